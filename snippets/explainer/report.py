@@ -1,0 +1,67 @@
+"""Record what a snippet measured: numbers for the prose, figures in both
+languages, and verdicts on the seed claims.
+
+The build sets ``EXPLAINER_OUTPUT_DIR``; run by hand, a snippet writes to
+``outputs/<snippet name>/`` and prints everything it recorded.
+"""
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+from explainer import plotting
+
+VERDICTS = ("verified", "nuanced", "refuted", "open")
+
+
+class Report:
+    def __init__(self, name: str | None = None):
+        self.name = name or Path(sys.argv[0]).stem
+        default_dir = Path("outputs") / self.name
+        self.output_dir = Path(os.environ.get("EXPLAINER_OUTPUT_DIR", default_dir))
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+        self.numbers: dict[str, dict] = {}
+        self.figures: dict[str, dict] = {}
+        self.claims: list[dict] = []
+
+    def number(self, key: str, value: float, fmt: str = "{:.3f}") -> float:
+        """Keep ``value`` for the prose, formatted with ``fmt``; returns it unchanged."""
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError(f"number '{key}' is {value}; prose cannot cite it")
+        self.numbers[key] = {"value": value, "text": fmt.format(value)}
+        print(f"{key} = {self.numbers[key]['text']}")
+        return value
+
+    def figure(self, key: str, fig, lang: str, alt: str) -> None:
+        """Save ``fig`` as ``<key>.<lang>.svg`` with its alt text in that language."""
+        if lang not in plotting.LANGS:
+            raise ValueError(f"figure '{key}': language must be one of {plotting.LANGS}, not {lang!r}")
+        if not alt.strip():
+            raise ValueError(f"figure '{key}' ({lang}) needs alt text")
+        filename = f"{key}.{lang}.svg"
+        plotting.save_svg(fig, self.output_dir / filename)
+        self.figures.setdefault(key, {})[lang] = {"file": filename, "alt": alt}
+        print(f"figure {key} ({lang}) -> {self.output_dir / filename}")
+
+    def claim(self, claim_id: str, verdict: str, *, en: str, zh: str) -> None:
+        """Decide a claim of CLAIMS.md; ``en``/``zh`` say what was measured."""
+        if verdict not in VERDICTS:
+            raise ValueError(f"claim {claim_id}: verdict must be one of {VERDICTS}, not {verdict!r}")
+        self.claims.append({"id": claim_id, "verdict": verdict, "evidence": {"en": en, "zh": zh}})
+        print(f"claim {claim_id}: {verdict} — {en}")
+
+    def save(self) -> Path:
+        """Write ``results.json``; every figure must exist in every language."""
+        for key, by_lang in self.figures.items():
+            missing = set(plotting.LANGS) - set(by_lang)
+            if missing:
+                raise ValueError(f"figure '{key}' has no version in {sorted(missing)}")
+        path = self.output_dir / "results.json"
+        results = {"snippet": self.name, "numbers": self.numbers,
+                   "figures": self.figures, "claims": self.claims}
+        path.write_text(json.dumps(results, ensure_ascii=False, indent=1, sort_keys=True),
+                        encoding="utf-8")
+        return path

@@ -1,0 +1,233 @@
+"""MkDocs hooks: put the snippets' results into the pages of one language build.
+
+A page cites a snippet with placeholders (each replaced at build time):
+
+    {{ code four_steps }}                  the source, with .py / .ipynb downloads
+    {{ figure four_steps.heatmap }}        a figure in the page's language, with alt text
+    {{ value four_steps.weight_it_animal }} a number the run computed
+    {{ output four_steps }}                what the run printed
+    {{ claims four_steps }}                the verdicts the snippet reached
+
+Snippets run through ``snippet_runner`` (cached, so the second language
+build executes nothing). ``EXPLAINER_NO_EXEC=1`` builds without running them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import posixpath
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import yaml
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+
+sys.path.insert(0, str(Path(__file__).parent))
+import snippet_runner  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.snippets")
+ROOT = snippet_runner.ROOT
+DOCS = ROOT / "docs"
+# mkdocs-jupyter needs a real source folder (it cannot wrap generated files).
+NOTEBOOK_SRC_DIR = ROOT / ".cache" / "notebook-pages"
+KATEX = ROOT / "node_modules" / "katex" / "dist"
+
+PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|output|claims)\s+([\w.]+)\s*\}\}")
+ANY_PLACEHOLDER = re.compile(r"\{\{\s*[a-z]+\s+[\w.]+\s*\}\}")
+
+UI = {
+    "en": {
+        "download": "Download", "notebook": "view as notebook", "not_run": "(not run)",
+        "run_it": "Run it yourself", "ledger": "claims ledger", "decided_on": "Decided on",
+        "claim": "Claim", "verdict": "Verdict", "evidence": "What was measured",
+        "undecided": "not yet decided", "seed": "Seed",
+        "verdicts": {"verified": "verified", "nuanced": "nuanced", "refuted": "refuted",
+                     "open": "open"},
+        "ledger_title": "Claims ledger",
+        "ledger_intro": "Every claim the two source explanations make, with the verdict an "
+                        "experiment on this site reached. Verdicts are computed by the build "
+                        "from the snippets' own measurements.",
+        "counts": "Decided: {decided} of {total} claims.",
+    },
+    "zh": {
+        "download": "下载", "notebook": "以笔记本查看", "not_run": "（未运行）",
+        "run_it": "自己动手运行", "ledger": "论断账本", "decided_on": "判定页面",
+        "claim": "论断", "verdict": "结论", "evidence": "测得的结果",
+        "undecided": "尚未检验", "seed": "出处",
+        "verdicts": {"verified": "证实", "nuanced": "部分成立", "refuted": "推翻",
+                     "open": "待定"},
+        "ledger_title": "论断账本",
+        "ledger_intro": "两篇原始讲解提出的每一条论断，以及本站实验给出的结论。"
+                        "结论由构建过程根据代码片段自己的测量结果算出。",
+        "counts": "已判定：{decided} / {total} 条。",
+    },
+}
+
+_state: dict = {}
+
+
+def on_config(config):
+    lang = config.theme["language"]
+    if lang not in UI:
+        raise PluginError(f"theme.language is {lang!r}; this site builds 'en' and 'zh'")
+    results: dict[str, dict] = {}
+    if os.environ.get("EXPLAINER_NO_EXEC") != "1":
+        try:
+            outcomes = snippet_runner.run_all(log=log.info)
+        except snippet_runner.SnippetError as error:
+            raise PluginError(str(error)) from None
+        results = {name: {**snippet_runner.load_results(o), "_dir": o.output_dir}
+                   for name, o in outcomes.items()}
+    _state.update(lang=lang, ui=UI[lang], results=results,
+                  snippets={p.stem: p for p in snippet_runner.discover()})
+    return config
+
+
+def _add(files: Files, config, src_uri: str, abs_src_path: Path) -> None:
+    files.append(File.generated(config, src_uri, abs_src_path=str(abs_src_path)))
+
+
+def _notebook(path: Path, repo_url: str) -> str:
+    """The snippet as a notebook, with a first cell that fetches the shared modules."""
+    notebook = jupytext.read(path, fmt="py:percent")
+    setup = jupytext.reads(
+        "# %%\n# The snippets import small shared modules from the project's `snippets/`\n"
+        "# folder. Outside a checkout (e.g. in Colab), fetch them first:\n"
+        f"# !git clone --depth 1 {repo_url} attention-explainer\n"
+        "# %cd attention-explainer/snippets\n", fmt="py:percent")
+    notebook.cells[1:1] = setup.cells
+    return jupytext.writes(notebook, fmt="ipynb")
+
+
+@event_priority(50)  # before mkdocs-jupyter, so it renders the generated notebooks
+def on_files(files: Files, config):
+    lang = _state["lang"]
+    for asset in sorted((DOCS / "assets").iterdir()):
+        _add(files, config, f"assets/{asset.name}", asset)
+    if not KATEX.is_dir():
+        raise PluginError("KaTeX is missing: run `npm ci` (or `make setup`) first")
+    for name in ("katex.min.js", "katex.min.css"):
+        _add(files, config, f"assets/katex/{name}", KATEX / name)
+    for font in sorted((KATEX / "fonts").glob("*.woff2")):
+        _add(files, config, f"assets/katex/fonts/{font.name}", font)
+
+    for name, path in _state["snippets"].items():
+        _add(files, config, f"downloads/{name}.py", path)
+        notebook = _notebook(path, config.repo_url or "")
+        files.append(File.generated(config, f"downloads/{name}.ipynb", content=notebook))
+        page_source = NOTEBOOK_SRC_DIR / "notebooks" / f"{name}.ipynb"
+        page_source.parent.mkdir(parents=True, exist_ok=True)
+        if not page_source.is_file() or page_source.read_text(encoding="utf-8") != notebook:
+            page_source.write_text(notebook, encoding="utf-8")
+        files.append(File(f"notebooks/{name}.ipynb", str(NOTEBOOK_SRC_DIR),
+                          config.site_dir, config.use_directory_urls))
+        for key, by_lang in _state["results"].get(name, {}).get("figures", {}).items():
+            _add(files, config, f"figures/{name}/{key}.svg",
+                 _state["results"][name]["_dir"] / by_lang[lang]["file"])
+
+    _state["deciding_page"] = {}
+    for file in files.documentation_pages():
+        if file.abs_src_path and file.src_uri.endswith(".md"):
+            text = Path(file.abs_src_path).read_text(encoding="utf-8")
+            for kind, target in PLACEHOLDER.findall(text):
+                if kind == "code":
+                    _state["deciding_page"].setdefault(target, file.src_uri)
+    files.append(File.generated(config, "claims.md", content=_ledger()))
+    return files
+
+
+def _verdict(verdict: str | None) -> str:
+    ui = _state["ui"]
+    label = ui["verdicts"].get(verdict, ui["undecided"])
+    return f'<span class="verdict verdict--{verdict or "undecided"}">{label}</span>'
+
+
+def _ledger() -> str:
+    ui, lang = _state["ui"], _state["lang"]
+    claims = yaml.safe_load((DOCS / "claims.yml").read_text(encoding="utf-8"))
+    decisions: dict[str, list] = {claim_id: [] for claim_id in claims}
+    for name, results in sorted(_state["results"].items()):
+        for decision in results["claims"]:
+            if decision["id"] not in claims:
+                raise PluginError(f"snippets/{name}.py decides {decision['id']}, "
+                                  "which is not in docs/claims.yml")
+            decisions[decision["id"]].append((name, decision))
+    lines = [f"# {ui['ledger_title']}", "", ui["ledger_intro"], "",
+             ui["counts"].format(decided=sum(bool(d) for d in decisions.values()),
+                                 total=len(claims)), "",
+             f"| | {ui['claim']} | {ui['verdict']} | {ui['evidence']} | {ui['decided_on']} |",
+             "|---|---|---|---|---|"]
+    for claim_id, claim in claims.items():
+        text = f"{claim[lang]} <small>({ui['seed']} {claim['seed']})</small>"
+        rows = decisions[claim_id] or [(None, None)]
+        for name, decision in rows:
+            if decision is None:
+                lines.append(f"| {claim_id} | {text} | {_verdict(None)} | | |")
+                continue
+            page = _state["deciding_page"].get(name)
+            where = f"[{name}]({page})" if page else f"`snippets/{name}.py`"
+            evidence = decision["evidence"][lang].replace("|", "\\|")
+            lines.append(f"| {claim_id} | {text} | {_verdict(decision['verdict'])} "
+                         f"| {evidence} | {where} |")
+    return "\n".join(lines) + "\n"
+
+
+def _relative(page, target: str) -> str:
+    return posixpath.relpath(target, posixpath.dirname(page.file.src_uri) or ".")
+
+
+def _render(kind: str, target: str, page) -> str:
+    ui = _state["ui"]
+    name, _, key = target.partition(".")
+    where = f"{page.file.src_uri}: {{{{ {kind} {target} }}}}"
+    if name not in _state["snippets"]:
+        raise PluginError(f"{where}: there is no snippets/{name}.py")
+    if kind in ("figure", "value") and not key:
+        raise PluginError(f"{where}: write {kind} {name}.<key>")
+    if kind == "code":
+        source = _state["snippets"][name].read_text(encoding="utf-8")
+        links = " · ".join([
+            f"[{ui['download']} {name}.py]({_relative(page, f'downloads/{name}.py')})",
+            f"[{ui['download']} {name}.ipynb]({_relative(page, f'downloads/{name}.ipynb')})",
+            f"[{ui['notebook']}]({_relative(page, f'notebooks/{name}.ipynb')})",
+        ])
+        return (f'```python title="snippets/{name}.py"\n{source}```\n\n'
+                f'<p class="snippet-links" markdown>{links}</p>\n')
+    results = _state["results"].get(name)
+    if results is None:  # EXPLAINER_NO_EXEC=1
+        return ui["not_run"]
+    if kind == "value":
+        if key not in results["numbers"]:
+            raise PluginError(f"{where}: snippets/{name}.py recorded no number '{key}' "
+                              f"(it has: {', '.join(sorted(results['numbers']))})")
+        return results["numbers"][key]["text"]
+    if kind == "figure":
+        if key not in results["figures"]:
+            raise PluginError(f"{where}: snippets/{name}.py drew no figure '{key}'")
+        alt = results["figures"][key][_state["lang"]]["alt"]
+        alt = alt.replace("[", "(").replace("]", ")")
+        return f"![{alt}]({_relative(page, f'figures/{name}/{key}.svg')})"
+    if kind == "output":
+        stdout = (results["_dir"] / "stdout.txt").read_text(encoding="utf-8")
+        fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", stdout)), default=0))
+        return f"{fence}text\n{stdout}{fence}\n"
+    # claims
+    rows = [f"- **{d['id']}** {_verdict(d['verdict'])} — {d['evidence'][_state['lang']]}"
+            for d in results["claims"]]
+    ledger = _relative(page, "claims.md")
+    return "\n".join(rows) + f"\n\n[{ui['ledger']}]({ledger})\n"
+
+
+def on_page_markdown(markdown: str, page, config, files):
+    rendered = PLACEHOLDER.sub(lambda m: _render(m.group(1), m.group(2), page), markdown)
+    leftover = ANY_PLACEHOLDER.search(rendered)
+    if leftover:
+        raise PluginError(f"{page.file.src_uri}: unknown placeholder {leftover.group(0)!r}; "
+                          "use code, figure, value, output or claims")
+    return rendered

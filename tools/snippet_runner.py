@@ -1,0 +1,198 @@
+"""Run every snippet at most once per build: in parallel, each with a timeout,
+cached under a key of its source, the shared modules it imports and the
+installed package versions.
+
+    python tools/snippet_runner.py            # run what changed, show progress
+    python tools/snippet_runner.py --force    # run everything again
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = Path(os.environ.get("EXPLAINER_SNIPPETS_DIR", ROOT / "snippets"))
+SHARED_PACKAGE = "explainer"
+CACHE = Path(os.environ.get("EXPLAINER_CACHE_DIR", ROOT / ".cache" / "snippets"))
+TIMEOUT_S = float(os.environ.get("SNIPPET_TIMEOUT", 300))
+CACHE_FORMAT = "1"  # bump when the layout of cached results changes
+
+
+class SnippetError(RuntimeError):
+    """A snippet raised, or hung until its timeout."""
+
+
+@dataclass
+class Outcome:
+    name: str
+    output_dir: Path
+    executed: bool
+    seconds: float = 0.0
+
+
+def discover() -> list[Path]:
+    """Every ``snippets/*.py`` is a snippet; the ``explainer`` package is shared code."""
+    return sorted(p for p in SNIPPETS.glob("*.py") if not p.name.startswith("_"))
+
+
+def shared_modules(path: Path, seen: set[Path] | None = None) -> set[Path]:
+    """Files of the shared package that ``path`` imports, followed transitively."""
+    seen = set() if seen is None else seen
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] != SHARED_PACKAGE:
+                continue
+            for depth in range(1, len(parts) + 1):
+                base = SNIPPETS.joinpath(*parts[:depth])
+                for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+                    if candidate.is_file() and candidate not in seen:
+                        seen.add(candidate)
+                        shared_modules(candidate, seen)
+    return seen
+
+
+def environment_fingerprint() -> str:
+    """Python and every installed distribution's version."""
+    dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+    return sys.version + "\n" + "\n".join(dists)
+
+
+def cache_key(path: Path, environment: str) -> str:
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\n{environment}".encode())
+    for source in [path, *sorted(shared_modules(path))]:
+        digest.update(_shown(source).encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+def _shown(path: Path) -> str:
+    return os.path.relpath(path, ROOT)
+
+
+def _where_it_failed(path: Path, stderr: str) -> str:
+    """'snippets/x.py, line N: Error: message' from a Python traceback."""
+    frames = re.findall(r'File "([^"]+)", line (\d+)', stderr)
+    lines = [int(line) for file, line in frames if Path(file).resolve() == path.resolve()]
+    error = next((l for l in reversed(stderr.strip().splitlines()) if l and not l.startswith(" ")), "")
+    where = f", line {lines[-1]}" if lines else ""
+    return f"{_shown(path)}{where}: {error}"
+
+
+def _execute(path: Path, output_dir: Path) -> None:
+    env = dict(os.environ,
+               EXPLAINER_OUTPUT_DIR=str(output_dir),
+               MPLBACKEND="Agg",
+               PYTHONHASHSEED="0",
+               # One thread per snippet: snippets run side by side on few cores.
+               OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("PYTHONPATH", None)
+    process = subprocess.Popen([sys.executable, str(path)], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        stdout, stderr = process.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        # Interrupt first so Python prints where it was stuck, then kill.
+        process.send_signal(signal.SIGINT)
+        try:
+            stdout, stderr = process.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            stdout, stderr = process.communicate()
+        raise SnippetError(f"{_where_it_failed(path, stderr)} (killed after the "
+                           f"{TIMEOUT_S:.0f} s timeout)")
+    (output_dir / "stdout.txt").write_text(stdout, encoding="utf-8")
+    if process.returncode != 0:
+        tail = "\n".join(stderr.strip().splitlines()[-15:])
+        raise SnippetError(f"{_where_it_failed(path, stderr)}\n{tail}")
+    if not (output_dir / "results.json").is_file():
+        raise SnippetError(f"{_shown(path)}: finished without calling report.save()")
+
+
+def _run_one(path: Path, key: str, force: bool, log) -> Outcome:
+    target = CACHE / path.stem
+    if not force and (target / "key").is_file() and (target / "key").read_text() == key:
+        return Outcome(path.stem, target, executed=False)
+    log(f"  running {path.name}")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{path.stem}-", dir=CACHE))
+    start = time.perf_counter()
+    try:
+        _execute(path, scratch)
+        (scratch / "key").write_text(key)
+        shutil.rmtree(target, ignore_errors=True)
+        scratch.rename(target)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return Outcome(path.stem, target, executed=True, seconds=time.perf_counter() - start)
+
+
+def run_all(force: bool = False, log=print) -> dict[str, Outcome]:
+    """Bring every snippet's cached results up to date; raise SnippetError on failure."""
+    snippets = discover()
+    environment = environment_fingerprint()
+    keys = {path: cache_key(path, environment) for path in snippets}
+    outcomes: dict[str, Outcome] = {}
+    errors: list[str] = []
+    workers = max(1, min(len(snippets), os.cpu_count() or 1))
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(_run_one, path, keys[path], force, log): path for path in snippets}
+        for future in as_completed(futures):
+            path = futures[future]
+            try:
+                outcome = future.result()
+            except SnippetError as error:
+                errors.append(str(error))
+                log(f"  FAILED  {path.name}")
+                continue
+            outcomes[outcome.name] = outcome
+            if outcome.executed:
+                log(f"  ran     {path.name:<32} {outcome.seconds:6.1f} s")
+    executed = sum(o.executed for o in outcomes.values())
+    log(f"snippets: {executed} executed, {len(outcomes) - executed} cached, "
+        f"{len(errors)} failed ({time.perf_counter() - start:.1f} s)")
+    if errors:
+        raise SnippetError("snippet failed:\n" + "\n\n".join(errors))
+    return outcomes
+
+
+def load_results(outcome: Outcome) -> dict:
+    return json.loads((outcome.output_dir / "results.json").read_text(encoding="utf-8"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--force", action="store_true", help="ignore the cache")
+    args = parser.parse_args()
+    try:
+        run_all(force=args.force)
+    except SnippetError as error:
+        print(f"ERROR: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
