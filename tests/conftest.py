@@ -35,9 +35,15 @@ def snippet_outcomes() -> dict[str, snippet_runner.Outcome]:
 
 
 @pytest.fixture(scope="session")
-def results(snippet_outcomes):
-    """``results("four_steps")`` -> that snippet's SnippetResults."""
-    return lambda name: SnippetResults(snippet_outcomes[name])
+def results():
+    """``results("four_steps")`` -> that snippet's SnippetResults (run once, cached)."""
+    seen: dict[str, SnippetResults] = {}
+
+    def get(name: str) -> SnippetResults:
+        if name not in seen:
+            seen[name] = SnippetResults(snippet_runner.run_all(only=[name])[name])
+        return seen[name]
+    return get
 
 
 @pytest.fixture(scope="session")

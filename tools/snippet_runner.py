@@ -2,8 +2,9 @@
 cached under a key of its source, the shared modules it imports and the
 installed package versions.
 
-    python tools/snippet_runner.py            # run what changed, show progress
-    python tools/snippet_runner.py --force    # run everything again
+    python tools/snippet_runner.py              # run what changed, show progress
+    python tools/snippet_runner.py four_steps   # only this snippet
+    python tools/snippet_runner.py --force      # run everything again
 """
 
 from __future__ import annotations
@@ -148,9 +149,14 @@ def _run_one(path: Path, key: str, force: bool, log) -> Outcome:
     return Outcome(path.stem, target, executed=True, seconds=time.perf_counter() - start)
 
 
-def run_all(force: bool = False, log=print) -> dict[str, Outcome]:
-    """Bring every snippet's cached results up to date; raise SnippetError on failure."""
+def run_all(force: bool = False, log=print, only: list[str] | None = None) -> dict[str, Outcome]:
+    """Bring the snippets' cached results up to date; raise SnippetError on failure."""
     snippets = discover()
+    if only is not None:
+        unknown = set(only) - {p.stem for p in snippets}
+        if unknown:
+            raise SnippetError(f"no such snippet: {', '.join(sorted(unknown))} (in {SNIPPETS})")
+        snippets = [p for p in snippets if p.stem in only]
     environment = environment_fingerprint()
     keys = {path: cache_key(path, environment) for path in snippets}
     outcomes: dict[str, Outcome] = {}
@@ -184,10 +190,11 @@ def load_results(outcome: Outcome) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="snippet names (default: all)")
     parser.add_argument("--force", action="store_true", help="ignore the cache")
     args = parser.parse_args()
     try:
-        run_all(force=args.force)
+        run_all(force=args.force, only=args.names or None)
     except SnippetError as error:
         print(f"ERROR: {error}", file=sys.stderr)
         return 1
