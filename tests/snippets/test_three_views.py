@@ -1,0 +1,42 @@
+"""Three views of one token (C18): what the page claims, asserted on the snippet's run."""
+
+import pytest
+
+
+@pytest.mark.parametrize("view", ["tool", "agent", "manner"])
+def test_each_query_view_of_drive_lands_on_its_own_word(results, view):
+    r = results("three_views")
+    # Measured: 0.81 (tool: 汽车), 0.81 (agent: 司机), 0.91 (manner: 快 + 稳) against at most
+    # 0.019 on any other word. A view "lands" if its intended word(s) get the majority and
+    # every other word gets under a tenth of that.
+    on_target = r.number(f"{view}_weight_on_target")
+    assert on_target > 0.5
+    assert r.number(f"{view}_largest_other") < on_target / 10
+
+
+def test_manner_view_splits_between_fast_and_steady(results):
+    r = results("three_views")
+    # Both cards fill the same "manner" field, so the view cannot prefer one: 0.45 / 0.45.
+    assert r.number("manner_weight_fast") == pytest.approx(r.number("manner_weight_steady"))
+    assert r.number("manner_weight_fast") > 0.3
+
+
+def test_each_view_fetches_the_book_of_its_word(results):
+    r = results("three_views")
+    # The value is the book: each view's output points the way of its word's value (≥ 0.99).
+    for view in ("tool", "agent", "manner"):
+        assert r.number(f"{view}_output_cosine_to_target_value") > 0.95
+
+
+def test_cards_list_more_fields_than_questions_ask(results):
+    r = results("three_views")
+    # Measured: 1.83 fields per content-word card vs exactly 1 per question.
+    assert r.number("key_fields_per_card") > 1.5
+    assert r.number("query_fields_per_view") == pytest.approx(1.0)
+
+
+def test_one_field_keys_per_head_give_the_same_attention(results):
+    r = results("three_views")
+    # The rest of a card is invisible to a one-field question: same rows, to rounding.
+    assert r.number("per_head_keys_difference") < 1e-12
+    assert r.verdict("C18") == "nuanced"
