@@ -1,0 +1,48 @@
+"""Why divide by √d_k (C05): what the page claims, asserted on the snippet's run."""
+
+
+def test_unscaled_score_variance_grows_in_proportion_to_d_k(results):
+    r = results("scaling")
+    # Theory says variance = d_k exactly, i.e. slope 1 on log-log axes; measured 0.998
+    # over d_k = 1..1024 with 2048 query rows each. 0.05 leaves room for sampling noise only.
+    assert abs(r.number("variance_slope") - 1) < 0.05
+    assert r.number("variance_raw_1024") > 500
+
+
+def test_scaled_score_variance_stays_near_one(results):
+    r = results("scaling")
+    # Measured 0.99 to 1.05 over all eleven d_k.
+    assert 0.9 < r.number("variance_scaled_min") <= r.number("variance_scaled_max") < 1.1
+
+
+def test_unscaled_softmax_saturates_and_scaled_one_does_not(results):
+    r = results("scaling")
+    # Measured at d_k = 1024: largest weight 0.96 and entropy 0.11 nats without the division;
+    # 0.16 and 3.01 nats (of 3.47 for uniform) with it, the same as at d_k = 1.
+    assert r.number("largest_weight_raw_1024") > 0.9
+    assert r.number("entropy_raw_1024") < 0.5
+    assert r.number("largest_weight_scaled_max") < 0.25
+    assert r.number("entropy_scaled_1024") > 0.8 * r.number("uniform_entropy")
+
+
+def test_without_scaling_the_gradient_through_the_softmax_collapses(results):
+    r = results("scaling")
+    # Median per-row gradient at d_k = 1024: 4e-5 without, 0.22 with the division (ratio 2e-4);
+    # 62 % of rows get less than 1e-3. "Collapse" = below 1 % of the scaled gradient.
+    assert r.number("grad_softmax_ratio_1024") < 0.01
+    assert r.number("dead_rows_raw_1024") > 0.3
+    assert r.number("dead_rows_scaled_1024") == 0
+
+
+def test_with_scaling_the_gradient_is_the_same_at_every_d_k(results):
+    r = results("scaling")
+    # Median gradient through the softmax varies by a factor 1.14 from d_k = 1 to 1024.
+    assert r.number("grad_softmax_scaled_spread") < 1.5
+
+
+def test_no_gradient_explodes_without_scaling(results):
+    r = results("scaling")
+    # The mean gradient at the query (what the weights receive) levels off: log-log slope
+    # 0.08 for d_k >= 32, far from the 0.5 of the keys' length; a slope above 0.25 would fail.
+    assert r.number("grad_query_mean_slope") < 0.25
+    assert r.verdict("C05") == "refuted"
