@@ -38,6 +38,10 @@ class MultiHeadAttention(nn.Module):
         # 1 = head on, 0 = head ablated: its output is zeroed *before* W_O.
         self.register_buffer("head_mask", torch.ones(config.n_heads))
         self.last_weights = None  # (B, nh, T, S), kept for head metrics and figures
+        # Opt-in: keep each head's output (B, nh, T, hs) *with* its graph, so a
+        # gradient-based head importance (Michel et al. 2019) can read its .grad.
+        self.keep_head_outputs = False
+        self.last_head_outputs = None
 
     def split_heads(self, x):
         B, T, C = x.shape
@@ -63,7 +67,10 @@ class MultiHeadAttention(nn.Module):
             weights = scores.softmax(dim=-1)     # (B, nh, T, S), rows sum to 1
             self.last_weights = weights.detach()
             heads = self.dropout(weights) @ v    # (B, nh, T, hs)
-        heads = heads * self.head_mask.view(1, -1, 1, 1)
+        heads = heads * self.head_mask.view(1, -1, 1, 1)  # (B, nh, T, hs)
+        if self.keep_head_outputs and heads.requires_grad:
+            heads.retain_grad()
+            self.last_head_outputs = heads
         B = x.shape[0]
         concat = heads.transpose(1, 2).reshape(B, T, self.config.d_model)  # (B, T, C)
         return self.W_O(concat)                  # (B, T, C)

@@ -1,0 +1,194 @@
+# %% [markdown]
+# # Splitting the space: eight heads of 64 inside d_model = 512
+#
+# The project's `MultiHeadAttention` (snippets/explainer/attention.py) is
+# followed shape by shape for d_model = 512 and h = 8 heads, checked against
+# `torch.nn.MultiheadAttention` loaded with the same weights, and compared with
+# a single head of 512 that uses *the very same matrices*.
+
+# %%
+import torch
+
+from explainer.attention import AttentionConfig, MultiHeadAttention
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.report import Report
+
+torch.set_num_threads(1)
+torch.manual_seed(0)
+report = Report("splitting_heads")
+
+d_model, n_heads = 512, 8
+d_k = d_model // n_heads          # 64 dimensions per head, for queries/keys and values
+B, T = 2, 6                       # two sequences of six tokens
+x = torch.randn(B, T, d_model)    # (B, T, C) token vectors
+
+attention = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=n_heads))
+with torch.no_grad():
+    # Weights with std 1/sqrt(d_model), so queries and keys have unit-size
+    # entries and the attention patterns in the figure are not all flat.
+    for layer in (attention.W_Q, attention.W_K, attention.W_V, attention.W_O):
+        layer.weight.normal_(0.0, d_model ** -0.5)
+
+# %% [markdown]
+# ## Shapes, step by step
+#
+# Each projection is one 512 x 512 matrix; "splitting" is only a reshape of
+# its output: columns 0-63 belong to head 0, 64-127 to head 1, and so on.
+
+# %%
+def show(name, tensor):
+    print(f"{name:<34} {tuple(tensor.shape)}")
+
+
+with torch.no_grad():
+    show("x", x)                                   # (B, T, C)
+    q_all = attention.W_Q(x)
+    show("W_Q(x)", q_all)                          # (B, T, C)
+    q = attention.split_heads(q_all)
+    k = attention.split_heads(attention.W_K(x))
+    v = attention.split_heads(attention.W_V(x))
+    show("q, split into heads", q)                 # (B, nh, T, hs)
+    head_scores = q @ k.transpose(-2, -1) / d_k ** 0.5
+    show("scores, one T x T matrix per head", head_scores)  # (B, nh, T, T)
+    head_weights = head_scores.softmax(dim=-1)
+    heads = head_weights @ v
+    show("each head's output", heads)              # (B, nh, T, hs)
+    concat = heads.transpose(1, 2).reshape(B, T, d_model)
+    show("heads concatenated", concat)             # (B, T, C)
+    output = attention.W_O(concat)
+    show("after W_O", output)                      # (B, T, C)
+
+    fused = attention(x, fused=True)               # the module, fused kernel
+    manual = attention(x)                          # the module, manual path (keeps its weights)
+step_error = (output - manual).abs().max().item()
+fused_error = (fused - manual).abs().max().item()
+report.number("step_error", step_error, "{:.1e}")
+report.number("fused_error", fused_error, "{:.1e}")
+
+# %% [markdown]
+# ## Same weights in torch.nn.MultiheadAttention
+#
+# PyTorch keeps W_Q, W_K, W_V stacked in one (3C, C) `in_proj_weight` and W_O
+# as `out_proj`. Load ours key by key, asserting every shape, and compare.
+
+# %%
+reference = torch.nn.MultiheadAttention(d_model, n_heads, bias=False, batch_first=True)
+with torch.no_grad():
+    stacked = torch.cat([attention.W_Q.weight, attention.W_K.weight, attention.W_V.weight])
+    assert stacked.shape == reference.in_proj_weight.shape == (3 * d_model, d_model)
+    reference.in_proj_weight.copy_(stacked)
+    assert attention.W_O.weight.shape == reference.out_proj.weight.shape
+    reference.out_proj.weight.copy_(attention.W_O.weight)
+    torch_output, torch_weights = reference(x, x, x, average_attn_weights=False)
+torch_error = (torch_output - manual).abs().max().item()
+torch_weights_error = (torch_weights - attention.last_weights).abs().max().item()
+report.number("torch_error", torch_error, "{:.1e}")
+report.number("torch_weights_error", torch_weights_error, "{:.1e}")
+
+# %% [markdown]
+# ## Parameters: 8 heads of 64 cost what 1 head of 512 costs
+
+# %%
+one_head = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=1))
+
+
+def parameter_count(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+params_eight = report.number("params_eight_heads", parameter_count(attention), "{:,.0f}")
+params_one = report.number("params_one_head", parameter_count(one_head), "{:,.0f}")
+params_torch = report.number("params_torch", parameter_count(reference), "{:,.0f}")
+# One head's own share of W_Q: the 64 rows of the (out, in) weight that feed it.
+report.number("params_per_head_slice", attention.W_Q.weight[:d_k].numel(), "{:,.0f}")
+
+# %% [markdown]
+# ## What does change: how the scores are computed
+#
+# Give the single head the very same four matrices. Its score for a pair
+# (t, s) is q·k over all 512 dimensions, which is the *sum* of the eight
+# heads' 64-dimensional dot products. One head therefore gets one softmax over
+# the summed score; eight heads get eight softmaxes over eight separate scores.
+
+# %%
+with torch.no_grad():
+    for mine, theirs in ((one_head.W_Q, attention.W_Q), (one_head.W_K, attention.W_K),
+                         (one_head.W_V, attention.W_V), (one_head.W_O, attention.W_O)):
+        mine.weight.copy_(theirs.weight)
+    one_head_output = one_head(x)                             # (B, T, C)
+    one_head_scores = q_all @ attention.W_K(x).transpose(-2, -1) / d_model ** 0.5  # (B, T, T)
+# q·k over 512 dims = sum of the 8 per-head dot products; rescale sqrt(64) -> sqrt(512).
+summed_scores = head_scores.sum(dim=1) * d_k ** 0.5 / d_model ** 0.5            # (B, T, T)
+sum_error = (one_head_scores - summed_scores).abs().max().item()
+report.number("sum_error", sum_error, "{:.1e}")
+relative_change = ((one_head_output - manual).norm() / manual.norm()).item()
+report.number("output_change", relative_change, "{:.2f}")
+
+one_head_weights = one_head.last_weights[0, 0]                # (T, T)
+query = T - 1                                                 # the last token looks back
+differing_argmax = (head_weights[0, :, query].argmax(-1) != head_weights[0, 0, query].argmax()).sum()
+report.number("heads_with_other_favourite", differing_argmax, "{:.0f}")
+
+# %% [markdown]
+# ## Verdict
+
+# %%
+same_as_torch = torch_error < 1e-5 and torch_weights_error < 1e-6
+same_cost = params_eight == params_one == params_torch == 4 * d_model ** 2
+report.claim(
+    "C06", "verified" if same_as_torch and same_cost and d_k == 64 else "refuted",
+    en=f"d_model = 512, h = 8: each head's queries, keys and values have {d_k} dimensions; "
+       f"the project's module equals torch.nn.MultiheadAttention with the same weights "
+       f"(max difference {torch_error:.1e}); 8 heads of 64 and 1 head of 512 both have "
+       f"{params_eight:,.0f} parameters. What differs is the scores: one head's score is the "
+       f"sum of the eight heads' scores (difference {sum_error:.1e}).",
+    zh=f"d_model = 512、h = 8 时，每个头的查询、键、值都是 {d_k} 维；本项目的实现与装入同样权重的 "
+       f"torch.nn.MultiheadAttention 一致（最大差 {torch_error:.1e}）；8 个 64 维的头与 1 个 512 维的头"
+       f"参数都是 {params_eight:,.0f} 个。不同的是打分：单头的分数等于 8 个头分数之和"
+       f"（差 {sum_error:.1e}）。")
+
+# %% [markdown]
+# ## Figure: eight softmaxes versus one
+
+# %%
+TEXT = {
+    "en": {
+        "scores": "scores of the last token", "weights": "attention weights of the last token",
+        "head": "head {}", "one": "1 head of 512\n(same weights)", "key": "key position",
+        "score_bar": "score", "weight_bar": "weight",
+        "alt": "Two heatmaps for the last token of a random sequence. Left: the eight heads' "
+               "scores over six keys, and below them the single 512-wide head's score, which "
+               "is their sum divided by the square root of 8. Right: the softmax weights; the "
+               "eight heads favour different keys, the single head has one pattern.",
+    },
+    "zh": {
+        "scores": "最后一个词的打分", "weights": "最后一个词的注意力权重",
+        "head": "头 {}", "one": "1 个 512 维的头\n（同样的权重）", "key": "键的位置",
+        "score_bar": "分数", "weight_bar": "权重",
+        "alt": "随机序列中最后一个词的两幅热力图。左图：8 个头对 6 个键的打分，最下面一行是 512 维单头的"
+               "打分，等于前 8 行之和除以根号 8。右图：softmax 之后的权重；8 个头各自偏爱不同的键，"
+               "单头只有一种分布。",
+    },
+}
+score_rows = torch.cat([head_scores[0, :, query], one_head_scores[0, query][None]])  # (nh+1, T)
+weight_rows = torch.cat([head_weights[0, :, query], one_head_weights[query][None]])  # (nh+1, T)
+for lang in LANGS:
+    text = TEXT[lang]
+    labels = [text["head"].format(h) for h in range(n_heads)] + [text["one"]]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.6))
+    for ax, rows, title, bar, cmap in ((axes[0], score_rows, text["scores"], text["score_bar"], "RdBu_r"),
+                                       (axes[1], weight_rows, text["weights"], text["weight_bar"],
+                                        SEQUENTIAL_CMAP)):
+        limit = rows.abs().max().item()
+        image = ax.imshow(rows, cmap=cmap, vmin=-limit if cmap == "RdBu_r" else 0, vmax=limit,
+                          aspect="auto")
+        ax.axhline(n_heads - 0.5, color="black", lw=2)
+        ax.set_yticks(range(n_heads + 1), labels, fontsize=8)
+        ax.set_xticks(range(T))
+        ax.set_xlabel(text["key"])
+        ax.set_title(title)
+        fig.colorbar(image, ax=ax, label=bar)
+    fig.tight_layout()
+    report.figure("eight_vs_one", fig, lang, alt=text["alt"])
+
+report.save()
