@@ -53,3 +53,69 @@ def built_site(snippet_outcomes) -> Path:
                                cwd=ROOT, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     return ROOT / "site"
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    """The built site served on localhost, as a reader's browser would see it."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    class QuietHandler(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(built_site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, driven by Playwright (no browser download)."""
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "Chromium is missing: run `make setup` (Debian package chromium)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, site_url):
+    """A fresh tab that records requests leaving localhost, failed responses and console errors.
+
+    Requests to other origins are aborted, so a page that depends on a CDN fails visibly.
+    """
+    context = browser.new_context()
+    tab = context.new_page()
+    tab.outside_requests = []
+    tab.console_errors = []
+    tab.failed_responses = []
+
+    def route(request_route):
+        url = request_route.request.url
+        if url.startswith(site_url) or url.startswith("data:") or url.startswith("blob:"):
+            request_route.continue_()
+        else:
+            tab.outside_requests.append(url)
+            request_route.abort()
+
+    tab.route("**/*", route)
+    tab.on("console", lambda message: message.type == "error" and tab.console_errors.append(message.text))
+    tab.on("response", lambda response: response.status >= 400
+           and tab.failed_responses.append(f"{response.status} {response.url}"))
+    tab.on("pageerror", lambda error: tab.console_errors.append(str(error)))
+    yield tab
+    context.close()

@@ -1,0 +1,46 @@
+# Two commands for a newcomer:  make serve   |   make test
+# Each target sets up what it needs first (venv, npm assets, Debian packages).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8000
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: setup system serve build test bench lock clean
+
+setup: system $(VENV)/.installed node_modules/.installed
+
+system:
+	@tools/install_system_packages.sh
+
+$(VENV)/.installed: requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --disable-pip-version-check --quiet -r requirements.txt
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+build: setup
+	$(BIN)/python tools/build_site.py
+
+serve: build
+	@echo "Serving http://127.0.0.1:$(PORT)/ (English) and http://127.0.0.1:$(PORT)/zh/ (中文) — Ctrl+C to stop"
+	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory site
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python tools/bench_build.py
+
+# Re-resolve requirements.in into the fully pinned requirements.txt.
+lock:
+	rm -rf .cache/lock-venv && $(PYTHON) -m venv .cache/lock-venv
+	.cache/lock-venv/bin/pip install --disable-pip-version-check --quiet -r requirements.in
+	.cache/lock-venv/bin/pip freeze --exclude-editable > requirements.txt
+
+clean:
+	rm -rf site .cache outputs

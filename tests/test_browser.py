@@ -1,0 +1,77 @@
+"""The built site in a real browser (Debian's Chromium): what a reader sees."""
+
+import re
+from urllib.parse import urlsplit
+from pathlib import Path
+
+import pytest
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def all_pages(site: Path) -> list[str]:
+    """Every HTML page of both languages, as URL paths."""
+    pages = []
+    for html in sorted(site.rglob("index.html")):
+        path = html.parent.relative_to(site).as_posix()
+        pages.append("" if path == "." else path + "/")
+    return pages
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_four_steps_page_typesets_math_and_shows_figures_in_its_language(page, site_url, lang_root):
+    page.goto(f"{site_url}{lang_root}four-steps/")
+    page.wait_for_load_state("networkidle")
+    assert page.locator(".arithmatex .katex").count() >= 5, "math was not typeset by KaTeX"
+    assert page.locator(".arithmatex:has-text('\\\\(')").count() == 0, "raw TeX left on the page"
+    figures = page.locator("article img[src$='.svg']")
+    assert figures.count() >= 2
+    for i in range(figures.count()):
+        figure = figures.nth(i)
+        figure.scroll_into_view_if_needed()
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=figure.element_handle())
+        alt = figure.get_attribute("alt")
+        assert alt and len(alt) > 20
+        assert bool(CJK.search(alt)) == (lang_root == "zh/"), f"alt text in the wrong language: {alt}"
+    assert page.outside_requests == []
+    assert page.console_errors == []
+
+
+@pytest.mark.parametrize("start, switch_to, expected", [
+    ("four-steps/", "zh", "zh/four-steps/"),
+    ("zh/four-steps/", "en", "four-steps/"),
+    ("zh/claims/", "en", "claims/"),
+    ("", "zh", "zh/"),
+])
+def test_language_switch_lands_on_the_same_page(page, site_url, start, switch_to, expected):
+    page.goto(site_url + start)
+    page.locator(".md-header .md-select").hover()
+    page.locator(f".md-select__link[hreflang='{switch_to}']").click()
+    page.wait_for_load_state("load")
+    assert page.url == site_url + expected
+    assert page.locator("html").get_attribute("lang").startswith(switch_to)
+
+
+def test_chinese_search_finds_the_pages(page, site_url):
+    page.goto(site_url + "zh/")
+    page.wait_for_load_state("networkidle")
+    search = page.locator("input.md-search__input")
+    search.click()
+    search.fill("注意力")
+    search.press("End")  # Material searches on keyup; fill() alone sends no key event
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=15000)
+    links = {urlsplit(results.nth(i).locator("a").first.get_attribute("href")).path
+             for i in range(results.count())}
+    assert {"/zh/", "/zh/four-steps/"} <= links, links
+
+
+def test_every_page_loads_without_outside_requests_or_console_errors(page, site_url, built_site):
+    pages = all_pages(built_site)
+    assert len(pages) >= 8
+    for path in pages:
+        page.goto(site_url + path)
+        page.wait_for_load_state("networkidle")
+        assert page.outside_requests == [], f"{path} requested {page.outside_requests}"
+        assert page.console_errors == [], f"{path}: {page.console_errors}"
+        assert page.failed_responses == [], f"{path}: {page.failed_responses}"
