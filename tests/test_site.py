@@ -1,0 +1,129 @@
+"""The built site: both languages complete, links intact, numbers filled in, ledger complete."""
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CLAIMS = yaml.safe_load((ROOT / "docs" / "claims.yml").read_text(encoding="utf-8"))
+
+
+class ConfigLoader(yaml.SafeLoader):
+    pass
+
+
+ConfigLoader.add_constructor("!ENV", lambda loader, node: None)
+
+
+def nav_of(config: str) -> list:
+    return yaml.load((ROOT / config).read_text(encoding="utf-8"), Loader=ConfigLoader)["nav"]
+
+
+def flatten(nav) -> list[tuple[str, str]]:
+    """(title, file) pairs; sections appear with file ''."""
+    pairs = []
+    for entry in nav:
+        for title, target in entry.items():
+            if isinstance(target, list):
+                pairs.append((title, ""))
+                pairs.extend(flatten(target))
+            else:
+                pairs.append((title, target))
+    return pairs
+
+
+def test_every_page_has_its_twin_in_the_other_language():
+    en = {p.relative_to(ROOT / "docs" / "en") for p in (ROOT / "docs" / "en").rglob("*.md")}
+    zh = {p.relative_to(ROOT / "docs" / "zh") for p in (ROOT / "docs" / "zh").rglob("*.md")}
+    assert en - zh == set(), "English pages without a Chinese twin"
+    assert zh - en == set(), "Chinese pages without an English twin"
+
+
+def test_navigation_is_the_same_in_both_languages_and_translated():
+    en, zh = flatten(nav_of("mkdocs.yml")), flatten(nav_of("mkdocs.zh.yml"))
+    assert [file for _, file in en] == [file for _, file in zh]
+    for (en_title, file), (zh_title, _) in zip(en, zh):
+        assert en_title != zh_title, f"nav title of {file or 'a section'} is not translated"
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        for name in ("href", "src"):
+            if attrs.get(name) and not (tag == "link" and attrs.get("rel") == "alternate"):
+                self.links.append(attrs[name])
+
+
+def parse(html_file: Path) -> Links:
+    parser = Links()
+    parser.feed(html_file.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_internal_links_and_anchors_resolve(built_site):
+    pages = sorted(built_site.rglob("*.html"))
+    parsed = {page: parse(page) for page in pages}
+    broken = []
+    for page, links in parsed.items():
+        for link in links.links:
+            parts = urlsplit(link)
+            if parts.scheme or link.startswith(("//", "mailto:", "data:")):
+                continue
+            base = built_site if parts.path.startswith("/") else page.parent  # 404.html is absolute
+            target = (base / unquote(parts.path).lstrip("/")).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                broken.append(f"{page.relative_to(built_site)} -> {link}")
+            elif parts.fragment and target.suffix == ".html":
+                ids = parsed[target].ids if target in parsed else parse(target).ids
+                if unquote(parts.fragment) not in ids:
+                    broken.append(f"{page.relative_to(built_site)} -> {link} (no such anchor)")
+    assert broken == []
+
+
+def test_pages_load_nothing_from_other_origins(built_site):
+    external = []
+    for page in built_site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for tag in re.findall(r"<(?:script|link|img|iframe|source)\b[^>]*>", html):
+            if tag.startswith("<link") and re.search(r'rel="(alternate|canonical)"', tag):
+                continue
+            if re.search(r'(?:src|href)="(?:https?:)?//', tag):
+                external.append(f"{page.relative_to(built_site)}: {tag}")
+    assert external == []
+
+
+def test_no_placeholder_is_left_unfilled(built_site):
+    leftovers = [str(p.relative_to(built_site)) for p in built_site.rglob("*.html")
+                 if re.search(r"\{\{\s*(code|figure|value|output|claims)\b", p.read_text(encoding="utf-8"))]
+    assert leftovers == []
+
+
+def test_claims_ledger_lists_every_claim_in_both_languages(built_site):
+    for lang_root, undecided in (("", "not yet decided"), ("zh/", "尚未检验")):
+        html = (built_site / lang_root / "claims" / "index.html").read_text(encoding="utf-8")
+        for claim_id in CLAIMS:
+            assert f"<td>{claim_id}</td>" in html, f"{lang_root}claims: {claim_id} missing"
+        assert "verdict--verified" in html
+        assert 'href="../four-steps/"' in html
+        decided = set(re.findall(r"<td>(C\d\d)</td>", html))
+        assert decided == set(CLAIMS)
+        assert html.count(undecided) == html.count("verdict--undecided")
+
+
+def test_chinese_search_index_is_segmented_and_searchable(built_site):
+    index = json.loads((built_site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert "zh" in index["config"]["lang"]
+    assert "\\u200b" in index["config"]["separator"]
+    assert sum("\u200b注意力\u200b" in doc["text"] for doc in index["docs"]) >= 3

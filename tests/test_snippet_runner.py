@@ -1,0 +1,88 @@
+"""The runner that executes snippets at build time: caching, failures, timeouts."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import snippet_runner
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A minimal snippet: writes its results without importing matplotlib or torch.
+SAVE = ("import json, os, pathlib\n"
+        "out = pathlib.Path(os.environ['EXPLAINER_OUTPUT_DIR'])\n"
+        "(out / 'results.json').write_text(json.dumps({'snippet': 'x', 'numbers': {}, "
+        "'figures': {}, 'claims': []}))\n")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """An isolated snippets folder and cache."""
+    snippets, cache = tmp_path / "snippets", tmp_path / "cache"
+    (snippets / "explainer").mkdir(parents=True)
+    (snippets / "explainer" / "__init__.py").write_text("")
+    monkeypatch.setattr(snippet_runner, "SNIPPETS", snippets)
+    monkeypatch.setattr(snippet_runner, "CACHE", cache)
+    return snippets
+
+
+def write(path: Path, text: str) -> None:
+    path.write_text(textwrap.dedent(text))
+
+
+def executed(outcomes) -> set[str]:
+    return {name for name, outcome in outcomes.items() if outcome.executed}
+
+
+def test_unchanged_snippets_are_not_run_again_and_a_shared_module_change_reruns_its_users(project):
+    write(project / "explainer" / "toy_model.py", "WIDTH = 4\n")
+    write(project / "explainer" / "colours.py", "RED = 1\n")
+    write(project / "uses_model.py", "from explainer.toy_model import WIDTH\n" + SAVE)
+    write(project / "uses_colours.py", "from explainer import colours\n" + SAVE)
+    write(project / "standalone.py", SAVE)
+    assert executed(snippet_runner.run_all(log=lambda _: None)) == {
+        "uses_model", "uses_colours", "standalone"}
+    assert executed(snippet_runner.run_all(log=lambda _: None)) == set()
+    write(project / "explainer" / "toy_model.py", "WIDTH = 8\n")
+    assert executed(snippet_runner.run_all(log=lambda _: None)) == {"uses_model"}
+
+
+def test_a_raising_snippet_is_reported_with_file_line_and_exception(project):
+    write(project / "broken.py", """\
+        x = 1
+        y = 0
+        print(x / y)
+        """)
+    with pytest.raises(snippet_runner.SnippetError) as error:
+        snippet_runner.run_all(log=lambda _: None)
+    assert "broken.py, line 3: ZeroDivisionError: division by zero" in str(error.value)
+
+
+def test_a_hanging_snippet_is_killed_at_its_timeout_and_reported(project, monkeypatch):
+    monkeypatch.setattr(snippet_runner, "TIMEOUT_S", 2)
+    write(project / "hangs.py", """\
+        import time
+        while True:
+            time.sleep(0.05)
+        """)
+    with pytest.raises(snippet_runner.SnippetError) as error:
+        snippet_runner.run_all(log=lambda _: None)
+    message = str(error.value)
+    assert "hangs.py, line 3: KeyboardInterrupt" in message and "2 s timeout" in message
+
+
+def test_a_failing_snippet_fails_the_site_build_with_a_non_zero_exit(tmp_path):
+    snippets = tmp_path / "snippets"
+    snippets.mkdir()
+    write(snippets / "broken.py", "raise ValueError('the model did not converge')\n")
+    env = dict(os.environ, EXPLAINER_SNIPPETS_DIR=str(snippets),
+               EXPLAINER_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py")],
+                          env=env, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode != 0
+    assert "broken.py, line 1: ValueError: the model did not converge" in done.stderr
