@@ -1,0 +1,64 @@
+"""Benchmark the site build (not a test): cold, warm and no-execution builds.
+
+    python tools/bench_build.py [--runs 3]
+
+cold     = empty snippet cache: every snippet executes
+warm     = nothing changed since the last build: no snippet executes
+no-exec  = EXPLAINER_NO_EXEC=1: the same pages with snippets switched off
+Prints the median wall time of each and the snippet executions of a cold build.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = [sys.executable, str(ROOT / "tools" / "build_site.py")]
+
+
+def timed_build(env_extra: dict | None = None) -> tuple[float, int]:
+    env = dict(os.environ, **(env_extra or {}))
+    start = time.perf_counter()
+    done = subprocess.run(BUILD, cwd=ROOT, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"build failed:\n{done.stdout}\n{done.stderr}")
+    match = re.search(r"snippets: (\d+) executed", done.stdout)
+    return seconds, int(match.group(1)) if match else 0
+
+
+def clear_caches() -> None:
+    for path in (ROOT / ".cache" / "snippets", ROOT / ".cache" / "mkdocs-jupyter", ROOT / "site"):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    cold, warm, no_exec, executions = [], [], [], []
+    for _ in range(args.runs):
+        clear_caches()
+        seconds, executed = timed_build()
+        cold.append(seconds)
+        executions.append(executed)
+        warm.append(timed_build()[0])
+        no_exec.append(timed_build({"EXPLAINER_NO_EXEC": "1"})[0])
+    timed_build()  # leave a complete site behind
+    print(f"cores: {os.cpu_count()}, runs: {args.runs}")
+    for label, values in (("cold", cold), ("warm", warm), ("no-exec", no_exec)):
+        print(f"{label:8} median {statistics.median(values):6.1f} s   "
+              f"(min {min(values):.1f}, max {max(values):.1f})")
+    print(f"snippet executions in a cold build: {executions[0]} "
+          f"(snippets: {len(list((ROOT / 'snippets').glob('[!_]*.py')))})")
+    print(f"warm / no-exec: {statistics.median(warm) / statistics.median(no_exec):.2f}")
+
+
+if __name__ == "__main__":
+    main()
