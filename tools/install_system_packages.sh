@@ -5,7 +5,8 @@ set -euo pipefail
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-fc-list 2>/dev/null | grep -q "Noto Sans CJK SC" || missing+=(fonts-noto-cjk)
+# (no grep -q: with pipefail its early exit would fail the pipeline)
+fc-list 2>/dev/null | grep "Noto Sans CJK SC" >/dev/null || missing+=(fonts-noto-cjk)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ]; then
