@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system serve build test bench lock clean
+.PHONY: setup system serve build test bench lock clean page
 
 setup: system $(VENV)/.installed node_modules/.installed
 
@@ -32,6 +32,10 @@ serve: build
 
 test: setup
 	$(BIN)/python -m pytest
+
+# A new page pair with its snippet, test and nav entries: make page NAME=my_idea [CHAPTER=many-heads] [CLAIM=C08]
+page: $(VENV)/.installed
+	$(BIN)/python tools/new_page.py $(NAME) $(if $(CHAPTER),--chapter $(CHAPTER)) $(if $(CLAIM),--claim $(CLAIM))
 
 bench: setup
 	$(BIN)/python tools/bench_build.py

@@ -1,0 +1,73 @@
+"""Scaffold a new page pair with its snippet, its test and its nav entries.
+
+    python tools/new_page.py NAME [--chapter DIR] [--claim C20]
+                             [--title-en "..."] [--title-zh "..."]
+    make page NAME=softmax_temperature CHAPTER=three-roles CLAIM=C05
+
+Creates docs/{en,zh}/[DIR/]NAME-with-dashes.md, snippets/NAME.py,
+tests/snippets/test_NAME.py, and a nav line in mkdocs.yml and mkdocs.zh.yml
+(before the claims ledger). The result builds and passes its tests as is;
+then replace the example experiment with yours.
+"""
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = Path(__file__).resolve().parent / "page_template"
+NAV_ANCHORS = {"mkdocs.yml": "  - Claims ledger: claims.md", "mkdocs.zh.yml": "  - 论断账本: claims.md"}
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    return re.sub(r"__(\w+)__", lambda m: values[m.group(1)], template)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("name", help="snippet name: lowercase letters, digits, underscores")
+    parser.add_argument("--chapter", default="", help="folder under docs/<lang>/, e.g. many-heads")
+    parser.add_argument("--claim", default="C20", help="the claim the page decides (docs/claims.yml)")
+    parser.add_argument("--title-en", default=None)
+    parser.add_argument("--title-zh", default=None)
+    args = parser.parse_args()
+
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", args.name):
+        parser.error("NAME must be lowercase letters, digits and underscores, e.g. softmax_temperature")
+    slug = args.name.replace("_", "-")
+    page = f"{args.chapter.strip('/')}/{slug}.md" if args.chapter else f"{slug}.md"
+    title_en = args.title_en or args.name.replace("_", " ").capitalize()
+    title_zh = args.title_zh or f"新页面：{title_en}"
+    values = {"NAME": args.name, "TITLE_EN": title_en, "TITLE_ZH": title_zh, "CLAIM": args.claim}
+
+    targets = {
+        ROOT / "snippets" / f"{args.name}.py": "snippet.py",
+        ROOT / "tests" / "snippets" / f"test_{args.name}.py": "test_snippet.py",
+        ROOT / "docs" / "en" / page: "page.en.md",
+        ROOT / "docs" / "zh" / page: "page.zh.md",
+    }
+    existing = [str(path.relative_to(ROOT)) for path in targets if path.exists()]
+    if existing:
+        print(f"error: already exists: {', '.join(existing)}", file=sys.stderr)
+        return 1
+    for target, template in targets.items():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(fill((TEMPLATES / template).read_text(encoding="utf-8"), values),
+                          encoding="utf-8")
+        print(f"created {target.relative_to(ROOT)}")
+    for config, anchor in NAV_ANCHORS.items():
+        path = ROOT / config
+        text = path.read_text(encoding="utf-8")
+        if anchor not in text:
+            print(f"error: {config} has no line '{anchor}'; add the nav entry by hand", file=sys.stderr)
+            return 1
+        title = title_en if config == "mkdocs.yml" else title_zh
+        path.write_text(text.replace(anchor, f"  - {title}: {page}\n{anchor}"), encoding="utf-8")
+        print(f"added to the nav of {config}: {title}")
+    print(f"next: edit snippets/{args.name}.py, then `make test`")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
