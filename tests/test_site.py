@@ -127,3 +127,34 @@ def test_chinese_search_index_is_segmented_and_searchable(built_site):
     assert "zh" in index["config"]["lang"]
     assert "\\u200b" in index["config"]["separator"]
     assert sum("\u200b注意力\u200b" in doc["text"] for doc in index["docs"]) >= 3
+
+
+PLACEHOLDER = re.compile(r"\{\{\s*(?:code|figure|value|output|claims)\s+[\w.]+\s*\}\}")
+
+
+def test_twins_cite_the_same_snippets_figures_and_numbers():
+    drift = []
+    for en_page in sorted((ROOT / "docs" / "en").rglob("*.md")):
+        page = en_page.relative_to(ROOT / "docs" / "en")
+        zh_page = ROOT / "docs" / "zh" / page
+        if not zh_page.is_file():
+            continue  # reported by the parity test
+        en = set(re.sub(r"\s+", " ", p) for p in PLACEHOLDER.findall(en_page.read_text(encoding="utf-8")))
+        zh = set(re.sub(r"\s+", " ", p) for p in PLACEHOLDER.findall(zh_page.read_text(encoding="utf-8")))
+        if en != zh:
+            drift.append(f"{page}: only in en {sorted(en - zh)}, only in zh {sorted(zh - en)}")
+    assert drift == []
+
+
+def test_translations_behind_their_twin_are_flagged_on_the_page(built_site):
+    import warnings
+
+    import translation_status
+
+    for item in translation_status.translations_behind():
+        warnings.warn(f"translation behind: docs/{item.lang}/{item.page} "
+                      f"({len(item.commits)} commit(s) on docs/{item.twin_lang}/{item.page})")
+        html_dir = Path(item.page[:-3]) if not item.page.endswith("index.md") else Path(item.page).parent
+        html = built_site / ("zh" if item.lang == "zh" else "") / html_dir / "index.html"
+        notice = "本页可能落后于英文版" if item.lang == "zh" else "may be behind the Chinese version"
+        assert notice in html.read_text(encoding="utf-8"), f"{html} carries no notice"

@@ -30,6 +30,7 @@ from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).parent))
 import snippet_runner  # noqa: E402
+import translation_status  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
 ROOT = snippet_runner.ROOT
@@ -54,6 +55,8 @@ UI = {
                         "experiment on this site reached. Verdicts are computed by the build "
                         "from the snippets' own measurements.",
         "counts": "Decided: {decided} of {total} claims.",
+        "behind": "This page may be behind the Chinese version",
+        "behind_text": "The Chinese page changed after this one was last updated:",
     },
     "zh": {
         "download": "下载", "notebook": "以笔记本查看", "not_run": "（未运行）",
@@ -66,6 +69,8 @@ UI = {
         "ledger_intro": "两篇原始讲解提出的每一条论断，以及本站实验给出的结论。"
                         "结论由构建过程根据代码片段自己的测量结果算出。",
         "counts": "已判定：{decided} / {total} 条。",
+        "behind": "本页可能落后于英文版",
+        "behind_text": "英文版在本页上次更新之后又有改动：",
     },
 }
 
@@ -84,7 +89,9 @@ def on_config(config):
             raise PluginError(str(error)) from None
         results = {name: {**snippet_runner.load_results(o), "_dir": o.output_dir}
                    for name, o in outcomes.items()}
-    _state.update(lang=lang, ui=UI[lang], results=results,
+    behind = {item.page: item.commits for item in translation_status.translations_behind()
+              if item.lang == lang}
+    _state.update(lang=lang, ui=UI[lang], results=results, behind=behind,
                   snippets={p.stem: p for p in snippet_runner.discover()})
     return config
 
@@ -224,8 +231,17 @@ def _render(kind: str, target: str, page) -> str:
     return "\n".join(rows) + f"\n\n[{ui['ledger']}]({ledger})\n"
 
 
+def _behind_notice(commits: list[str]) -> str:
+    ui = _state["ui"]
+    listed = "\n".join(f"    - `{commit}`" for commit in commits[:5])
+    return f'!!! warning "{ui["behind"]}"\n    {ui["behind_text"]}\n\n{listed}\n\n'
+
+
 def on_page_markdown(markdown: str, page, config, files):
     rendered = PLACEHOLDER.sub(lambda m: _render(m.group(1), m.group(2), page), markdown)
+    if page.file.src_uri in _state["behind"]:
+        title, _, body = rendered.partition("\n")
+        rendered = f"{title}\n\n{_behind_notice(_state['behind'][page.file.src_uri])}{body}"
     leftover = ANY_PLACEHOLDER.search(rendered)
     if leftover:
         raise PluginError(f"{page.file.src_uri}: unknown placeholder {leftover.group(0)!r}; "
