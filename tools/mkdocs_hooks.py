@@ -21,22 +21,21 @@ import posixpath
 import re
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import jupytext
 import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).parent))
+import notebooks  # noqa: E402
 import snippet_runner  # noqa: E402
 import translation_status  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
 ROOT = snippet_runner.ROOT
 DOCS = ROOT / "docs"
-# mkdocs-jupyter needs a real source folder (it cannot wrap generated files).
-NOTEBOOK_SRC_DIR = ROOT / ".cache" / "notebook-pages"
 KATEX = ROOT / "node_modules" / "katex" / "dist"
 
 PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|output|claims)\s+([\w.]+)\s*\}\}")
@@ -44,7 +43,7 @@ ANY_PLACEHOLDER = re.compile(r"\{\{\s*[a-z]+\s+[\w.]+\s*\}\}")
 
 UI = {
     "en": {
-        "download": "Download", "notebook": "view as notebook", "not_run": "(not run)",
+        "download": "Download", "notebook": "view as notebook", "colab": "Open in Colab", "not_run": "(not run)",
         "run_it": "Run it yourself", "ledger": "claims ledger", "decided_on": "Decided on",
         "claim": "Claim", "verdict": "Verdict", "evidence": "What was measured",
         "undecided": "not yet decided", "seed": "Seed",
@@ -59,7 +58,7 @@ UI = {
         "behind_text": "The Chinese page changed after this one was last updated:",
     },
     "zh": {
-        "download": "下载", "notebook": "以笔记本查看", "not_run": "（未运行）",
+        "download": "下载", "notebook": "以笔记本查看", "colab": "在 Colab 中打开", "not_run": "（未运行）",
         "run_it": "自己动手运行", "ledger": "论断账本", "decided_on": "判定页面",
         "claim": "论断", "verdict": "结论", "evidence": "测得的结果",
         "undecided": "尚未检验", "seed": "出处",
@@ -91,25 +90,15 @@ def on_config(config):
                    for name, o in outcomes.items()}
     behind = {item.page: item.commits for item in translation_status.translations_behind()
               if item.lang == lang}
-    _state.update(lang=lang, ui=UI[lang], results=results, behind=behind,
+    if not config.repo_url:
+        raise PluginError("mkdocs.yml must set repo_url (downloads and Colab links use it)")
+    _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
                   snippets={p.stem: p for p in snippet_runner.discover()})
     return config
 
 
 def _add(files: Files, config, src_uri: str, abs_src_path: Path) -> None:
     files.append(File.generated(config, src_uri, abs_src_path=str(abs_src_path)))
-
-
-def _notebook(path: Path, repo_url: str) -> str:
-    """The snippet as a notebook, with a first cell that fetches the shared modules."""
-    notebook = jupytext.read(path, fmt="py:percent")
-    setup = jupytext.reads(
-        "# %%\n# The snippets import small shared modules from the project's `snippets/`\n"
-        "# folder. Outside a checkout (e.g. in Colab), fetch them first:\n"
-        f"# !git clone --depth 1 {repo_url} attention-explainer\n"
-        "# %cd attention-explainer/snippets\n", fmt="py:percent")
-    notebook.cells[1:1] = setup.cells
-    return jupytext.writes(notebook, fmt="ipynb")
 
 
 @event_priority(50)  # before mkdocs-jupyter, so it renders the generated notebooks
@@ -126,13 +115,17 @@ def on_files(files: Files, config):
 
     for name, path in _state["snippets"].items():
         _add(files, config, f"downloads/{name}.py", path)
-        notebook = _notebook(path, config.repo_url or "")
+        # Keep the committed notebook (the one "Open in Colab" opens) in step.
+        notebook = notebooks.notebook_json(path, config.repo_url)
+        committed = notebooks.NOTEBOOKS / f"{name}.ipynb"
+        if not committed.is_file() or committed.read_text(encoding="utf-8") != notebook:
+            notebooks.NOTEBOOKS.mkdir(exist_ok=True)
+            committed.write_text(notebook, encoding="utf-8")
+            log.info(f"updated {committed.relative_to(ROOT)}: commit it")
+        # In memory, so mkdocs-jupyter (which matches notebooks/*.ipynb) leaves it alone.
         files.append(File.generated(config, f"downloads/{name}.ipynb", content=notebook))
-        page_source = NOTEBOOK_SRC_DIR / "notebooks" / f"{name}.ipynb"
-        page_source.parent.mkdir(parents=True, exist_ok=True)
-        if not page_source.is_file() or page_source.read_text(encoding="utf-8") != notebook:
-            page_source.write_text(notebook, encoding="utf-8")
-        files.append(File(f"notebooks/{name}.ipynb", str(NOTEBOOK_SRC_DIR),
+        # mkdocs-jupyter renders this one as a page; it needs a file in a real folder.
+        files.append(File(f"notebooks/{name}.ipynb", str(notebooks.NOTEBOOKS.parent),
                           config.site_dir, config.use_directory_urls))
         for key, by_lang in _state["results"].get(name, {}).get("figures", {}).items():
             _add(files, config, f"figures/{name}/{key}.svg",
@@ -185,6 +178,12 @@ def _ledger() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _colab_url(name: str) -> str:
+    repository = urlsplit(_state["repo_url"]).path.strip("/")
+    return (f"https://colab.research.google.com/github/{repository}/blob/main/"
+            f"snippets/notebooks/{name}.ipynb")
+
+
 def _relative(page, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(page.file.src_uri) or ".")
 
@@ -203,6 +202,7 @@ def _render(kind: str, target: str, page) -> str:
             f"[{ui['download']} {name}.py]({_relative(page, f'downloads/{name}.py')})",
             f"[{ui['download']} {name}.ipynb]({_relative(page, f'downloads/{name}.ipynb')})",
             f"[{ui['notebook']}]({_relative(page, f'notebooks/{name}.ipynb')})",
+            f"[{ui['colab']}]({_colab_url(name)})",
         ])
         return (f'```python title="snippets/{name}.py"\n{source}```\n\n'
                 f'<p class="snippet-links" markdown>{links}</p>\n')
@@ -247,3 +247,27 @@ def on_page_markdown(markdown: str, page, config, files):
         raise PluginError(f"{page.file.src_uri}: unknown placeholder {leftover.group(0)!r}; "
                           "use code, figure, value, output or claims")
     return rendered
+
+
+NOTEBOOK_STYLE = re.compile(r'<style type="text/css">.*?</style>', re.S)
+
+
+def on_post_page(output: str, page, config):
+    """Notebook views: move mkdocs-jupyter's inline CSS (about 600 KB per page) into
+    one shared stylesheet, so each notebook page stays light."""
+    if not page.file.src_uri.startswith("notebooks/"):
+        return output
+    styles = NOTEBOOK_STYLE.findall(output)
+    if not styles:
+        return output
+    stylesheet = Path(config.site_dir) / "assets" / "notebook.css"
+    css = "\n".join(style[len('<style type="text/css">'):-len("</style>")] for style in styles)
+    stylesheet.parent.mkdir(parents=True, exist_ok=True)
+    if not stylesheet.is_file() or stylesheet.read_text(encoding="utf-8") != css:
+        stylesheet.write_text(css, encoding="utf-8")
+    href = posixpath.relpath("assets/notebook.css", page.url.rstrip("/") or ".")
+    link = f'<link rel="stylesheet" href="{href}">'
+    output = output.replace(styles[0], link, 1)
+    for style in styles[1:]:
+        output = output.replace(style, "", 1)
+    return output
