@@ -28,6 +28,14 @@ class TrainingConfig:
     warmup: int = 20       # steps of linear learning-rate warm-up
 
 
+def sample_from(tokens: torch.Tensor, targets: torch.Tensor) -> Task:
+    """A task that draws its batches from a fixed pool of examples (cheap to re-run)."""
+    def task(generator: torch.Generator, batch_size: int) -> Batch:
+        rows = torch.randint(len(tokens), (batch_size,), generator=generator)
+        return tokens[rows], targets[rows]
+    return task
+
+
 def loss_on(model, tokens, targets):
     """Mean cross-entropy over the positions that have a target."""
     logits = model(tokens)                                   # (B, T, V)
