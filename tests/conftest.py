@@ -1,8 +1,12 @@
 """Shared fixtures: snippet results (from the same cache the build uses) and the built site."""
 
-import json
+import functools
+import gzip
+import io
 import subprocess
 import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -55,19 +59,38 @@ def built_site(snippet_outcomes) -> Path:
     return ROOT / "site"
 
 
+class StaticSite(SimpleHTTPRequestHandler):
+    """Serves site/ like a static host does: gzip for text, cache headers for assets."""
+
+    COMPRESSIBLE = (".html", ".css", ".js", ".json", ".svg", ".xml", ".py", ".ipynb", ".txt")
+
+    def log_message(self, *args):
+        pass
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            if not self.path.split("?")[0].endswith("/"):
+                return super().send_head()  # the redirect to the slash URL
+            path = path / "index.html"
+        if not path.is_file() or "gzip" not in self.headers.get("Accept-Encoding", "") \
+                or path.suffix not in self.COMPRESSIBLE:
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        if "/assets/" in self.path:
+            self.send_header("Cache-Control", "public, max-age=31536000")
+        self.end_headers()
+        return io.BytesIO(body)
+
+
 @pytest.fixture(scope="session")
 def site_url(built_site):
     """The built site served on localhost, as a reader's browser would see it."""
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-    class QuietHandler(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(QuietHandler, directory=str(built_site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(StaticSite, directory=str(built_site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()

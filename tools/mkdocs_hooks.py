@@ -14,11 +14,13 @@ build executes nothing). ``EXPLAINER_NO_EXEC=1`` builds without running them.
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import os
 import posixpath
 import re
+import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -43,7 +45,7 @@ ANY_PLACEHOLDER = re.compile(r"\{\{\s*[a-z]+\s+[\w.]+\s*\}\}")
 
 UI = {
     "en": {
-        "download": "Download", "notebook": "view as notebook", "colab": "Open in Colab", "not_run": "(not run)",
+        "download": "Download", "notebook": "view as notebook", "colab": "Open in Colab", "search": "Search", "not_run": "(not run)",
         "run_it": "Run it yourself", "ledger": "claims ledger", "decided_on": "Decided on",
         "claim": "Claim", "verdict": "Verdict", "evidence": "What was measured",
         "undecided": "not yet decided", "seed": "Seed",
@@ -58,7 +60,7 @@ UI = {
         "behind_text": "The Chinese page changed after this one was last updated:",
     },
     "zh": {
-        "download": "下载", "notebook": "以笔记本查看", "colab": "在 Colab 中打开", "not_run": "（未运行）",
+        "download": "下载", "notebook": "以笔记本查看", "colab": "在 Colab 中打开", "search": "搜索", "not_run": "（未运行）",
         "run_it": "自己动手运行", "ledger": "论断账本", "decided_on": "判定页面",
         "claim": "论断", "verdict": "结论", "evidence": "测得的结果",
         "undecided": "尚未检验", "seed": "出处",
@@ -108,8 +110,7 @@ def on_files(files: Files, config):
         _add(files, config, f"assets/{asset.name}", asset)
     if not KATEX.is_dir():
         raise PluginError("KaTeX is missing: run `npm ci` (or `make setup`) first")
-    for name in ("katex.min.js", "katex.min.css"):
-        _add(files, config, f"assets/katex/{name}", KATEX / name)
+    _add(files, config, "assets/katex/katex.min.css", KATEX / "katex.min.css")
     for font in sorted((KATEX / "fonts").glob("*.woff2")):
         _add(files, config, f"assets/katex/fonts/{font.name}", font)
 
@@ -178,6 +179,14 @@ def _ledger() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _svg_size(path: Path) -> tuple[int, int]:
+    """CSS pixels of a matplotlib SVG (sized in pt), so the page reserves its space."""
+    head = path.read_text(encoding="utf-8")[:2000]
+    width, height = (float(re.search(rf'{side}="([\d.]+)pt"', head).group(1))
+                     for side in ("width", "height"))
+    return round(width * 4 / 3), round(height * 4 / 3)
+
+
 def _colab_url(name: str) -> str:
     repository = urlsplit(_state["repo_url"]).path.strip("/")
     return (f"https://colab.research.google.com/github/{repository}/blob/main/"
@@ -217,9 +226,11 @@ def _render(kind: str, target: str, page) -> str:
     if kind == "figure":
         if key not in results["figures"]:
             raise PluginError(f"{where}: snippets/{name}.py drew no figure '{key}'")
-        alt = results["figures"][key][_state["lang"]]["alt"]
-        alt = alt.replace("[", "(").replace("]", ")")
-        return f"![{alt}]({_relative(page, f'figures/{name}/{key}.svg')})"
+        figure = results["figures"][key][_state["lang"]]
+        alt = figure["alt"].replace("[", "(").replace("]", ")")
+        width, height = _svg_size(results["_dir"] / figure["file"])
+        return (f"![{alt}]({_relative(page, f'figures/{name}/{key}.svg')})"
+                f'{{ width="{width}" height="{height}" loading="lazy" }}')
     if kind == "output":
         stdout = (results["_dir"] / "stdout.txt").read_text(encoding="utf-8")
         fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", stdout)), default=0))
@@ -252,11 +263,21 @@ def on_page_markdown(markdown: str, page, config, files):
 NOTEBOOK_STYLE = re.compile(r'<style type="text/css">.*?</style>', re.S)
 
 
+SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
+
+
 def on_post_page(output: str, page, config):
-    """Notebook views: move mkdocs-jupyter's inline CSS (about 600 KB per page) into
-    one shared stylesheet, so each notebook page stays light."""
-    if not page.file.src_uri.startswith("notebooks/"):
-        return output
+    # Material's search dialog has no accessible name (axe: aria-dialog-name).
+    label = html.escape(_state["ui"]["search"], quote=True)
+    output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + f' aria-label="{label}">')
+    if page.file.src_uri.startswith("notebooks/"):
+        output = _share_notebook_css(output, page, config)
+    return output
+
+
+def _share_notebook_css(output: str, page, config) -> str:
+    """Move mkdocs-jupyter's inline CSS (about 600 KB per page) into one shared
+    stylesheet, so each notebook page stays light."""
     styles = NOTEBOOK_STYLE.findall(output)
     if not styles:
         return output
@@ -271,3 +292,41 @@ def on_post_page(output: str, page, config):
     for style in styles[1:]:
         output = output.replace(style, "", 1)
     return output
+
+
+# pymdownx.arithmatex (generic) wraps math as \\( ... \\) in a span, \\[ ... \\] in a div.
+MATH = re.compile(r'<(span|div) class="arithmatex">\\[(\[](.*?)\\[)\]]</\1>', re.S)
+_math_renderer: list[subprocess.Popen] = []
+
+
+def _render_math(items: list[dict]) -> list[dict]:
+    if not _math_renderer:
+        _math_renderer.append(subprocess.Popen(
+            ["node", str(ROOT / "tools" / "render_math.js")], cwd=ROOT, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, encoding="utf-8"))
+    renderer = _math_renderer[0]
+    renderer.stdin.write(json.dumps(items) + "\n")
+    renderer.stdin.flush()
+    return json.loads(renderer.stdout.readline())
+
+
+def on_page_content(content: str, page, config, files):
+    """Typeset the page's math with KaTeX now, so readers download no math script."""
+    found = MATH.findall(content)
+    if not found:
+        return content
+    items = [{"tex": html.unescape(tex), "display": tag == "div"} for tag, tex in found]
+    rendered = iter(_render_math(items))
+
+    def replace(match):
+        result = next(rendered)
+        if "error" in result:
+            raise PluginError(f"{page.file.src_uri}: cannot typeset {match.group(2)!r}: {result['error']}")
+        return f'<{match.group(1)} class="arithmatex">{result["html"]}</{match.group(1)}>'
+    return MATH.sub(replace, content)
+
+
+def on_shutdown():
+    for renderer in _math_renderer:
+        renderer.stdin.close()
+        renderer.wait(timeout=10)

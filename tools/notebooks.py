@@ -35,6 +35,8 @@ def notebook_json(snippet: Path, repo_url: str) -> str:
     notebook = jupytext.read(snippet, fmt="py:percent")
     setup = jupytext.reads(SETUP_CELL.format(repo_url=repo_url), fmt="py:percent")
     notebook.cells[1:1] = setup.cells
+    for number, cell in enumerate(notebook.cells):
+        cell["id"] = f"cell-{number}"  # nbformat would pick random ids: same snippet, same bytes
     return jupytext.writes(notebook, fmt="ipynb")
 
 
