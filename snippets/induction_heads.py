@@ -10,12 +10,14 @@
 #
 # We train a 2-layer, 2-head attention-only transformer, and a 1-layer control
 # with the same heads, and name every head by what it measurably does.
+# The sequences come from explainer/repeated_segments.py.
 
 # %%
 import torch
 
 from explainer.head_metrics import induction_score, previous_token_score
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.repeated_segments import LENGTH, VOCAB_SIZE, repeated_segment
 from explainer.report import Report
 from explainer.tiny_transformer import TinyTransformer, TransformerConfig
 from explainer.training import IGNORE, TrainingConfig, evaluate, train
@@ -23,30 +25,9 @@ from explainer.training import IGNORE, TrainingConfig, evaluate, train
 torch.set_num_threads(1)
 report = Report("induction_heads")
 
-V, T = 32, 24           # vocabulary, sequence length
+V, T = VOCAB_SIZE, LENGTH  # 32 tokens, sequences of 24
 STEPS, PROBE_EVERY = 400, 20
-
-
-def repeated_segment(generator, batch_size):
-    """[noise of 0-4] segment of 4-8 [noise of 0-4] the same segment [noise to length T].
-
-    The target of position t is token t+1, scored only inside the second copy,
-    where it is predictable. Random lengths mean no fixed offset finds the answer.
-    """
-    tokens = torch.randint(V, (batch_size, T), generator=generator)         # (B, T)
-    before = torch.randint(0, 5, (batch_size, 1), generator=generator)      # noise before the first copy
-    length = torch.randint(4, 9, (batch_size, 1), generator=generator)      # segment length
-    between = torch.randint(0, 5, (batch_size, 1), generator=generator)     # noise between the copies
-    start = before + length + between                                       # (B, 1) start of second copy
-    position = torch.arange(T)                                              # (T,)
-    in_copy = (position >= start) & (position < start + length)             # (B, T)
-    source = torch.where(in_copy, position - length - between, position)    # (B, T)
-    tokens = tokens.gather(1, source)                                       # second copy = first copy
-    targets = torch.full((batch_size, T), IGNORE)
-    predictable = in_copy[:, :-1] & in_copy[:, 1:]                          # t and t+1 in the copy
-    targets[:, :-1] = torch.where(predictable, tokens[:, 1:], IGNORE)
-    return tokens, targets
-
+print("a sequence:", repeated_segment(torch.Generator().manual_seed(7), 1)[0][0].tolist())
 
 probe = repeated_segment(torch.Generator().manual_seed(1234), 256)
 probe_tokens = probe[0]

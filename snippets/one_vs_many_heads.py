@@ -1,8 +1,9 @@
 # %% [markdown]
 # # One head or many, at the same width
 #
-# A task that needs a near token *and* a far token at every position:
-# the target at position t is (previous token + first token) mod V.
+# A task that needs a near token *and* a far token at every position
+# (explainer/first_and_previous.py): the target at position t is
+# (previous token + first token) mod V, with V = 10 and sequences of 10.
 # The claim under test: one head has one score per pair of tokens, so it
 # cannot look near and far at once and must average. We train the same
 # one-layer model (d_model = 32, so the same number of parameters) with
@@ -11,35 +12,19 @@
 # %%
 import torch
 
+from explainer.first_and_previous import T, V, near_and_far, ordered_pair
 from explainer.head_metrics import first_token_score, previous_token_score
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
 from explainer.tiny_transformer import TinyTransformer, TransformerConfig
-from explainer.training import IGNORE, TrainingConfig, evaluate, train
+from explainer.training import TrainingConfig, evaluate, train
 
 torch.set_num_threads(1)
 report = Report("one_vs_many_heads")
 
-V, T = 10, 10                     # vocabulary, sequence length
 D_MODEL = 32
 HEAD_COUNTS = (1, 2, 4, 8)        # head size 32, 16, 8, 4
 STEPS, EVAL_EVERY = 400, 40
-
-
-def near_and_far(generator, batch_size):
-    """Random tokens; target at t >= 1 is (token[t-1] + token[0]) mod V."""
-    tokens = torch.randint(V, (batch_size, T), generator=generator)        # (B, T)
-    targets = torch.full((batch_size, T), IGNORE)
-    targets[:, 1:] = (tokens[:, :-1] + tokens[:, :1]) % V
-    return tokens, targets
-
-
-def ordered_pair(generator, batch_size):
-    """Harder on order: target is the pair (first, previous) as one of V*V classes."""
-    tokens = torch.randint(V, (batch_size, T), generator=generator)        # (B, T)
-    targets = torch.full((batch_size, T), IGNORE)
-    targets[:, 1:] = tokens[:, :1] * V + tokens[:, :-1]
-    return tokens, targets
 
 
 def build(n_heads, vocab_out=V):
