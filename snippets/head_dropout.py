@@ -101,14 +101,14 @@ report.claim(
 # %%
 TEXT = {
     "en": {"off": "no dropout", "on": "attention dropout 0.2", "head": "head",
-           "title": "{}, seed {}: similarity of heads",
+           "title": "{}, seed {}\nsimilarity between heads",
            "alt": "Four 4-by-4 matrices of pairwise similarity between the heads' attention patterns, "
                   "two seeds without dropout and two with attention dropout 0.2. "
                   + ("With dropout the off-diagonal cells are brighter: the heads look at the same "
                      "places more often." if more_alike else
                      "Dropout does not make the off-diagonal cells consistently brighter.")},
     "zh": {"off": "不加 dropout", "on": "注意力 dropout 0.2", "head": "头",
-           "title": "{}，种子 {}：头与头的相似度",
+           "title": "{}，种子 {}\n头与头的相似度",
            "alt": "四个 4×4 矩阵，表示各个头注意力模式两两之间的相似度：两个随机种子不加 dropout，"
                   "两个加注意力 dropout 0.2。"
                   + ("加了 dropout 之后非对角线的格子更亮：各头更常看同样的位置。" if more_alike else
@@ -116,7 +116,7 @@ TEXT = {
 }
 for lang in LANGS:
     text = TEXT[lang]
-    fig, axes = plt.subplots(1, 4, figsize=(15, 3.8))
+    fig, axes = plt.subplots(1, 4, figsize=(15, 4))
     for ax, (p, s) in zip(axes, runs):
         image = ax.imshow(runs[p, s]["similarity"], cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
         ax.set_title(text["title"].format(text["on"] if p else text["off"], s), fontsize=9)

@@ -99,6 +99,8 @@ for lang in LANGS:
     ax.loglog(dims, theory, color="grey", lw=1, label=text["theory"])
     ax.loglog(dims, mean_abs_cos, "o", color="#d95f02", label=text["measured"])
     ax.set_xscale("log", base=2)
+    ax.yaxis.set_minor_formatter(plt.NullFormatter())
+    ax.set_yticks([0.01, 0.03, 0.1, 0.3], ["0.01", "0.03", "0.1", "0.3"])
     ax.set_xlabel(text["d"])
     ax.set_ylabel(text["cos"])
     ax.legend()

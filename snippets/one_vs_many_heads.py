@@ -35,7 +35,7 @@ def build(n_heads, vocab_out=V):
     return model
 
 
-test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)
+test_batch = near_and_far(torch.Generator().manual_seed(1234), 256)
 
 # %% [markdown]
 # ## Train 1, 2, 4 and 8 heads on the same data
@@ -99,7 +99,7 @@ pair_test = ordered_pair(torch.Generator().manual_seed(1234), 512)
 pair_runs = {}
 for n_heads in (1, 2):
     model = build(n_heads, vocab_out=V * V)
-    train(model, ordered_pair, TrainingConfig(steps=200, batch_size=64, lr=1e-2))
+    train(model, ordered_pair, TrainingConfig(steps=150, batch_size=64, lr=1e-2))
     _, accuracy = evaluate(model, pair_test)
     weights = model.attention_weights()[0]              # (B, nh, T, T)
     pair_runs[n_heads] = dict(accuracy=accuracy, weights=weights,

@@ -65,8 +65,9 @@ def train(model, task: Task, config: TrainingConfig,
     """
     torch.manual_seed(config.seed)                           # dropout masks
     generator = torch.Generator().manual_seed(config.seed)   # data
+    # foreach: one fused update for all parameter tensors (faster for many small ones).
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
-                                  weight_decay=config.weight_decay)
+                                  weight_decay=config.weight_decay, foreach=True)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / max(1, config.warmup)))
     model.train()
