@@ -12,7 +12,6 @@
 # a third of the size of plain JSON numbers.
 
 # %%
-import json
 
 import torch
 
@@ -52,7 +51,5 @@ for sentence, out in zip(SENTENCES, run_sentences(model, tokenizer, SENTENCES)):
                       for l in range(weights.shape[0])],
     })
 
-text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-(report.output_dir / "explorer.json").write_text(text, encoding="utf-8")
-print(text)  # the explorer page embeds what this run printed (its "output" placeholder)
+report.data("attention", data)  # the explorer page fetches this file from the site itself
 report.save()

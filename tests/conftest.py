@@ -52,11 +52,12 @@ def results():
 
 @pytest.fixture(scope="session")
 def built_site(snippet_outcomes) -> Path:
-    """Both languages built strictly into site/ (a broken link fails here)."""
-    completed = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py")],
-                               cwd=ROOT, capture_output=True, text=True)
+    """Both languages built strictly (a broken link fails here)."""
+    site = ROOT / ".cache" / "test-site"  # not site/: a `make serve` may be using it
+    completed = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py"),
+                                "--site-dir", str(site)], cwd=ROOT, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    return ROOT / "site"
+    return site
 
 
 class StaticSite(SimpleHTTPRequestHandler):

@@ -37,6 +37,22 @@ def test_four_steps_page_typesets_math_and_shows_figures_in_its_language(page, s
     assert page.console_errors == []
 
 
+@pytest.mark.parametrize("lang_root, copy_label", [("", "Copy"), ("zh/", "复制")])
+def test_the_whole_script_opens_on_request_and_copies_exactly(browser, site_url, lang_root, copy_label):
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    tab = context.new_page()
+    tab.goto(f"{site_url}{lang_root}four-steps/")
+    listing = tab.locator("details.snippet-listing")
+    assert listing.locator("pre").count() == 0  # inert until opened
+    listing.locator("summary").click()
+    code = listing.locator("pre")
+    assert "F.scaled_dot_product_attention" in code.inner_text()
+    listing.get_by_role("button", name=copy_label).click()
+    source = (Path(__file__).resolve().parent.parent / "snippets" / "four_steps.py").read_text(encoding="utf-8")
+    assert tab.evaluate("navigator.clipboard.readText()") == source
+    context.close()
+
+
 @pytest.mark.parametrize("start, switch_to, expected", [
     ("four-steps/", "zh", "zh/four-steps/"),
     ("zh/four-steps/", "en", "four-steps/"),
@@ -66,12 +82,35 @@ def test_chinese_search_finds_the_pages(page, site_url):
     assert {"/zh/", "/zh/four-steps/"} <= links, links
 
 
-def test_every_page_loads_without_outside_requests_or_console_errors(page, site_url, built_site):
+AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def test_every_page_loads_cleanly_and_has_no_serious_accessibility_violation(page, site_url, built_site):
+    """Each page of both languages: no request leaves localhost, no failed response,
+    no console error, and axe-core finds no serious or critical violation."""
     pages = all_pages(built_site)
     assert len(pages) >= 8
+    problems = []
     for path in pages:
-        page.goto(site_url + path)
-        page.wait_for_load_state("networkidle")
-        assert page.outside_requests == [], f"{path} requested {page.outside_requests}"
-        assert page.console_errors == [], f"{path}: {page.console_errors}"
-        assert page.failed_responses == [], f"{path}: {page.failed_responses}"
+        page.goto(site_url + path, wait_until="load")
+        page.add_script_tag(path=str(AXE))
+        violations = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
+            .violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+            .map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`)""")
+        problems += [f"{path}: {v}" for v in violations]
+        problems += [f"{path}: request to {url}" for url in page.outside_requests]
+        problems += [f"{path}: console: {text}" for text in page.console_errors]
+        problems += [f"{path}: {response}" for response in page.failed_responses]
+        page.outside_requests.clear(), page.console_errors.clear(), page.failed_responses.clear()
+    assert problems == []
+
+
+def test_figures_keep_a_light_background_in_the_dark_scheme(page, site_url):
+    page.emulate_media(color_scheme="dark")
+    page.goto(site_url + "four-steps/")
+    page.evaluate("() => localStorage.clear()")
+    page.goto(site_url + "four-steps/")
+    assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+    background = page.locator("article img[src$='.svg']").first.evaluate(
+        "img => getComputedStyle(img).backgroundColor")
+    assert background == "rgb(255, 255, 255)"

@@ -1,5 +1,6 @@
 """The built site: both languages complete, links intact, numbers filled in, ledger complete."""
 
+import gzip
 import json
 import re
 from html.parser import HTMLParser
@@ -129,7 +130,7 @@ def test_chinese_search_index_is_segmented_and_searchable(built_site):
     assert sum("\u200b注意力\u200b" in doc["text"] for doc in index["docs"]) >= 3
 
 
-PLACEHOLDER = re.compile(r"\{\{\s*(?:code|figure|value|output|claims)\s+[\w.]+\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(?:code|figure|value|output|claims|data)\s+[\w.]+\s*\}\}")
 
 
 def test_twins_cite_the_same_snippets_figures_and_numbers():
@@ -158,3 +159,22 @@ def test_translations_behind_their_twin_are_flagged_on_the_page(built_site):
         html = built_site / ("zh" if item.lang == "zh" else "") / html_dir / "index.html"
         notice = "本页可能落后于英文版" if item.lang == "zh" else "may be behind the Chinese version"
         assert notice in html.read_text(encoding="utf-8"), f"{html} carries no notice"
+
+
+PAGE_BUDGET_BYTES = 300 * 1024
+
+
+def own_bytes(page: Path) -> int:
+    """Bytes a reader downloads for a page itself: its HTML plus the figures and data it shows
+    (theme assets excluded), gzip-compressed as static hosts such as GitHub Pages serve them."""
+    html = page.read_text(encoding="utf-8")
+    figures = {(page.parent / src).resolve() for src in re.findall(r'<img[^>]*src="([^"]+)"', html)
+               if "figures/" in src}
+    figures |= {(page.parent / src).resolve() for src in re.findall(r'data-src="([^"]+)"', html)}
+    return sum(len(gzip.compress(path.read_bytes())) for path in [page, *figures] if path.is_file())
+
+
+def test_every_page_stays_within_its_weight_budget(built_site):
+    weights = {str(p.relative_to(built_site)): own_bytes(p) for p in built_site.rglob("*.html")}
+    heavy = {page: size // 1024 for page, size in weights.items() if size > PAGE_BUDGET_BYTES}
+    assert heavy == {}, f"pages over {PAGE_BUDGET_BYTES // 1024} KB (KB): {heavy}"

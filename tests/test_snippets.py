@@ -26,7 +26,8 @@ def pages_showing(name: str, lang: str) -> list[str]:
 @pytest.mark.parametrize("name", NAMES)
 def test_snippet_decides_known_claims(results, name):
     claims = results(name).data["claims"]
-    assert claims, f"snippets/{name}.py decides no claim (report.claim)"
+    # Only a snippet that feeds an interactive page (report.data) may decide nothing.
+    assert claims or results(name).data.get("data"), f"snippets/{name}.py decides no claim (report.claim)"
     for claim in claims:
         assert claim["id"] in CLAIMS
         assert claim["evidence"]["en"].strip() and CJK.search(claim["evidence"]["zh"])

@@ -2,9 +2,11 @@
 and the Chinese build (site/zh/), both strict. Exit status 1 on any failure.
 
     python tools/build_site.py
+    python tools/build_site.py --site-dir .cache/test-site   # elsewhere than site/
     EXPLAINER_NO_EXEC=1 python tools/build_site.py   # pages only, snippets not run
 """
 
+import argparse
 import os
 import subprocess
 import sys
@@ -19,6 +21,9 @@ CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site-dir", type=Path, default=ROOT / "site")
+    site_dir = parser.parse_args().site_dir.resolve()
     start = time.perf_counter()
     if os.environ.get("EXPLAINER_NO_EXEC") != "1":
         try:
@@ -27,14 +32,14 @@ def main() -> int:
             print(f"ERROR: {error}", file=sys.stderr)
             return 1
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    for config in CONFIGS:
+    for config, target in zip(CONFIGS, (site_dir, site_dir / "zh")):
         print(f"building {config} ...", flush=True)
         done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-                               "-f", config], cwd=ROOT, env=env)
+                               "-f", config, "--site-dir", str(target)], cwd=ROOT, env=env)
         if done.returncode != 0:
             print(f"ERROR: mkdocs build -f {config} failed", file=sys.stderr)
             return 1
-    print(f"site built in {time.perf_counter() - start:.1f} s: {ROOT / 'site'}")
+    print(f"site built in {time.perf_counter() - start:.1f} s: {site_dir}")
     return 0
 
 

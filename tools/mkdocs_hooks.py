@@ -7,6 +7,7 @@ A page cites a snippet with placeholders (each replaced at build time):
     {{ value four_steps.weight_it_animal }} a number the run computed
     {{ output four_steps }}                what the run printed
     {{ claims four_steps }}                the verdicts the snippet reached
+    {{ data real_model_explorer.attention }} URL of a JSON file the snippet published
 
 Snippets run through ``snippet_runner`` (cached, so the second language
 build executes nothing). ``EXPLAINER_NO_EXEC=1`` builds without running them.
@@ -29,6 +30,9 @@ import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
 
 sys.path.insert(0, str(Path(__file__).parent))
 import notebooks  # noqa: E402
@@ -40,12 +44,13 @@ ROOT = snippet_runner.ROOT
 DOCS = ROOT / "docs"
 KATEX = ROOT / "node_modules" / "katex" / "dist"
 
-PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|output|claims)\s+([\w.]+)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|output|claims|data)\s+([\w.]+)\s*\}\}")
 ANY_PLACEHOLDER = re.compile(r"\{\{\s*[a-z]+\s+[\w.]+\s*\}\}")
 
 UI = {
     "en": {
-        "download": "Download", "notebook": "view as notebook", "colab": "Open in Colab", "search": "Search", "not_run": "(not run)",
+        "download": "Download", "notebook": "view as notebook", "colab": "Open in Colab", "search": "Search",
+        "script": "The whole script: snippets/{name}.py ({lines} lines)", "not_run": "(not run)",
         "run_it": "Run it yourself", "ledger": "claims ledger", "decided_on": "Decided on",
         "claim": "Claim", "verdict": "Verdict", "evidence": "What was measured",
         "undecided": "not yet decided", "seed": "Seed",
@@ -60,7 +65,8 @@ UI = {
         "behind_text": "The Chinese page changed after this one was last updated:",
     },
     "zh": {
-        "download": "下载", "notebook": "以笔记本查看", "colab": "在 Colab 中打开", "search": "搜索", "not_run": "（未运行）",
+        "download": "下载", "notebook": "以笔记本查看", "colab": "在 Colab 中打开", "search": "搜索",
+        "script": "完整脚本：snippets/{name}.py（{lines} 行）", "not_run": "（未运行）",
         "run_it": "自己动手运行", "ledger": "论断账本", "decided_on": "判定页面",
         "claim": "论断", "verdict": "结论", "evidence": "测得的结果",
         "undecided": "尚未检验", "seed": "出处",
@@ -128,9 +134,11 @@ def on_files(files: Files, config):
         # mkdocs-jupyter renders this one as a page; it needs a file in a real folder.
         files.append(File(f"notebooks/{name}.ipynb", str(notebooks.NOTEBOOKS.parent),
                           config.site_dir, config.use_directory_urls))
-        for key, by_lang in _state["results"].get(name, {}).get("figures", {}).items():
-            _add(files, config, f"figures/{name}/{key}.svg",
-                 _state["results"][name]["_dir"] / by_lang[lang]["file"])
+        results = _state["results"].get(name, {})
+        for key, by_lang in results.get("figures", {}).items():
+            _add(files, config, f"figures/{name}/{key}.svg", results["_dir"] / by_lang[lang]["file"])
+        for key, filename in results.get("data", {}).items():
+            _add(files, config, f"data/{name}/{key}.json", results["_dir"] / filename)
 
     _state["deciding_page"] = {}
     for file in files.documentation_pages():
@@ -197,13 +205,25 @@ def _relative(page, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(page.file.src_uri) or ".")
 
 
+def _listing(name: str, source: str, title: str) -> str:
+    """The whole script, highlighted, in a closed <details>. It sits in a <template>
+    (inert: no layout, no theme script) until the reader opens it; snippet-listing.js
+    then inserts it and adds a copy button. Without JavaScript the downloads remain."""
+    code = highlight(source, PythonLexer(), HtmlFormatter(wrapcode=True, cssclass="highlight"))
+    return (f'<details class="snippet-listing" data-snippet="{name}">\n'
+            f"<summary>{html.escape(title)}</summary>\n"
+            f'<template><div class="language-python highlight">'
+            f'<span class="filename">snippets/{name}.py</span>{code}</div></template>\n'
+            f"</details>\n")
+
+
 def _render(kind: str, target: str, page) -> str:
     ui = _state["ui"]
     name, _, key = target.partition(".")
     where = f"{page.file.src_uri}: {{{{ {kind} {target} }}}}"
     if name not in _state["snippets"]:
         raise PluginError(f"{where}: there is no snippets/{name}.py")
-    if kind in ("figure", "value") and not key:
+    if kind in ("figure", "value", "data") and not key:
         raise PluginError(f"{where}: write {kind} {name}.<key>")
     if kind == "code":
         source = _state["snippets"][name].read_text(encoding="utf-8")
@@ -213,8 +233,8 @@ def _render(kind: str, target: str, page) -> str:
             f"[{ui['notebook']}]({_relative(page, f'notebooks/{name}.ipynb')})",
             f"[{ui['colab']}]({_colab_url(name)})",
         ])
-        return (f'```python title="snippets/{name}.py"\n{source}```\n\n'
-                f'<p class="snippet-links" markdown>{links}</p>\n')
+        title = ui["script"].format(name=name, lines=source.count("\n"))
+        return _listing(name, source, title) + f'\n<p class="snippet-links" markdown>{links}</p>\n'
     results = _state["results"].get(name)
     if results is None:  # EXPLAINER_NO_EXEC=1
         return ui["not_run"]
@@ -231,6 +251,11 @@ def _render(kind: str, target: str, page) -> str:
         width, height = _svg_size(results["_dir"] / figure["file"])
         return (f"![{alt}]({_relative(page, f'figures/{name}/{key}.svg')})"
                 f'{{ width="{width}" height="{height}" loading="lazy" }}')
+    if kind == "data":
+        if key not in results.get("data", {}):
+            raise PluginError(f"{where}: snippets/{name}.py published no data '{key}'")
+        # Used inside HTML attributes, which MkDocs does not rewrite: relative to the page URL.
+        return posixpath.relpath(f"data/{name}/{key}.json", page.url.rstrip("/") or ".")
     if kind == "output":
         stdout = (results["_dir"] / "stdout.txt").read_text(encoding="utf-8")
         fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", stdout)), default=0))
@@ -256,7 +281,7 @@ def on_page_markdown(markdown: str, page, config, files):
     leftover = ANY_PLACEHOLDER.search(rendered)
     if leftover:
         raise PluginError(f"{page.file.src_uri}: unknown placeholder {leftover.group(0)!r}; "
-                          "use code, figure, value, output or claims")
+                          "use code, figure, value, output, claims or data")
     return rendered
 
 
@@ -291,7 +316,8 @@ def _share_notebook_css(output: str, page, config) -> str:
     output = output.replace(styles[0], link, 1)
     for style in styles[1:]:
         output = output.replace(style, "", 1)
-    return output
+    # Scrollable code must be reachable by keyboard (axe: scrollable-region-focusable).
+    return re.sub(r'(<div class="highlight-ipynb[^"]*">)<pre>', r'\1<pre tabindex="0">', output)
 
 
 # pymdownx.arithmatex (generic) wraps math as \\( ... \\) in a span, \\[ ... \\] in a div.
@@ -310,8 +336,15 @@ def _render_math(items: list[dict]) -> list[dict]:
     return json.loads(renderer.stdout.readline())
 
 
+# Pygments wraps every name, operator and bit of punctuation in a span drawn in the
+# plain text colour anyway. Long listings then weigh thousands of elements, and the
+# theme's script re-lays them out on load (Lighthouse: seconds of main-thread work).
+PLAIN_TOKEN = re.compile(r'<span class="(?:n|o|p|w)">([^<]*)</span>')
+
+
 def on_page_content(content: str, page, config, files):
-    """Typeset the page's math with KaTeX now, so readers download no math script."""
+    """Lighter code listings, and math typeset now, so readers download no math script."""
+    content = PLAIN_TOKEN.sub(r"\1", content)
     found = MATH.findall(content)
     if not found:
         return content
@@ -322,7 +355,9 @@ def on_page_content(content: str, page, config, files):
         result = next(rendered)
         if "error" in result:
             raise PluginError(f"{page.file.src_uri}: cannot typeset {match.group(2)!r}: {result['error']}")
-        return f'<{match.group(1)} class="arithmatex">{result["html"]}</{match.group(1)}>'
+        tag = match.group(1)
+        focusable = ' tabindex="0"' if tag == "div" else ""  # wide formulas scroll: keyboard too
+        return f'<{tag} class="arithmatex"{focusable}>{result["html"]}</{tag}>'
     return MATH.sub(replace, content)
 
 

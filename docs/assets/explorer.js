@@ -1,7 +1,7 @@
 // Attention explorer: pick a sentence, a layer and a head, then hover, tap or
-// focus a token to see where it attends. The data is written into the page at
-// build time by snippets/real_model_explorer.py (a hidden, search-excluded code
-// block); this script fetches nothing.
+// focus a token to see where it attends. The weights are a JSON file that
+// snippets/real_model_explorer.py publishes at build time on this same site;
+// nothing is fetched from anywhere else.
 (function () {
   "use strict";
 
@@ -177,18 +177,14 @@
 
   function start() {
     document.querySelectorAll(".attention-explorer").forEach(function (root) {
-      var source = document.querySelector(".attention-explorer-data code");
-      var data = null;
-      try {
-        data = source ? JSON.parse(source.textContent) : null;
-      } catch (error) {
-        data = null;
-      }
-      if (!data) {
-        root.textContent = TEXT[language()].missing;
-        return;
-      }
-      build(root, data);
+      // The build publishes the weights as a JSON file of this site (data-src).
+      fetch(root.dataset.src)
+        .then(function (response) {
+          if (!response.ok) throw new Error(response.status);
+          return response.json();
+        })
+        .then(function (data) { build(root, data); })
+        .catch(function () { root.textContent = TEXT[language()].missing; });
     });
   }
 

@@ -1,5 +1,5 @@
 """Record what a snippet measured: numbers for the prose, figures in both
-languages, and verdicts on the seed claims.
+languages, data for a page's own script, and verdicts on the seed claims.
 
 The build sets ``EXPLAINER_OUTPUT_DIR``; run by hand, a snippet writes to
 ``outputs/<snippet name>/`` and prints everything it recorded.
@@ -25,6 +25,7 @@ class Report:
         self.numbers: dict[str, dict] = {}
         self.figures: dict[str, dict] = {}
         self.claims: list[dict] = []
+        self.data_files: dict[str, str] = {}
 
     def number(self, key: str, value: float, fmt: str = "{:.3f}") -> float:
         """Keep ``value`` for the prose, formatted with ``fmt``; returns it unchanged."""
@@ -46,6 +47,14 @@ class Report:
         self.figures.setdefault(key, {})[lang] = {"file": filename, "alt": alt}
         print(f"figure {key} ({lang}) -> {self.output_dir / filename}")
 
+    def data(self, key: str, value) -> None:
+        """Publish ``value`` as ``<key>.json`` for a page's own script (e.g. an explorer)."""
+        filename = f"{key}.json"
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+        (self.output_dir / filename).write_text(text, encoding="utf-8")
+        self.data_files[key] = filename
+        print(f"data {key} -> {self.output_dir / filename} ({len(text) // 1024} KB)")
+
     def claim(self, claim_id: str, verdict: str, *, en: str, zh: str) -> None:
         """Decide a claim of CLAIMS.md; ``en``/``zh`` say what was measured."""
         if verdict not in VERDICTS:
@@ -60,8 +69,8 @@ class Report:
             if missing:
                 raise ValueError(f"figure '{key}' has no version in {sorted(missing)}")
         path = self.output_dir / "results.json"
-        results = {"snippet": self.name, "numbers": self.numbers,
-                   "figures": self.figures, "claims": self.claims}
+        results = {"snippet": self.name, "numbers": self.numbers, "figures": self.figures,
+                   "data": self.data_files, "claims": self.claims}
         path.write_text(json.dumps(results, ensure_ascii=False, indent=1, sort_keys=True),
                         encoding="utf-8")
         return path

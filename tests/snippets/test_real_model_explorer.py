@@ -8,7 +8,7 @@ DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 def explorer_data(results) -> dict:
-    return json.loads((results("real_model_explorer").dir / "explorer.json").read_text(encoding="utf-8"))
+    return json.loads((results("real_model_explorer").dir / "attention.json").read_text(encoding="utf-8"))
 
 
 def row(data, sentence: int, layer: int, head: int, token: int) -> list[float]:
