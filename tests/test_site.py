@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,3 +179,13 @@ def test_every_page_stays_within_its_weight_budget(built_site):
     weights = {str(p.relative_to(built_site)): own_bytes(p) for p in built_site.rglob("*.html")}
     heavy = {page: size // 1024 for page, size in weights.items() if size > PAGE_BUDGET_BYTES}
     assert heavy == {}, f"pages over {PAGE_BUDGET_BYTES // 1024} KB (KB): {heavy}"
+
+
+def test_whitespace_only_commits_do_not_put_a_translation_behind():
+    import translation_status
+
+    if not translation_status._git("rev-parse", "--verify", "--quiet", "ce0b7bd^{commit}"):
+        pytest.skip("history not available (shallow clone)")
+    # ce0b7bd re-wrapped the Chinese lines of four-steps.md; ddaf874 wrote the gradients page.
+    assert not translation_status._changes_text("ce0b7bd", "docs/zh/four-steps.md")
+    assert translation_status._changes_text("ddaf874", "docs/zh/three-roles/gradients.md")

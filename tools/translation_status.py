@@ -7,6 +7,7 @@ after the page's own last commit. Changing both twins in the same commit (or
 pull request, when squashed) keeps them in step. A commit that changes one
 language only and needs nothing from the other (a typo, a catch-up
 translation) says so with the line "Translation: in step" in its message.
+Commits that only move whitespace (re-wrapping lines) never put a twin behind.
 Outside a git checkout the status is empty.
 """
 
@@ -38,6 +39,14 @@ def _last_commit(path: Path) -> str:
     return _git("log", "-1", "--format=%H", "--", str(path.relative_to(ROOT)))
 
 
+def _changes_text(commit: str, path: str) -> bool:
+    """Whether ``commit`` changes any non-space character of ``path``."""
+    diff = _git("show", commit, "--format=", "--word-diff=porcelain",
+                "--word-diff-regex=[^[:space:]]", "--", path)
+    return any(line[:1] in ("+", "-") and not line.startswith(("+++", "---"))
+               for line in diff.splitlines())
+
+
 def translations_behind() -> list[Behind]:
     if not _git("rev-parse", "--is-inside-work-tree"):
         return []
@@ -50,11 +59,12 @@ def translations_behind() -> list[Behind]:
         if not all(last.values()) or last["en"] == last["zh"]:
             continue
         for lang, twin in (("en", "zh"), ("zh", "en")):
+            twin_path = str(paths[twin].relative_to(ROOT))
             newer = _git("log", "--format=%h %s", "--invert-grep", f"--grep={IN_STEP}",
-                         f"{last[lang]}..HEAD", "--",
-                         str(paths[twin].relative_to(ROOT)))
-            if newer:
-                behind.append(Behind(page, lang, twin, newer.splitlines()))
+                         f"{last[lang]}..HEAD", "--", twin_path)
+            commits = [c for c in newer.splitlines() if _changes_text(c.split()[0], twin_path)]
+            if commits:
+                behind.append(Behind(page, lang, twin, commits))
     return behind
 
 
