@@ -114,3 +114,15 @@ def test_figures_keep_a_light_background_in_the_dark_scheme(page, site_url):
     background = page.locator("article img[src$='.svg']").first.evaluate(
         "img => getComputedStyle(img).backgroundColor")
     assert background == "rgb(255, 255, 255)"
+
+
+@pytest.mark.parametrize("lang_root, term, definition", [
+    ("", "query", "What a token is looking for"),
+    ("zh/", "查询", "一个词想找什么"),
+])
+def test_glossary_terms_show_their_definition_on_hover(page, site_url, lang_root, term, definition):
+    page.goto(f"{site_url}{lang_root}four-steps/")
+    abbr = page.locator("article abbr", has_text=term).first
+    assert definition in abbr.get_attribute("title")
+    abbr.hover()
+    page.locator(".md-tooltip2", has_text=definition).first.wait_for(state="visible", timeout=5000)

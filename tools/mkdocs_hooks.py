@@ -61,6 +61,10 @@ UI = {
                         "experiment on this site reached. Verdicts are computed by the build "
                         "from the snippets' own measurements.",
         "counts": "Decided: {decided} of {total} claims.",
+        "glossary_title": "Glossary",
+        "glossary_intro": "The terms this site uses, in both languages. On every page, the first "
+                          "use of a term shows its definition when you point at it.",
+        "term": "Term", "chinese": "中文", "meaning": "Meaning",
         "behind": "This page may be behind the Chinese version",
         "behind_text": "The Chinese page changed after this one was last updated:",
     },
@@ -76,6 +80,9 @@ UI = {
         "ledger_intro": "两篇原始讲解提出的每一条论断，以及本站实验给出的结论。"
                         "结论由构建过程根据代码片段自己的测量结果算出。",
         "counts": "已判定：{decided} / {total} 条。",
+        "glossary_title": "术语表",
+        "glossary_intro": "本站用到的术语，中英对照。每一页上某个术语第一次出现时，把鼠标移上去（或轻点）就能看到它的解释。",
+        "term": "术语", "chinese": "English", "meaning": "含义",
         "behind": "本页可能落后于英文版",
         "behind_text": "英文版在本页上次更新之后又有改动：",
     },
@@ -148,7 +155,63 @@ def on_files(files: Files, config):
                 if kind == "code":
                     _state["deciding_page"].setdefault(target, file.src_uri)
     files.append(File.generated(config, "claims.md", content=_ledger()))
+    files.append(File.generated(config, "glossary.md", content=_glossary_page()))
     return files
+
+
+def _glossary() -> list[dict]:
+    return yaml.safe_load((DOCS / "glossary.yml").read_text(encoding="utf-8"))
+
+
+def _glossary_page() -> str:
+    ui, lang = _state["ui"], _state["lang"]
+    other = "zh" if lang == "en" else "en"
+    lines = [f"# {ui['glossary_title']}", "", ui["glossary_intro"], "",
+             f"| {ui['term']} | {ui['chinese']} | {ui['meaning']} |", "|---|---|---|"]
+    lines += [f"| **{t[lang]}** | {t[other]} | {t['define'][lang]} |" for t in _glossary()]
+    return "\n".join(lines) + "\n"
+
+
+# Text inside these elements gets no glossary tooltip.
+NO_TOOLTIP = {"a", "abbr", "button", "code", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+              "script", "select", "style", "summary", "svg", "template", "textarea"}
+VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+
+
+def _add_tooltips(content: str) -> str:
+    """Wrap the first use of each glossary term in running text in <abbr title=...>,
+    which Material shows as a tooltip (feature content.tooltips)."""
+    lang = _state["lang"]
+    pending = []
+    for term in _glossary():
+        spellings = sorted(term["match"][lang], key=len, reverse=True)
+        words = "|".join(re.escape(s) for s in spellings)
+        pattern = rf"(?<![\w-])({words})(?![\w-])" if lang == "en" else f"({words})"
+        pending.append((re.compile(pattern), html.escape(term["define"][lang], quote=True)))
+    parts = re.split(r"(<[^>]*>)", content)
+    open_tags: list[tuple[str, bool]] = []  # (tag, no tooltip inside)
+    for i, part in enumerate(parts):
+        if part.startswith("<"):
+            match = re.match(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)", part)
+            if not match or part.startswith("<!") or match.group(2).lower() in VOID or part.endswith("/>"):
+                continue
+            tag = match.group(2).lower()
+            if match.group(1):
+                while open_tags and open_tags.pop()[0] != tag:
+                    pass
+            else:
+                skip = tag in NO_TOOLTIP or bool(re.search(r'class="[^"]*(arithmatex|katex|attention-explorer)', part))
+                open_tags.append((tag, skip or (open_tags[-1][1] if open_tags else False)))
+        elif part.strip() and not (open_tags and open_tags[-1][1]) and pending:
+            for j, (pattern, definition) in enumerate(pending):
+                found = pattern.search(part)
+                if found:
+                    part = (part[:found.start()] + f'<abbr title="{definition}">{found.group(1)}</abbr>'
+                            + part[found.end():])
+                    pending[j] = (None, None)
+            pending = [p for p in pending if p[0] is not None]
+            parts[i] = part
+    return "".join(parts)
 
 
 def _verdict(verdict: str | None) -> str:
@@ -343,8 +406,10 @@ PLAIN_TOKEN = re.compile(r'<span class="(?:n|o|p|w)">([^<]*)</span>')
 
 
 def on_page_content(content: str, page, config, files):
-    """Lighter code listings, and math typeset now, so readers download no math script."""
+    """Lighter code listings, glossary tooltips, and math typeset now (no math script)."""
     content = PLAIN_TOKEN.sub(r"\1", content)
+    if page.file.src_uri.endswith(".md") and page.file.src_uri != "glossary.md":
+        content = _add_tooltips(content)
     found = MATH.findall(content)
     if not found:
         return content
