@@ -40,13 +40,19 @@ def snippet_outcomes() -> dict[str, snippet_runner.Outcome]:
 
 @pytest.fixture(scope="session")
 def results():
-    """``results("four_steps")`` -> that snippet's SnippetResults (run once, cached)."""
-    seen: dict[str, SnippetResults] = {}
+    """``results("four_steps")`` -> that snippet's SnippetResults.
+
+    The first call brings every snippet up to date at once (in parallel, cached); a
+    snippet that fails fails only the tests that ask for it."""
+    failures: dict[str, str] = {}
+    outcomes: dict[str, snippet_runner.Outcome] = {}
 
     def get(name: str) -> SnippetResults:
-        if name not in seen:
-            seen[name] = SnippetResults(snippet_runner.run_all(only=[name])[name])
-        return seen[name]
+        if not outcomes and not failures:
+            outcomes.update(snippet_runner.run_all(failures=failures))
+        if name in failures:
+            pytest.fail(failures[name], pytrace=False)
+        return SnippetResults(outcomes[name])
     return get
 
 

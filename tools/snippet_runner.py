@@ -149,8 +149,10 @@ def _run_one(path: Path, key: str, force: bool, log) -> Outcome:
     return Outcome(path.stem, target, executed=True, seconds=time.perf_counter() - start)
 
 
-def run_all(force: bool = False, log=print, only: list[str] | None = None) -> dict[str, Outcome]:
-    """Bring the snippets' cached results up to date; raise SnippetError on failure."""
+def run_all(force: bool = False, log=print, only: list[str] | None = None,
+            failures: dict[str, str] | None = None) -> dict[str, Outcome]:
+    """Bring the snippets' cached results up to date. A failure raises SnippetError,
+    unless ``failures`` is given: then it is filled in (name -> message) instead."""
     snippets = discover()
     if only is not None:
         unknown = set(only) - {p.stem for p in snippets}
@@ -160,7 +162,7 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None) -> di
     environment = environment_fingerprint()
     keys = {path: cache_key(path, environment) for path in snippets}
     outcomes: dict[str, Outcome] = {}
-    errors: list[str] = []
+    errors: dict[str, str] = {}
     workers = max(1, min(len(snippets), os.cpu_count() or 1))
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -170,7 +172,7 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None) -> di
             try:
                 outcome = future.result()
             except SnippetError as error:
-                errors.append(str(error))
+                errors[path.stem] = str(error)
                 log(f"  FAILED  {path.name}")
                 continue
             outcomes[outcome.name] = outcome
@@ -179,8 +181,10 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None) -> di
     executed = sum(o.executed for o in outcomes.values())
     log(f"snippets: {executed} executed, {len(outcomes) - executed} cached, "
         f"{len(errors)} failed ({time.perf_counter() - start:.1f} s)")
-    if errors:
-        raise SnippetError("snippet failed:\n" + "\n\n".join(errors))
+    if errors and failures is None:
+        raise SnippetError("snippet failed:\n" + "\n\n".join(errors.values()))
+    if failures is not None:
+        failures.update(errors)
     return outcomes
 
 
