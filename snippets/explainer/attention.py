@@ -19,6 +19,7 @@ class AttentionConfig:
     n_heads: int = 4       # nh; each head works in d_model // n_heads dimensions
     causal: bool = False   # mask future positions (decoder / language model)
     dropout: float = 0.0   # attention dropout, on the weights
+    bias: bool = False     # biases on W_Q, W_K, W_V, W_O (BERT has them)
 
 
 class MultiHeadAttention(nn.Module):
@@ -30,10 +31,10 @@ class MultiHeadAttention(nn.Module):
         self.config = config
         self.n_heads = config.n_heads
         self.head_size = config.d_model // config.n_heads
-        self.W_Q = nn.Linear(config.d_model, config.d_model, bias=False)
-        self.W_K = nn.Linear(config.d_model, config.d_model, bias=False)
-        self.W_V = nn.Linear(config.d_model, config.d_model, bias=False)
-        self.W_O = nn.Linear(config.d_model, config.d_model, bias=False)
+        self.W_Q = nn.Linear(config.d_model, config.d_model, bias=config.bias)
+        self.W_K = nn.Linear(config.d_model, config.d_model, bias=config.bias)
+        self.W_V = nn.Linear(config.d_model, config.d_model, bias=config.bias)
+        self.W_O = nn.Linear(config.d_model, config.d_model, bias=config.bias)
         self.dropout = nn.Dropout(config.dropout)
         # 1 = head on, 0 = head ablated: its output is zeroed *before* W_O.
         self.register_buffer("head_mask", torch.ones(config.n_heads))

