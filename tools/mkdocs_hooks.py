@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import yaml
 from mkdocs.exceptions import PluginError
@@ -354,10 +354,27 @@ NOTEBOOK_STYLE = re.compile(r'<style type="text/css">.*?</style>', re.S)
 SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 
 
+HREFLANG_LINK = re.compile(r'<link rel="alternate" href="[^"]*" hreflang="([\w-]+)">')
+
+
+def _hreflang_links(output: str, page, config) -> str:
+    """Material points <link rel=alternate hreflang> at each language's home page, with
+    relative URLs (which search engines and Lighthouse reject). Point them at this page's
+    twin, absolute when the site URL is known (the deploy sets it); otherwise drop them."""
+    if not config.site_url:
+        return HREFLANG_LINK.sub("", output)
+    roots = {alt["lang"]: urljoin(config.site_url, alt["link"]) for alt in config.extra["alternate"]}
+    path = "" if page.url == "404.html" else page.url
+    return HREFLANG_LINK.sub(
+        lambda m: f'<link rel="alternate" href="{roots[m.group(1)]}{path}" hreflang="{m.group(1)}">',
+        output)
+
+
 def on_post_page(output: str, page, config):
     # Material's search dialog has no accessible name (axe: aria-dialog-name).
     label = html.escape(_state["ui"]["search"], quote=True)
     output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + f' aria-label="{label}">')
+    output = _hreflang_links(output, page, config)
     if page.file.src_uri.startswith("notebooks/"):
         output = _share_notebook_css(output, page, config)
     return output
