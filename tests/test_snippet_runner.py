@@ -1,6 +1,5 @@
 """The runner that executes snippets at build time: caching, failures, timeouts."""
 
-import json
 import os
 import subprocess
 import sys

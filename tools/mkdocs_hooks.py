@@ -16,12 +16,10 @@ build executes nothing). ``EXPLAINER_NO_EXEC=1`` builds without running them.
 from __future__ import annotations
 
 import html
-import json
 import logging
 import os
 import posixpath
 import re
-import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -35,6 +33,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 sys.path.insert(0, str(Path(__file__).parent))
+import glossary  # noqa: E402
+import katex_math  # noqa: E402
 import notebooks  # noqa: E402
 import snippet_runner  # noqa: E402
 import translation_status  # noqa: E402
@@ -155,63 +155,8 @@ def on_files(files: Files, config):
                 if kind == "code":
                     _state["deciding_page"].setdefault(target, file.src_uri)
     files.append(File.generated(config, "claims.md", content=_ledger()))
-    files.append(File.generated(config, "glossary.md", content=_glossary_page()))
+    files.append(File.generated(config, "glossary.md", content=glossary.page(_state["lang"], _state["ui"])))
     return files
-
-
-def _glossary() -> list[dict]:
-    return yaml.safe_load((DOCS / "glossary.yml").read_text(encoding="utf-8"))
-
-
-def _glossary_page() -> str:
-    ui, lang = _state["ui"], _state["lang"]
-    other = "zh" if lang == "en" else "en"
-    lines = [f"# {ui['glossary_title']}", "", ui["glossary_intro"], "",
-             f"| {ui['term']} | {ui['chinese']} | {ui['meaning']} |", "|---|---|---|"]
-    lines += [f"| **{t[lang]}** | {t[other]} | {t['define'][lang]} |" for t in _glossary()]
-    return "\n".join(lines) + "\n"
-
-
-# Text inside these elements gets no glossary tooltip.
-NO_TOOLTIP = {"a", "abbr", "button", "code", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
-              "script", "select", "style", "summary", "svg", "template", "textarea"}
-VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
-
-
-def _add_tooltips(content: str) -> str:
-    """Wrap the first use of each glossary term in running text in <abbr title=...>,
-    which Material shows as a tooltip (feature content.tooltips)."""
-    lang = _state["lang"]
-    pending = []
-    for term in _glossary():
-        spellings = sorted(term["match"][lang], key=len, reverse=True)
-        words = "|".join(re.escape(s) for s in spellings)
-        pattern = rf"(?<![\w-])({words})(?![\w-])" if lang == "en" else f"({words})"
-        pending.append((re.compile(pattern), html.escape(term["define"][lang], quote=True)))
-    parts = re.split(r"(<[^>]*>)", content)
-    open_tags: list[tuple[str, bool]] = []  # (tag, no tooltip inside)
-    for i, part in enumerate(parts):
-        if part.startswith("<"):
-            match = re.match(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)", part)
-            if not match or part.startswith("<!") or match.group(2).lower() in VOID or part.endswith("/>"):
-                continue
-            tag = match.group(2).lower()
-            if match.group(1):
-                while open_tags and open_tags.pop()[0] != tag:
-                    pass
-            else:
-                skip = tag in NO_TOOLTIP or bool(re.search(r'class="[^"]*(arithmatex|katex|attention-explorer)', part))
-                open_tags.append((tag, skip or (open_tags[-1][1] if open_tags else False)))
-        elif part.strip() and not (open_tags and open_tags[-1][1]) and pending:
-            for j, (pattern, definition) in enumerate(pending):
-                found = pattern.search(part)
-                if found:
-                    part = (part[:found.start()] + f'<abbr title="{definition}">{found.group(1)}</abbr>'
-                            + part[found.end():])
-                    pending[j] = (None, None)
-            pending = [p for p in pending if p[0] is not None]
-            parts[i] = part
-    return "".join(parts)
 
 
 def _verdict(verdict: str | None) -> str:
@@ -400,22 +345,6 @@ def _share_notebook_css(output: str, page, config) -> str:
     return re.sub(r'(<div class="highlight-ipynb[^"]*">)<pre>', r'\1<pre tabindex="0">', output)
 
 
-# pymdownx.arithmatex (generic) wraps math as \\( ... \\) in a span, \\[ ... \\] in a div.
-MATH = re.compile(r'<(span|div) class="arithmatex">\\[(\[](.*?)\\[)\]]</\1>', re.S)
-_math_renderer: list[subprocess.Popen] = []
-
-
-def _render_math(items: list[dict]) -> list[dict]:
-    if not _math_renderer:
-        _math_renderer.append(subprocess.Popen(
-            ["node", str(ROOT / "tools" / "render_math.js")], cwd=ROOT, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, encoding="utf-8"))
-    renderer = _math_renderer[0]
-    renderer.stdin.write(json.dumps(items) + "\n")
-    renderer.stdin.flush()
-    return json.loads(renderer.stdout.readline())
-
-
 # Pygments wraps every name, operator and bit of punctuation in a span drawn in the
 # plain text colour anyway. Long listings then weigh thousands of elements, and the
 # theme's script re-lays them out on load (Lighthouse: seconds of main-thread work).
@@ -426,24 +355,12 @@ def on_page_content(content: str, page, config, files):
     """Lighter code listings, glossary tooltips, and math typeset now (no math script)."""
     content = PLAIN_TOKEN.sub(r"\1", content)
     if page.file.src_uri.endswith(".md") and page.file.src_uri != "glossary.md":
-        content = _add_tooltips(content)
-    found = MATH.findall(content)
-    if not found:
-        return content
-    items = [{"tex": html.unescape(tex), "display": tag == "div"} for tag, tex in found]
-    rendered = iter(_render_math(items))
-
-    def replace(match):
-        result = next(rendered)
-        if "error" in result:
-            raise PluginError(f"{page.file.src_uri}: cannot typeset {match.group(2)!r}: {result['error']}")
-        tag = match.group(1)
-        focusable = ' tabindex="0"' if tag == "div" else ""  # wide formulas scroll: keyboard too
-        return f'<{tag} class="arithmatex"{focusable}>{result["html"]}</{tag}>'
-    return MATH.sub(replace, content)
+        content = glossary.add_tooltips(content, _state["lang"])
+    try:
+        return katex_math.typeset(content)
+    except katex_math.MathError as error:
+        raise PluginError(f"{page.file.src_uri}: {error}") from None
 
 
 def on_shutdown():
-    for renderer in _math_renderer:
-        renderer.stdin.close()
-        renderer.wait(timeout=10)
+    katex_math.stop()

@@ -1,0 +1,64 @@
+"""The bilingual glossary (docs/glossary.yml): its page, and hover definitions
+on the first use of each term in a page's running text."""
+
+import html
+import re
+from pathlib import Path
+
+import yaml
+
+GLOSSARY = Path(__file__).resolve().parent.parent / "docs" / "glossary.yml"
+
+
+def terms() -> list[dict]:
+    return yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))
+
+
+def page(lang: str, ui: dict) -> str:
+    """The glossary page of one language, as Markdown."""
+    other = "zh" if lang == "en" else "en"
+    lines = [f"# {ui['glossary_title']}", "", ui["glossary_intro"], "",
+             f"| {ui['term']} | {ui['chinese']} | {ui['meaning']} |", "|---|---|---|"]
+    lines += [f"| **{t[lang]}** | {t[other]} | {t['define'][lang]} |" for t in terms()]
+    return "\n".join(lines) + "\n"
+
+
+# Text inside these elements gets no glossary tooltip.
+NO_TOOLTIP = {"a", "abbr", "button", "code", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+              "script", "select", "style", "summary", "svg", "template", "textarea"}
+VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+
+
+def add_tooltips(content: str, lang: str) -> str:
+    """Wrap the first use of each glossary term in running text in <abbr title=...>,
+    which Material shows as a tooltip (feature content.tooltips)."""
+    pending = []
+    for term in terms():
+        spellings = sorted(term["match"][lang], key=len, reverse=True)
+        words = "|".join(re.escape(s) for s in spellings)
+        pattern = rf"(?<![\w-])({words})(?![\w-])" if lang == "en" else f"({words})"
+        pending.append((re.compile(pattern), html.escape(term["define"][lang], quote=True)))
+    parts = re.split(r"(<[^>]*>)", content)
+    open_tags: list[tuple[str, bool]] = []  # (tag, no tooltip inside)
+    for i, part in enumerate(parts):
+        if part.startswith("<"):
+            match = re.match(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)", part)
+            if not match or part.startswith("<!") or match.group(2).lower() in VOID or part.endswith("/>"):
+                continue
+            tag = match.group(2).lower()
+            if match.group(1):
+                while open_tags and open_tags.pop()[0] != tag:
+                    pass
+            else:
+                skip = tag in NO_TOOLTIP or bool(re.search(r'class="[^"]*(arithmatex|katex|attention-explorer)', part))
+                open_tags.append((tag, skip or (open_tags[-1][1] if open_tags else False)))
+        elif part.strip() and not (open_tags and open_tags[-1][1]) and pending:
+            for j, (pattern, definition) in enumerate(pending):
+                found = pattern.search(part)
+                if found:
+                    part = (part[:found.start()] + f'<abbr title="{definition}">{found.group(1)}</abbr>'
+                            + part[found.end():])
+                    pending[j] = (None, None)
+            pending = [p for p in pending if p[0] is not None]
+            parts[i] = part
+    return "".join(parts)
