@@ -27,24 +27,30 @@ class Report:
         self.claims: list[dict] = []
         self.data_files: dict[str, str] = {}
 
-    def number(self, key: str, value: float, fmt: str = "{:.3f}") -> float:
-        """Keep ``value`` for the prose, formatted with ``fmt``; returns it unchanged."""
+    def number(self, key: str, value: float, fmt: str = "{:.3f}", *,
+               en: str = "", zh: str = "") -> float:
+        """Keep ``value`` for the prose, formatted with ``fmt``; returns it unchanged.
+
+        ``en``/``zh`` say what the number is, for the page's table of its numbers."""
         value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"number '{key}' is {value}; prose cannot cite it")
         self.numbers[key] = {"value": value, "text": fmt.format(value)}
+        if en or zh:
+            self.numbers[key]["about"] = {"en": en, "zh": zh}
         print(f"{key} = {self.numbers[key]['text']}")
         return value
 
-    def figure(self, key: str, fig, lang: str, alt: str) -> None:
-        """Save ``fig`` as ``<key>.<lang>.svg`` with its alt text in that language."""
+    def figure(self, key: str, fig, lang: str, alt: str, caption: str = "") -> None:
+        """Save ``fig`` as ``<key>.<lang>.svg`` with its alt text and its one-line
+        caption (the takeaway, shown under the figure) in that language."""
         if lang not in plotting.LANGS:
             raise ValueError(f"figure '{key}': language must be one of {plotting.LANGS}, not {lang!r}")
         if not alt.strip():
             raise ValueError(f"figure '{key}' ({lang}) needs alt text")
         filename = f"{key}.{lang}.svg"
         plotting.save_svg(fig, self.output_dir / filename)
-        self.figures.setdefault(key, {})[lang] = {"file": filename, "alt": alt}
+        self.figures.setdefault(key, {})[lang] = {"file": filename, "alt": alt, "caption": caption}
         print(f"figure {key} ({lang}) -> {self.output_dir / filename}")
 
     def data(self, key: str, value) -> None:
