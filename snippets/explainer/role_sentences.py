@@ -219,3 +219,22 @@ def context_words(tokens: list[str], skip: int) -> list[int]:
     """Positions of the content words of a sentence, leaving out position ``skip``."""
     return [i for i, token in enumerate(tokens)
             if i != skip and token not in FUNCTION_WORDS and token.isalpha()]
+
+
+# A control: the same sentences with the ambiguous word replaced by a plain noun
+# that has one sense. A head that picks the cue here as well is following the noun,
+# not resolving an ambiguity.
+STAND_INS = {"bank": "house", "bat": "box", "spring": "clock", "mouse": "cup", "seal": "bag",
+             "bark": "shape", "key": "handle", "pen": "bucket", "crane": "man", "organ": "painting"}
+
+
+def control_sentences() -> list[AmbiguousSentence]:
+    """The 40 ambiguous-word sentences with the ambiguous word swapped for STAND_INS[word]."""
+    controls = []
+    for s in ambiguous_word_sentences():
+        words = s.text.split(" ")
+        swapped = [STAND_INS[s.word] + w[len(s.word):] if w.rstrip(".,") == s.word else w
+                   for w in words]
+        controls.append(AmbiguousSentence(" ".join(swapped), STAND_INS[s.word], s.cue, s.sense,
+                                          s.cue_before, s.pair))
+    return controls

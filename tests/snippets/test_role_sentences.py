@@ -99,3 +99,12 @@ def test_ambiguous_pairs_differ_only_in_the_cue(tokens):
         ta, tb = tokens(a.text), tokens(b.text)
         assert a.pair == b.pair and a.sense != b.sense
         assert len(ta) == len(tb) and sum(x != y for x, y in zip(ta, tb)) == 1
+
+
+def test_control_sentences_swap_only_the_ambiguous_word_for_a_one_token_noun(tokens):
+    from explainer.role_sentences import control_sentences
+    for s, c in zip(ambiguous_word_sentences(), control_sentences()):
+        ts, tc = tokens(s.text), tokens(c.text)
+        assert len(ts) == len(tc), (s.text, c.text)
+        differ = [i for i, (x, y) in enumerate(zip(ts, tc)) if x != y]
+        assert differ == [word_position(ts, s.word)] and tc[differ[0]] == c.word
