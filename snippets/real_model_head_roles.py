@@ -372,6 +372,14 @@ for name, d in direction.items():
                   en=f"sentences where the largest q·k is also the most attended candidate ({en} head)",
                   zh=f"q·k 最大的候选同时也是注意力最大的候选的句子比例（{zh}头）")
 
+# A sink head's top pick is [CLS] for most tokens, not for all: how many content-role
+# heads are also [CLS]-sink heads?
+sinks = roles["cls_sink"]["passes"]
+for role in ("verb_object", "object_verb", "coreference", "disambiguation"):
+    report.number(f"{role}_heads_also_cls_sink", (roles[role]["passes"] & sinks).sum(), "{:.0f}",
+                  en=f"heads passing {ROLE_NAMES['en'][role]} that are also [CLS]-sink heads",
+                  zh=f"通过“{ROLE_NAMES['zh'][role]}”且同时是 [CLS] 停靠头的头数")
+
 # %% [markdown]
 # ## Figures
 
