@@ -142,7 +142,8 @@ scores = {name: np.zeros((L, H)) for name in ("previous", "next", "cls", "sep")}
 for a in sample:
     for name, score in (("previous", previous_token_score), ("next", next_token_score),
                         ("cls", first_token_score), ("sep", last_token_score)):
-        scores[name] += score(a).numpy() / len(sample)          # a: (L, nh, T, T) as (B, nh, T, S)
+        per_layer = torch.stack([score(a[l:l + 1]) for l in range(L)])  # (L, nh), batch of 1
+        scores[name] += per_layer.numpy() / len(sample)
 for name in ("previous", "next"):
     where = np.unravel_index(scores[name].argmax(), (L, H))
     report.number(f"top_{name}", scores[name][where], "{:.2f}",
@@ -380,6 +381,14 @@ for role in ("verb_object", "object_verb", "coreference", "disambiguation"):
                   en=f"heads passing {ROLE_NAMES['en'][role]} that are also [CLS]-sink heads",
                   zh=f"通过“{ROLE_NAMES['zh'][role]}”且同时是 [CLS] 停靠头的头数")
 
+# Every head's accuracy and corrected p for every role, for a page's own script
+# (heads in flat order: index = (layer - 1) * 12 + head - 1).
+report.data("head_roles", {role: {"accuracy": np.round(r["accuracy"], 3).tolist(),
+                                  "p": [float(f"{x:.3g}") for x in r["p"]],
+                                  "passes": r["passes"].astype(int).tolist(),
+                                  "chance": round(r["chance"], 4), "items": r["n"]}
+                           for role, r in roles.items()})
+
 # %% [markdown]
 # ## Figures
 
@@ -406,8 +415,8 @@ TEXT = {
         "lines": {"cls": "on [CLS]", "sep": "on [SEP]", "previous": "on the previous token",
                   "next": "on the next token"},
         "alt_layers": "Line chart over layers 1 to 6 of the mean weight on [CLS], on [SEP], on the "
-                      "previous and on the next token. [CLS] takes most of the weight after layer 1.",
-        "cap_layers": "After layer 1, most attention of MiniLM parks on [CLS] (up to {cls:.2f} of a "
+                      "previous and on the next token. From layer 2 on, [CLS] takes about half of the weight.",
+        "cap_layers": "After layer 1, much of MiniLM's attention parks on [CLS] (up to {cls:.2f} of a "
                       "layer's weight); [SEP] gets at most {sep:.2f}.",
         "d_cos": "cos(winner) − cos(runner-up)", "d_norm": "log |k winner| − log |k runner-up|",
         "dir_title": {"coreference": "head {h}: it → referent", "verb_object": "head {h}: verb–object"},
@@ -430,8 +439,8 @@ TEXT = {
         "lines": {"cls": "给 [CLS]", "sep": "给 [SEP]", "previous": "给前一个词元",
                   "next": "给后一个词元"},
         "alt_layers": "折线图，第 1 到第 6 层：放在 [CLS]、[SEP]、前一个词元、后一个词元上的平均权重。"
-                      "第 1 层之后，大部分权重落在 [CLS] 上。",
-        "cap_layers": "第 1 层之后，MiniLM 的注意力大多停在 [CLS] 上（一层最多 {cls:.2f}）；[SEP] 最多只有 {sep:.2f}。",
+                      "从第 2 层起，大约一半的权重落在 [CLS] 上。",
+        "cap_layers": "第 1 层之后，MiniLM 的注意力有很大一部分停在 [CLS] 上（一层最多 {cls:.2f}）；[SEP] 最多只有 {sep:.2f}。",
         "d_cos": "cos(胜者) − cos(次者)", "d_norm": "log |k 胜者| − log |k 次者|",
         "dir_title": {"coreference": "头 {h}：it → 所指", "verb_object": "头 {h}：动词–宾语"},
         "alt_dir": "两张散点图，每个点是一句：横轴是胜出的键与查询的余弦减去第二名的余弦，纵轴是两者长度之比的对数。"
@@ -490,7 +499,7 @@ for lang in LANGS:
     ax.set_xlabel(text["layer"], fontsize=10)
     ax.set_ylabel(text["weight"], fontsize=10)
     ax.tick_params(labelsize=9)
-    ax.legend(fontsize=9, loc="center right")
+    ax.legend(fontsize=9, loc="upper center", ncol=2)
     ax.set_title(text["by_layer_title"], fontsize=10)
     fig.tight_layout()
     report.figure("by_layer", fig, lang, alt=text["alt_layers"],

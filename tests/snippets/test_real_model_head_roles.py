@@ -17,7 +17,7 @@ def test_most_heads_park_their_top_weight_on_cls_and_none_on_sep(results):
     # 62 of 72 heads: [CLS] is the top key for most queries; no head does that with [SEP]
     assert r.number("cls_sink_heads") > 72 / 2
     assert r.number("sep_sink_heads") == 0
-    assert r.number("sep_weight_max_layer") < 0.2  # measured 0.02; BERT-base: over 0.5 (Clark et al.)
+    assert r.number("sep_weight_max_layer") < 0.2  # measured 0.08; BERT-base: over 0.5 (Clark et al.)
 
 
 def test_a_head_links_a_verb_to_its_object_across_three_adjectives(results):
