@@ -64,6 +64,21 @@ def mask_of(positions: list[list[int]], S: int) -> torch.Tensor:
     return mask
 
 
+ROLE_NAMES = {
+    "en": {"previous_token": "previous token", "next_token": "next token",
+           "cls_sink": "[CLS] sink", "sep_sink": "[SEP] sink",
+           "verb_object": "verb → object", "object_verb": "object → verb",
+           "coreference": "it → referent (of two nouns)",
+           "coreference_clark": "it → referent (Clark: of all nouns)",
+           "disambiguation": "ambiguous word → deciding word"},
+    "zh": {"previous_token": "前一个词元", "next_token": "后一个词元",
+           "cls_sink": "停在 [CLS]", "sep_sink": "停在 [SEP]",
+           "verb_object": "动词 → 宾语", "object_verb": "宾语 → 动词",
+           "coreference": "it → 所指（两个名词里选）",
+           "coreference_clark": "it → 所指（Clark：所有名词里选）",
+           "disambiguation": "多义词 → 线索词"},
+}
+
 roles = {}   # role -> dict(accuracy (72,), p (72,), chance, n)
 
 
@@ -86,26 +101,12 @@ def record_role(role: str, hits: np.ndarray, n: int, chance: float, p: np.ndarra
                   en=f"layer of the best head: {en}", zh=f"最好的头所在的层：{zh}")
     report.number(f"{role}_best_head", best % H + 1, "{:.0f}",
                   en=f"the best head's number in its layer: {en}", zh=f"最好的头在层内的编号：{zh}")
-    report.number(f"{role}_best_p", p[best], "{:.2g}",
-                  en=f"corrected p-value of the best head: {en}", zh=f"最好的头校正后的 p 值：{zh}")
+    report.number(f"{role}_best_p", max(p[best], 1e-300), "{:.2g}",   # 0.0 would be an underflow
+                  en=f"corrected p-value of the best head (floored at 1e-300): {en}",
+                  zh=f"最好的头校正后的 p 值（最小记为 1e-300）：{zh}")
     report.number(f"{role}_chance", chance, "{:.0%}",
                   en=f"chance accuracy: {en}", zh=f"偶然水平的准确率：{zh}")
 
-
-ROLE_NAMES = {
-    "en": {"previous_token": "previous token", "next_token": "next token",
-           "cls_sink": "[CLS] sink", "sep_sink": "[SEP] sink",
-           "verb_object": "verb → object", "object_verb": "object → verb",
-           "coreference": "it → referent (of two nouns)",
-           "coreference_clark": "it → referent (Clark: of all nouns)",
-           "disambiguation": "ambiguous word → deciding word"},
-    "zh": {"previous_token": "前一个词元", "next_token": "后一个词元",
-           "cls_sink": "停在 [CLS]", "sep_sink": "停在 [SEP]",
-           "verb_object": "动词 → 宾语", "object_verb": "宾语 → 动词",
-           "coreference": "it → 所指（两个名词里选）",
-           "coreference_clark": "it → 所指（Clark：所有名词里选）",
-           "disambiguation": "多义词 → 定义词"},
-}
 
 # %% [markdown]
 # ## Position and sink roles, on the shipped sample text
@@ -427,14 +428,14 @@ TEXT = {
                    "shorter key — yet the winning angle averages {a1:.0f}° and {a2:.0f}°, far from small.",
     },
     "zh": {
-        "layer": "层", "head": "头", "control": "对照：普通名词 → 定义词",
+        "layer": "层", "head": "头", "control": "对照：普通名词 → 线索词",
         "passes": "{n} 个通过", "chance": "偶然 {c:.0%}",
         "colour": "准确率：目标是该头首选的比例",
         "mark": "○ = 通过校正检验",
         "alt_grid": "每个角色一张 6 层 × 12 个头的网格，颜色表示准确率；通过校正检验的头画了圈。"
                     "通过的头：{lists}。",
         "cap_position": "看前一个词元和后一个词元的头各一个；72 个头里有 {cls} 个对大多数词元把最大权重放在 [CLS] 上，[SEP] 一个也没有。",
-        "cap_content": "动词–宾语头和多义词头很多；能超出偶然地挑出 it 所指对象的头只有 {co} 个；把多义词换成普通名词后，仍有 {ct} 个头照样挑中那个定义词。",
+        "cap_content": "动词–宾语头和多义词头很多；能超出偶然地挑出 it 所指对象的头只有 {co} 个；把多义词换成普通名词后，仍有 {ct} 个头照样挑中那个线索词。",
         "weight": "平均注意力权重", "by_layer_title": "每层 12 个头的平均",
         "lines": {"cls": "给 [CLS]", "sep": "给 [SEP]", "previous": "给前一个词元",
                   "next": "给后一个词元"},
