@@ -73,6 +73,10 @@ for key, value, en, zh in [
 report.number("source_heads_prefer_animal", (preference[TIRED] > 0).sum(), "{:.0f}",
               en="heads giving animal more than street, “…too tired”",
               zh="“…too tired” 中给 animal 多于 street 的头数")
+same_preference = int((np.sign(preference[TIRED]) == np.sign(preference[WIDE])).sum())
+report.number("source_heads_same_preference", same_preference, "{:.0f}",
+              en="heads that prefer the same noun with “tired” and with “wide”",
+              zh="在 “tired” 句和 “wide” 句里偏向同一个名词的头数")
 report.number("source_wide_heads_prefer_street", (preference[WIDE] < 0).sum(), "{:.0f}",
               en="heads giving street more than animal, “…too wide”",
               zh="“…too wide” 中给 street 多于 animal 的头数")
@@ -241,8 +245,8 @@ TEXT = {
         "grid_alt": "Three grids of 6 layers by 12 heads. Top and middle: how much more it attends "
                     "to animal than to street, with tired and with wide; the two look almost the "
                     "same. Bottom: each head's accuracy at picking the referent over the minimal "
-                    "pairs, close to 50 % for nearly every head.",
-        "grid_cap": "A head that prefers animal with “tired” prefers it with “wide” as well; the best "
+                    "pairs, near 50 % for most heads.",
+        "grid_cap": "{same} of 72 heads prefer the same noun with “tired” and with “wide”; the best "
                     "head over {n} sentences is right {acc:.0%} of the time.",
         "bars_title": "head {}: attention of “it”", "sent_tired": "…too tired", "sent_wide": "…too wide",
         "weight": "attention weight",
@@ -264,8 +268,8 @@ TEXT = {
         "accuracy": f"{len(pairs)} 句上的准确率：给正确名词的注意力更多（偶然 50%）",
         "layer": "层", "head": "头",
         "grid_alt": "三张 6 层 × 12 个头的网格。上、中：it 看 animal 比看 street 多多少，分别是 tired 句和 wide 句，"
-                    "两张几乎一样。下：每个头在最小对上挑出所指对象的准确率，几乎所有头都接近 50%。",
-        "grid_cap": "在 “tired” 句里偏向 animal 的头，到了 “wide” 句照样偏向 animal；{n} 句上最好的头只对了 {acc:.0%}。",
+                    "两张几乎一样。下：每个头在最小对上挑出所指对象的准确率，大多数头都在 50% 附近。",
+        "grid_cap": "72 个头里有 {same} 个在 “tired” 句和 “wide” 句里偏向同一个名词；{n} 句上最好的头只对了 {acc:.0%}。",
         "bars_title": "头 {}：“it” 的注意力", "sent_tired": "…too tired", "sent_wide": "…too wide",
         "weight": "注意力权重",
         "bars_alt": "柱状图：头 {h} 中 it 在 tired 句和 wide 句里分别看向哪里。两句在 animal 处都很高，"
@@ -300,7 +304,7 @@ for lang in LANGS:
         bar.ax.tick_params(labelsize=9)
     fig.tight_layout()
     report.figure("referent_grid", fig, lang, alt=text["grid_alt"],
-                  caption=text["grid_cap"].format(n=len(pairs), acc=accuracy.max()))
+                  caption=text["grid_cap"].format(n=len(pairs), acc=accuracy.max(), same=same_preference))
 
     fig, ax = plt.subplots(figsize=(7.2, 3.6))
     x = np.arange(len(source_tokens))
