@@ -142,11 +142,11 @@ def value_shares(n: int, layer: int, head: int) -> tuple[float, float]:
     a = outputs[n].attentions[layer][0, :, it[n]]                # (nh, T): weights of "it"
     terms = a[:, :, None] * v                                    # (nh, T, hs)
     o = terms[head].sum(dim=0)                                   # (hs,)
-    head_share = float(terms[head, right[n]] @ o / (o @ o))
+    head_share = float(terms[head, right[n]] @ o / (o @ o).clamp_min(1e-12))
     W_O = attention.W_O.weight.view(-1, H, attention.head_size)  # (C, nh, hs)
     per_position = torch.einsum("chs,hts->tc", W_O, terms)       # (T, C): each position's part
     total = per_position.sum(dim=0)                              # (C,)
-    layer_share = float(per_position[right[n]] @ total / (total @ total))
+    layer_share = float(per_position[right[n]] @ total / (total @ total).clamp_min(1e-12))
     return head_share, layer_share
 
 
