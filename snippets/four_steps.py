@@ -111,6 +111,46 @@ for f in ("animate", "can_tire", "place", "pronoun"):
     report.number(f"output_it_{f}", output[IT, features.index(f)], "{:.2f}")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+def attention_row(query, keys, scale=np.sqrt(d_k)):
+    """Softmax weights of one query over all keys, scores divided by ``scale``."""
+    z = keys @ query / scale                  # (T,)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+# Exercise 1: skip step 2 (no division by sqrt(d_k)). Weight of "it" on "animal"?
+report.number("exercise_unscaled_weight_it_animal", attention_row(Q[IT], K, scale=1.0)[ANIMAL],
+              "{:.2f}", en="exercise 1: weight of it on animal without the division by √d_k",
+              zh="练习 1：不除以 √d_k 时 it 给 animal 的权重")
+# Exercise 2: a street that can get tired (street gets can_tire = 1 too).
+# Its key now answers "who can get tired?" but still says "I am a place".
+X_tired_street = X.copy()
+X_tired_street[STREET, features.index("can_tire")] = 1.0
+row = attention_row(Q[IT], X_tired_street @ W_K)
+report.number("exercise_tired_street_weight_animal", row[ANIMAL], "{:.2f}",
+              en="exercise 2: weight of it on animal when the street can get tired too",
+              zh="练习 2：street 也“会累”时 it 给 animal 的权重")
+report.number("exercise_tired_street_weight_street", row[STREET], "{:.2f}",
+              en="exercise 2: weight of it on street when the street can get tired too",
+              zh="练习 2：street 也“会累”时 it 给 street 的权重")
+# Exercise 3: a pronoun that does not mind places (W_Q's "not a place" set to 0).
+W_Q_no_place = W_Q.copy()
+W_Q_no_place[features.index("pronoun"), 1] = 0.0
+row = attention_row(X[IT] @ W_Q_no_place, X_tired_street @ W_K)
+report.number("exercise_no_place_weight_street", row[STREET], "{:.2f}",
+              en="exercise 3: weight of it on the tired street when the query no longer avoids places",
+              zh="练习 3：查询不再避开地点时 it 给“会累的”street 的权重")
+report.number("exercise_no_place_weight_animal", row[ANIMAL], "{:.2f}",
+              en="exercise 3: weight of it on animal when the query no longer avoids places",
+              zh="练习 3：查询不再避开地点时 it 给 animal 的权重")
+
+# %% [markdown]
 # ## Figures, labelled in the reader's language
 
 # %%
