@@ -162,6 +162,34 @@ for view, field in views.items():
 report.number("per_head_keys_difference", largest_difference, "{:.1e}")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+def view_row(W_Q_view, keys=K):
+    """Attention row of 开车 for one view's W_Q, over the given keys."""
+    return softmax(keys @ (X[DRIVE] @ W_Q_view) / np.sqrt(d_k))   # (T,)
+
+
+CAR, DRIVER = tokens.index("汽车"), tokens.index("司机")
+# Exercise 1: ask less insistently (ASK = 2 instead of 5). Tool view's weight on 汽车?
+report.number("exercise_soft_ask_tool_weight", view_row(W_Q["tool"] * 2.0 / ASK)[CAR], "{:.2f}",
+              en="exercise 1: tool view's weight on 汽车 with ASK = 2",
+              zh="练习 1：ASK = 2 时工具视角给汽车的权重")
+# Exercise 2: the tool view also asks "does it move?" (a second field in its question).
+W_tool_moves = W_Q["tool"].copy()
+W_tool_moves[features.index("action"), fields.index("moves")] = ASK
+row = view_row(W_tool_moves)
+report.number("exercise_tool_and_moves_weight_car", row[CAR], "{:.2f}",
+              en="exercise 2: weight on 汽车 when the tool view also asks about “moves”",
+              zh="练习 2：工具视角同时问“会动吗”时给汽车的权重")
+report.number("exercise_tool_and_moves_weight_driver", row[DRIVER], "{:.2f}",
+              en="exercise 2: weight on 司机 when the tool view also asks about “moves”",
+              zh="练习 2：工具视角同时问“会动吗”时给司机的权重")
+
+# %% [markdown]
 # ## Figures
 
 # %%

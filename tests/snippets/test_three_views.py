@@ -39,3 +39,14 @@ def test_one_field_keys_per_head_give_the_same_attention(results):
     r = results("three_views")
     # The rest of a card is invisible to a one-field question: same rows, to rounding.
     assert r.number("per_head_keys_difference") < 1e-12
+
+
+def test_exercise_answers(results):
+    r = results("three_views")
+    # 1: a softer question spreads the row: less on 汽车 (measured 0.31 against 0.81),
+    #    still more than an even share of the eleven words.
+    assert 1 / 11 < r.number("exercise_soft_ask_tool_weight") < r.number("tool_weight_on_target")
+    # 2: asking about "moves" too sharpens the tool view: only the car's card fills both
+    #    fields (measured 0.97), the driver's fills one (0.02).
+    assert r.number("exercise_tool_and_moves_weight_car") > r.number("tool_weight_on_target")
+    assert r.number("exercise_tool_and_moves_weight_driver") < 0.1
