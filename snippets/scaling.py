@@ -128,6 +128,31 @@ mean_slope = np.polyfit(np.log(np.array(D_K)[upper]), np.log(raw["grad_query_mea
 report.number("grad_query_mean_slope", mean_slope, "{:.2f}")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: drop the division at d_k = 256. Largest weight in a row, on average?
+i256 = D_K.index(256)
+report.number("exercise_largest_weight_raw_256", raw["largest_weight"][i256], "{:.2f}",
+              en="exercise 1: mean largest softmax weight at d_k = 256, no division",
+              zh="练习 1：d_k = 256、不除时 softmax 最大权重的平均值")
+report.number("exercise_largest_weight_scaled_256", scaled["largest_weight"][i256], "{:.2f}",
+              en="exercise 1: the same with the division by √d_k",
+              zh="练习 1：除以 √d_k 时的同一数值")
+# Exercise 2: divide by d_k instead of sqrt(d_k). The loop above ended at d_k = 1024,
+# so `scores` still holds that run's q·k.
+over = softmax(scores / d_k)                          # (B, T, T)
+report.number("exercise_divide_by_d_k_largest_weight", over.max(axis=-1).mean(), "{:.3f}",
+              en="exercise 2: mean largest weight at d_k = 1024 when dividing by d_k",
+              zh="练习 2：d_k = 1024 时改为除以 d_k，最大权重的平均值")
+report.number("exercise_divide_by_d_k_entropy", entropy(over).mean(), "{:.2f}",
+              en="exercise 2: entropy of the weights (nats) when dividing by d_k",
+              zh="练习 2：改为除以 d_k 时权重的熵（nats）")
+
+# %% [markdown]
 # ## Figures
 
 # %%

@@ -45,3 +45,15 @@ def test_no_gradient_explodes_without_scaling(results):
     # The mean gradient at the query (what the weights receive) levels off: log-log slope
     # 0.08 for d_k >= 32, far from the 0.5 of the keys' length; a slope above 0.25 would fail.
     assert r.number("grad_query_mean_slope") < 0.25
+
+
+def test_exercise_answers(results):
+    r = results("scaling")
+    # 1: at d_k = 256 the unscaled softmax is already close to one-hot (measured 0.91);
+    #    the scaled one stays as soft as at d_k = 1 (0.16).
+    assert r.number("exercise_largest_weight_raw_256") > 0.8
+    assert r.number("exercise_largest_weight_scaled_256") < 0.25
+    # 2: dividing by d_k shrinks the scores' variance to 1/d_k: the weights become
+    #    almost uniform over the 32 keys (largest 0.033, 1/32 = 0.031; entropy = ln 32).
+    assert r.number("exercise_divide_by_d_k_largest_weight") < 1.5 / 32
+    assert r.number("exercise_divide_by_d_k_entropy") > 0.99 * r.number("uniform_entropy")
