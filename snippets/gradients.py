@@ -184,6 +184,26 @@ report.number("lstm_gates_with_own_weights", gates_with_own_weights, "{:.0f}",
               zh="权重只影响自己的 LSTM 门数")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: make every value zero (W_V = 0). Which of the three matrices still learn?
+_, grads_without_values = attention_gradients(W_Q, W_K, np.zeros_like(W_V))
+for name in "QKV":
+    report.number(f"exercise_norm_{name}_when_W_V_is_zero", np.linalg.norm(grads_without_values[name]),
+                  "{:.3g}", en=f"exercise 1: size of W_{name}'s gradient when W_V = 0",
+                  zh=f"练习 1：W_V = 0 时 W_{name} 梯度的大小")
+# Exercise 2: make every key zero (W_K = 0), the mirror image of W_Q = 0 above.
+_, grads_without_keys = attention_gradients(W_Q, np.zeros_like(W_K), W_V)
+report.number("exercise_norm_Q_when_W_K_is_zero", np.linalg.norm(grads_without_keys["Q"]), "{:.3g}",
+              en="exercise 2: size of W_Q's gradient when W_K = 0", zh="练习 2：W_K = 0 时 W_Q 梯度的大小")
+report.number("exercise_norm_K_when_W_K_is_zero", np.linalg.norm(grads_without_keys["K"]), "{:.3f}",
+              en="exercise 2: size of W_K's gradient when W_K = 0", zh="练习 2：W_K = 0 时 W_K 梯度的大小")
+
+# %% [markdown]
 # ## Figures
 
 # %%

@@ -45,3 +45,15 @@ def test_every_cross_pair_of_gradients_is_coupled(results):
     # Replacing any one matrix changes each other matrix's gradient by at least 10 %.
     assert r.number("smallest_cross_coupling") > 0.1
     assert r.number("largest_cross_coupling") >= r.number("smallest_cross_coupling")
+
+
+def test_exercise_answers(results):
+    r = results("gradients")
+    # 1: with W_V = 0 the output is 0 whatever the attention, so dP = dO Vᵀ = 0 and no
+    #    gradient reaches the scores: W_Q and W_K get exactly nothing, W_V still learns.
+    assert r.number("exercise_norm_Q_when_W_V_is_zero") == 0
+    assert r.number("exercise_norm_K_when_W_V_is_zero") == 0
+    assert r.number("exercise_norm_V_when_W_V_is_zero") > 1
+    # 2: the mirror of W_Q = 0: with no keys the query path dS K is zero, the key path is not.
+    assert r.number("exercise_norm_Q_when_W_K_is_zero") == 0
+    assert r.number("exercise_norm_K_when_W_K_is_zero") > 1
