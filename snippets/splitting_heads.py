@@ -146,6 +146,29 @@ report.number("input_features_read_per_head_min", min(features_read), "{:.0f}",
               zh="读入输入特征最少的那个头读入的特征数")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: sixteen heads of 32 instead of eight of 64. Parameters?
+sixteen = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=16))
+report.number("exercise_params_sixteen_heads", parameter_count(sixteen), "{:,.0f}",
+              en="exercise 1: parameters of 16 heads of 32", zh="练习 1：16 个 32 维的头的参数个数")
+# Exercise 2: the same four matrices as two heads of 256. How far is the output
+# from the eight heads', and from the single head's?
+two_heads = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=2))
+with torch.no_grad():
+    for mine, theirs in ((two_heads.W_Q, attention.W_Q), (two_heads.W_K, attention.W_K),
+                         (two_heads.W_V, attention.W_V), (two_heads.W_O, attention.W_O)):
+        mine.weight.copy_(theirs.weight)
+    two_heads_output = two_heads(x)                                       # (B, T, C)
+report.number("exercise_two_heads_change", ((two_heads_output - manual).norm() / manual.norm()).item(),
+              "{:.2f}", en="exercise 2: relative change of the output, 2 heads of 256 against 8 heads of 64",
+              zh="练习 2：2 个 256 维的头相对 8 个 64 维的头，输出的相对变化")
+
+# %% [markdown]
 # ## Figure: eight softmaxes versus one
 
 # %%

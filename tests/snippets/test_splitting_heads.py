@@ -35,3 +35,12 @@ def test_every_head_reads_all_512_input_features(results):
     # The split is of W_Q's outputs: each head's 64 rows read the whole token vector.
     # A head that "sees only part of the features" would read fewer than d_model inputs.
     assert r.number("input_features_read_per_head_min") == r.number("d_model") == 512
+
+
+def test_exercise_answers(results):
+    r = results("splitting_heads")
+    # 1: splitting is a reshape: 16 heads of 32 cost the same 4 * 512^2 parameters.
+    assert r.number("exercise_params_sixteen_heads") == 4 * 512 ** 2
+    # 2: two softmaxes over 256-dimensional scores are neither eight softmaxes nor one:
+    #    the output is far from the eight heads' (measured 0.73; rounding would be 1e-6).
+    assert r.number("exercise_two_heads_change") > 0.1
