@@ -105,6 +105,45 @@ query_bias_effect = max((a - b).abs().max().item() for a, b in zip(baseline, no_
 report.number("query_bias_effect", query_bias_effect, "{:.2f}")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+from explainer.head_metrics import previous_token_score
+
+# Exercise 1: delete the value bias b_V instead. Which layers' attention moves?
+saved = [layer.attention.W_V.bias.clone() for layer in model.layers]
+for layer in model.layers:
+    layer.attention.W_V.bias.data.zero_()
+no_value_bias = model(seed_ids).attentions
+for layer, bias in zip(model.layers, saved):
+    layer.attention.W_V.bias.data.copy_(bias)
+value_bias_change = [(a - b).abs().max().item() for a, b in zip(baseline, no_value_bias)]  # per layer
+report.number("exercise_value_bias_layer_1", value_bias_change[0], "{:.1e}",
+              en="exercise 1: largest change of layer 1's attention without b_V",
+              zh="练习 1：去掉 b_V 后第 1 层注意力的最大变化")
+report.number("exercise_value_bias_later_layers", max(value_bias_change[1:]), "{:.2f}",
+              en="exercise 1: largest change of layers 2–6's attention without b_V",
+              zh="练习 1：去掉 b_V 后第 2–6 层注意力的最大变化")
+
+# Exercise 2: delete the position embeddings. How much weight does the most
+# "previous-token" head of the 72 still put on the token before?
+best_previous = max(previous_token_score(a).max().item() for a in baseline)
+saved = model.embeddings.position.weight.data.clone()
+model.embeddings.position.weight.data.zero_()
+no_positions = model(seed_ids).attentions
+model.embeddings.position.weight.data.copy_(saved)
+report.number("exercise_previous_token_with_positions", best_previous, "{:.2f}",
+              en="exercise 2: highest previous-token score of the 72 heads (seed sentence)",
+              zh="练习 2：72 个头里最高的“前一个词元”分数（原句）")
+report.number("exercise_previous_token_without_positions",
+              max(previous_token_score(a).max().item() for a in no_positions), "{:.2f}",
+              en="exercise 2: the same, with the position embeddings set to zero",
+              zh="练习 2：同上，位置嵌入置零之后")
+
+# %% [markdown]
 # ## All 72 heads on one sentence
 
 # %%

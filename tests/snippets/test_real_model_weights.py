@@ -42,3 +42,15 @@ def test_mean_pooled_embeddings_equal_sentence_transformers_encode(monkeypatch):
     reference = SentenceTransformer(str(model_folder()), device="cpu").encode(
         sentences, convert_to_tensor=True)
     assert (ours - reference).abs().max().item() < 1e-5
+
+
+def test_exercise_answers(results):
+    r = results("real_model_weights")
+    # 1: b_V enters the output, never the scores of its own layer: layer 1's attention is
+    #    untouched (measured 0), the next layers read a changed input (0.37).
+    assert r.number("exercise_value_bias_layer_1") < 1e-5
+    assert r.number("exercise_value_bias_later_layers") > 0.01
+    # 2: without position embeddings attention cannot tell which token came just before:
+    #    the best previous-token head falls from 1.00 to 0.11 (measured).
+    assert r.number("exercise_previous_token_with_positions") > 0.9
+    assert r.number("exercise_previous_token_without_positions") < 0.5
