@@ -229,6 +229,30 @@ report.number("bank_to_river_other", to_noun[0][where], "{:.2f}",
               zh="同一个头在 money 句里从 bank 到 money 的注意力")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: replace the heads by a rule that ignores meaning: "it" always prefers the
+# first noun. Accuracy over the 40 sentences, and pairs with both sentences right?
+first_rule_right = right_is_first                                # (40,) right when the first noun is
+report.number("exercise_first_noun_rule_accuracy", first_rule_right.mean(), "{:.0%}",
+              en="exercise 1: accuracy of the rule “always the first noun” over the 40 sentences",
+              zh="练习 1：“永远选第一个名词”这条规则在 40 句上的准确率")
+report.number("exercise_first_noun_rule_pairs_both_right",
+              (first_rule_right[0::2] & first_rule_right[1::2]).sum(), "{:.0f}",
+              en="exercise 1: pairs in which that rule is right in both sentences",
+              zh="练习 1：这条规则两句都对的组数")
+# Exercise 2: judge the heads on the source pair alone. How many of the 72 prefer
+# animal with "tired" AND street with "wide"?
+report.number("exercise_source_pair_resolvers",
+              ((preference[TIRED] > 0) & (preference[WIDE] < 0)).sum(), "{:.0f}",
+              en="exercise 2: heads right on both sentences of the source pair",
+              zh="练习 2：原句这一对两句都选对的头数")
+
+# %% [markdown]
 # ## Figures
 
 # %%

@@ -47,3 +47,17 @@ def test_later_layers_lean_toward_the_referent_beyond_chance(results):
     assert r.number("lean_p_value") < 0.05
     assert abs(r.number("lean_shift_embeddings")) < 0.01
     assert r.number("lean_shift_mean") < r.number("lean_typical_gap")
+
+
+def test_exercise_answers(results):
+    r = results("real_model_it_animal")
+    # 1: the pairs swap the referent and keep the positions, so a rule that ignores
+    #    meaning is right in exactly one sentence of every pair.
+    assert r.number("exercise_first_noun_rule_accuracy") == 0.5
+    assert r.number("exercise_first_noun_rule_pairs_both_right") == 0
+    # 2: on the source pair alone, a head is "right" only if it changes its preference; most
+    #    heads keep theirs, so fewer pass than the 72/4 that coin-flipping heads would give
+    #    (measured 5; 61 heads keep their preference).
+    resolvers = r.number("exercise_source_pair_resolvers")
+    assert resolvers <= r.number("n_heads_total") - r.number("source_heads_same_preference")
+    assert resolvers < r.number("n_heads_total") / 4
