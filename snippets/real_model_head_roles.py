@@ -391,6 +391,28 @@ report.data("head_roles", {role: {"accuracy": np.round(r["accuracy"], 3).tolist(
                            for role, r in roles.items()})
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+from scipy.stats import binom
+
+# Exercise 1: forget that 72 heads were tried: compare each head's binomial p with 0.05
+# directly (no Bonferroni). How many heads beat chance at verb → object now?
+vo = roles["verb_object"]
+uncorrected_p = binom.sf(np.round(vo["accuracy"] * vo["n"]) - 1, vo["n"], vo["chance"])  # (72,)
+report.number("exercise_verb_object_significant_uncorrected", (uncorrected_p < ALPHA).sum(), "{:.0f}",
+              en="exercise 1: heads beyond chance at verb → object without the correction for 72 heads",
+              zh="练习 1：不对 72 个头做校正时，“动词 → 宾语”超出偶然的头数")
+# Exercise 2: judge the previous-token role by the mean weight instead of the top pick:
+# how many heads put more than half of their attention on the token before, on average?
+report.number("exercise_previous_token_mean_weight_heads", (scores["previous"] > 0.5).sum(), "{:.0f}",
+              en="exercise 2: heads whose mean weight on the previous token is above 0.5",
+              zh="练习 2：放在前一个词元上的平均权重超过 0.5 的头数")
+
+# %% [markdown]
 # ## Figures
 
 # %%
