@@ -210,3 +210,21 @@ def test_each_section_lists_exactly_the_claims_the_registry_draws_from_it(lang):
                    for section in SECTIONS
                    if listed.get(section, set()) != expected.get(section, set())}
     assert differences == {}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_section_heading_carries_the_label_the_ledger_links_with(lang):
+    """The ledger names a section "source A multi-head §1" / "原文 A 多头部分第 1 节"; the reader who
+    follows that link lands on a heading that starts with the same words."""
+    import ledger
+
+    text = sources_page(lang).read_text(encoding="utf-8")
+    headings = {m.group(1): m.group(0) for m in HEADING_ANCHOR.finditer(text)}
+    prefix = "source " if lang == "en" else "原文 "
+    wrong = []
+    for anchor in ledger.SECTIONS:
+        label = ledger.source_link(anchor, lang, None).removeprefix(prefix)
+        heading = headings.get(anchor, "(no heading)")
+        if not heading.lstrip("# ").startswith(label + " · "):
+            wrong.append(f"#{anchor}: ledger says '{label}', heading is '{heading}'")
+    assert not wrong, "\n".join(wrong)
