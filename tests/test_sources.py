@@ -62,9 +62,11 @@ BEFORE = (rf"(?:random|{NUMBER}|many|several|all|both|each|every|per|other|anoth
           r"most|few|different|same|fixed|which|whose|single|individual|across|over|of)")
 AFTER = rf"(?:{NUMBER}|dimension|axis|axes|batch|index|value|values|each)"
 EN_SEED = re.compile(r"\bseeds?\b", re.I)
-# ...plus a table column of seeds ("| seed |"), and the word mentioned in quotes ('the word "seed"').
+# ...plus a table column of seeds ("| seed |"), the word mentioned in quotes ('the word "seed"'),
+# and a share of them ("75 % of the seeds").
 EN_RANDOM_SEED = re.compile(
-    rf"\b{BEFORE}\s+seeds?\b|\bseeds?\s+{AFTER}\b|^\|\s*seeds?\s*\||[\"“]seeds?[\"”]", re.I | re.M)
+    rf"\b{BEFORE}\s+seeds?\b|\bseeds?\s+{AFTER}\b|^\|\s*seeds?\s*\||[\"“]seeds?[\"”]"
+    rf"|\d\s*[%％]\s+of\s+(?:the\s+)?seeds\b", re.I | re.M)
 
 
 def english_seed_positions(text: str) -> list[int]:
@@ -78,9 +80,10 @@ def english_seed_positions(text: str) -> list[int]:
 
 ZH_SEED = re.compile(r"种子")
 # 随机种子; a count of seeds (8 个种子, 两个种子, 每个种子, 各个种子, 多个种子, 几个种子);
-# a table column of seeds (| 种子 |); the word mentioned in quotes (“种子”一词)
+# a table column of seeds (| 种子 |); the word mentioned in quotes (“种子”一词); a share (75% 的种子)
 ZH_RANDOM_SEED = re.compile(
-    r"随机种子|(?:\d+|[一二两三四五六七八九十百几每各多某同])\s*个(?:随机)?种子|^\|\s*种子\s*\||“种子”", re.M)
+    r"随机种子|(?:\d+|[一二两三四五六七八九十百几每各多少某同])\s*个(?:随机)?种子|^\|\s*种子\s*\||“种子”"
+    r"|\d\s*[%％]\s*的种子", re.M)
 # Other names the Chinese pages once used for the source explanations.
 ZH_OLD_NAMES = re.compile(r"中文文章|种子文章|种子句")
 
@@ -116,6 +119,29 @@ def test_no_chinese_page_calls_the_source_explanations_seeds():
                           + "\n".join(problems))
 
 
+def registry_texts(lang: str):
+    """Every string the ledger shows in one language: claims, rules, notes (docs/claims.yml)."""
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == lang and isinstance(value, str):
+                    yield path, value
+                else:
+                    yield from walk(value, f"{path}.{key}" if path else str(key))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                yield from walk(value, f"{path}[{i}]")
+    yield from walk(yaml.safe_load((DOCS / "claims.yml").read_text(encoding="utf-8")), "")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_claims_ledger_calls_the_source_explanations_by_name(lang):
+    positions = english_seed_positions if lang == "en" else chinese_seed_positions
+    problems = [f"docs/claims.yml {path}.{lang}: {text[:120]}"
+                for path, text in registry_texts(lang) if positions(prose(text))]
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("text", [
     "The seed explanation pictures heads", "The seed's postscript makes", "on the seed sentence",
     "Seed 000 §1", "the seeds' claims", "not for the reason the seed gives", "Seed 004 says",
@@ -128,6 +154,7 @@ def test_the_english_check_flags_seed_for_a_source(text):
     "over 8 random seeds", "two seeds each", "{{ value shared_heads.seeds }} seeds", "seed 3",
     "in every seed", "from the same seed", "| seed | loss |", "a seed dimension", "with fixed seeds",
     "computed from both seeds", 'the word "seed" only ever means', "seed 0 and seed 1",
+    "in at least 75 % of the seeds",
 ])
 def test_the_english_check_allows_random_seeds(text):
     assert not english_seed_positions(prose(text)), text
@@ -138,7 +165,7 @@ def test_the_chinese_check_flags_seed_for_a_source(text):
     assert chinese_seed_positions(prose(text)), text
 
 
-@pytest.mark.parametrize("text", ["至少 8 个随机种子", "两个种子的结果", "在 {{ value a.n }} 个种子里",
+@pytest.mark.parametrize("text", ["至少 8 个随机种子", "两个种子的结果", "有多少个种子里", "至少 75% 的种子出现", "在 {{ value a.n }} 个种子里",
                                   "| 种子 | 损失 |", "每个种子"])
 def test_the_chinese_check_allows_random_seeds(text):
     assert not chinese_seed_positions(prose(text)), text
