@@ -151,3 +151,17 @@ def test_the_citation_pattern_recognises_the_forms_the_pages_use(text):
 ])
 def test_the_citation_pattern_leaves_other_years_alone(text):
     assert not CITATION.search(text), text
+
+
+def test_every_paper_the_ledger_cites_has_a_reference_entry():
+    """Literature evidence in docs/claims.yml names its paper by a references-page anchor."""
+    import yaml
+
+    registry = yaml.safe_load((DOCS / "claims.yml").read_text(encoding="utf-8"))
+    cited = {(claim_id, experiment["reference"])
+             for claim_id, claim in registry.items()
+             for experiment in claim.get("experiments") or [] if "reference" in experiment}
+    for lang in LANGS:
+        anchors = reference_anchors(lang)
+        missing = sorted(f"{claim_id}: #{key}" for claim_id, key in cited if key not in anchors)
+        assert not missing, f"docs/{lang}/references.md lacks {missing}"
