@@ -543,7 +543,7 @@ for lang in LANGS:
     right.set_xlim(-0.6, 1.6)
     right.set_ylim(-0.02, 1.02)
     right.set_ylabel(text["probe"])
-    right.legend(fontsize=9)
+    right.legend(fontsize=9, loc="center right")
     fig.tight_layout()
     report.figure("queries", fig, lang, alt=text["queries_alt"], caption=text["queries_caption"])
 
