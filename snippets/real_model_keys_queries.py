@@ -196,6 +196,8 @@ for name in ("Q", "K", "V"):
         report.number(f"identity_{low}_layer{layer + 1}", np.median(identity[name][layer]), "{:.2f}",
                       en=f"median identity R² of {name} over the heads of layer {layer + 1}",
                       zh=f"第 {layer + 1} 层各头 {name} 的词身份 R² 中位数")
+report.number("identity_min", min(identity[name].min() for name in ("Q", "K", "V")), "{:.2f}",
+              en="lowest identity R² of any head's Q, K or V", zh="所有头的 Q、K、V 中最低的词身份 R²")
 report.number("identity_chance_accuracy", 1 / n_nouns, "{:.0%}",
               en="accuracy of guessing the noun", zh="随便猜中名词的准确率")
 for layer in range(L):
@@ -253,8 +255,9 @@ def held_out_aucs(X: torch.Tensor, labels: torch.Tensor, folds: list, shrinkage:
         # best direction: a linear discriminant with shrinkage, w = B⁻¹ (μ_food − μ_other).
         # For two classes the within-class scatter is the total scatter minus a
         # multiple of δδᵀ (δ = μ_food − μ_other), which changes B⁻¹δ only by a
-        # positive factor (Sherman-Morrison); so B is built from the total
-        # covariance, once per space, whatever the labels.
+        # positive factor (Sherman-Morrison). So B is built from the total
+        # covariance (shrunk towards its mean variance), once per space,
+        # whatever the labels: one inverse serves all 200 shuffles.
         mean_pos = torch.einsum("snd,pn->psd", Xtr, ytr) / ytr.sum(1)[:, None, None]      # (P, S, d)
         mean_neg = torch.einsum("snd,pn->psd", Xtr, 1 - ytr) / (1 - ytr).sum(1)[:, None, None]
         centred = Xtr - Xtr.mean(dim=1, keepdim=True)               # (S, ntr, d)
@@ -313,6 +316,10 @@ report.number("direction_heads_beyond_chance", (direction_true > direction_null)
 report.number("direction_wins_spaces", (direction_true > coordinate_true).sum(), "{:.0f}",
               en="spaces in which the direction beats the best coordinate",
               zh="方向胜过最佳单坐标的空间数")
+report.number("coordinate_near_direction_spaces",
+              (coordinate_true >= direction_true - 0.05).sum(), "{:.0f}",
+              en="spaces in which the best coordinate comes within 0.05 AUC of the direction",
+              zh="最佳单坐标与方向相差不超过 0.05 AUC 的空间数")
 report.number("n_spaces", len(spaces), "{:.0f}", en="spaces tried (72 heads × Q, K)",
               zh="尝试的空间数（72 个头 × Q、K）")
 report.number("n_shuffles", N_SHUFFLES, "{:.0f}", en="label shuffles for the chance level",

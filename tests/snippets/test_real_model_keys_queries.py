@@ -37,12 +37,13 @@ def test_keys_do_not_span_more_directions_than_queries_in_most_heads(results):
     # keys wider in 28 of 72 heads; median keys/queries ratio 0.92 (0.42 to 1.31)
     assert r.number("keys_wider_heads") <= 0.5 * r.number("n_heads")
     assert r.number("pr_ratio_median") < 1.5
+    assert r.number("pr_ratio_median") < 1  # the page: "at the median, slightly fewer"
 
 
 def test_v_is_the_most_word_specific_of_q_k_v_in_most_heads_but_not_three_quarters(results):
     r = results("real_model_keys_queries")
     # V above both Q and K in 52 of 72 heads; identity R² medians Q 0.86, K 0.85, V 0.94
-    assert r.number("v_most_specific_heads") > r.number("n_heads") / 3   # a three-way tie's share
+    assert r.number("v_most_specific_heads") > r.number("n_heads") / 2   # the page: "most heads"
     assert r.number("v_most_specific_heads") < 0.75 * r.number("n_heads")
     assert r.number("identity_v_median") > max(r.number("identity_q_median"),
                                                r.number("identity_k_median"))
@@ -60,3 +61,5 @@ def test_in_almost_every_head_a_direction_separates_food_better_than_any_single_
     # direction wins in 143 of 144 spaces; medians 0.97 vs 0.83
     assert r.number("direction_wins_spaces") >= 0.9 * r.number("n_spaces")
     assert r.number("direction_auc_median") > r.number("coordinate_auc_median")
+    # a coordinate within 0.05 AUC of the direction in 21 of 144 spaces ("some of them")
+    assert 1 <= r.number("coordinate_near_direction_spaces") < 0.5 * r.number("n_spaces")
