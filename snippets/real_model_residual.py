@@ -205,6 +205,15 @@ for j, (part, (en, zh)) in enumerate(PARTS.items()):
     report.number(f"{part}_share_mean", shares[:, j].mean(), "{:.0%}",
                   en=f"share of {en} in a layer's output, mean over the 6 layers",
                   zh=f"{zh}在一层输出中的份额（6 层平均）")
+report.number("attention_share_min", shares[:, 1].min(), "{:.0%}",
+              en="smallest share of the attention output in a layer's output",
+              zh="注意力输出在一层输出中的最小份额")
+report.number("attention_share_max", shares[:, 1].max(), "{:.0%}",
+              en="largest share of the attention output in a layer's output",
+              zh="注意力输出在一层输出中的最大份额")
+report.number("residual_largest_layers", (shares[:, 0] >= shares.max(axis=1)).sum(), "{:.0f}",
+              en="layers whose output is made mostly of the incoming residual stream (largest part)",
+              zh="流进来的残差流是最大一份的层数")
 report.number("attention_above_residual_layers", (shares[:, 1] > shares[:, 0]).sum(), "{:.0f}",
               en="layers whose output holds more attention output than incoming residual stream",
               zh="输出中注意力输出的份额超过流进来的残差流的层数")

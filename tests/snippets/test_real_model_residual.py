@@ -43,3 +43,4 @@ def test_the_next_layer_reads_mostly_the_residual_stream_not_the_values(results)
     # attention output 3-25% of a layer's output, the incoming stream 58-75%; 0 of 6 layers
     assert r.number("attention_above_residual_layers") <= 1
     assert r.number("residual_share_mean") > r.number("attention_share_mean")
+    assert r.number("attention_share_mean") < 0.25  # the page: "a small correction" (10 %)
