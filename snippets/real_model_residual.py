@@ -301,7 +301,7 @@ for lang in LANGS:
     fig.tight_layout()
     report.figure("cka", fig, lang, alt=text["cka_alt"], caption=text["cka_caption"])
 
-    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    fig, ax = plt.subplots(figsize=(5.6, 4.4))
     bottom_pos, bottom_neg = np.zeros(L), np.zeros(L)
     for j, part in enumerate(PART_COLOURS):
         height = shares[:, j]
@@ -314,7 +314,7 @@ for lang in LANGS:
     ax.set_xlabel(text["cka_layer"], fontsize=10)
     ax.set_ylabel(text["share"], fontsize=10)
     ax.tick_params(labelsize=9)
-    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     fig.tight_layout()
     report.figure("input_parts", fig, lang, alt=text["share_alt"], caption=text["share_caption"])
 
