@@ -22,6 +22,9 @@ def test_v_keeps_the_most_of_the_embedding_only_in_a_minority_of_layers(results)
     # V above Q and K in 2 of 6 layers (CKA 0.83 in layer 1); Q in 4
     assert r.number("cka_V_first") > max(r.number("cka_Q_first"), r.number("cka_K_first"))
     assert 1 < r.number("layers_v_closest") < 5
+    # by layer 6 V (0.55) is below Q (0.61), and all three below the layer input (0.75)
+    assert r.number("cka_V_last") < r.number("cka_Q_last")
+    assert max(r.number(f"cka_{n}_last") for n in "QKV") < r.number("cka_input_last")
 
 
 def test_the_values_of_consecutive_layers_are_alike_far_beyond_chance(results):
@@ -42,5 +45,6 @@ def test_the_next_layer_reads_mostly_the_residual_stream_not_the_values(results)
     r = results("real_model_residual")
     # attention output 3-25% of a layer's output, the incoming stream 58-75%; 0 of 6 layers
     assert r.number("attention_above_residual_layers") <= 1
+    assert r.number("residual_largest_layers") == 6  # the incoming stream is the largest part
     assert r.number("residual_share_mean") > r.number("attention_share_mean")
     assert r.number("attention_share_mean") < 0.25  # the page: "a small correction" (10 %)
