@@ -24,3 +24,17 @@ def test_removing_heads_least_important_first_costs_less_than_in_a_random_order(
 def test_without_any_head_the_paraphrase_score_falls_far(results):
     r = results("real_model_pruning")
     assert r.number("margin_all_removed_share") < 0.95  # 30 %
+
+
+def test_the_ranking_topics_are_quadruples_of_distinct_sentences_apart_from_the_judging_ones():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "snippets"))
+    from explainer.paraphrase_topics import TOPICS
+    from explainer.sample_sentences import SENTENCE_PAIRS
+
+    assert len(TOPICS) >= 6
+    assert all(len(topic) == 4 and len(set(topic)) == 4 for topic in TOPICS)
+    judging = {s for pair in SENTENCE_PAIRS for s in pair}
+    assert not {s for topic in TOPICS for s in topic} & judging
