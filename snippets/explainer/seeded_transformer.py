@@ -61,10 +61,13 @@ class SeededTransformer(nn.Module):
             setattr(self, name, nn.Parameter(torch.stack(tensors)))  # (S, *shape)
         # 1 = head on, 0 = head ablated (zeroed before W_O), per seed: (S, L, nh).
         self.register_buffer("head_mask", torch.ones(len(self.seeds), L, config.n_heads))
+        self.keep_weights = True   # keep each layer's weights in passes without gradient
         self.last_weights: list[torch.Tensor] = []       # per layer (S, B, nh, T, T)
         self.keep_head_outputs = False                   # keep (S, B, nh, T, hs) with its graph
         self.last_head_outputs: list[torch.Tensor] = []
-        self.input_noise = 0.0   # std of Gaussian noise added to the input embeddings (eval probes)
+        # Std of Gaussian noise added to the input embeddings (robustness probes): None,
+        # a number, or one number per seed (S,). Reseed ``noise_generator`` for paired runs.
+        self.input_noise = None
         self.noise_generator = torch.Generator().manual_seed(0)
 
     @property
@@ -92,8 +95,9 @@ class SeededTransformer(nn.Module):
         q = self.split_heads(per_seed_matmul(x, self.W_Q[:, layer]))               # (S, B, nh, T, hs)
         k = self.split_heads(per_seed_matmul(x, self.W_K[:, layer]))               # (S, B, nh, T, hs)
         v = self.split_heads(per_seed_matmul(x, self.W_V[:, layer]))               # (S, B, nh, T, hs)
-        if torch.is_grad_enabled() and not self.keep_head_outputs:
-            # Training: PyTorch's fused kernel, the same computation without keeping the weights.
+        if torch.is_grad_enabled() or not self.keep_weights:
+            # Training (or weights not wanted): PyTorch's fused kernel, the same computation
+            # without materialising the weights.
             heads = F.scaled_dot_product_attention(
                 q.flatten(0, 1), k.flatten(0, 1), v.flatten(0, 1),
                 is_causal=self.config.causal).view(S, B, self.n_heads, T, self.head_size)
@@ -117,8 +121,9 @@ class SeededTransformer(nn.Module):
     def forward(self, tokens):
         """tokens (S, B, T) or (B, T) -> logits (S, B, T, V)."""
         x = self.embed(tokens)                                           # (S, B, T, C)
-        if self.input_noise:
-            x = x + self.input_noise * torch.randn(x.shape, generator=self.noise_generator)
+        if self.input_noise is not None:
+            std = torch.as_tensor(self.input_noise, dtype=x.dtype).reshape(-1, 1, 1, 1)  # (S or 1, 1, 1, 1)
+            x = x + std * torch.randn(x.shape, generator=self.noise_generator)
         self.last_weights, self.last_head_outputs = [], []
         for layer in range(self.config.n_layers):
             x = x + self.attention(x, layer)                             # (S, B, T, C)
