@@ -15,6 +15,7 @@ Shapes: M = models, B = batch, T = positions, C = d_model, V = vocabulary,
 nh = heads, hs = head size.
 """
 
+import math
 from typing import Callable, Sequence
 
 import torch
@@ -154,7 +155,7 @@ def train_stacked(model: StackedTransformer, task: Task, *, steps: int = 300, ba
                   head_dropout: torch.Tensor | None = None, attention_dropout: torch.Tensor | None = None,
                   extra_loss: Callable[[StackedTransformer], torch.Tensor] | None = None,
                   on_step: Callable[[int, StackedTransformer], None] | None = None,
-                  seed: int = 0) -> torch.Tensor:
+                  seed: int = 0, cosine_decay: bool = False) -> torch.Tensor:
     """AdamW on all models at once; returns every model's training loss at every step, (steps, M).
 
     Model m draws its batches from ``task`` with a generator seeded ``data_seeds[m]``
@@ -162,13 +163,22 @@ def train_stacked(model: StackedTransformer, task: Task, *, steps: int = 300, ba
     each sequence is switched off with that probability and the others scaled up.
     ``extra_loss(model)`` returns an (M,) penalty added to each model's loss.
     ``on_step(step, model)`` runs before step 1 (step 0) and after every step.
+    ``cosine_decay``: after the warm-up the learning rate falls to 0 along a half cosine
+    (so the last steps settle into a minimum instead of bouncing around it).
     """
     M, nh = model.n_models, model.n_heads
     data_seeds = list(data_seeds) if data_seeds is not None else [seed] * M
     generators = {s: torch.Generator().manual_seed(s) for s in dict.fromkeys(data_seeds)}
     torch.manual_seed(seed)                                   # dropout masks
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0, foreach=True)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / max(1, warmup)))
+    def factor(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        if not cosine_decay:
+            return 1.0
+        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, steps - warmup)))
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
     model.train()
     if on_step is not None:
         on_step(0, model)
