@@ -17,6 +17,7 @@ build executes nothing). ``EXPLAINER_NO_EXEC=1`` builds without running them.
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import logging
 import os
@@ -39,6 +40,7 @@ import claims as registry  # noqa: E402
 import glossary  # noqa: E402
 import katex_math  # noqa: E402
 import ledger  # noqa: E402
+import page_meta  # noqa: E402
 import notebooks  # noqa: E402
 import snippet_runner  # noqa: E402
 import translation_status  # noqa: E402
@@ -99,6 +101,7 @@ def on_config(config):
     _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
                   snippets={p.stem: p for p in snippet_runner.discover()}, claims=claims)
     _state["verdicts"] = _verdicts(results)
+    _state["last_changed"] = page_meta.last_changed()
     return config
 
 
@@ -281,6 +284,9 @@ def _behind_notice(commits: list[str]) -> str:
 
 
 def on_page_markdown(markdown: str, page, config, files):
+    source = page_meta.repository_file(page.file.src_uri, _state["lang"])
+    day = _state["last_changed"].get(source, dt.date.today())  # today: not committed yet
+    page.meta["revision_date"] = page_meta.formatted(day, _state["lang"])
     rendered = PLACEHOLDER.sub(lambda m: _render(m.group(1), m.group(2), page), markdown)
     if page.file.src_uri in _state["behind"]:
         title, _, body = rendered.partition("\n")
@@ -312,6 +318,12 @@ def _hreflang_links(output: str, page, config) -> str:
     return HREFLANG_LINK.sub(
         lambda m: f'<link rel="alternate" href="{roots[m.group(1)]}{path}" hreflang="{m.group(1)}">',
         output)
+
+
+def on_page_context(context, page, config, nav):
+    """Edit links point at the file a page is made from (generated pages included)."""
+    page.edit_url = page_meta.edit_url(config.repo_url, page.file.src_uri, _state["lang"])
+    return context
 
 
 def on_post_page(output: str, page, config):
