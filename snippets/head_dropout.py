@@ -81,7 +81,7 @@ def predictability(fit: torch.Tensor, test: torch.Tensor) -> torch.Tensor:
         coef = torch.linalg.solve(gram + ridge, X.transpose(1, 2) @ fit[:, h])  # (M, 3C + 1, C)
         residual = test[:, h] - design(test) @ coef                         # (M, N, C)
         total = test[:, h] - test[:, h].mean(dim=1, keepdim=True)
-        r2[:, h] = 1 - residual.pow(2).sum((1, 2)) / total.pow(2).sum((1, 2))
+        r2[:, h] = 1 - residual.pow(2).sum((1, 2)) / total.pow(2).sum((1, 2)).clamp_min(1e-12)
     return r2
 
 
