@@ -92,6 +92,23 @@ report.number("start_lead_margin_mean", (top_two[:, 0] - top_two[:, 1]).mean(), 
 report.number("end_positional_score_mean", after.amax(dim=1).mean(), "{:.2f}",
               en="previous-token score of the positional head after training, mean over seeds",
               zh="训练后位置头的前一个词元得分，各种子平均")
+end_top_two = after.topk(2, dim=1).values                                  # (M, 2)
+report.number("end_lead_margin_mean", (end_top_two[:, 0] - end_top_two[:, 1]).mean(), "{:.2f}",
+              en="after training, how far the positional head is ahead of the next head, mean over seeds",
+              zh="训练后位置头比下一个头高出多少，各种子平均")
+report.number("single_positional_seeds", ((after >= 0.5).sum(dim=1) == 1).sum(), "{:.0f}",
+              en="seeds in which exactly one head ends with previous-token score >= 0.5",
+              zh="训练后恰好只有一个头的前一个词元得分 >= 0.5 的种子数")
+# Several heads can share the previous-token job; a looser question than "which head wins":
+# do heads that start higher end higher? Spearman rank correlation over the heads of a seed.
+ranks_before = before.argsort(dim=1).argsort(dim=1).float()                 # (M, nh)
+ranks_after = after.argsort(dim=1).argsort(dim=1).float()                   # (M, nh)
+spearman = 1 - 6 * (ranks_before - ranks_after).pow(2).sum(dim=1) / (N_HEADS * (N_HEADS ** 2 - 1))  # (M,)
+report.number("rank_correlation_mean", spearman.mean(), "{:.2f}",
+              en="rank correlation between heads' previous-token scores before and after training, mean over seeds (0 = none)",
+              zh="各头训练前后前一个词元得分的秩相关，各种子平均（0 = 无关）")
+report.number("positive_correlation_seeds", (spearman > 0).sum(), "{:.0f}",
+              en="seeds with a positive rank correlation", zh="秩相关为正的种子数")
 report.number("accuracy_mean", accuracy.mean(), "{:.3f}", en="accuracy after training, mean over seeds",
               zh="训练后的准确率，各种子平均")
 report.number("accuracy_min", accuracy.min(), "{:.3f}", en="accuracy after training, lowest seed",
