@@ -4,8 +4,8 @@ A claim about what training *does* must hold over many random seeds, not one
 lucky run. Instead of training M models one after the other, every parameter
 gets a leading model dimension M and one forward pass runs them all: the
 models share nothing but the batched matrix products. Adam updates every
-number on its own, so each model follows exactly the path it would follow if
-trained alone on the same batches.
+number on its own, so each model follows the path it would follow if trained
+alone on the same batches (up to float rounding: checked against TinyTransformer).
 
 ``StackedTransformer.from_seeds`` draws model m exactly like
 ``TinyTransformer`` (explainer/tiny_transformer.py) after
