@@ -402,6 +402,36 @@ report.number("query_probe_chance", 1 / len(kinds), "{:.0%}", en="chance: one ki
               zh="随机猜：四类里猜一类")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: take the trained colonies and freeze their attention to an even spread
+# (W_Q = 0: every score is 0). How many sentences do they still get right?
+even = dict(params, **{"attention.W_Q.weight": torch.zeros_like(params["attention.W_Q.weight"])})
+with torch.no_grad():
+    even_logits, _ = run(even, data)                                 # (M, N, vocab)
+report.number("exercise_even_attention_accuracy_mean",
+              trained((even_logits.argmax(-1) == data[:, OBJECT]).float().mean(-1)).mean(), "{:.0%}",
+              en="exercise 1: accuracy of the trained colonies with their attention frozen to an even spread (mean)",
+              zh="练习 1：把训练好的蚁群的注意力冻结为平均分配后的准确率（平均）")
+# Exercise 2: reverse the order of the five words the verb can see. How does the answer change?
+reversed_data = data.clone()
+reversed_data[:, CONTEXT] = data[:, CONTEXT[::-1]]
+with torch.no_grad():
+    logits, _ = run(params, data)
+    reversed_logits, _ = run(params, reversed_data)
+report.number("exercise_reversed_largest_logit_change", (reversed_logits - logits).abs().max(), "{:.1e}",
+              en="exercise 2: largest change of any logit when the context words are reversed",
+              zh="练习 2：把上下文词倒序后，各 logit 的最大变化")
+report.number("exercise_reversed_accuracy_mean",
+              trained((reversed_logits.argmax(-1) == data[:, OBJECT]).float().mean(-1)).mean(), "{:.0%}",
+              en="exercise 2: accuracy with the context words reversed (mean over colonies)",
+              zh="练习 2：上下文词倒序后的准确率（各蚁群平均）")
+
+# %% [markdown]
 # ## Figures
 
 # %%

@@ -206,12 +206,12 @@ def encode(p, src):
     return x + mlp(layer_norm(x, p, "enc_norm2"), p, "enc_mlp"), self_weights  # (M, B, S, C)
 
 
-def decode(p, memory, tgt_in):
+def decode(p, memory, tgt_in, causal=True):
     """tgt_in (M, B, T): logits (M, B, T, vocab) and cross-attention weights (M, B, T, S)."""
     y = p["tgt_embed.weight"][torch.arange(M)[:, None, None], tgt_in] \
         + p["tgt_pos"][:, None, : tgt_in.shape[2]]                              # (M, B, T, C)
     n1 = layer_norm(y, p, "dec_norms.0")
-    y = y + attention(n1, n1, p, "dec_self", n_heads=2, causal=True)[0]
+    y = y + attention(n1, n1, p, "dec_self", n_heads=2, causal=causal)[0]
     read, cross_weights = attention(layer_norm(y, p, "dec_norms.1"), memory, p, "cross", n_heads=1)
     y = y + read
     y = y + mlp(layer_norm(y, p, "dec_norms.2"), p, "dec_mlp")
@@ -244,12 +244,12 @@ report.number("stacked_vs_module_error", error, "{:.1e}",
 
 # %%
 @torch.no_grad()
-def translate(p, rows):
+def translate(p, rows, causal=True):
     """Greedy decoding of sources[rows] by every model: is each translation exact? (M, B)."""
     memory, _ = encode(p, src_all[rows])                                      # (M, B, S, C)
     out = torch.full((M, len(rows), 1), BOS)
     for _ in range(MAX_TGT):
-        logits, _ = decode(p, memory, out)
+        logits, _ = decode(p, memory, out, causal)
         out = torch.cat([out, logits[:, :, -1].argmax(-1, keepdim=True)], dim=-1)  # (M, B, t+1)
     _, tgt_out = batch_targets(rows)                                          # (M, B, L)
     # Exact: every reference word and </s> in place (padding after </s> is not compared).
@@ -376,6 +376,27 @@ for c, corpus in enumerate(CORPORA):
     record(prefix, "alignment_accuracy", end["alignment"][mine], "{:.0%}",
            f"content words whose cross-attention is largest on their source word, after training — {where['en']}",
            f"训练后交叉注意力最大处落在来源词上的实词占比——{where['zh']}")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+fixed = corpus_of == 0                                     # the models of the first corpus
+# Exercise 1: cut the decoder off from the Chinese (cross-attention's W_O set to zero).
+# How many held-out sentences do the models still translate exactly?
+cut = dict(params, **{"cross.W_O.weight": torch.zeros_like(params["cross.W_O.weight"])})
+report.number("exercise_no_cross_attention_held_out_exact",
+              translate(cut, held_out).float().mean(-1)[fixed].mean(), "{:.0%}",
+              en="exercise 1: held-out sentences translated exactly without cross-attention (first corpus, mean)",
+              zh="练习 1：去掉交叉注意力后留出句子完全译对的占比（第一个语料，平均）")
+# Exercise 2: greedy decoding with the decoder's causal mask switched off.
+report.number("exercise_unmasked_decoding_held_out_exact",
+              translate(params, held_out, causal=False).float().mean(-1)[fixed].mean(), "{:.0%}",
+              en="exercise 2: held-out sentences translated exactly when decoding without the causal mask (first corpus, mean)",
+              zh="练习 2：解码时去掉因果掩码，留出句子完全译对的占比（第一个语料，平均）")
 
 # %% [markdown]
 # ## Figures

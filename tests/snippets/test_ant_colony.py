@@ -60,3 +60,14 @@ def test_a_linear_probe_reads_the_object_kind_from_a_held_out_verbs_query(result
     # average at step 0; chance 25 %.
     assert r.number("query_probe_accuracy_mean") >= 0.75
     assert r.number("query_probe_accuracy_start_mean") < 0.5
+
+
+def test_exercise_answers(results):
+    r = results("ant_colony")
+    # 1: with an even spread the verb fetches the same mixture whatever it asks, so the
+    #    readout cannot tell the object from the distractor: far below the trained colonies.
+    assert r.number("exercise_even_attention_accuracy_mean") < r.number("accuracy_min") - 0.2
+    # 2: without positions, reversing the words only reorders the softmax's terms:
+    #    the logits move by rounding and the answers stay the same.
+    assert r.number("exercise_reversed_largest_logit_change") < 1e-4
+    assert abs(r.number("exercise_reversed_accuracy_mean") - r.number("accuracy_mean")) < 1e-9

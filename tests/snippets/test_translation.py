@@ -39,3 +39,14 @@ def test_cross_attention_learns_the_word_alignment(results):
     # source word, all sentences: 31 % at step 0 (three words), 94 %-100 % per seed after.
     assert r.number("alignment_accuracy_start_mean") < 0.5
     assert r.number("alignment_accuracy_min") >= 0.9
+
+
+def test_exercise_answers(results):
+    r = results("translation")
+    # 1: without cross-attention the decoder never sees which Chinese nouns it must translate:
+    #    it can only guess, and exact translations of unseen sentences all but vanish.
+    assert r.number("exercise_no_cross_attention_held_out_exact") < 0.2
+    assert r.number("held_out_exact_mean") > 0.5
+    # 2: in greedy decoding the next word is read at the last position, which sees every
+    #    earlier word with or without the mask: the translations cannot change.
+    assert r.number("exercise_unmasked_decoding_held_out_exact") == r.number("held_out_exact_mean")
