@@ -259,6 +259,42 @@ report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:
               en="antecedent score of the single head", zh="单头的先行词得分")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+def accuracies_without(head_of_seed):
+    """Agreement and antecedent accuracy of the 2-head models with one head per seed ablated."""
+    mask = torch.ones(N_SEEDS, 1, 2)
+    mask[seeds, 0, head_of_seed] = 0
+    model.set_head_mask(mask)
+    verb = evaluate_seeds(model, (probe_tokens, verb_targets))[1]            # (S,)
+    antecedent = evaluate_seeds(model, (probe_tokens, antecedent_targets))[1]  # (S,)
+    model.set_head_mask(torch.ones(N_SEEDS, 1, 2))
+    return verb, antecedent
+
+
+# Exercise 1: remove the entity head. Which prediction breaks: the animal after "it",
+# the agreement, or both?
+verb, antecedent = accuracies_without(entity)
+report.number("exercise_without_entity_antecedent_mean", antecedent.mean(), "{:.2f}",
+              en="exercise 1: accuracy of naming the animal after it, entity head removed (mean)",
+              zh="练习 1：去掉实体头后，在 it 之后说出动物的准确率（平均）")
+report.number("exercise_without_entity_verb_mean", verb.mean(), "{:.2f}",
+              en="exercise 1: agreement accuracy, entity head removed (mean)",
+              zh="练习 1：去掉实体头后，一致关系预测的准确率（平均）")
+# Exercise 2: remove the other head instead, and keep the entity head.
+verb, antecedent = accuracies_without(1 - entity)
+report.number("exercise_without_other_verb_mean", verb.mean(), "{:.2f}",
+              en="exercise 2: agreement accuracy, the head other than the entity head removed (mean)",
+              zh="练习 2：去掉实体头以外的那个头后，一致关系预测的准确率（平均）")
+report.number("exercise_without_other_antecedent_mean", antecedent.mean(), "{:.2f}",
+              en="exercise 2: accuracy of naming the animal after it, the other head removed (mean)",
+              zh="练习 2：去掉实体头以外的那个头后，在 it 之后说出动物的准确率（平均）")
+
+# %% [markdown]
 # ## Figures
 #
 # Every seed's two heads as points; the attention maps of the first seed (an

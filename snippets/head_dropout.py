@@ -136,6 +136,25 @@ report.number("cheaper_ablation_seeds", cheaper.sum(), "{:.0f}",
               zh="头 dropout 让去掉一个头的代价变小的种子数")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise: remove two heads at once (every pair of the four). Mean loss rise, per arm?
+pairs = [(a, b) for a in range(N_HEADS) for b in range(a + 1, N_HEADS)]
+pair_cost = torch.empty(model.n_models, len(pairs))                         # loss rise without a pair
+for i, pair in enumerate(pairs):
+    mask = torch.ones(model.n_models, len(test_tokens), N_HEADS)
+    mask[:, :, list(pair)] = 0
+    pair_cost[:, i] = evaluate_stacked(model, test_tokens, test_targets, head_mask=mask)[0] - loss
+for arm in ARMS:
+    report.number(f"exercise_pair_ablation_cost_{arm}_mean", pair_cost[arm_of[arm]].mean(), "{:.3f}",
+                  en=f"exercise: loss rise when two heads are removed, mean over pairs and seeds ({arm})",
+                  zh=f"练习：去掉两个头后损失的上升，对头的组合和种子取平均（{NAMES_ZH[arm]}）")
+
+# %% [markdown]
 # ## Figure: each seed, with and without head dropout
 
 # %%

@@ -182,6 +182,26 @@ report.number("one_head_error", (two_heads - one_head).abs().max(), "{:.1e}",
               zh="完全相同的 2 头模型与只留头 0（乘以 2）的输出最大差")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise: do the same to the randomly started pair. Remove head 1, double head 0's
+# slice of W_O: how much does the output change?
+rand = arm_of["random"]
+with torch.no_grad():
+    two_random = model(probe_tokens)[rand]                                  # (n, B, T, V)
+    model.W_O[rand, :, :hs] *= 2
+    one_random = model(probe_tokens, head_mask=only_head_0)[rand]          # (n, B, T, V)
+    model.W_O[rand, :, :hs] /= 2
+report.number("exercise_random_one_head_change",
+              ((two_random - one_random).norm() / two_random.norm()).item(), "{:.2f}",
+              en="exercise: relative change of the output when the random pair is replaced by head 0, doubled",
+              zh="练习：把随机起点的一对换成只留头 0（乘以 2）时，输出的相对变化")
+
+# %% [markdown]
 # ## Figures: every seed's weight gap, and accuracy per arm
 
 # %%

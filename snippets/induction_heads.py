@@ -201,6 +201,29 @@ report.number("previous_head_needed_seeds", (ablated["previous_head"] <= accurac
               zh="去掉前一个词头后准确率下降至少 0.2 的种子数")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: remove BOTH layer-1 heads at once (each one alone is removed above).
+mask = torch.ones(N_SEEDS, 2, 2)
+mask[:, 1] = 0
+model.set_head_mask(mask)
+report_spread(report, "exercise_without_layer1", evaluate_seeds(model, probe)[1], "{:.2f}",
+              en="exercise 1: accuracy without both layer-1 heads", zh="练习 1：去掉第 1 层两个头后的准确率")
+model.set_head_mask(torch.ones(N_SEEDS, 2, 2))
+# Exercise 2: set the learned position embeddings to zero. Can the model still find
+# "the token before"?
+saved = model.position_embedding.data.clone()
+model.position_embedding.data.zero_()
+report_spread(report, "exercise_without_positions", evaluate_seeds(model, probe)[1], "{:.2f}",
+              en="exercise 2: accuracy with the position embeddings set to zero",
+              zh="练习 2：位置嵌入置零后的准确率")
+model.position_embedding.data.copy_(saved)
+
+# %% [markdown]
 # ## Figures
 #
 # The attention maps are those of the first seed (an example, not the best);

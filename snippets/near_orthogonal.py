@@ -177,6 +177,27 @@ for arm in ARMS:
           f"steps to {TARGET}: {steps_to_target[s].tolist()}, task loss {task_loss[s].mean():.3f}")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise: go far beyond the figure, to d = 16384. Predict the mean |cos| from
+# sqrt(2/(pi d)) first, then measure it (2000 pairs, 500 at a time to keep memory small).
+d_big = 16384
+cos_big = []
+for _ in range(4):
+    a = rng.standard_normal((500, d_big), dtype=np.float32)
+    b = rng.standard_normal((500, d_big), dtype=np.float32)
+    cos_big.append((a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)))  # (500,)
+report.number("exercise_cos_d16384", np.abs(np.concatenate(cos_big)).mean(), "{:.4f}",
+              en="exercise: mean |cos| of two random vectors, d = 16384",
+              zh="练习：两个随机向量的平均 |cos|，d = 16384")
+report.number("exercise_cos_d16384_theory", np.sqrt(2 / (np.pi * d_big)), "{:.4f}",
+              en="exercise: sqrt(2/(pi d)) at d = 16384", zh="练习：d = 16384 时的 sqrt(2/(pi d))")
+
+# %% [markdown]
 # ## Figures
 
 # %%

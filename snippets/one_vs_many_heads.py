@@ -176,6 +176,33 @@ report.number("pair_two_split_seeds", split_heads(pair_two).sum(), "{:.0f}",
               zh="有序词对任务中两个头分成近处（≥ 0.5）和远处（≥ 0.5）的种子数")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# `model` is still the last one trained: two heads on the ordered pair.
+def pair_accuracy_without(head_of_seed):
+    """Accuracy of the 2-head ordered-pair models with one head per seed ablated: (S,)."""
+    mask = torch.ones(N_SEEDS, 1, 2)
+    mask[seeds, 0, head_of_seed] = 0
+    model.set_head_mask(mask)
+    accuracy = evaluate_seeds(model, pair_test)[1]
+    model.set_head_mask(torch.ones(N_SEEDS, 1, 2))
+    return accuracy
+
+
+# Exercise 1: remove the far head (the first-token head). Accuracy on the ordered pair?
+report.number("exercise_pair_without_far_head_mean", pair_accuracy_without(far_head).mean(), "{:.2f}",
+              en="exercise 1: ordered-pair accuracy of 2 heads without the first-token head (mean over seeds)",
+              zh="练习 1：两个头去掉首词头后，有序词对的准确率（各种子平均）")
+# Exercise 2: remove the near head (the previous-token head) instead.
+report.number("exercise_pair_without_near_head_mean", pair_accuracy_without(near_head).mean(), "{:.2f}",
+              en="exercise 2: ordered-pair accuracy of 2 heads without the previous-token head (mean over seeds)",
+              zh="练习 2：两个头去掉前一个词头后，有序词对的准确率（各种子平均）")
+
+# %% [markdown]
 # ## Figures
 #
 # The attention maps are those of the first seed (an example, not the best);

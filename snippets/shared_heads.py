@@ -99,6 +99,29 @@ report.number("free_pattern_gap_mean", pattern_gap[arm_of["free"]].mean(), "{:.2
               zh="独立的两个头注意力模式的最大差，各种子平均")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise: merge the two heads into one. Keep head 0, give it both heads' columns of
+# W_O (their sum), switch head 1 off. How much does the output change, per arm?
+hs = model.head_size
+only_head_0 = torch.tensor([1.0, 0.0]).expand(model.n_models, len(probe_tokens), 2)  # (M, B, nh)
+with torch.no_grad():
+    both = model(probe_tokens)                                              # (M, B, T, V)
+    saved = model.W_O.clone()
+    model.W_O[:, :, :hs] += model.W_O[:, :, hs:2 * hs]
+    merged = model(probe_tokens, head_mask=only_head_0)                     # (M, B, T, V)
+    model.W_O.copy_(saved)
+change = ((merged - both).flatten(1).norm(dim=1) / both.flatten(1).norm(dim=1))  # (M,)
+for arm in ARMS:
+    report.number(f"exercise_merged_change_{arm}_max", change[arm_of[arm]].max(), "{:.2g}",
+                  en=f"exercise: largest relative change of the output when the two heads are merged ({arm})",
+                  zh=f"练习：把两个头合成一个时，输出的最大相对变化（{NAMES_ZH[arm]}）")
+
+# %% [markdown]
 # ## Figure: held-out loss of every seed, free vs shared
 
 # %%

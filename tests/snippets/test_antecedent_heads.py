@@ -56,3 +56,15 @@ def test_one_head_of_the_same_width_is_worse_on_the_pronoun(results):
     assert r.number("two_heads_better_seeds") >= 0.75 * r.number("n_seeds")
     assert r.number("single_accuracy_mean") < r.number("two_head_accuracy_mean") - 0.02
     assert r.number("single_antecedent_accuracy_mean") < 0.9
+
+
+def test_exercise_answers(results):
+    r = results("antecedent_heads")
+    # 1: the entity head carries the animal to "it": without it, naming the animal falls far
+    #    (measured 0.34 from 0.98).
+    assert r.number("exercise_without_entity_antecedent_mean") < r.number("antecedent_accuracy_mean") - 0.3
+    # 2: without the other head the animal survives better than without the entity head...
+    assert r.number("exercise_without_other_antecedent_mean") > r.number("exercise_without_entity_antecedent_mean")
+    # ...and agreement needs both heads: either removal costs it (measured 0.76 and 0.70 from 1.00).
+    assert r.number("exercise_without_entity_verb_mean") < r.number("verb_accuracy_mean") - 0.05
+    assert r.number("exercise_without_other_verb_mean") < r.number("verb_accuracy_mean") - 0.05

@@ -22,3 +22,11 @@ def test_head_dropout_makes_losing_one_head_cheap(results):
 def test_both_arms_learn_the_language(results):
     r = results("head_dropout")
     assert r.number("accuracy_none_min") > 0.9 and r.number("accuracy_dropout_min") > 0.9
+
+
+def test_exercise_answers(results):
+    r = results("head_dropout")
+    # Two heads carry more than one: removing a pair costs more than removing one head,
+    # with and without head dropout.
+    assert r.number("exercise_pair_ablation_cost_none_mean") > r.number("ablation_cost_none_mean")
+    assert r.number("exercise_pair_ablation_cost_dropout_mean") > r.number("ablation_cost_dropout_mean")

@@ -28,3 +28,11 @@ def test_a_tiny_nudge_or_dropout_also_breaks_the_symmetry(results):
     assert r.number("nudged_start_gap") < 1e-5
     assert r.number("nudged_separated_seeds") >= 0.75 * r.number("n_seeds")
     assert r.number("identical_dropout_separated_seeds") >= 0.75 * r.number("n_seeds")
+
+
+def test_exercise_answers(results):
+    r = results("head_symmetry")
+    # Two heads that took different roles are not one head twice: replacing them by one
+    # doubled head changes the output far beyond the identical pair's rounding.
+    assert r.number("exercise_random_one_head_change") > 0.05
+    assert r.number("one_head_error") < 1e-4

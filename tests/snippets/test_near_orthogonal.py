@@ -30,3 +30,11 @@ def test_without_a_pull_the_heads_stay_nearly_orthogonal(results):
     r = results("near_orthogonal")
     # Measured cosine 0.01 at the start and -0.01 after 300 steps (mean over 8 seeds).
     assert abs(r.number("end_cosine_free_mean")) < 0.2
+
+
+def test_exercise_answers(results):
+    r = results("near_orthogonal")
+    # Far beyond the figure the formula still holds: within 5 % at d = 16384 (2000 pairs,
+    # sampling error about 1.3 %).
+    assert abs(r.number("exercise_cos_d16384") / r.number("exercise_cos_d16384_theory") - 1) < 0.05
+    assert r.number("exercise_cos_d16384") < r.number("cos_d4096")

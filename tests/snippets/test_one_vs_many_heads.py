@@ -38,3 +38,12 @@ def test_the_single_head_pays_a_price_but_does_not_fail(results):
     assert r.number("pair_accuracy_1_mean") >= 0.8
     assert r.number("single_slower_seeds") > 0.5 * r.number("n_seeds")
 
+
+def test_exercise_answers(results):
+    r = results("one_vs_many_heads")
+    # Each head of the two carries one half of the pair. Without one half the model can still
+    # read the other and must guess the missing token: about 1 in V = 10 right, far below the
+    # full model.
+    full = r.number("pair_accuracy_2_mean")
+    assert r.number("exercise_pair_without_far_head_mean") < 0.3 < full
+    assert r.number("exercise_pair_without_near_head_mean") < 0.3 < full

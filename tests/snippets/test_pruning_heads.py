@@ -39,3 +39,13 @@ def test_removing_the_removable_heads_costs_more_under_noise(results):
     r = results("pruning_heads")
     assert r.number("smoothing_seeds") >= 0.75 * r.number("n_seeds")
     assert r.number("noise_cost_removable_mean") > r.number("noise_cost_random_mean") + 0.02
+
+
+def test_exercise_answers(results):
+    r = results("pruning_heads")
+    # 1: a looser yardstick can only let more heads go, or as many (measured 0.45 against 0.38).
+    assert r.number("exercise_prunable_share_at_90_mean") >= r.number("prunable_share_mean")
+    # 2: removing the most important heads first is worse than removing heads at random,
+    #    which is worse than removing the least important first.
+    assert r.number("exercise_accuracy_half_reverse_mean") < r.number("accuracy_half_random_mean") \
+        <= r.number("accuracy_half_damage_mean")

@@ -21,3 +21,11 @@ def test_the_loss_curves_have_flattened_so_the_end_stands_in_for_the_lowest_loss
     gap = r.number("loss_shared_mean") - r.number("loss_free_mean")
     assert abs(r.number("last_100_steps_drop_free_mean")) < abs(gap) / 10
     assert abs(r.number("last_100_steps_drop_shared_mean")) < abs(gap) / 10
+
+
+def test_exercise_answers(results):
+    r = results("shared_heads")
+    # Heads with shared W_Q, W_K, W_V compute the same head output, so one head with both
+    # columns of W_O is the same layer (rounding); free heads are not.
+    assert r.number("exercise_merged_change_shared_max") < 1e-4
+    assert r.number("exercise_merged_change_free_max") > 0.05
