@@ -339,6 +339,32 @@ report.number("coordinate_auc_in_best_direction_space", coordinate_true[best_spa
               zh="在方向表现最好的那个空间里，最佳单坐标的 AUC")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: what does the participation ratio give for a perfectly round cloud, as
+# many random Gaussian vectors in 32 dimensions as there are tokens here?
+round_cloud = torch.randn(n_tokens, 1, hs, generator=torch.Generator().manual_seed(0))  # (N, 1, hs)
+report.number("exercise_pr_round_cloud", participation_ratio(round_cloud)[0], "{:.1f}",
+              en="exercise 1: participation ratio of as many random 32-dimensional vectors as tokens",
+              zh="练习 1：与词元数同样多的 32 维随机向量的参与比")
+# Exercise 2: break the link between vector and word: shuffle which noun is which, frame
+# by frame. What R² does V get then (median over heads)?
+shuffle_rng = np.random.default_rng(1)
+shuffled_r2 = []
+for layer in range(L):
+    v = noun_vectors["V"][layer]                                     # (n, F, nh, hs)
+    mixed = torch.stack([v[torch.from_numpy(shuffle_rng.permutation(n_nouns)), f]
+                         for f in range(v.shape[1])], dim=1)         # (n, F, nh, hs)
+    shuffled_r2.append(identity_readback(mixed)[0].numpy())
+report.number("exercise_identity_v_shuffled_median", np.median(shuffled_r2), "{:.2f}",
+              en="exercise 2: median R² of V when the nouns are shuffled frame by frame",
+              zh="练习 2：逐个句子框架打乱名词后，V 的 R² 中位数")
+
+# %% [markdown]
 # ## Figures
 
 # %%

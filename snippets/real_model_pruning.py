@@ -208,6 +208,32 @@ report.number("margin_all_removed_share", curve[L * H] / full_judging, "{:.0%}",
               zh="去掉全部的头后，分数占完整模型的比例")
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: loosen the yardstick to 90 % of the full score. How many heads can go
+# (least important first)? The curve's checks first, then head by head in between.
+checked = sorted(curve)
+first_fail = next((k for k in checked if curve[k] < 0.90 * full_judging), None)
+prunable_at_90 = L * H if first_fail is None else checked[checked.index(first_fail) - 1]
+if first_fail is not None:
+    for k in range(prunable_at_90 + 1, first_fail):
+        if (curve[k] if k in curve else judged_score(order, k)) < 0.90 * full_judging:
+            break
+        prunable_at_90 = k
+report.number("exercise_prunable_heads_at_90", prunable_at_90, "{:.0f}",
+              en="exercise 1: heads removed together, least important first, while the score stays ≥ 90 %",
+              zh="练习 1：按重要性从低到高一起去掉、分数仍不低于 90% 时最多去掉的头数")
+# Exercise 2: remove a quarter of the heads, the MOST important first.
+report.number("exercise_quarter_most_important_removed_share",
+              judged_score(order[::-1].copy(), quarter) / full_judging, "{:.0%}",
+              en="exercise 2: score with the most important quarter of the heads removed, as a share of full",
+              zh="练习 2：去掉最重要的四分之一的头后，分数占完整模型的比例")
+
+# %% [markdown]
 # ## Figures
 
 # %%

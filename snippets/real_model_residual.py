@@ -220,6 +220,29 @@ report.number("attention_above_residual_layers", (shares[:, 1] > shares[:, 0]).s
 
 
 # %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: without the residual path, follow the tokens through all six layers.
+report.number("exercise_identified_no_residual_layer6", identified_nr[L], "{:.0%}",
+              en="exercise 1: tokens whose own embedding is the nearest after layer 6, no residual path",
+              zh="练习 1：去掉残差通路后，第 6 层之后离自己的嵌入最近的词元比例")
+# Exercise 2: keep the residual path but switch every attention head off (only the
+# feed-forward parts still act). Does a token stay itself?
+model.set_head_mask(torch.zeros(L, model.config.n_heads))
+own_na, _, identified_na = track_tokens(run_sentences(model, tokenizer, SENTENCES))
+model.set_head_mask(torch.ones(L, model.config.n_heads))
+report.number("exercise_identified_no_attention_layer6", identified_na[L], "{:.0%}",
+              en="exercise 2: tokens whose own embedding is the nearest after layer 6, every head off",
+              zh="练习 2：关掉所有注意力头后，第 6 层之后离自己的嵌入最近的词元比例")
+report.number("exercise_own_no_attention_layer6", own_na[L], "{:.2f}",
+              en="exercise 2: mean cosine with the own embedding after layer 6, every head off",
+              zh="练习 2：关掉所有注意力头后，第 6 层之后与自己嵌入的平均余弦")
+
+# %% [markdown]
 # ## Figures
 
 # %%

@@ -63,3 +63,15 @@ def test_in_almost_every_head_a_direction_separates_food_better_than_any_single_
     assert r.number("direction_auc_median") > r.number("coordinate_auc_median")
     # a coordinate within 0.05 AUC of the direction in 21 of 144 spaces ("some of them")
     assert 1 <= r.number("coordinate_near_direction_spaces") < 0.5 * r.number("n_spaces")
+
+
+def test_exercise_answers(results):
+    r = results("real_model_keys_queries")
+    # 1: a round cloud of thousands of 32-dimensional vectors spans nearly all 32 directions
+    #    (sampling shrinks it a little): far more than the heads' keys or queries.
+    round_cloud = r.number("exercise_pr_round_cloud")
+    assert 28 < round_cloud <= 32
+    assert round_cloud > 2 * max(r.number("pr_keys_median"), r.number("pr_queries_median"))
+    # 2: with the nouns shuffled, "the same word" predicts nothing: R² at or below 0,
+    #    far below the real V's.
+    assert r.number("exercise_identity_v_shuffled_median") < 0.05 < r.number("identity_v_median")

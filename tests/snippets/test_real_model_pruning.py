@@ -38,3 +38,11 @@ def test_the_ranking_topics_are_quadruples_of_distinct_sentences_apart_from_the_
     assert all(len(topic) == 4 and len(set(topic)) == 4 for topic in TOPICS)
     judging = {s for pair in SENTENCE_PAIRS for s in pair}
     assert not {s for topic in TOPICS for s in topic} & judging
+
+
+def test_exercise_answers(results):
+    r = results("real_model_pruning")
+    # 1: a looser yardstick lets at least as many heads go (checked head by head).
+    assert r.number("exercise_prunable_heads_at_90") >= r.number("prunable_heads")
+    # 2: the order matters: the most important quarter costs more than the least important one.
+    assert r.number("exercise_quarter_most_important_removed_share") < r.number("margin_quarter_share")
