@@ -364,6 +364,21 @@ report.number("exercise_identity_v_shuffled_median", np.median(shuffled_r2), "{:
               en="exercise 2: median R² of V when the nouns are shuffled frame by frame",
               zh="练习 2：逐个句子框架打乱名词后，V 的 R² 中位数")
 
+# The exercises of the "edible" page.
+# Exercise 1 there: choose the best coordinate and score it on the SAME words, without
+# cross-validation. Median AUC over the 144 spaces?
+all_ranks = ranks_of(spaces, dim=1)                                 # (S, n, hs)
+in_sample = rank_auc(all_ranks.transpose(1, 2), is_food.double())   # (S, hs)
+in_sample = torch.maximum(in_sample, 1 - in_sample).amax(dim=1)     # (S,): best coordinate, either sign
+report.number("exercise_coordinate_auc_in_sample_median", in_sample.median(), "{:.2f}",
+              en="exercise (edible page) 1: median over spaces of the best coordinate's AUC, chosen and scored on the same words",
+              zh="练习（可食用页）1：在同一批词上挑选并打分时，各空间最佳单坐标 AUC 的中位数")
+# Exercise 2 there: fit the direction without shrinkage (32 dimensions, 80 training words).
+_, unshrunk = held_out_aucs(spaces, labels[:1], folds, shrinkage=0.0)  # (1, S)
+report.number("exercise_direction_auc_median_no_shrinkage", np.median(unshrunk[0].numpy()), "{:.2f}",
+              en="exercise (edible page) 2: median held-out direction AUC without shrinkage",
+              zh="练习（可食用页）2：不加收缩时方向的留出 AUC 中位数")
+
 # %% [markdown]
 # ## Figures
 
