@@ -207,25 +207,6 @@ report.number("accuracy_all_but_one_damage_mean", curves["damage"][:, -2].mean()
 report.number("chance", 1 / (V * V), "{:.2f}", en="chance accuracy (1 / 100 classes)", zh="瞎猜的准确率（1 / 100 类）")
 
 # %% [markdown]
-# ## Exercises, answered by the run
-#
-# Each exercise changes one thing above; the run records the answer so the
-# page can show it folded under the question.
-
-# %%
-# Exercise 1: loosen the yardstick from 95 % to 90 % of the full accuracy.
-# What share of the heads can go then (least important first)?
-kept = curves["damage"] >= 0.90 * curves["damage"][:, :1]                  # (S, H+1)
-report.number("exercise_prunable_share_at_90_mean", ((kept.int().cumprod(dim=1).sum(dim=1) - 1) / H).mean(),
-              "{:.2f}", en="exercise 1: prunable share at 90 % of the full accuracy (mean over seeds)",
-              zh="练习 1：以完整模型准确率的 90% 为准时的可剪比例（各种子平均）")
-# Exercise 2: prune in the opposite order, most important head first.
-reverse = curve(by_damage.flip(dims=[1]))                                  # (S, H+1)
-report.number("exercise_accuracy_half_reverse_mean", reverse[:, H // 2].mean(), "{:.2f}",
-              en="exercise 2: accuracy with half the heads removed, most important first (mean over seeds)",
-              zh="练习 2：从最重要的头开始剪掉一半后的准确率（各种子平均）")
-
-# %% [markdown]
 # ## Backups? Remove a head's twin first
 #
 # Source A says the removable heads act as backups or smooth out noise. If a
@@ -363,6 +344,25 @@ report.number("smoothing_seeds", smoothing.sum(), "{:.0f}",
               en="seeds in which removing the removable heads costs ≥ 0.02 more under noise than on clean "
                  "input, and more than removing as many random heads",
               zh="去掉可剪头在有噪声时比无噪声时多损失 ≥ 0.02、且多于随机去掉同样多个头的种子数")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: loosen the yardstick from 95 % to 90 % of the full accuracy.
+# What share of the heads can go then (least important first)?
+kept = curves["damage"] >= 0.90 * curves["damage"][:, :1]                  # (S, H+1)
+report.number("exercise_prunable_share_at_90_mean", ((kept.int().cumprod(dim=1).sum(dim=1) - 1) / H).mean(),
+              "{:.2f}", en="exercise 1: prunable share at 90 % of the full accuracy (mean over seeds)",
+              zh="练习 1：以完整模型准确率的 90% 为准时的可剪比例（各种子平均）")
+# Exercise 2: prune in the opposite order, most important head first.
+reverse = curve(by_damage.flip(dims=[1]))                                  # (S, H+1)
+report.number("exercise_accuracy_half_reverse_mean", reverse[:, H // 2].mean(), "{:.2f}",
+              en="exercise 2: accuracy with half the heads removed, most important first (mean over seeds)",
+              zh="练习 2：从最重要的头开始剪掉一半后的准确率（各种子平均）")
 
 # %% [markdown]
 # ## Figures
