@@ -118,7 +118,7 @@ def test_figures_keep_a_light_background_in_the_dark_scheme(page, site_url):
 
 @pytest.mark.parametrize("lang_root, term, definition", [
     ("", "query", "What a token is looking for"),
-    ("zh/", "查询", "一个词想找什么"),
+    ("zh/", "查询", "一个词元想找什么"),
 ])
 def test_glossary_terms_show_their_definition_on_hover(page, site_url, lang_root, term, definition):
     page.goto(f"{site_url}{lang_root}four-steps/")
