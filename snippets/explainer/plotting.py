@@ -158,3 +158,15 @@ def save_svg(fig, path, close: bool = True) -> None:
     fig.savefig(path, format="svg", bbox_inches="tight", metadata={"Date": None})
     if close:
         plt.close(fig)
+
+
+def plain_log_ticks(axis, values=None) -> None:
+    """Label a log axis with plain numbers (1, 4, 16 … or 1e-06), not 2¹⁰ or 10⁻⁶,
+    whose exponents would be drawn at two thirds of the label size."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    if values is not None:
+        axis.set_ticks(values)
+    axis.set_major_formatter(FuncFormatter(
+        lambda v, _: f"{v:g}" if 1e-3 <= abs(v) < 1e5 or v == 0 else f"{v:.0e}"))
+    axis.set_minor_formatter(NullFormatter())
