@@ -5,6 +5,8 @@ fonts, reproducible SVGs, and a dark twin of every figure for the dark theme.
     fig, axes = plotting.column_figure(height=5, nrows=2) # tall rather than wide
 """
 
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")  # no screen needed; figures are written to files
@@ -79,9 +81,16 @@ def column_figure(height: float, nrows: int = 1, ncols: int = 1, width: float = 
 def smallest_font_pt(fig) -> float:
     """The smallest size of any visible, non-empty text in ``fig`` (tick labels,
     legends, annotations, colour bars), in points."""
-    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+    sizes = [t.get_fontsize() * (MATH_SHRINK if SCRIPT.search(t.get_text()) else 1)
+             for t in fig.findobj(Text)
              if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
     return min(sizes) if sizes else 0.0
+
+
+# Mathtext draws sub- and superscripts ($W_Q$, $2^{10}$) at 0.7 of the text's size.
+MATH_SHRINK = 0.7
+MATH_FONT_PT = MIN_FONT_PT / MATH_SHRINK  # text with a subscript, so the subscript stays legible
+SCRIPT = re.compile(r"\$[^$]*[_^][^$]*\$")
 
 
 # The dark twin: what is ink on the light figure (near black) becomes light ink, and the

@@ -51,8 +51,8 @@ class Report:
         if not alt.strip():
             raise ValueError(f"figure '{key}' ({lang}) needs alt text")
         filename, dark = f"{key}.{lang}.svg", f"{key}.{lang}.dark.svg"
-        smallest = plotting.smallest_font_pt(fig)
         plotting.save_svg(fig, self.output_dir / filename, close=False)
+        smallest = plotting.smallest_font_pt(fig)  # after drawing: tick labels exist now
         plotting.to_dark(fig)
         plotting.save_svg(fig, self.output_dir / dark)
         self.figures.setdefault(key, {})[lang] = {"file": filename, "dark_file": dark, "alt": alt,
