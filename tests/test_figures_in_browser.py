@@ -1,0 +1,123 @@
+"""Figures as a reader sees them in Chromium: legible at 1280 px, numbered and captioned,
+full size on click, no white slab in the dark scheme; display math scrolls."""
+
+import io
+import re
+
+import pytest
+
+from test_browser import all_pages
+
+MIN_TEXT_PX = 11
+CAPTION = {"": re.compile(r"^Figure (\d+)\. \S"), "zh/": re.compile(r"^图 (\d+)\u3000\S")}
+
+# Rendered size of each figure's smallest text: its size in pt (recorded when the snippet
+# saved it), in CSS px at natural size (4/3 px per pt), times the scale the page shows it at.
+MEASURE = """() => [...document.querySelectorAll('article figure.explainer-figure')].map(f => {
+    const img = [...f.querySelectorAll('img')].find(i => i.offsetParent !== null);
+    return {key: f.dataset.figure, pt: parseFloat(f.dataset.smallestFontPt),
+            scale: img.clientWidth / img.naturalWidth, caption: f.querySelector('figcaption').innerText,
+            loaded: img.complete && img.naturalWidth > 0};
+})"""
+
+
+def load_figures(page):
+    """Scroll every lazy figure into view and wait until each is decoded."""
+    figures = page.locator("article figure.explainer-figure")
+    for i in range(figures.count()):
+        figures.nth(i).scroll_into_view_if_needed()
+    page.wait_for_function("""() => [...document.querySelectorAll('article figure.explainer-figure img')]
+        .filter(i => i.offsetParent !== null).every(i => i.complete && i.naturalWidth > 0)""", timeout=20000)
+
+
+def pages_with_figures(built_site, lang_root):
+    return [p for p in all_pages(built_site)
+            if p.startswith(lang_root) and (lang_root or not p.startswith("zh/"))
+            and not p.startswith(("notebooks/", "zh/notebooks/"))
+            and "explainer-figure" in (built_site / p / "index.html").read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_figure_text_renders_at_least_11_px_and_every_figure_is_numbered_and_captioned(
+        browser, site_url, built_site, lang_root):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    small, captions = [], []
+    pages = pages_with_figures(built_site, lang_root)
+    assert len(pages) >= 8
+    for path in pages:
+        page.goto(site_url + path)
+        load_figures(page)
+        figures = page.evaluate(MEASURE)
+        numbers = []
+        for figure in figures:
+            px = figure["pt"] * 4 / 3 * figure["scale"]
+            if px < MIN_TEXT_PX:
+                small.append(f"{figure['key']} on {path}: {px:.1f} px")
+            found = CAPTION[lang_root].match(figure["caption"])
+            numbers.append(int(found.group(1)) if found else None)
+        if numbers != list(range(1, len(figures) + 1)):
+            captions.append(f"{path}: captions {[f['caption'][:30] for f in figures]}")
+    context.close()
+    print("\n".join(small))
+    assert captions == []
+    assert small == [], f"{len(small)} figures with text under {MIN_TEXT_PX} px at 1280 px"
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_a_figure_opens_full_size_on_click(page, site_url, lang_root):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{site_url}{lang_root}four-steps/")
+    load_figures(page)
+    figure = page.locator("article figure.explainer-figure img.figure-light").first
+    shown = figure.evaluate("img => img.clientWidth")
+    figure.click()
+    big = page.locator("dialog.figure-lightbox[open] img")
+    big.wait_for(state="visible")
+    page.wait_for_function("() => document.querySelector('dialog.figure-lightbox img').complete")
+    width, natural = big.evaluate("img => [img.clientWidth, img.naturalWidth]")
+    assert width == natural > shown, (width, natural, shown)
+    page.keyboard.press("Escape")
+    assert page.locator("dialog.figure-lightbox[open]").count() == 0
+    assert page.console_errors == []
+
+
+def white_share(png: bytes) -> float:
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    pixels = list(image.getdata())
+    return sum(min(p) > 235 for p in pixels) / len(pixels)
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_no_figure_shows_a_white_background_in_the_dark_scheme(browser, site_url, built_site, lang_root):
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    page = context.new_page()
+    slabs = []
+    for path in pages_with_figures(built_site, lang_root):
+        page.goto(site_url + path)
+        assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+        load_figures(page)
+        figures = page.locator("article figure.explainer-figure")
+        for i in range(figures.count()):
+            image = figures.nth(i).locator("img.figure-dark")
+            share = white_share(image.screenshot()) if image.is_visible() else 1.0
+            if share > 0.2:  # a white slab, or no dark twin shown at all
+                slabs.append(f"{figures.nth(i).get_attribute('data-figure')} on {path}: {share:.0%} white")
+    context.close()
+    assert slabs == []
+
+
+def test_wide_display_math_scrolls_with_a_visible_scrollbar(page, site_url):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(site_url + "three-roles/gradients/")
+    boxes = page.evaluate("""() => [...document.querySelectorAll('article div.arithmatex')].map(d => ({
+        wide: d.scrollWidth > d.clientWidth + 1, overflow: getComputedStyle(d).overflowX,
+        bar: d.offsetHeight - d.clientHeight, inside: d.getBoundingClientRect().right
+            <= document.querySelector('article').getBoundingClientRect().right + 20}))""")
+    assert boxes
+    for box in boxes:
+        assert box["inside"], box
+        if box["wide"]:
+            assert box["overflow"] in ("auto", "scroll") and box["bar"] > 0, box
