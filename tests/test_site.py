@@ -190,10 +190,12 @@ PAGE_BUDGET_BYTES = 300 * 1024
 
 def own_bytes(page: Path) -> int:
     """Bytes a reader downloads for a page itself: its HTML plus the figures and data it shows
-    (theme assets excluded), gzip-compressed as static hosts such as GitHub Pages serve them."""
+    (theme assets excluded), gzip-compressed as static hosts such as GitHub Pages serve them.
+    Each figure has a twin for the dark scheme; a reader loads one of the two (the other is
+    hidden and lazy), so the light one counts."""
     html = page.read_text(encoding="utf-8")
     figures = {(page.parent / src).resolve() for src in re.findall(r'<img[^>]*src="([^"]+)"', html)
-               if "figures/" in src}
+               if "figures/" in src and not src.endswith(".dark.svg")}
     figures |= {(page.parent / src).resolve() for src in re.findall(r'data-src="([^"]+)"', html)}
     return sum(len(gzip.compress(path.read_bytes())) for path in [page, *figures] if path.is_file())
 
