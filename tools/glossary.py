@@ -68,12 +68,17 @@ def add_tooltips(content: str, lang: str) -> str:
                 skip = tag in NO_TOOLTIP or bool(re.search(r'class="[^"]*(arithmatex|katex|attention-explorer)', part))
                 open_tags.append((tag, skip or (open_tags[-1][1] if open_tags else False)))
         elif part.strip() and not (open_tags and open_tags[-1][1]) and pending:
-            for j, (pattern, definition) in enumerate(pending):
-                found = pattern(part)
-                if found:
-                    part = (part[:found.start()] + f'<abbr title="{definition}">{part[found.start():found.end()]}</abbr>'
-                            + part[found.end():])
-                    pending[j] = (None, None)
-            pending = [p for p in pending if p[0] is not None]
-            parts[i] = part
+            # Find every term in the original text first: a definition inserted for one term
+            # must never be searched for the next (the definition of Query mentions 键).
+            found = sorted(((m.start(), m.end(), j) for j, (find, _) in enumerate(pending)
+                            for m in [find(part)] if m), key=lambda hit: hit[0])
+            pieces, cursor, used = [], 0, set()
+            for start, end, j in found:
+                if start < cursor:
+                    continue  # overlaps a term already marked; this one waits for later text
+                pieces += [part[cursor:start], f'<abbr title="{pending[j][1]}">{part[start:end]}</abbr>']
+                cursor = end
+                used.add(j)
+            parts[i] = "".join(pieces) + part[cursor:]
+            pending = [p for j, p in enumerate(pending) if j not in used]
     return "".join(parts)
