@@ -18,6 +18,7 @@ build executes nothing). ``EXPLAINER_NO_EXEC=1`` builds without running them.
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import logging
 import os
@@ -43,6 +44,7 @@ import glossary  # noqa: E402
 import katex_math  # noqa: E402
 import ledger  # noqa: E402
 import numbers_table  # noqa: E402
+import page_meta  # noqa: E402
 import notebooks  # noqa: E402
 import snippet_runner  # noqa: E402
 import translation_status  # noqa: E402
@@ -109,6 +111,7 @@ def on_config(config):
     _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
                   snippets={p.stem: p for p in snippet_runner.discover()}, claims=claims)
     _state["verdicts"] = _verdicts(results)
+    _state["last_changed"] = page_meta.last_changed()
     return config
 
 
@@ -306,6 +309,9 @@ def _placeholder(match: re.Match, page) -> str:
 
 
 def on_page_markdown(markdown: str, page, config, files):
+    source = page_meta.repository_file(page.file.src_uri, _state["lang"])
+    day = _state["last_changed"].get(source, dt.date.today())  # today: not committed yet
+    page.meta["revision_date"] = page_meta.formatted(day, _state["lang"])
     _state["figure_count"] = 0
     rendered = PLACEHOLDER.sub(lambda m: _placeholder(m, page), markdown)
     rendered += numbers_table.table(markdown, _state["results"], _state["lang"],
@@ -344,7 +350,9 @@ def _hreflang_links(output: str, page, config) -> str:
 
 @event_priority(100)  # before the search plugin indexes the page
 def on_page_context(context, page, config, nav):
-    """Search covers the articles: notebook views (the same code as the listings) stay out."""
+    """Edit links point at the file a page is made from (generated pages included);
+    search covers the articles: notebook views (the same code as the listings) stay out."""
+    page.edit_url = page_meta.edit_url(config.repo_url, page.file.src_uri, _state["lang"])
     if page.file.src_uri.startswith("notebooks/"):
         page.meta["search"] = {"exclude": True}
     return context
