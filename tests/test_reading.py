@@ -66,6 +66,9 @@ class FakeFile:
 class FakePage:
     file, url = FakeFile(), "demo/"
 
+    def __init__(self):
+        self.meta = {}
+
 
 @pytest.fixture
 def hooks(tmp_path):
@@ -73,7 +76,8 @@ def hooks(tmp_path):
 
     saved = dict(mkdocs_hooks._state)
     mkdocs_hooks._state.update(
-        lang="en", ui=mkdocs_hooks.UI["en"], behind={}, snippets={"demo": tmp_path / "demo.py"},
+        lang="en", ui=mkdocs_hooks.UI["en"], behind={}, last_changed={},
+        snippets={"demo": tmp_path / "demo.py"},
         results={"demo": {"numbers": {"heads": {"value": 16.0, "text": "16",
                                                 "about": {"en": "heads", "zh": "头数"}}},
                           "figures": {}, "claims": [], "_dir": tmp_path}})
