@@ -33,7 +33,7 @@ def load_figures(page):
 def pages_with_figures(built_site, lang_root):
     return [p for p in all_pages(built_site)
             if p.startswith(lang_root) and (lang_root or not p.startswith("zh/"))
-            and not p.startswith(("notebooks/", "zh/notebooks/"))
+            and not p.startswith(("notebooks/", "zh/notebooks/", "print_page/", "zh/print_page/"))
             and "explainer-figure" in (built_site / p / "index.html").read_text(encoding="utf-8")]
 
 
@@ -120,26 +120,25 @@ WIDE_MATH = """() => [...document.querySelectorAll('article div.arithmatex')].ma
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_display_math_is_never_clipped_a_wide_formula_scrolls_with_a_visible_scrollbar(
-        built_site, site_url, width):
+        browser, built_site, site_url, width):
     """Playwright hides scrollbars in headless Chromium; a reader's browser shows them,
-    so this test launches Chromium with them."""
-    from playwright.sync_api import sync_playwright
-
+    so this test starts a Chromium that shows them."""
     from conftest import CHROMIUM
 
+    reader_browser = browser.browser_type.launch(
+        executable_path=CHROMIUM, ignore_default_args=["--hide-scrollbars"],
+        args=["--no-sandbox", "--disable-gpu"])
+    page = reader_browser.new_page(viewport={"width": width, "height": 800})
     clipped = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, ignore_default_args=["--hide-scrollbars"],
-                                             args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": width, "height": 800})
-        for path in all_pages(built_site):
-            if "notebooks/" in path or "arithmatex" not in (built_site / path / "index.html").read_text(encoding="utf-8"):
-                continue
-            page.goto(site_url + path)
-            for box in page.evaluate(WIDE_MATH):
-                if box["wide"] and not (box["overflow"] in ("auto", "scroll") and box["bar"] > 0):
-                    clipped.append(f"{path} ({width} px): {box}")
-        browser.close()
+    for path in all_pages(built_site):
+        if "notebooks/" in path or "print_page" in path \
+                or "arithmatex" not in (built_site / path / "index.html").read_text(encoding="utf-8"):
+            continue
+        page.goto(site_url + path)
+        for box in page.evaluate(WIDE_MATH):
+            if box["wide"] and not (box["overflow"] in ("auto", "scroll") and box["bar"] > 0):
+                clipped.append(f"{path} ({width} px): {box}")
+    reader_browser.close()
     assert clipped == []
 
 
