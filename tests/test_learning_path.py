@@ -51,9 +51,11 @@ def section(text: str, heading: str) -> str:
 
 
 def content_pages(lang: str) -> list[Path]:
-    """Pages that run a snippet: they carry a ``{{ code … }}`` placeholder."""
+    """Pages that run a snippet: they carry a ``{{ code … }}`` placeholder. The home page is
+    not one: its snippet only draws the site's overview picture, there is nothing to practise."""
+    home = DOCS / lang / "index.md"
     return sorted(p for p in (DOCS / lang).rglob("*.md")
-                  if re.search(r"\{\{\s*code\s", p.read_text(encoding="utf-8")))
+                  if p != home and re.search(r"\{\{\s*code\s", p.read_text(encoding="utf-8")))
 
 
 def page_id(path: Path) -> str:
