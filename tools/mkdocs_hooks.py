@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import glossary  # noqa: E402
 import katex_math  # noqa: E402
 import notebooks  # noqa: E402
+import repository  # noqa: E402
 import snippet_runner  # noqa: E402
 import translation_status  # noqa: E402
 
@@ -107,6 +108,7 @@ def on_config(config):
               if item.lang == lang}
     if not config.repo_url:
         raise PluginError("mkdocs.yml must set repo_url (downloads and Colab links use it)")
+    config.repo_url = repository.repo_url(config.repo_url)  # this repository (a fork's own), if known
     _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
                   snippets={p.stem: p for p in snippet_runner.discover()})
     return config
@@ -127,20 +129,21 @@ def on_files(files: Files, config):
     for font in sorted((KATEX / "fonts").glob("*.woff2")):
         _add(files, config, f"assets/katex/fonts/{font.name}", font)
 
+    # Keep the committed notebooks (the ones "Open in Colab" opens) in step.
+    notebooks.write_committed(list(_state["snippets"].values()), log=log.info)
+    pages = ROOT / ".cache" / "notebook-pages" / lang
     for name, path in _state["snippets"].items():
         _add(files, config, f"downloads/{name}.py", path)
-        # Keep the committed notebook (the one "Open in Colab" opens) in step.
-        notebook = notebooks.notebook_json(path, config.repo_url)
-        committed = notebooks.NOTEBOOKS / f"{name}.ipynb"
-        if not committed.is_file() or committed.read_text(encoding="utf-8") != notebook:
-            notebooks.NOTEBOOKS.mkdir(exist_ok=True)
-            committed.write_text(notebook, encoding="utf-8")
-            log.info(f"updated {committed.relative_to(ROOT)}: commit it")
+        download, page = _executed_notebooks(name, path, config)
         # In memory, so mkdocs-jupyter (which matches notebooks/*.ipynb) leaves it alone.
-        files.append(File.generated(config, f"downloads/{name}.ipynb", content=notebook))
+        files.append(File.generated(config, f"downloads/{name}.ipynb", content=download))
         # mkdocs-jupyter renders this one as a page; it needs a file in a real folder.
-        files.append(File(f"notebooks/{name}.ipynb", str(notebooks.NOTEBOOKS.parent),
-                          config.site_dir, config.use_directory_urls))
+        (pages / "notebooks").mkdir(parents=True, exist_ok=True)
+        written = pages / "notebooks" / f"{name}.ipynb"
+        if not written.is_file() or written.read_text(encoding="utf-8") != page:
+            written.write_text(page, encoding="utf-8")
+        files.append(File(f"notebooks/{name}.ipynb", str(pages), config.site_dir,
+                          config.use_directory_urls))
         results = _state["results"].get(name, {})
         for key, by_lang in results.get("figures", {}).items():
             _add(files, config, f"figures/{name}/{key}.svg", results["_dir"] / by_lang[lang]["file"])
@@ -157,6 +160,20 @@ def on_files(files: Files, config):
     files.append(File.generated(config, "claims.md", content=_ledger()))
     files.append(File.generated(config, "glossary.md", content=glossary.page(_state["lang"], _state["ui"])))
     return files
+
+
+def _executed_notebooks(name: str, path: Path, config) -> tuple[str, str]:
+    """This language's notebook with the build's own outputs: (download, page). The download
+    embeds its figures and links its article absolutely; the page shows the site's figures."""
+    lang, results = _state["lang"], _state["results"].get(name)
+    run_dir = results["_dir"] if results and (results["_dir"] / "cells.json").is_file() else None
+    article = notebooks.article_page(name)
+    article_path = notebooks.page_url(article) if article else ""
+    site = config.site_url or notebooks.site_url(config.repo_url, lang)
+    download = notebooks.notebook(path, lang, config.repo_url, site + article_path, run_dir)
+    page = notebooks.notebook(path, lang, config.repo_url, f"../../{article_path}", run_dir,
+                              notebooks.linked_figure(f"../../figures/{name}/{{key}}.svg"))
+    return download, page
 
 
 def _verdict(verdict: str | None) -> str:
@@ -205,8 +222,8 @@ def _svg_size(path: Path) -> tuple[int, int]:
 
 def _colab_url(name: str) -> str:
     repository = urlsplit(_state["repo_url"]).path.strip("/")
-    return (f"https://colab.research.google.com/github/{repository}/blob/main/"
-            f"snippets/notebooks/{name}.ipynb")
+    notebook = notebooks.committed_path(name, _state["lang"]).relative_to(ROOT).as_posix()
+    return f"https://colab.research.google.com/github/{repository}/blob/main/{notebook}"
 
 
 def _relative(page, target: str) -> str:
@@ -236,8 +253,10 @@ def _render(kind: str, target: str, page) -> str:
     if kind == "code":
         source = _state["snippets"][name].read_text(encoding="utf-8")
         links = " · ".join([
-            f"[{ui['download']} {name}.py]({_relative(page, f'downloads/{name}.py')})",
-            f"[{ui['download']} {name}.ipynb]({_relative(page, f'downloads/{name}.ipynb')})",
+            f"[{ui['download']} {name}.py]({_relative(page, f'downloads/{name}.py')})"
+            f'{{ download="{name}.py" }}',
+            f"[{ui['download']} {name}.ipynb]({_relative(page, f'downloads/{name}.ipynb')})"
+            f'{{ download="{name}.ipynb" }}',
             f"[{ui['notebook']}]({_relative(page, f'notebooks/{name}.ipynb')})",
             f"[{ui['colab']}]({_colab_url(name)})",
         ])

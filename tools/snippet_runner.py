@@ -31,7 +31,7 @@ SNIPPETS = Path(os.environ.get("EXPLAINER_SNIPPETS_DIR", ROOT / "snippets"))
 SHARED_PACKAGE = "explainer"
 CACHE = Path(os.environ.get("EXPLAINER_CACHE_DIR", ROOT / ".cache" / "snippets"))
 TIMEOUT_S = float(os.environ.get("SNIPPET_TIMEOUT", 300))
-CACHE_FORMAT = "1"  # bump when the layout of cached results changes
+CACHE_FORMAT = "2"  # bump when the layout of cached results changes
 
 
 class SnippetError(RuntimeError):
@@ -109,7 +109,9 @@ def _execute(path: Path, output_dir: Path) -> None:
                # One thread per snippet: snippets run side by side on few cores.
                OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env.pop("PYTHONPATH", None)
-    process = subprocess.Popen([sys.executable, str(path)], cwd=ROOT, env=env,
+    # Cell by cell, so the notebooks can show what each cell printed and drew (cells.json).
+    command = [sys.executable, str(Path(__file__).with_name("notebooks.py")), "run", str(path)]
+    process = subprocess.Popen(command, cwd=ROOT, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         stdout, stderr = process.communicate(timeout=TIMEOUT_S)
