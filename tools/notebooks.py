@@ -143,16 +143,19 @@ def run(snippet: Path, output_dir: Path | None = None) -> None:
     snippet = snippet.resolve()
     sys.path.insert(0, str(snippet.parent))
     sys.argv = [str(snippet)]
-    from explainer import report as report_module  # the snippet's own import finds this one
-
     recorded: list[dict] = []
-    save_figure = report_module.Report.figure
+    try:  # the snippet's own import then finds this module, figure recorder in place
+        from explainer import report as report_module
+    except ImportError:
+        report_module = None  # a snippet folder without the shared Report: no figures to note
+    if report_module is not None:
+        save_figure = report_module.Report.figure
 
-    def figure(self, key, fig, lang, *args, **kwargs):
-        save_figure(self, key, fig, lang, *args, **kwargs)
-        recorded.append({"key": key, "lang": lang})
+        def figure(self, key, fig, lang, *args, **kwargs):
+            save_figure(self, key, fig, lang, *args, **kwargs)
+            recorded.append({"key": key, "lang": lang})
 
-    report_module.Report.figure = figure
+        report_module.Report.figure = figure
     namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": __builtins__}
     log = []
     for index, cell in enumerate(read_cells(snippet.read_text(encoding="utf-8"))):
