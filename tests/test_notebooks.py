@@ -85,11 +85,10 @@ def without_install_cell(notebook: dict) -> dict:
 
 
 def shared_environment(commands: list[list[str]]) -> Path:
-    """One virtual environment for all notebooks, kept in .cache/ under a key of the
-    requirements and the install commands; each install command then runs in it (cheap when
-    nothing changed; the explainer package is rebuilt from this checkout every time)."""
-    key = hashlib.sha256((sys.version + (ROOT / "requirements.txt").read_text()
-                          + json.dumps(sorted(commands))).encode()).hexdigest()[:16]
+    """One virtual environment for all notebooks, kept in .cache/ under a key of the pinned
+    requirements; each distinct install command then runs in it (cheap when nothing changed;
+    the explainer package is rebuilt from this checkout every time)."""
+    key = hashlib.sha256((sys.version + (ROOT / "requirements.txt").read_text()).encode()).hexdigest()[:16]
     env = ENVIRONMENTS / key
     python = env / "bin" / "python"
     if not (env / ".ready").is_file():

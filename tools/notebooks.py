@@ -216,7 +216,7 @@ def packages(snippet: Path) -> list[str]:
     modules -= set(sys.stdlib_module_names) | {snippet_runner.SHARED_PACKAGE, "__future__"}
     by_module = _distributions_by_module()
     pins = requirements_pins()
-    wanted = set()
+    wanted = {pins[name] for name in explainer_dependencies()}  # pinned, not left to pip
     for module in modules:
         for dist in by_module.get(module, [module]):
             key = re.sub(r"[-_.]+", "-", dist).lower()
@@ -225,6 +225,15 @@ def packages(snippet: Path) -> list[str]:
                                    "requirements.txt does not pin")
             wanted.add(pins[key])
     return sorted(wanted, key=str.lower)
+
+
+@functools.cache
+def explainer_dependencies() -> list[str]:
+    """What snippets/pyproject.toml says the explainer package needs."""
+    import tomllib
+
+    project = tomllib.loads((SNIPPETS / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return [re.split(r"[<>=!~ \[;]", dep)[0].lower() for dep in project["dependencies"]]
 
 
 def install_command(snippet: Path, repo_url: str) -> str:
