@@ -361,7 +361,30 @@ def _share_notebook_css(output: str, page, config) -> str:
     for style in styles[1:]:
         output = output.replace(style, "", 1)
     # Scrollable code must be reachable by keyboard (axe: scrollable-region-focusable).
-    return re.sub(r'(<div class="highlight-ipynb[^"]*">)<pre>', r'\1<pre tabindex="0">', output)
+    output = re.sub(r'(<div class="highlight-ipynb[^"]*">)<pre>', r'\1<pre tabindex="0">', output)
+    return _heading_ids_as_in_the_toc(output)
+
+
+NOTEBOOK_HEADING = re.compile(r'(<h[1-6] id=")[^"]*(">.*?<a class="anchor-link" href="#)[^"]*(")', re.S)
+TOC = re.compile(r'data-md-component="toc".*?</nav>', re.S)
+
+
+def _heading_ids_as_in_the_toc(output: str) -> str:
+    """nbconvert names headings its own way (an all-Chinese heading gets an empty id), while
+    the page's skip link and table of contents use the Markdown toc's names (#_1, #d_k_1, …).
+    Give the headings, in order, the names those links use: the skip link's for the title."""
+    skip = re.search(r'<a href="#([^"]*)" class="md-skip">', output)
+    toc = TOC.search(output)
+    anchors = ([skip.group(1)] if skip else []) + \
+        (re.findall(r'<a href="#([^"]*)" class="md-nav__link">', toc.group(0)) if toc else [])
+    if len(anchors) != len(NOTEBOOK_HEADING.findall(output)):
+        return output
+    names = iter(anchors)
+
+    def name(match: re.Match) -> str:
+        anchor = next(names)
+        return f"{match.group(1)}{anchor}{match.group(2)}{anchor}{match.group(3)}"
+    return NOTEBOOK_HEADING.sub(name, output)
 
 
 # Pygments wraps every name, operator and bit of punctuation in a span drawn in the
