@@ -396,6 +396,10 @@ PLAIN_TOKEN = re.compile(r'<span class="(?:n|o|p|w)">([^<]*)</span>')
 def on_page_content(content: str, page, config, files):
     """Lighter code listings, glossary tooltips, and math typeset now (no math script)."""
     content = PLAIN_TOKEN.sub(r"\1", content)
+    if page.file.src_uri.startswith("notebooks/"):
+        # A notebook repeats its article's code and adds its printed output: kept out of the
+        # search index, which it would triple (the article is what a search should find).
+        page.meta["search"] = {"exclude": True}
     if page.file.src_uri.endswith(".md") and page.file.src_uri != "glossary.md":
         content = glossary.add_tooltips(content, _state["lang"])
     try:
