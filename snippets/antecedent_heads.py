@@ -6,13 +6,15 @@
 # - agreement across one word: `cats often are`, `road still is` — the verb
 #   after an adverb agrees with the noun *just before* the adverb;
 # - a pronoun: `... because it` is followed by the animal the sentence
-#   mentioned, never the thing (the seed's "it → animal, not street").
+#   mentioned, never the thing (source A's "it → animal, not street").
 #
 #     so  cats often are  and  road still is  because it  → cats
 #
 # Animal and thing come in either order, after 0-2 filler words, so neither
 # dependency sits at a fixed position. A 1-layer, 2-head attention-only model
-# is trained to make the three predictions; we name each head by what it does.
+# is trained to make the three predictions, for 8 random seeds at once (one
+# model with a seed dimension on every parameter); we name each head by what
+# it does and count the seeds in which the two heads of the layer divide the work.
 
 # %%
 import random
@@ -21,228 +23,334 @@ import torch
 
 from explainer.head_metrics import attention_to, previous_token_score
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
-from explainer.pronoun_language import ANIMALS, ID, SENTENCE_LENGTH, VOCAB, batch, sentence, task
+from explainer.pronoun_language import ANIMALS, SENTENCE_LENGTH, VOCAB, batch, sentence
 from explainer.report import Report
-from explainer.tiny_transformer import TinyTransformer, TransformerConfig
-from explainer.training import IGNORE, TrainingConfig, evaluate, train
+from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, report_spread, train_seeds
+from explainer.seeded_transformer import SeededTransformer, per_seed_matmul
+from explainer.tiny_transformer import TransformerConfig
+from explainer.training import IGNORE, sample_from
 
 torch.set_num_threads(1)
 report = Report("antecedent_heads")
 
 V, T = len(VOCAB), SENTENCE_LENGTH
+N_SEEDS = 8
+SEEDS = list(range(N_SEEDS))
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
 
+# Training sentences come from a pool (cheap to draw from); the probe is held out.
+pool_tokens, pool_targets, _ = batch(random.Random(0), 6000)
+task = sample_from(pool_tokens, pool_targets)
 probe_tokens, probe_targets, places = batch(random.Random(1234), 400)
 it_at, animal_at, thing_at = places.T                        # (B,) each
+rows = torch.arange(len(it_at))
 verb_targets = probe_targets.clone()
-verb_targets[torch.arange(len(it_at)), it_at] = IGNORE        # only the two agreement predictions
+verb_targets[rows, it_at] = IGNORE                           # only the two agreement predictions
 antecedent_targets = torch.full_like(probe_targets, IGNORE)
-antecedent_targets[torch.arange(len(it_at)), it_at] = probe_targets[torch.arange(len(it_at)), it_at]
+antecedent_targets[rows, it_at] = probe_targets[rows, it_at]
 words, *_ = sentence(random.Random(7))
 print("a sentence:", " ".join(words))
 
 # %% [markdown]
-# ## Two named scores per head
+# ## Named scores per head, for every seed
 #
 # - *previous-token score*: mean weight on the position just before;
 # - *antecedent score*: the weight from `it` to the animal (and, for
 #   comparison, to the thing).
 
 # %%
+def per_head(score_fn, weights):
+    """A head metric for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
+    return torch.stack([score_fn(w) for w in weights])
+
+
 def measure(model):
-    _, accuracy = evaluate(model, (probe_tokens, probe_targets))
-    weights = model.attention_weights()[0]                     # (B, nh, T, T)
+    _, accuracy = evaluate_seeds(model, (probe_tokens, probe_targets))   # (S,), keeps the weights
+    weights = model.attention_weights()[0]                               # (S, B, nh, T, T)
+    adverbs = [animal_at + 1, thing_at + 1]                              # where agreement needs t-1
     return dict(accuracy=accuracy, weights=weights,
-                previous=previous_token_score(weights),
-                antecedent=attention_to(weights, it_at, animal_at),
-                to_thing=attention_to(weights, it_at, thing_at))
+                previous=per_head(previous_token_score, weights),        # (S, nh)
+                antecedent=per_head(lambda w: attention_to(w, it_at, animal_at), weights),
+                to_thing=per_head(lambda w: attention_to(w, it_at, thing_at), weights),
+                at_adverbs=sum(per_head(lambda w: attention_to(w, a, a - 1), weights)
+                               for a in adverbs) / 2)
 
 
 def train_and_watch(n_heads, steps=300):
-    torch.manual_seed(0)
-    model = TinyTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32,
-                                              n_heads=n_heads, n_layers=1))
+    model = SeededTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32,
+                                                n_heads=n_heads, n_layers=1), SEEDS)
     history = []
 
     def probe(step, model):
         if step % 20 == 0:
             history.append(dict(step=step, **measure(model)))
 
-    train(model, task, TrainingConfig(steps=steps, batch_size=32, lr=1e-2), on_step=probe)
+    train_seeds(model, task, SeededTrainingConfig(steps=steps, batch_size=32, lr=1e-2), on_step=probe)
     return model, history
 
 
 model, history = train_and_watch(n_heads=2)
 final = measure(model)
-positional = int(final["previous"].argmax())
-content = int(final["antecedent"].argmax())
-assert positional != content, "one head took both roles; the page's story would not hold"
-verb_accuracy = evaluate(model, (probe_tokens, verb_targets))[1]
-antecedent_accuracy = evaluate(model, (probe_tokens, antecedent_targets))[1]
-print(f"previous-token score per head {final['previous'].numpy().round(2)}, "
-      f"antecedent score per head {final['antecedent'].numpy().round(2)}")
+seeds = torch.arange(N_SEEDS)
+positional = final["previous"].argmax(dim=1)                 # (S,) the most positional head
+entity = final["antecedent"].argmax(dim=1)                   # (S,) the head that looks most at the animal
+verb_accuracy = evaluate_seeds(model, (probe_tokens, verb_targets))[1]
+antecedent_accuracy = evaluate_seeds(model, (probe_tokens, antecedent_targets))[1]
+print("previous-token score per seed and head:\n", final["previous"].numpy().round(2))
+print("antecedent score per seed and head:\n", final["antecedent"].numpy().round(2))
+print("weight on the noun before, at the adverbs, per seed and head:\n", final["at_adverbs"].numpy().round(2))
 
-report.number("verb_accuracy", verb_accuracy, "{:.2f}")
-report.number("antecedent_accuracy", antecedent_accuracy, "{:.2f}")
-report.number("positional_previous", final["previous"][positional], "{:.2f}")
-report.number("positional_antecedent", final["antecedent"][positional], "{:.2f}")
-report.number("content_antecedent", final["antecedent"][content], "{:.2f}")
-report.number("content_to_thing", final["to_thing"][content], "{:.3f}")
-report.number("content_previous", final["previous"][content], "{:.2f}")
-report.number("antecedent_at_init", history[0]["antecedent"].max(), "{:.2f}")
-report.number("to_thing_at_init", history[0]["to_thing"][content], "{:.2f}")
-report.number("previous_at_init", history[0]["previous"].max(), "{:.2f}")
-# The positional head at the two adverbs only: its weight on the noun just before.
-adverbs = [animal_at + 1, thing_at + 1]
-at_adverbs = torch.stack([attention_to(final["weights"], a, a - 1) for a in adverbs]).mean(0)
-report.number("positional_at_adverbs", at_adverbs[positional], "{:.2f}")
+# Heads of the SAME layer taking different roles (source A, §heads-2/3): one head
+# positional (previous-token score >= 0.5) and another head of that layer the
+# entity head (weight from the pronoun to its antecedent >= 0.5).
+is_positional = final["previous"] >= 0.5                     # (S, nh)
+is_entity = final["antecedent"] >= 0.5                       # (S, nh)
+other = ~torch.eye(2, dtype=torch.bool)                      # pairs of different heads
+same_layer_split = (is_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1)
+report.number("same_layer_split_seeds", same_layer_split.sum(), "{:.0f}",
+              en="seeds in which one head of the layer has previous-token score ≥ 0.5 and another "
+                 "head of the same layer puts ≥ 0.5 from it on the antecedent",
+              zh="同一层里一个头的前一个词得分 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+# The same count with the positional score taken where agreement needs it: at the
+# adverbs, the weight on the noun just before (the previous-token score above
+# averages over every position, most of which need nothing from the word before).
+at_adverbs_positional = final["at_adverbs"] >= 0.5           # (S, nh)
+report.number("same_layer_split_at_adverbs_seeds",
+              (at_adverbs_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1).sum(),
+              "{:.0f}",
+              en="seeds in which one head puts ≥ 0.5 from each adverb on the noun before it and another "
+                 "head of the same layer puts ≥ 0.5 from it on the antecedent",
+              zh="同一层里一个头在副词处分给前面名词的权重 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+report.number("positional_head_seeds", is_positional.any(dim=1).sum(), "{:.0f}",
+              en="seeds with a head whose previous-token score is ≥ 0.5",
+              zh="有一个头前一个词得分 ≥ 0.5 的种子数")
+report.number("entity_head_seeds", is_entity.any(dim=1).sum(), "{:.0f}",
+              en="seeds with a head that puts ≥ 0.5 from it on the antecedent",
+              zh="有一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+report.number("distinct_roles_seeds", (positional != entity).sum(), "{:.0f}",
+              en="seeds in which the most positional head and the most antecedent-seeking head differ",
+              zh="最偏位置的头和最会找先行词的头不是同一个头的种子数")
+
+report_spread(report, "verb_accuracy", verb_accuracy, "{:.2f}",
+              en="accuracy of the agreement predictions (2 heads)", zh="一致关系预测的准确率（两个头）")
+report_spread(report, "antecedent_accuracy", antecedent_accuracy, "{:.2f}",
+              en="accuracy of naming the animal after it (2 heads)", zh="在 it 之后说出动物的准确率（两个头）")
+report_spread(report, "positional_previous", final["previous"][seeds, positional], "{:.2f}",
+              en="previous-token score of the positional head", zh="位置头的前一个词得分")
+report_spread(report, "positional_at_adverbs", final["at_adverbs"][seeds, positional], "{:.2f}",
+              en="positional head at the adverbs: weight on the noun just before",
+              zh="位置头在副词处分给前面名词的权重")
+report.number("positional_antecedent_mean", final["antecedent"][seeds, positional].mean(), "{:.2f}",
+              en="antecedent score of the positional head (mean over seeds)", zh="位置头的先行词得分（各种子的平均）")
+report_spread(report, "entity_antecedent", final["antecedent"][seeds, entity], "{:.2f}",
+              en="antecedent score of the entity head (it → animal)", zh="实体头的先行词得分（it → 动物）")
+report_spread(report, "entity_to_thing", final["to_thing"][seeds, entity], "{:.3f}",
+              en="weight of the entity head from it on the thing", zh="实体头从 it 分给物体的权重")
+report.number("entity_previous_mean", final["previous"][seeds, entity].mean(), "{:.2f}",
+              en="previous-token score of the entity head (mean over seeds)", zh="实体头的前一个词得分（各种子的平均）")
+report.number("antecedent_at_init_mean", history[0]["antecedent"].max(dim=1).values.mean(), "{:.2f}",
+              en="best antecedent score at initialisation (mean over seeds)", zh="初始化时最高的先行词得分（各种子的平均）")
+report.number("to_thing_at_init_mean", history[0]["to_thing"][seeds, entity].mean(), "{:.2f}",
+              en="entity head's weight on the thing at initialisation (mean over seeds)",
+              zh="初始化时实体头分给物体的权重（各种子的平均）")
+report.number("previous_at_init_mean", history[0]["previous"].max(dim=1).values.mean(), "{:.2f}",
+              en="best previous-token score at initialisation (mean over seeds)",
+              zh="初始化时最高的前一个词得分（各种子的平均）")
 
 # %% [markdown]
 # ## Recognition is a large q·k (C02) and the output is v(animal) (C03)
 #
-# Inside the content head: the score of `it`'s query with the animal's key and
-# with the thing's key, and what the head hands to position `it`.
+# Inside each seed's entity head: the score of `it`'s query with the animal's
+# key and with the thing's key, and what the head hands to position `it`.
 
 # %%
-attention = model.attentions[0]
 with torch.no_grad():
-    x = model.token_embedding(probe_tokens) + model.position_embedding(torch.arange(T))  # (B, T, C)
-    q = attention.split_heads(attention.W_Q(x))[:, content]            # (B, T, hs)
-    k = attention.split_heads(attention.W_K(x))[:, content]            # (B, T, hs)
-    v = attention.split_heads(attention.W_V(x))[:, content]            # (B, T, hs)
-rows = torch.arange(len(it_at))
-scale = attention.head_size ** 0.5
-qk_animal = ((q[rows, it_at] * k[rows, animal_at]).sum(-1) / scale)   # (B,)
-qk_thing = ((q[rows, it_at] * k[rows, thing_at]).sum(-1) / scale)     # (B,)
-head_output = (final["weights"][rows, content, it_at, :, None] * v).sum(1)  # (B, hs)
-cos_animal = torch.cosine_similarity(head_output, v[rows, animal_at], dim=-1)
-cos_thing = torch.cosine_similarity(head_output, v[rows, thing_at], dim=-1)
-report.number("qk_animal", qk_animal.mean(), "{:.1f}")
-report.number("qk_thing", qk_thing.mean(), "{:.1f}")
-report.number("qk_animal_wins", (qk_animal > qk_thing).float().mean(), "{:.2f}")
-report.number("cos_output_animal", cos_animal.mean(), "{:.2f}")
-report.number("cos_output_thing", cos_thing.mean(), "{:.2f}")
+    x = model.embed(probe_tokens)                                        # (S, B, T, C)
+    q, k, v = (model.split_heads(per_seed_matmul(x, W[:, 0])) for W in (model.W_Q, model.W_K, model.W_V))
+    q, k, v = (t[seeds, :, entity] for t in (q, k, v))                   # (S, B, T, hs) entity head
+scale = model.head_size ** 0.5
+qk_animal = (q[:, rows, it_at] * k[:, rows, animal_at]).sum(-1) / scale  # (S, B)
+qk_thing = (q[:, rows, it_at] * k[:, rows, thing_at]).sum(-1) / scale    # (S, B)
+animal_wins = (qk_animal > qk_thing).float()                             # (S, B)
+weights_it = final["weights"][seeds, :, entity][:, rows, it_at]          # (S, B, T) row of `it`
+head_output = (weights_it[..., None] * v).sum(dim=2)                     # (S, B, hs)
+from_animal = weights_it[:, rows, animal_at, None] * v[:, rows, animal_at]   # (S, B, hs)
+from_thing = weights_it[:, rows, thing_at, None] * v[:, rows, thing_at]      # (S, B, hs)
+norm2 = (head_output * head_output).sum(-1)                              # (S, B)
+# Share of the output that the animal's weighted value accounts for (its projection
+# on the output, over the output's squared length); the shares of all positions sum to 1.
+share_animal = ((from_animal * head_output).sum(-1) / norm2).mean(dim=1)   # (S,)
+share_thing = ((from_thing * head_output).sum(-1) / norm2).mean(dim=1)     # (S,)
+cos_animal = torch.cosine_similarity(head_output, v[:, rows, animal_at], dim=-1).mean(dim=1)  # (S,)
+cos_thing = torch.cosine_similarity(head_output, v[:, rows, thing_at], dim=-1).mean(dim=1)    # (S,)
 
-# Per animal word: does the head look at it? A word the head never looks at
-# must be answered another way (by elimination: "none of the others").
-animal_words = probe_tokens[rows, animal_at]                           # (B,)
-weight_on_animal = final["weights"][rows, content, it_at, animal_at]  # (B,)
-ignored = [VOCAB[w] for w in animal_words.unique().tolist()
-           if weight_on_animal[animal_words == w].mean() < 0.5]
-print("animal words the content head does not look at:", ignored or "none")
-report.number("ignored_animal_words", len(ignored), "{:.0f}")
-report.number("animal_words", len(ANIMALS) * 2, "{:.0f}")
-others = ~torch.isin(animal_words, torch.tensor([ID[w] for w in ignored], dtype=torch.long))
-report.number("qk_animal_wins_others", (qk_animal > qk_thing)[others].float().mean(), "{:.2f}")
-report.number("antecedent_others", weight_on_animal[others].mean(), "{:.2f}")
-# ...and yet the model names those animals too:
+report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}",
+              en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√d_k，句子平均")
+report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}",
+              en="entity head: q(it)·k(thing)/√d_k, mean over sentences", zh="实体头：q(it)·k(物体)/√d_k，句子平均")
+report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), "{:.2f}",
+              en="share of sentences in which the animal's key scores above the thing's",
+              zh="动物的键得分高于物体的键的句子比例")
+report.number("qk_prefers_antecedent_seeds", (animal_wins.mean(dim=1) > 0.5).sum(), "{:.0f}",
+              en="seeds in which q(it)·k(animal) > q(it)·k(thing) in most sentences",
+              zh="多数句子里 q(it)·k(动物) > q(it)·k(物体) 的种子数")
+report_spread(report, "value_share_antecedent", share_animal, "{:.2f}",
+              en="share of the entity head's output at it made of v(animal)",
+              zh="实体头在 it 处的输出中，由 v(动物) 构成的比例")
+report.number("value_share_thing_mean", share_thing.mean(), "{:.2f}",
+              en="share of that output made of v(thing) (mean over seeds)", zh="这个输出中由 v(物体) 构成的比例（各种子的平均）")
+report.number("value_share_antecedent_seeds", (share_animal >= 0.5).sum(), "{:.0f}",
+              en="seeds in which v(animal) makes up at least half of that output",
+              zh="v(动物) 至少占这个输出一半的种子数")
+report_spread(report, "cos_output_animal", cos_animal, "{:.2f}",
+              en="cosine of the entity head's output at it with v(animal)", zh="实体头在 it 处的输出与 v(动物) 的余弦")
+report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}",
+              en="cosine of that output with v(thing) (mean over seeds)", zh="这个输出与 v(物体) 的余弦（各种子的平均）")
+
+# Per animal word: does the entity head look at it? A word the head never looks
+# at must be answered another way (by elimination: "none of the others").
+animal_words = probe_tokens[rows, animal_at]                             # (B,)
+weight_on_animal = weights_it[:, rows, animal_at]                        # (S, B)
 with torch.no_grad():
-    answers = model(probe_tokens)[rows, it_at].argmax(-1)                # (B,)
-report.number("ignored_named_correctly", (answers == animal_words)[~others].float().mean()
-              if ignored else 1.0, "{:.2f}")
+    answers = model(probe_tokens)[:, rows, it_at].argmax(-1)             # (S, B)
+ignored_counts, ignored_sentences, ignored_correct = [], 0, 0
+for s in range(N_SEEDS):
+    ignored = [w for w in animal_words.unique().tolist()
+               if weight_on_animal[s, animal_words == w].mean() < 0.5]
+    ignored_counts.append(len(ignored))
+    in_ignored = torch.isin(animal_words, torch.tensor(ignored, dtype=torch.long))
+    ignored_sentences += int(in_ignored.sum())
+    ignored_correct += int((answers[s] == animal_words)[in_ignored].sum())
+    print(f"seed {s}: animal words the entity head does not look at:",
+          [VOCAB[w] for w in ignored] or "none")
+report.number("animal_words", len(ANIMALS) * 2, "{:.0f}", en="animal words in the language", zh="语言里的动物词数")
+report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}",
+              en="animal words the entity head does not look at (weight < 0.5)",
+              zh="实体头不去看的动物词数（权重 < 0.5）")
+report.number("ignored_sentences", ignored_sentences, "{:.0f}",
+              en="probe sentences (all seeds) whose animal the entity head does not look at",
+              zh="实体头不看其动物的探测句子数（所有种子合计）")
+report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences, 1), "{:.2f}",
+              en="share of those sentences in which the model still names the animal (0 if none)",
+              zh="这些句子里模型仍然说对动物的比例（没有这类句子时记 0）")
 
 # %% [markdown]
-# ## The same language with one head
+# ## The same language with one head of the same width
 
 # %%
 single, single_history = train_and_watch(n_heads=1)
 single_final = measure(single)
-report.number("single_accuracy", single_final["accuracy"], "{:.2f}")
-report.number("two_head_accuracy", final["accuracy"], "{:.2f}")
-report.number("single_previous", single_final["previous"][0], "{:.2f}")
-report.number("single_antecedent", single_final["antecedent"][0], "{:.2f}")
-
-# %% [markdown]
-# ## Verdicts
-
-# %%
-divided = (final["previous"][positional] >= 0.4 and final["antecedent"][content] >= 0.6
-           and final["antecedent"][positional] < 0.1 and final["to_thing"][content] < 0.05)
-report.claim(
-    "C07", "verified" if divided else "refuted",
-    en=f"Toy language, 1 layer, 2 heads: one head is positional (previous-token score "
-       f"{final['previous'][positional]:.2f}, {at_adverbs[positional]:.2f} at the adverbs), the other "
-       f"content-based (from it to the animal {final['antecedent'][content]:.2f}, to the thing "
-       f"{final['to_thing'][content]:.3f}). One head alone reaches {single_final['accuracy']:.2f} "
-       f"against {final['accuracy']:.2f}.",
-    zh=f"玩具语言，1 层 2 头：一个头按位置工作（前一个词得分 {final['previous'][positional]:.2f}，"
-       f"在副词处为 {at_adverbs[positional]:.2f}），另一个头按内容工作（it 指向动物 "
-       f"{final['antecedent'][content]:.2f}，指向物体 {final['to_thing'][content]:.3f}）。"
-       f"只有一个头时准确率 {single_final['accuracy']:.2f}，两个头为 {final['accuracy']:.2f}。")
-wins = (qk_animal > qk_thing).float().mean().item()
-report.claim(
-    "C02", "verified" if wins > 0.95 else "nuanced" if wins > 0.5 else "refuted",
-    en=f"Trained from random weights on the toy language: in the antecedent head, q(it)·k(animal)/√d_k "
-       f"= {qk_animal.mean():.1f} on average vs q(it)·k(thing)/√d_k = {qk_thing.mean():.1f}; the animal "
-       f"scores higher in {wins:.0%} of sentences. Animal words the head never looks at: "
-       f"{len(ignored)} of {len(ANIMALS) * 2}; the model still names them, by elimination.",
-    zh=f"在玩具语言上从随机权重训练：指代头里 q(it)·k(动物)/√d_k 平均为 {qk_animal.mean():.1f}，"
-       f"q(it)·k(物体)/√d_k 为 {qk_thing.mean():.1f}；{wins:.0%} 的句子里动物得分更高。"
-       f"{len(ANIMALS) * 2} 个动物词里有 {len(ignored)} 个从不被看，模型靠排除法说出它。")
-report.claim(
-    "C03", "verified" if cos_animal.mean() > 0.8 and cos_thing.mean() < cos_animal.mean() - 0.3 else "nuanced",
-    en=f"Same head: its output at it has mean cosine {cos_animal.mean():.2f} with v(animal) and "
-       f"{cos_thing.mean():.2f} with v(thing).",
-    zh=f"同一个头：它在 it 处的输出与 v(动物) 的平均余弦为 {cos_animal.mean():.2f}，"
-       f"与 v(物体) 为 {cos_thing.mean():.2f}。")
+single_verb = evaluate_seeds(single, (probe_tokens, verb_targets))[1]
+single_antecedent = evaluate_seeds(single, (probe_tokens, antecedent_targets))[1]
+report_spread(report, "single_accuracy", single_final["accuracy"], "{:.2f}",
+              en="accuracy with one head of 32", zh="一个 32 维的头的准确率")
+report_spread(report, "two_head_accuracy", final["accuracy"], "{:.2f}",
+              en="accuracy with two heads of 16", zh="两个 16 维的头的准确率")
+report.number("two_heads_better_seeds", (final["accuracy"] >= single_final["accuracy"] + 0.02).sum(), "{:.0f}",
+              en="seeds in which two heads beat one by at least 0.02 accuracy",
+              zh="两个头比一个头准确率高至少 0.02 的种子数")
+report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}",
+              en="one head: accuracy of the agreement predictions (mean over seeds)", zh="单头：一致关系预测的准确率（各种子的平均）")
+report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}",
+              en="one head: accuracy of naming the animal (mean over seeds)", zh="单头：说出动物的准确率（各种子的平均）")
+report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}",
+              en="previous-token score of the single head", zh="单头的前一个词得分")
+report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:.2f}",
+              en="antecedent score of the single head", zh="单头的先行词得分")
 
 # %% [markdown]
 # ## Figures
+#
+# Every seed's two heads as points; the attention maps of the first seed (an
+# example, not the best); the training curves of every seed, faint, and their mean.
 
 # %%
 TEXT = {
     "en": {
-        "positional": "positional head (head {})", "content": "content head (head {})",
-        "single": "1-head model",
-        "maps_alt": "Attention of each head over one toy sentence, words on both axes. The "
-                    "positional head's bright cells sit just left of the diagonal: each word looks "
-                    "at the word before it. The content head's row for it is bright at the animal "
-                    "only. The single head of the 1-head model does both in one pattern.",
+        "positional": "positional head (head {})", "entity": "entity head (head {})",
+        "maps_alt": "Attention of the first seed's two heads over one toy sentence, words on both axes. "
+                    "The positional head's bright cells sit just left of the diagonal: each word looks at "
+                    "the word before it. The entity head's row for it is bright at the animal.",
+        "maps_caption": "First seed: one head looks one word back, the other sends it to the animal.",
+        "prev_axis": "previous-token score", "ant_axis": "antecedent score (it → animal)",
+        "two": "2-head model: one seed's two heads", "one": "1-head model: its head",
+        "scatter_alt": "Each seed's two heads as two points joined by a line, previous-token score across, "
+                       "antecedent score up, with lines at 0.5. In most seeds one point lies right (a "
+                       "positional head) and the other high (an entity head). The single heads of the "
+                       "1-head models lie in between.",
+        "scatter_caption": "In one layer, the two heads take different roles; one head alone sits between.",
         "step": "training step", "score": "score / accuracy", "acc": "accuracy",
-        "prev": "positional head: previous-token score", "ant": "content head: it → animal",
-        "thing": "content head: it → thing",
-        "curve_alt": "Over 300 training steps the positional head's previous-token score and the "
-                     "content head's weight from it to the animal rise, while its weight on the "
-                     "thing falls to zero; accuracy rises with them.",
+        "prev": "positional head: previous-token score", "ant": "entity head: it → animal",
+        "thing": "entity head: it → thing",
+        "curve_alt": "Over 300 training steps, one faint line per seed and a bold mean: the positional "
+                     "head's previous-token score and the entity head's weight from it to the animal "
+                     "rise, while its weight on the thing falls towards zero; accuracy rises with them.",
+        "curve_caption": "The two roles form during training, in every seed.",
     },
     "zh": {
-        "positional": "位置头（头 {}）", "content": "内容头（头 {}）", "single": "单头模型",
-        "maps_alt": "一个玩具句子上各个头的注意力，两条坐标轴都是词。位置头的亮格紧贴对角线左侧："
-                    "每个词都看它前面那个词。内容头在 it 这一行只有动物那一格发亮。"
-                    "单头模型的那一个头，把两件事做在同一张图里。",
+        "positional": "位置头（头 {}）", "entity": "实体头（头 {}）",
+        "maps_alt": "第一个种子的两个头在一个玩具句子上的注意力，两条坐标轴都是词。位置头的亮格紧贴对角线左侧："
+                    "每个词都看它前面那个词。实体头在 it 这一行，亮在动物那一格。",
+        "maps_caption": "第一个种子：一个头往回看一个词，另一个头让 it 看向动物。",
+        "prev_axis": "前一个词得分", "ant_axis": "先行词得分（it → 动物）",
+        "two": "两头模型：一个种子的两个头", "one": "单头模型：它的那个头",
+        "scatter_alt": "每个种子的两个头画成两个点，用线连起来；横轴是前一个词得分，纵轴是先行词得分，0.5 处各有一条线。"
+                       "多数种子里一个点在右边（位置头），另一个点在上边（实体头）。单头模型的头落在两者之间。",
+        "scatter_caption": "同一层里，两个头担任不同的角色；只有一个头时，它落在两者之间。",
         "step": "训练步数", "score": "得分 / 准确率", "acc": "准确率",
-        "prev": "位置头：前一个词得分", "ant": "内容头：it → 动物", "thing": "内容头：it → 物体",
-        "curve_alt": "300 步训练中，位置头的前一个词得分、内容头从 it 指向动物的权重一同上升，"
-                     "指向物体的权重降到零；准确率随之上升。",
+        "prev": "位置头：前一个词得分", "ant": "实体头：it → 动物", "thing": "实体头：it → 物体",
+        "curve_alt": "300 步训练中，每个种子一条淡线，粗线是平均：位置头的前一个词得分、实体头从 it 指向动物的权重一同上升，"
+                     "指向物体的权重降向零；准确率随之上升。",
+        "curve_caption": "两种角色都在训练中形成，每个种子都是如此。",
     },
 }
-example = 0
+example_seed, example = 0, 0
 labels = [VOCAB[i] for i in probe_tokens[example]]
+steps = [h["step"] for h in history]
+curves = {"acc": (torch.stack([h["accuracy"] for h in history]), "black", "-"),
+          "prev": (torch.stack([h["previous"][seeds, positional] for h in history]), "#1b9e77", "-"),
+          "ant": (torch.stack([h["antecedent"][seeds, entity] for h in history]), "#d95f02", "-"),
+          "thing": (torch.stack([h["to_thing"][seeds, entity] for h in history]), "#d95f02", ":")}
 for lang in LANGS:
     text = TEXT[lang]
-    panels = [(final["weights"][example, positional], text["positional"].format(positional)),
-              (final["weights"][example, content], text["content"].format(content)),
-              (single_final["weights"][example, 0], text["single"])]
-    fig, axes = plt.subplots(1, 3, figsize=(16, 5.4))
+    fig, ax = plt.subplots(figsize=(6.0, 5.0))
+    for s in range(N_SEEDS):
+        ax.plot(final["previous"][s], final["antecedent"][s], color="#7570b3", lw=0.8, alpha=0.5,
+                marker="o", label=text["two"] if s == 0 else None)
+    ax.scatter(single_final["previous"][:, 0], single_final["antecedent"][:, 0], color="#d95f02",
+               marker="x", s=50, label=text["one"])
+    ax.axvline(0.5, color="grey", lw=0.8, ls=":")
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel(text["prev_axis"])
+    ax.set_ylabel(text["ant_axis"])
+    ax.legend(fontsize=10, loc="upper right")
+    fig.tight_layout()
+    report.figure("roles_per_seed", fig, lang, alt=text["scatter_alt"], caption=text["scatter_caption"])
+
+    panels = [(final["weights"][example_seed, example, positional[example_seed]],
+               text["positional"].format(int(positional[example_seed]))),
+              (final["weights"][example_seed, example, entity[example_seed]],
+               text["entity"].format(int(entity[example_seed])))]
+    fig, axes = plt.subplots(1, 2, figsize=(7.2, 4.3))
     for ax, (pattern, title) in zip(axes, panels):
         ax.imshow(pattern, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
-        ax.set_xticks(range(T), labels, rotation=70, fontsize=8)
-        ax.set_yticks(range(T), labels, fontsize=8)
-        ax.set_title(title)
+        ax.set_xticks(range(T), labels, rotation=80, fontsize=9)
+        ax.set_yticks(range(T), labels, fontsize=9)
+        ax.set_title(title, fontsize=10)
     fig.tight_layout()
-    report.figure("attention_maps", fig, lang, alt=text["maps_alt"])
+    report.figure("attention_maps", fig, lang, alt=text["maps_alt"], caption=text["maps_caption"])
 
-    fig, ax = plt.subplots(figsize=(7.5, 4))
-    steps = [h["step"] for h in history]
-    ax.plot(steps, [h["accuracy"] for h in history], color="black", label=text["acc"])
-    ax.plot(steps, [h["previous"][positional] for h in history], color="#1b9e77", label=text["prev"])
-    ax.plot(steps, [h["antecedent"][content] for h in history], color="#d95f02", label=text["ant"])
-    ax.plot(steps, [h["to_thing"][content] for h in history], color="#d95f02", ls=":",
-            label=text["thing"])
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    for key, (values, color, style) in curves.items():          # values (probes, S)
+        ax.plot(steps, values, color=color, ls=style, lw=0.8, alpha=0.25)
+        ax.plot(steps, values.mean(dim=1), color=color, ls=style, lw=2.2, label=text[key])
     ax.set_xlabel(text["step"])
     ax.set_ylabel(text["score"])
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, frameon=False)
     fig.tight_layout()
-    report.figure("roles_over_training", fig, lang, alt=text["curve_alt"])
+    report.figure("roles_over_training", fig, lang, alt=text["curve_alt"], caption=text["curve_caption"])
 
 report.save()

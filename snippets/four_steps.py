@@ -111,37 +111,6 @@ for f in ("animate", "can_tire", "place", "pronoun"):
     report.number(f"output_it_{f}", output[IT, features.index(f)], "{:.2f}")
 
 # %% [markdown]
-# ## Verdicts
-
-# %%
-report.claim(
-    "C01", "verified" if projection_error < 1e-12 else "refuted",
-    en=f"Q, K, V computed as X·W equal torch.nn.Linear with the same weights "
-       f"(max difference {projection_error:.1e}).",
-    zh=f"用 X·W 算出的 Q、K、V 与同样权重的 torch.nn.Linear 一致（最大差 {projection_error:.1e}）。")
-clear_match = scores[IT, ANIMAL] > scores[IT, STREET] and weights[IT].argmax() == ANIMAL
-report.claim(
-    "C02", "verified" if clear_match else "refuted",
-    en=f"Hand-built weights: q(it)·k(animal) = {scores[IT, ANIMAL]:.1f} vs "
-       f"q(it)·k(street) = {scores[IT, STREET]:.1f}; the mechanism works when the weights "
-       f"encode the features. A trained model is checked separately.",
-    zh=f"手工构造的权重：q(it)·k(animal) = {scores[IT, ANIMAL]:.1f}，"
-       f"q(it)·k(street) = {scores[IT, STREET]:.1f}。权重编码了这些特征时，机制成立；"
-       f"训练出来的模型是否如此，另行检验。")
-report.claim(
-    "C03", "verified" if weights[IT, ANIMAL] > 0.5 and cos_animal > 0.9 > cos_street + 0.5 else "refuted",
-    en=f"Hand-built weights: {weights[IT, ANIMAL]:.0%} of the attention of it goes to animal; "
-       f"the output at it has cosine {cos_animal:.2f} with v(animal), {cos_street:.2f} with v(street).",
-    zh=f"手工构造的权重：it 的注意力有 {weights[IT, ANIMAL]:.0%} 落在 animal 上；"
-       f"it 处的输出与 v(animal) 的余弦为 {cos_animal:.2f}，与 v(street) 为 {cos_street:.2f}。")
-report.claim(
-    "C04", "verified" if fused_error < 1e-12 else "refuted",
-    en=f"Scores, scaling, softmax and weighted sum written out equal "
-       f"F.scaled_dot_product_attention (max difference {fused_error:.1e}).",
-    zh=f"逐步写出的打分、缩放、softmax、加权求和，与 F.scaled_dot_product_attention "
-       f"结果一致（最大差 {fused_error:.1e}）。")
-
-# %% [markdown]
 # ## Figures, labelled in the reader's language
 
 # %%

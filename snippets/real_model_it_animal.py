@@ -1,357 +1,341 @@
 # %% [markdown]
 # # Does *it* look at the animal? Measured in a real model
 #
-# The seed's story: in "The animal didn't cross the street because it was too
+# Source A §3–4: in "The animal didn't cross the street because it was too
 # tired", the query of *it* meets the key of *animal*, so *it* attends to the
-# animal. We read every head of pretrained all-MiniLM-L6-v2. A head that
-# really resolves *it* must do more than look at *animal*: when one word changes
-# ("…too wide") and *it* becomes the street, its attention must move too.
+# animal, takes in v(animal), and later layers treat *it* as the animal. We read
+# every head of pretrained all-MiniLM-L6-v2. A head that really resolves *it*
+# must do more than look at *animal*: when one word changes ("…too wide") and
+# *it* becomes the street, its attention must move too.
 
 # %%
-import itertools
-
 import numpy as np
 import torch
 
 from explainer.minilm import MiniLM, Tokenizer, run_sentences
-from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.plotting import LANGS, plt
 from explainer.report import Report
+from explainer.role_sentences import SOURCE_PAIR, coreference_sentences, word_position
 
 torch.set_num_threads(1)
 report = Report("real_model_it_animal")
 model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
 L, H = model.config.n_layers, model.config.n_heads
-
-
-def head_name(layer: int, head: int) -> str:
-    """1-based 'layer-head', the way Clark et al. (2019) name BERT's heads (e.g. 5-4)."""
-    return f"{layer + 1}-{head + 1}"
-
+report.number("n_heads_total", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
 
 # %% [markdown]
-# ## Twelve minimal pairs
+# ## The source sentence, head by head
 #
-# In each pair only the last word changes, and with it the referent of *it*:
-# first the first noun, then the second. Word positions stay the same, so a head
-# that simply prefers the nearer (or the first) noun cannot tell the two apart.
+# One forward pass for the source pair (tired / wide) and the 20 minimal pairs
+# of `explainer.role_sentences` (40 sentences, the set of the head-roles page).
 
 # %%
-PAIRS = [  # template, first noun, second noun, word making it the first, word making it the second
-    ("The animal didn't cross the street because it was too {}.", "animal", "street", "tired", "wide"),
-    ("The trophy didn't fit in the suitcase because it was too {}.", "trophy", "suitcase", "big", "small"),
-    ("The cat could not catch the bird because it was too {}.", "cat", "bird", "slow", "fast"),
-    ("The table would not go through the door because it was too {}.", "table", "door", "wide", "narrow"),
-    ("The horse easily jumped over the fence because it was so {}.", "horse", "fence", "strong", "low"),
-    ("The mouse hid from the cat because it was {}.", "mouse", "cat", "scared", "hungry"),
-    ("The car overtook the truck because it was going {}.", "car", "truck", "faster", "slower"),
-    ("The boy dropped the plate because it was very {}.", "boy", "plate", "clumsy", "hot"),
-    ("The ship could not pass under the bridge because it was too {}.", "ship", "bridge", "tall", "low"),
-    ("The lamp could not light the room because it was too {}.", "lamp", "room", "dim", "large"),
-    ("The kitten jumped onto the shelf because it was {}.", "kitten", "shelf", "playful", "low"),
-    ("The phone would not fit in the pocket because it was too {}.", "phone", "pocket", "long", "tight"),
-]
-sentences, positions = [], []
-for template, first, second, word_first, word_second in PAIRS:
-    for word in (word_first, word_second):
-        sentence = template.format(word)
-        tokens = tokenizer.tokens(sentence)
-        sentences.append(sentence)
-        positions.append((tokens.index("it"), tokens.index(first), tokens.index(second)))
-outputs = run_sentences(model, tokenizer, sentences)
+pairs = coreference_sentences()
+sentences = SOURCE_PAIR + pairs
+outputs = run_sentences(model, tokenizer, [s.text for s in sentences])
+tokens = [tokenizer.tokens(s.text) for s in sentences]
+it = [word_position(t, "it") for t in tokens]
+right = [word_position(t, s.right) for t, s in zip(tokens, sentences)]
+wrong = [word_position(t, s.wrong) for t, s in zip(tokens, sentences)]
+first = [r if s.right_is_first else w for r, w, s in zip(right, wrong, sentences)]
+second = [w if s.right_is_first else r for r, w, s in zip(right, wrong, sentences)]
 
-# to_first[s, l, h] = attention of "it" to the first noun, in sentence s, layer l, head h
-to_first = np.zeros((len(sentences), L, H))
-to_second = np.zeros((len(sentences), L, H))
-for s, (out, (it, first, second)) in enumerate(zip(outputs, positions)):
-    weights = torch.stack([a[0] for a in out.attentions])        # (L, nh, T, T)
-    to_first[s] = weights[:, :, it, first].numpy()
-    to_second[s] = weights[:, :, it, second].numpy()
-preference = to_first - to_second      # (S, L, nh): > 0 means "it" looks more at the first noun
+# to_first[n, l, h]: attention of "it" to the first noun in sentence n, layer l, head h
+to_first = np.array([[out.attentions[l][0, :, i, f].numpy() for l in range(L)]
+                     for out, i, f in zip(outputs, it, first)])          # (N, L, nh)
+to_second = np.array([[out.attentions[l][0, :, i, s].numpy() for l in range(L)]
+                      for out, i, s in zip(outputs, it, second)])        # (N, L, nh)
+preference = to_first - to_second     # > 0: "it" looks more at the first noun
 
-# %% [markdown]
-# ## The seed sentence, head by head
-
-# %%
-TIRED, WIDE = 0, 1                      # the animal/street pair comes first
-seed_pref = preference[TIRED]           # (L, nh)
-best = np.unravel_index(seed_pref.argmax(), seed_pref.shape)
-report.number("seed_best_layer", best[0] + 1, "{:.0f}")
-report.number("seed_best_head", best[1] + 1, "{:.0f}")
-report.number("seed_best_to_animal", to_first[TIRED][best], "{:.2f}")
-report.number("seed_best_to_street", to_second[TIRED][best], "{:.2f}")
-report.number("seed_best_wide_to_animal", to_first[WIDE][best], "{:.2f}")
-report.number("seed_best_wide_to_street", to_second[WIDE][best], "{:.2f}")
-report.number("seed_heads_prefer_animal", (seed_pref > 0).sum(), "{:.0f}")
-report.number("wide_heads_prefer_street", (preference[WIDE] < 0).sum(), "{:.0f}")
-report.number("n_heads_total", L * H, "{:.0f}")
-# How much of all the attention of "it" goes to "animal", averaged over the 12 heads of a layer
-layer_share = to_first[TIRED].mean(axis=1)                       # (L,)
-report.number("seed_layer_share_animal_max", layer_share.max(), "{:.2f}")
-report.number("seed_layer_share_street_max", to_second[TIRED].mean(axis=1).max(), "{:.2f}")
-
-# The trophy pair: "…too big" (it = trophy) against "…too small" (it = suitcase)
-BIG, SMALL = 2, 3
-trophy_best = np.unravel_index(preference[BIG].argmax(), (L, H))
-report.number("trophy_best_layer", trophy_best[0] + 1, "{:.0f}")
-report.number("trophy_best_head", trophy_best[1] + 1, "{:.0f}")
-for sentence, label in ((BIG, "big"), (SMALL, "small")):
-    report.number(f"trophy_{label}_to_trophy", to_first[sentence][trophy_best], "{:.2f}")
-    report.number(f"trophy_{label}_to_suitcase", to_second[sentence][trophy_best], "{:.2f}")
+TIRED, WIDE = 0, 1
+best = np.unravel_index(preference[TIRED].argmax(), (L, H))
+for key, value, en, zh in [
+    ("source_best_layer", best[0] + 1, "layer of the head preferring animal most (source sentence)",
+     "原句上最偏向 animal 的头所在层"),
+    ("source_best_head", best[1] + 1, "that head's number in its layer", "该头在层内的编号"),
+    ("seed_best_layer", best[0] + 1, "same as source_best_layer (kept for the explorer page)",
+     "同 source_best_layer（供探索页使用）"),
+    ("seed_best_head", best[1] + 1, "same as source_best_head (kept for the explorer page)",
+     "同 source_best_head（供探索页使用）"),
+]:
+    report.number(key, value, "{:.0f}", en=en, zh=zh)
+for key, value, en, zh in [
+    ("source_best_to_animal", to_first[TIRED][best], "its attention from it to animal, “…too tired”",
+     "“…too tired” 中它从 it 到 animal 的注意力"),
+    ("source_best_to_street", to_second[TIRED][best], "its attention from it to street, “…too tired”",
+     "“…too tired” 中它从 it 到 street 的注意力"),
+    ("source_best_wide_to_animal", to_first[WIDE][best], "its attention from it to animal, “…too wide”",
+     "“…too wide” 中它从 it 到 animal 的注意力"),
+    ("source_best_wide_to_street", to_second[WIDE][best], "its attention from it to street, “…too wide”",
+     "“…too wide” 中它从 it 到 street 的注意力"),
+]:
+    report.number(key, value, "{:.2f}", en=en, zh=zh)
+report.number("source_heads_prefer_animal", (preference[TIRED] > 0).sum(), "{:.0f}",
+              en="heads giving animal more than street, “…too tired”",
+              zh="“…too tired” 中给 animal 多于 street 的头数")
+same_preference = int((np.sign(preference[TIRED]) == np.sign(preference[WIDE])).sum())
+report.number("source_heads_same_preference", same_preference, "{:.0f}",
+              en="heads that prefer the same noun with “tired” and with “wide”",
+              zh="在 “tired” 句和 “wide” 句里偏向同一个名词的头数")
+report.number("source_wide_heads_prefer_street", (preference[WIDE] < 0).sum(), "{:.0f}",
+              en="heads giving street more than animal, “…too wide”",
+              zh="“…too wide” 中给 street 多于 animal 的头数")
 
 # %% [markdown]
-# ## Does any head follow the referent?
+# ## The head that best picks the referent
 #
-# For each pair, a head's *flip* is how far its preference moves towards the
-# right noun when the last word changes: (pref in sentence 1) − (pref in
-# sentence 2). A head that ignores the meaning has flips around 0; a head that
-# follows the referent has positive flips. With 72 heads one of them will look
-# good by luck, so we compare the best head with the same statistic computed after
-# relabelling which sentence of each pair points where (all 2^12 relabellings).
+# Over the 40 sentences, a head is right when *it* attends more to the right noun
+# than to the other (the head-roles page tests every head against the best of 72
+# by chance; here we follow the best one). Its accuracy and its corrected p-value
+# are recorded there; we look at what it does.
 
 # %%
-flip = preference[0::2] - preference[1::2]                       # (P, L, nh)
-mean_flip = flip.mean(axis=0)                                    # (L, nh)
-follower = np.unravel_index(mean_flip.argmax(), mean_flip.shape)
-signs = np.array(list(itertools.product([1.0, -1.0], repeat=len(PAIRS))))  # (2^P, P)
-null_best = np.einsum("rp,plh->rlh", signs, flip).reshape(len(signs), -1).max(axis=1) / len(PAIRS)
-p_value = float((null_best >= mean_flip.max() - 1e-12).mean())
-report.number("follower_layer", follower[0] + 1, "{:.0f}")
-report.number("follower_head", follower[1] + 1, "{:.0f}")
-report.number("follower_mean_flip", mean_flip[follower], "{:.3f}")
-report.number("follower_p_value", p_value, "{:.2f}")
-report.number("follower_pairs_right", (flip[:, follower[0], follower[1]] > 0).sum(), "{:.0f}")
-report.number("n_pairs", len(PAIRS), "{:.0f}")
-for sentence, label in ((TIRED, "tired"), (WIDE, "wide")):
-    report.number(f"follower_{label}_to_animal", to_first[sentence][follower], "{:.2f}")
-    report.number(f"follower_{label}_to_street", to_second[sentence][follower], "{:.2f}")
-
-# Clark et al.'s measure: does the head attend more to the right noun than to the wrong one?
-right_is_first = np.tile([True, False], len(PAIRS))              # (S,)
-correct = np.where(right_is_first[:, None, None], preference > 0, preference < 0)  # (S, L, nh)
+P = slice(2, None)                                               # the 40 sentences of the pairs
+right_is_first = np.array([s.right_is_first for s in pairs])
+correct = np.where(right_is_first[:, None, None], preference[P] > 0, preference[P] < 0)  # (40, L, nh)
 accuracy = correct.mean(axis=0)                                  # (L, nh)
-top = np.unravel_index(accuracy.argmax(), accuracy.shape)
-report.number("best_accuracy", accuracy.max(), "{:.0%}")
-report.number("best_accuracy_layer", top[0] + 1, "{:.0f}")
-report.number("best_accuracy_head", top[1] + 1, "{:.0f}")
-report.number("heads_at_chance", np.isclose(accuracy, 0.5).sum(), "{:.0f}")
+resolver = np.unravel_index(accuracy.argmax(), (L, H))          # the same head as on head-roles
+report.number("resolver_layer", resolver[0] + 1, "{:.0f}",
+              en="layer of the head that best picks the referent (40 sentences)",
+              zh="最会挑出所指对象的头所在层（40 句）")
+report.number("resolver_head", resolver[1] + 1, "{:.0f}",
+              en="that head's number in its layer", zh="该头在层内的编号")
+report.number("resolver_accuracy", accuracy[resolver], "{:.0%}",
+              en="its accuracy: share of sentences where it attends more to the right noun",
+              zh="它的准确率：对正确名词的注意力多于另一个名词的句子比例")
+report.number("follower_layer", resolver[0] + 1, "{:.0f}",
+              en="same as resolver_layer (kept for the explorer page)", zh="同 resolver_layer（供探索页使用）")
+report.number("follower_head", resolver[1] + 1, "{:.0f}",
+              en="same as resolver_head (kept for the explorer page)", zh="同 resolver_head（供探索页使用）")
+pair_hits = correct[0::2, resolver[0], resolver[1]].astype(int) + correct[1::2, resolver[0], resolver[1]]
+report.number("resolver_pairs_both_right", (pair_hits == 2).sum(), "{:.0f}",
+              en="pairs in which it is right in both sentences", zh="两句都选对的组数")
+report.number("resolver_pairs_both_wrong", (pair_hits == 0).sum(), "{:.0f}",
+              en="pairs in which it is wrong in both sentences", zh="两句都选错的组数")
+report.number("n_pairs", len(pairs) // 2, "{:.0f}", en="minimal pairs", zh="最小对的组数")
+for k, label in ((TIRED, "tired"), (WIDE, "wide")):
+    report.number(f"resolver_{label}_to_animal", to_first[k][resolver], "{:.2f}",
+                  en=f"its attention from it to animal, “…too {label}”",
+                  zh=f"“…too {label}” 中它从 it 到 animal 的注意力")
+    report.number(f"resolver_{label}_to_street", to_second[k][resolver], "{:.2f}",
+                  en=f"its attention from it to street, “…too {label}”",
+                  zh=f"“…too {label}” 中它从 it 到 street 的注意力")
+report.number("resolver_to_right_mean", np.where(right_is_first, to_first[P][:, resolver[0], resolver[1]],
+                                                 to_second[P][:, resolver[0], resolver[1]]).mean(), "{:.2f}",
+              en="its mean attention from it to the right noun (40 sentences)",
+              zh="它从 it 到正确名词的平均注意力（40 句）")
 
 # %% [markdown]
-# ## Does the *representation* of *it* lean to the referent?
+# ## How much of the output at *it* is v(referent)? (C03, part 1)
 #
-# Attention is only the routing. After the last layer, is *it* more similar to
-# the right noun? For each sentence: cos(it, first) − cos(it, second), and per
-# pair the change between the two sentences (positive = towards the referent).
+# A head's output at *it* is o = Σ_j a_j v_j. The share of the referent's term is
+# its projection on o: (a_r v_r · o) / |o|²; the shares of all positions add up
+# to 1. We also measure it for the whole attention layer (12 heads through W_O,
+# without the bias), which is what the next layer actually receives.
 
 # %%
-def lean(out, it, first, second, layer):
-    h = out.hidden_states[layer][0]                              # (T, C)
-    cos = torch.nn.functional.cosine_similarity
-    return float(cos(h[it], h[first], dim=0) - cos(h[it], h[second], dim=0))
+@torch.no_grad()
+def value_shares(n: int, layer: int, head: int) -> tuple[float, float]:
+    attention = model.layers[layer].attention
+    x = outputs[n].hidden_states[layer]                           # (1, T, C): the layer's input
+    v = attention.split_heads(attention.W_V(x))[0]               # (nh, T, hs)
+    a = outputs[n].attentions[layer][0, :, it[n]]                # (nh, T): weights of "it"
+    terms = a[:, :, None] * v                                    # (nh, T, hs)
+    o = terms[head].sum(dim=0)                                   # (hs,)
+    head_share = float(terms[head, right[n]] @ o / (o @ o).clamp_min(1e-12))
+    W_O = attention.W_O.weight.view(-1, H, attention.head_size)  # (C, nh, hs)
+    per_position = torch.einsum("chs,hts->tc", W_O, terms)       # (T, C): each position's part
+    total = per_position.sum(dim=0)                              # (C,)
+    layer_share = float(per_position[right[n]] @ total / (total @ total).clamp_min(1e-12))
+    return head_share, layer_share
 
 
-lean_shift = np.array([[lean(outputs[2 * p], *positions[2 * p], layer)
-                        - lean(outputs[2 * p + 1], *positions[2 * p + 1], layer)
-                        for layer in range(L + 1)] for p in range(len(PAIRS))])  # (P, L+1)
-final_shift = lean_shift[:, -1]
-report.number("lean_shift_mean", final_shift.mean(), "{:.3f}")
-report.number("lean_pairs_right", (final_shift > 1e-6).sum(), "{:.0f}")
-report.number("lean_pairs_wrong", (final_shift < -1e-6).sum(), "{:.0f}")
-# Scale of the thing that shifts: how different "it" is from the two nouns at all
-typical_gap = np.mean([abs(lean(o, *pos, L)) for o, pos in zip(outputs, positions)])
-report.number("lean_typical_gap", typical_gap, "{:.2f}")
+shares = np.array([value_shares(k, *resolver) for k in range(2, len(sentences))])  # (40, 2)
+report.number("value_share_mean", shares[:, 0].mean(), "{:.2f}",
+              en="share of the resolving head's output at it that is v(referent), mean of 40 sentences",
+              zh="解析头在 it 处的输出里 v(所指对象) 所占的比例，40 句平均")
+report.number("value_share_max", shares[:, 0].max(), "{:.2f}",
+              en="the same share, largest over the 40 sentences", zh="同一比例在 40 句中的最大值")
+report.number("value_share_layer_mean", shares[:, 1].mean(), "{:.2f}",
+              en="share of the whole attention layer's output at it coming from the referent (after W_O)",
+              zh="整个注意力层（经 W_O）在 it 处的输出里来自所指对象的比例")
+report.number("value_share_source", value_shares(TIRED, *resolver)[0], "{:.2f}",
+              en="the resolving head's share of v(animal) on the source sentence",
+              zh="原句上解析头输出里 v(animal) 的比例")
 
 # %% [markdown]
-# ## *bank*: money or river?
+# ## Do later layers represent *it* closer to its referent? (C03, part 2)
 #
-# Two sentences that differ only in their last word. Whatever makes *bank*
-# different between them must travel through attention to that word. We look for
-# heads where *bank* attends to *money* / *river*, and at which sense *bank* ends
-# up nearer to: we compare it with *bank* in sentences whose sense is plain.
+# After each layer, lean = cos(it, first noun) − cos(it, second noun). When the
+# referent moves from the first noun to the second, a model that "treats *it* as
+# the referent" should lower the lean. Per pair: shift = lean(sentence 1) −
+# lean(sentence 2); positive = toward the referent. Chance: flip the sign of each
+# pair's shift at random (20 000 times) — if the model ignores the referent, a
+# shift is as likely to be negative as positive.
+
+# %%
+def lean(k: int, layer: int) -> float:
+    h = outputs[k].hidden_states[layer][0]                       # (T, C)
+    cos = torch.nn.functional.cosine_similarity
+    return float(cos(h[it[k]], h[first[k]], dim=0) - cos(h[it[k]], h[second[k]], dim=0))
+
+
+leans = np.array([[lean(k, layer) for layer in range(L + 1)] for k in range(2, len(sentences))])
+shift = leans[0::2] - leans[1::2]                                # (20, L+1)
+final = shift[:, -1]
+rng = np.random.default_rng(0)
+signs = rng.choice([-1.0, 1.0], size=(20000, len(final)))
+null = (signs * final).mean(axis=1)
+p_value = (1 + (null >= final.mean() - 1e-12).sum()) / (1 + len(null))
+report.number("lean_shift_mean", final.mean(), "{:.3f}",
+              en="mean shift of the lean toward the referent after the last layer (20 pairs)",
+              zh="最后一层之后，偏向所指对象的平均移动（20 组）")
+report.number("lean_pairs_right", (final > 0).sum(), "{:.0f}",
+              en="pairs whose shift is toward the referent", zh="朝所指对象移动的组数")
+report.number("lean_p_value", p_value, "{:.4f}",
+              en="one-sided p of the mean shift against random sign flips",
+              zh="平均移动对随机翻转符号的单侧 p 值")
+report.number("lean_typical_gap", np.abs(leans[:, -1]).mean(), "{:.2f}",
+              en="typical size of the lean itself after the last layer", zh="最后一层之后偏向本身的典型大小")
+report.number("lean_shift_embeddings", shift[:, 0].mean(), "{:.3f}",
+              en="mean shift already in the embeddings (before layer 1)", zh="词嵌入（第 1 层之前）就有的平均移动")
+peak = int(shift.mean(axis=0).argmax())
+report.number("lean_peak_layer", peak, "{:.0f}",
+              en="layer after which the mean shift is largest (0 = embeddings)",
+              zh="平均移动最大的是哪一层之后（0 = 词嵌入）")
+report.number("lean_peak_shift", shift.mean(axis=0)[peak], "{:.3f}",
+              en="the largest mean shift over layers", zh="各层中最大的平均移动")
+
+# %% [markdown]
+# ## The source's *bank* sentence, for the explorer
+#
+# The head-roles page tests ambiguous words on 40 sentences. Here only the pair
+# the explorer shows: from *bank*, which head looks most at *river*?
 
 # %%
 BANK = ["He walked down to the bank and looked at the money.",
         "He walked down to the bank and looked at the river."]
-MONEY_SENSE = ["The bank raised its interest rates on loans.", "I need to get cash from the bank."]
-RIVER_SENSE = ["The boat drifted toward the muddy bank of the stream.",
-               "We had a picnic on the grassy bank."]
-bank_outputs = run_sentences(model, tokenizer, BANK + MONEY_SENSE + RIVER_SENSE)
-
-
-def bank_vector(k: int, layer: int) -> torch.Tensor:
-    tokens = tokenizer.tokens((BANK + MONEY_SENSE + RIVER_SENSE)[k])
-    return bank_outputs[k].hidden_states[layer][0, tokens.index("bank")]   # (C,)
-
-
-bank_to_noun = np.zeros((2, L, H))                               # [money sentence, river sentence]
-for k in range(2):
-    tokens = tokenizer.tokens(BANK[k])
-    weights = torch.stack([a[0] for a in bank_outputs[k].attentions])      # (L, nh, T, T)
-    bank_to_noun[k] = weights[:, :, tokens.index("bank"), len(tokens) - 3].numpy()  # noun before "." [SEP]
-for k, word in enumerate(("money", "river")):
-    where = np.unravel_index(bank_to_noun[k].argmax(), (L, H))
-    report.number(f"bank_to_{word}_max", bank_to_noun[k].max(), "{:.2f}")
-    report.number(f"bank_to_{word}_layer", where[0] + 1, "{:.0f}")
-    report.number(f"bank_to_{word}_head", where[1] + 1, "{:.0f}")
-    report.number(f"bank_to_{word}_other", bank_to_noun[1 - k][where], "{:.2f}")
-
-
-def cos(a, b):
-    return float(torch.nn.functional.cosine_similarity(a, b, dim=0))
-
-
-# sense score: similarity to money-sense banks minus similarity to river-sense banks
-sense = np.array([[np.mean([cos(bank_vector(k, layer), bank_vector(m, layer)) for m in (2, 3)])
-                   - np.mean([cos(bank_vector(k, layer), bank_vector(r, layer)) for r in (4, 5)])
-                   for layer in range(L + 1)] for k in range(2)])  # (2, L+1)
-sense_gap = sense[0] - sense[1]                                  # > 0: the contexts pull apart the right way
-report.number("bank_sense_gap_final", sense_gap[-1], "{:.2f}")
-report.number("bank_sense_gap_max", sense_gap.max(), "{:.2f}")
-report.number("bank_same_vector_final", cos(bank_vector(0, L), bank_vector(1, L)), "{:.2f}")
-
-# %% [markdown]
-# ## Verdicts
-
-# %%
-looks_right_on_seed = seed_pref.max() > 0.3
-follows_referent = p_value < 0.05
-really_resolves = follows_referent and preference[TIRED][follower] > 0 > preference[WIDE][follower]
-lean_count = int((final_shift > 1e-6).sum())
-report.claim(
-    "C02",
-    "verified" if looks_right_on_seed and really_resolves
-    else "nuanced" if looks_right_on_seed or follows_referent else "refuted",
-    en=f"Real model (MiniLM-L6): on the seed sentence head {head_name(*best)} puts "
-       f"{to_first[TIRED][best]:.2f} of the attention of it on animal and {to_second[TIRED][best]:.2f} "
-       f"on street — but in '…too wide' it still puts {to_first[WIDE][best]:.2f} on animal. "
-       f"Across {len(PAIRS)} minimal pairs the head that best follows the referent "
-       f"({head_name(*follower)}) moves by {mean_flip[follower]:.3f} on average "
-       f"(chance: p = {p_value:.2f}) — on the seed pair from {to_first[TIRED][follower]:.2f} to "
-       f"{to_first[WIDE][follower]:.2f} on animal, while street only goes from "
-       f"{to_second[TIRED][follower]:.2f} to {to_second[WIDE][follower]:.2f}; the best head picks the right noun in "
-       f"{accuracy.max():.0%} of sentences (chance 50%).",
-    zh=f"真实模型（MiniLM-L6）：在原句上，头 {head_name(*best)} 让 it 把 {to_first[TIRED][best]:.2f} "
-       f"的注意力给 animal，给 street 只有 {to_second[TIRED][best]:.2f}——可换成 “…too wide” 后，"
-       f"它仍给 animal {to_first[WIDE][best]:.2f}。在 {len(PAIRS)} 组最小对句子里，最会“跟着指代走”的头"
-       f"（{head_name(*follower)}）平均只移动 {mean_flip[follower]:.3f}（偶然水平 p = {p_value:.2f}）——"
-       f"在原句这一对里，它给 animal 的注意力从 {to_first[TIRED][follower]:.2f} 降到 {to_first[WIDE][follower]:.2f}，"
-       f"给 street 的只从 {to_second[TIRED][follower]:.2f} 变到 {to_second[WIDE][follower]:.2f}；"
-       f"最好的头选对名词的比例是 {accuracy.max():.0%}（瞎猜 50%）。")
-report.claim(
-    "C03",
-    "verified" if layer_share.max() > 0.5 and lean_count >= 10
-    else "nuanced" if to_first[TIRED].max() > 0.5 or lean_count >= 10 else "refuted",
-    en=f"Real model: one head gives animal up to {to_first[TIRED].max():.2f} of its attention, but "
-       f"averaged over a layer's 12 heads animal gets at most {layer_share.max():.2f}, so the "
-       f"output at it is not mostly v(animal). After the last layer, it leans toward the right "
-       f"noun in {lean_count} of {len(PAIRS)} pairs, by {final_shift.mean():.3f} in cosine on "
-       f"average.",
-    zh=f"真实模型：单个头最多把 {to_first[TIRED].max():.2f} 的注意力给 animal，但一层 12 个头平均下来，"
-       f"animal 最多只得到 {layer_share.max():.2f}，所以 it 处的输出并不“主要由 v(animal) 组成”。"
-       f"最后一层之后，{len(PAIRS)} 组里有 {lean_count} 组 it 的表示偏向正确的名词，"
-       f"余弦平均只偏 {final_shift.mean():.3f}。")
+bank_out = run_sentences(model, tokenizer, BANK)
+bank_tokens = tokenizer.tokens(BANK[1])
+bank, noun = word_position(bank_tokens, "bank"), word_position(bank_tokens, "river")
+to_noun = np.array([[o.attentions[l][0, :, bank, noun].numpy() for l in range(L)] for o in bank_out])
+where = np.unravel_index(to_noun[1].argmax(), (L, H))
+report.number("bank_to_river_max", to_noun[1][where], "{:.2f}",
+              en="largest attention from bank to river, over heads", zh="所有头里 bank 到 river 的最大注意力")
+report.number("bank_to_river_layer", where[0] + 1, "{:.0f}", en="its layer", zh="它所在的层")
+report.number("bank_to_river_head", where[1] + 1, "{:.0f}", en="its number in the layer", zh="它在层内的编号")
+report.number("bank_to_river_other", to_noun[0][where], "{:.2f}",
+              en="the same head, from bank to money in the money sentence",
+              zh="同一个头在 money 句里从 bank 到 money 的注意力")
 
 # %% [markdown]
 # ## Figures
 
 # %%
+def name(layer: int, head: int) -> str:
+    return f"{layer + 1}-{head + 1}"
+
+
 TEXT = {
     "en": {
         "tired": "“…too tired”: it→animal − it→street",
         "wide": "“…too wide”: it→animal − it→street",
-        "flip": f"mean move toward the referent ({len(PAIRS)} pairs)",
+        "accuracy": f"accuracy over {len(pairs)} sentences: attends more to the right noun (chance 50%)",
         "layer": "layer", "head": "head",
-        "grid_alt": "Three 6 by 12 grids of heads. Left and middle: how much more it attends to "
-                    "animal than to street, with tired and with wide; the two look almost the "
-                    "same. Right: the average move toward the referent over twelve pairs, near "
-                    "zero for almost every head.",
-        "bars_title": "head {}: attention of “it”",
-        "sent_tired": "…too tired", "sent_wide": "…too wide",
+        "grid_alt": "Three grids of 6 layers by 12 heads. Top and middle: how much more it attends "
+                    "to animal than to street, with tired and with wide; the two look almost the "
+                    "same. Bottom: each head's accuracy at picking the referent over the minimal "
+                    "pairs, near 50 % for most heads.",
+        "grid_cap": "{same} of 72 heads prefer the same noun with “tired” and with “wide”; the best "
+                    "head over {n} sentences is right {acc:.0%} of the time.",
+        "bars_title": "head {}: attention of “it”", "sent_tired": "…too tired", "sent_wide": "…too wide",
         "weight": "attention weight",
-        "bars_alt": "Bar chart of where it attends in head {} for the tired and the wide "
+        "bars_alt": "Bar chart of where it attends in head {h} for the tired and the wide "
                     "sentence. Both bars are tall at animal and short at street.",
-        "bank_heads": "attention of “bank” to the last noun, per head",
-        "money": "…looked at the money", "river": "…looked at the river",
-        "sense_title": "which sense is “bank” nearer to?",
-        "sense_y": "cos(money senses) − cos(river senses)",
-        "layer_x": "layer (0 = embeddings)",
-        "bank_alt": "Left: attention from bank to the last noun in every head, for the money "
-                    "and the river sentence; a few heads of layer 1 reach river strongly. "
-                    "Right: per layer, whether bank is nearer to money-sense or river-sense "
-                    "uses of bank; the money sentence's line rises above zero, the river "
-                    "sentence's line dips at layer 1 and then stays near zero.",
+        "bars_cap": "Head {h} gives animal {a:.2f} with “tired” and still {w:.2f} with “wide”, "
+                    "where it is the street.",
+        "lean_y": "shift toward the referent", "lean_x": "after layer (0 = embeddings)",
+        "mean": "mean of {n} pairs", "pair": "one pair",
+        "lean_alt": "Per layer, each pair's shift of cos(it, first noun) − cos(it, second noun) "
+                    "toward the referent, with the mean. The mean is zero in the embeddings and "
+                    "grows to about {m:.2f} after the last layer; the pairs scatter on both sides.",
+        "lean_cap": "After the last layer, it leans toward its referent in {r} of {n} pairs "
+                    "(mean {m:.3f}, p = {p:.4f}), a small move beside a typical lean of {g:.2f}.",
     },
     "zh": {
         "tired": "“…too tired”：it→animal − it→street",
         "wide": "“…too wide”：it→animal − it→street",
-        "flip": f"向指代对象的平均移动（{len(PAIRS)} 组）",
+        "accuracy": f"{len(pairs)} 句上的准确率：给正确名词的注意力更多（偶然 50%）",
         "layer": "层", "head": "头",
-        "grid_alt": "三张 6×12 的头网格。左、中：it 看 animal 比看 street 多多少，分别是 tired "
-                    "和 wide 两句，两张几乎一样。右：十二组句子里向正确指代对象的平均移动，"
-                    "几乎所有头都接近零。",
-        "bars_title": "头 {}：“it” 的注意力",
-        "sent_tired": "…too tired", "sent_wide": "…too wide",
+        "grid_alt": "三张 6 层 × 12 个头的网格。上、中：it 看 animal 比看 street 多多少，分别是 tired 句和 wide 句，"
+                    "两张几乎一样。下：每个头在最小对上挑出所指对象的准确率，大多数头都在 50% 附近。",
+        "grid_cap": "72 个头里有 {same} 个在 “tired” 句和 “wide” 句里偏向同一个名词；{n} 句上最好的头只对了 {acc:.0%}。",
+        "bars_title": "头 {}：“it” 的注意力", "sent_tired": "…too tired", "sent_wide": "…too wide",
         "weight": "注意力权重",
-        "bars_alt": "柱状图：头 {} 中 it 在 tired 句和 wide 句里分别看向哪里。两句在 animal 处都很高，"
+        "bars_alt": "柱状图：头 {h} 中 it 在 tired 句和 wide 句里分别看向哪里。两句在 animal 处都很高，"
                     "在 street 处都很低。",
-        "bank_heads": "“bank” 对句末名词的注意力（每个头）",
-        "money": "…looked at the money", "river": "…looked at the river",
-        "sense_title": "“bank” 更接近哪个义项？",
-        "sense_y": "cos(钱款义) − cos(河岸义)",
-        "layer_x": "层（0 = 词嵌入）",
-        "bank_alt": "左：每个头里 bank 对句末名词的注意力，分 money 句和 river 句；第 1 层有几个头强烈地看向 "
-                    "river。右：逐层看 bank 更接近“银行”用法还是“河岸”用法；money 句的线升到零以上，"
-                    "river 句的线在第 1 层往下一沉，之后一直贴着零。",
+        "bars_cap": "头 {h} 在 “tired” 句里给 animal {a:.2f}，到了 it 指街道的 “wide” 句仍给 {w:.2f}。",
+        "lean_y": "向所指对象的移动", "lean_x": "第几层之后（0 = 词嵌入）",
+        "mean": "{n} 组的平均", "pair": "一组",
+        "lean_alt": "逐层画出每组句子里 cos(it, 第一个名词) − cos(it, 第二个名词) 向所指对象的移动，以及平均值。"
+                    "平均值在词嵌入里为零，到最后一层之后约为 {m:.2f}；各组散布在零的两侧。",
+        "lean_cap": "最后一层之后，{n} 组里有 {r} 组 it 偏向所指对象（平均 {m:.3f}，p = {p:.4f}），"
+                    "比起偏向本身的典型大小 {g:.2f}，这一步很小。",
     },
 }
-limit = np.abs(np.stack([preference[TIRED], preference[WIDE]])).max()
-seed_tokens = tokenizer.tokens(sentences[TIRED])
-wide_weights = torch.stack([a[0] for a in outputs[WIDE].attentions])[best[0], best[1], positions[WIDE][0]]
-tired_weights = torch.stack([a[0] for a in outputs[TIRED].attentions])[best[0], best[1], positions[TIRED][0]]
+limit = np.abs(preference[:2]).max()
+source_tokens = tokens[TIRED]
+labels = source_tokens[:-3] + ["tired/wide"] + source_tokens[-2:]
+bars = [outputs[k].attentions[best[0]][0, best[1], it[k]].numpy() for k in (TIRED, WIDE)]
 for lang in LANGS:
     text = TEXT[lang]
-    fig, axes = plt.subplots(1, 3, figsize=(14, 3.4))
-    panels = [(preference[TIRED], text["tired"], limit), (preference[WIDE], text["wide"], limit),
-              (mean_flip, text["flip"], limit)]
-    for ax, (grid, title, lim) in zip(axes, panels):
-        image = ax.imshow(grid, cmap="PuOr", vmin=-lim, vmax=lim)
+    fig, axes = plt.subplots(3, 1, figsize=(7.2, 6.6))
+    panels = [(preference[TIRED], text["tired"], "PuOr", -limit, limit),
+              (preference[WIDE], text["wide"], "PuOr", -limit, limit),
+              (accuracy, text["accuracy"], "PuOr", 0.2, 0.8)]
+    for ax, (grid, title, cmap, lo, hi) in zip(axes, panels):
+        image = ax.imshow(grid, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
         ax.set_title(title, fontsize=10)
-        ax.set_xticks(range(H), [str(h + 1) for h in range(H)], fontsize=7)
-        ax.set_yticks(range(L), [str(l + 1) for l in range(L)], fontsize=7)
-        ax.set_xlabel(text["head"])
-        ax.set_ylabel(text["layer"])
-        fig.colorbar(image, ax=ax, shrink=0.8)
+        ax.set_xticks(range(H), [str(h + 1) for h in range(H)], fontsize=9)
+        ax.set_yticks(range(L), [str(l + 1) for l in range(L)], fontsize=9)
+        ax.set_xlabel(text["head"], fontsize=9)
+        ax.set_ylabel(text["layer"], fontsize=9)
+        bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
+        bar.ax.tick_params(labelsize=9)
     fig.tight_layout()
-    report.figure("referent_grid", fig, lang, alt=text["grid_alt"])
+    report.figure("referent_grid", fig, lang, alt=text["grid_alt"],
+                  caption=text["grid_cap"].format(n=len(pairs), acc=accuracy.max(), same=same_preference))
 
-    fig, ax = plt.subplots(figsize=(9, 3.4))
-    x = np.arange(len(seed_tokens))
-    ax.bar(x - 0.2, tired_weights, 0.4, label=text["sent_tired"], color="#d95f02")
-    ax.bar(x + 0.2, wide_weights, 0.4, label=text["sent_wide"], color="#7570b3")
-    labels = seed_tokens[:-3] + ["tired/wide"] + seed_tokens[-2:]
-    ax.set_xticks(x, labels, rotation=60, fontsize=8)
-    ax.set_ylabel(text["weight"])
-    ax.set_title(text["bars_title"].format(head_name(*best)))
-    ax.legend()
+    fig, ax = plt.subplots(figsize=(7.2, 3.6))
+    x = np.arange(len(source_tokens))
+    ax.bar(x - 0.2, bars[0], 0.4, label=text["sent_tired"], color="#d95f02")
+    ax.bar(x + 0.2, bars[1], 0.4, label=text["sent_wide"], color="#7570b3")
+    ax.set_xticks(x, labels, rotation=60, fontsize=9)
+    ax.tick_params(axis="y", labelsize=9)
+    ax.set_ylabel(text["weight"], fontsize=10)
+    ax.set_title(text["bars_title"].format(name(*best)), fontsize=10)
+    ax.legend(fontsize=9)
     fig.tight_layout()
-    report.figure("seed_head", fig, lang, alt=text["bars_alt"].format(head_name(*best)))
+    report.figure("source_head", fig, lang, alt=text["bars_alt"].format(h=name(*best)),
+                  caption=text["bars_cap"].format(h=name(*best), a=to_first[TIRED][best],
+                                                  w=to_first[WIDE][best]))
 
-    fig, axes = plt.subplots(1, 3, figsize=(14, 3.4), gridspec_kw={"width_ratios": [1, 1, 1.1]})
-    for ax, grid, title in zip(axes[:2], bank_to_noun, (text["money"], text["river"])):
-        image = ax.imshow(grid, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=bank_to_noun.max())
-        ax.set_title(title, fontsize=10)
-        ax.set_xticks(range(H), [str(h + 1) for h in range(H)], fontsize=7)
-        ax.set_yticks(range(L), [str(l + 1) for l in range(L)], fontsize=7)
-        ax.set_xlabel(text["head"])
-        ax.set_ylabel(text["layer"])
-    fig.colorbar(image, ax=axes[:2], shrink=0.8)
-    axes[2].plot(range(L + 1), sense[0], "o-", color="#1b9e77", label=text["money"])
-    axes[2].plot(range(L + 1), sense[1], "s-", color="#7570b3", label=text["river"])
-    axes[2].axhline(0, color="grey", lw=0.5)
-    axes[2].set_xlabel(text["layer_x"])
-    axes[2].set_ylabel(text["sense_y"], fontsize=8)
-    axes[2].set_title(text["sense_title"], fontsize=10)
-    axes[2].legend(fontsize=8)
-    fig.suptitle(text["bank_heads"], fontsize=10, x=0.33)
-    report.figure("bank", fig, lang, alt=text["bank_alt"])
+    fig, ax = plt.subplots(figsize=(7.2, 3.4))
+    layers = np.arange(L + 1)
+    for k, row in enumerate(shift):
+        ax.plot(layers, row, "-", color="#999999", lw=0.7, alpha=0.6,
+                label=text["pair"] if k == 0 else None)
+    ax.plot(layers, shift.mean(axis=0), "o-", color="#1b9e77", lw=2,
+            label=text["mean"].format(n=len(shift)))
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xlabel(text["lean_x"], fontsize=10)
+    ax.set_ylabel(text["lean_y"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    report.figure("lean", fig, lang, alt=text["lean_alt"].format(m=final.mean()),
+                  caption=text["lean_cap"].format(r=int((final > 0).sum()), n=len(final),
+                                                  m=final.mean(), p=p_value,
+                                                  g=np.abs(leans[:, -1]).mean()))
 
 report.save()

@@ -105,21 +105,6 @@ query_bias_effect = max((a - b).abs().max().item() for a, b in zip(baseline, no_
 report.number("query_bias_effect", query_bias_effect, "{:.2f}")
 
 # %% [markdown]
-# ## Verdict
-
-# %%
-matches = hidden_error < 1e-5 and attention_error < 1e-5
-report.claim(
-    "C01", "verified" if matches else "refuted",
-    en=f"In pretrained all-MiniLM-L6-v2, Q, K and V are three projections of the same layer "
-       f"input (x·W + b, with a bias). Our encoder written that way reproduces transformers' "
-       f"BertModel: hidden states to {hidden_error:.1e}, attention weights to "
-       f"{attention_error:.1e}.",
-    zh=f"在预训练的 all-MiniLM-L6-v2 里，Q、K、V 是同一层输入的三个投影（x·W + b，带偏置）。"
-       f"照此写成的编码器与 transformers 的 BertModel 结果一致：隐藏状态最大差 "
-       f"{hidden_error:.1e}，注意力权重最大差 {attention_error:.1e}。")
-
-# %% [markdown]
 # ## All 72 heads on one sentence
 
 # %%

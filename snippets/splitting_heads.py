@@ -130,22 +130,20 @@ differing_argmax = (head_weights[0, :, query].argmax(-1) != head_weights[0, 0, q
 report.number("heads_with_other_favourite", differing_argmax, "{:.0f}")
 
 # %% [markdown]
-# ## Verdict
+# ## Does a head see only part of the features?
+#
+# The split is of the *outputs* of W_Q, W_K, W_V: head h gets rows
+# h·64 … h·64+63 of each (out, in) weight. Each of those rows still reads the
+# whole token vector. Count, for every head, how many of the 512 input
+# features its slice of W_Q reads (a non-zero weight in that input column).
 
 # %%
-same_as_torch = torch_error < 1e-5 and torch_weights_error < 1e-6
-same_cost = params_eight == params_one == params_torch == 4 * d_model ** 2
-report.claim(
-    "C06", "verified" if same_as_torch and same_cost and d_k == 64 else "refuted",
-    en=f"d_model = 512, h = 8: each head's queries, keys and values have {d_k} dimensions; "
-       f"the project's module equals torch.nn.MultiheadAttention with the same weights "
-       f"(max difference {torch_error:.1e}); 8 heads of 64 and 1 head of 512 both have "
-       f"{params_eight:,.0f} parameters. What differs is the scores: one head's score is the "
-       f"sum of the eight heads' scores (difference {sum_error:.1e}).",
-    zh=f"d_model = 512、h = 8 时，每个头的查询、键、值都是 {d_k} 维；本项目的实现与装入同样权重的 "
-       f"torch.nn.MultiheadAttention 一致（最大差 {torch_error:.1e}）；8 个 64 维的头与 1 个 512 维的头"
-       f"参数都是 {params_eight:,.0f} 个。不同的是打分：单头的分数等于 8 个头分数之和"
-       f"（差 {sum_error:.1e}）。")
+features_read = [int((attention.W_Q.weight[h * d_k:(h + 1) * d_k] != 0).any(dim=0).sum())
+                 for h in range(n_heads)]                      # per head: inputs with a weight
+report.number("d_model", d_model, "{:.0f}", en="width of a token vector", zh="词元向量的宽度")
+report.number("input_features_read_per_head_min", min(features_read), "{:.0f}",
+              en="input features read by the head that reads the fewest",
+              zh="读入输入特征最少的那个头读入的特征数")
 
 # %% [markdown]
 # ## Figure: eight softmaxes versus one

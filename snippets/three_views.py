@@ -162,31 +162,6 @@ for view, field in views.items():
 report.number("per_head_keys_difference", largest_difference, "{:.1e}")
 
 # %% [markdown]
-# ## Verdict
-
-# %%
-same_rows_with_narrow_keys = largest_difference < 1e-12
-report.claim(
-    "C18",
-    ("nuanced" if views_hit and same_rows_with_narrow_keys
-     else "verified" if views_hit else "refuted"),
-    en=(f"Hand-built: three query views of 开车 reading one shared key space each find their "
-        f"word (car {weights['tool'][tokens.index('汽车')]:.2f}, driver "
-        f"{weights['agent'][tokens.index('司机')]:.2f}, fast+steady "
-        f"{weights['manner'][tokens.index('快')] + weights['manner'][tokens.index('稳')]:.2f}); "
-        f"cards list {key_fields:.1f} fields on average, questions {query_fields:.1f}. "
-        f"But one-field keys per head give the same rows (difference {largest_difference:.0e}): "
-        f"the 'index of everything' picture fits a shared key space (multi-query attention), "
-        f"and nothing forces it in standard multi-head attention."),
-    zh=(f"手工构造：开车的三个查询视角读同一个键空间，各自找到了自己的词（汽车 "
-        f"{weights['tool'][tokens.index('汽车')]:.2f}，司机 {weights['agent'][tokens.index('司机')]:.2f}，"
-        f"快+稳 {weights['manner'][tokens.index('快')] + weights['manner'][tokens.index('稳')]:.2f}）；"
-        f"卡片平均列出 {key_fields:.1f} 个字段，提问只涉及 {query_fields:.1f} 个。"
-        f"但每个头各用只含一个字段的键，注意力行完全相同（差 {largest_difference:.0e}）："
-        f"“键是全部特征的索引”适用于共享键空间（多查询注意力），标准多头注意力并不强求这一点。"),
-)
-
-# %% [markdown]
 # ## Figures
 
 # %%

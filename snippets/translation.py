@@ -1,11 +1,14 @@
 # %% [markdown]
-# # Translation learns an alignment
+# # Does 追逐 find 激光点 while the model learns to translate?
 #
-# 猫追逐激光点 → "The cat chases the laser dot". The claim: a translation
-# model trained on such pairs learns, in its cross-attention, which Chinese
-# word each English word comes from. We train a tiny encoder–decoder from
-# random weights on a generated toy corpus, hold the seed's sentence out of
-# training, translate it by greedy decoding, and read the cross-attention.
+# 猫追逐激光点 → "The cat chases the laser dot". The source explanation tells
+# it like this: at first, with random weights, the query of 追逐 has nothing
+# to do with the key of 激光点 and the translation is wrong; the error flows
+# back until 追逐 attends to 激光点 — attention *inside the Chinese sentence*,
+# the encoder's self-attention. We train a tiny encoder–decoder from random
+# weights, many seeds at once, with 猫追逐激光点 held out, and look at exactly
+# that attention before and after. The decoder's cross-attention (which
+# English word reads which Chinese word) is our addition, measured alongside.
 
 # %%
 import itertools
@@ -14,73 +17,91 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.func import stack_module_state
 
 from explainer.attention import AttentionConfig, MultiHeadAttention
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
 
 torch.set_num_threads(1)
-torch.manual_seed(0)
 report = Report("translation")
 
 # %% [markdown]
-# ## A toy corpus: "S V O" in both languages
+# ## Two toy corpora: "S V O" in both languages
 #
-# Nine nouns and four verbs. Some nouns are two English words, and two pairs
-# share a word (激光点 laser dot / 激光笔 laser pen, 红球 red ball / 红点 red
-# dot), so after "laser" the decoder must look back at the Chinese to know
-# whether "dot" or "pen" comes next.
+# Eleven nouns and four verbs. Some nouns are two English words and share a
+# word (激光点 laser dot / 激光笔 laser pen), so after "laser" the decoder must
+# look back at the Chinese. Two nouns are goals rather than things: 梦想
+# dream, 目标 goal.
+#
+# The two corpora have the same Chinese sentences and differ in one word of
+# the English. In the first, 追逐 is always "chases" (one can chase a dream).
+# In the second, 追逐 is "chases" for a thing and "pursues" for a goal, as a
+# translator would write it: there, translating the verb *needs* its object.
 
 # %%
 NOUNS = {"猫": "cat", "狗": "dog", "男孩": "boy", "女孩": "girl", "老鼠": "mouse",
-         "激光点": "laser dot", "激光笔": "laser pen", "红球": "red ball", "红点": "red dot"}
+         "激光点": "laser dot", "激光笔": "laser pen", "红球": "red ball", "红点": "red dot",
+         "梦想": "dream", "目标": "goal"}
+GOALS = {"梦想", "目标"}
 VERBS = {"追逐": "chases", "看着": "watches", "喜欢": "likes", "咬": "bites"}
 SUBJECTS = ["猫", "狗", "男孩", "女孩", "老鼠"]           # things that can act
+CORPORA = ("fixed", "object_dependent")
 
 
-def english(subject, verb, obj):
-    return f"the {NOUNS[subject]} {VERBS[verb]} the {NOUNS[obj]}".split()
+def english(subject, verb, obj, corpus):
+    verb_en = "pursues" if corpus == "object_dependent" and verb == "追逐" and obj in GOALS \
+        else VERBS[verb]
+    return f"the {NOUNS[subject]} {verb_en} the {NOUNS[obj]}".split()
 
 
-pairs = [([s, v, o], english(s, v, o))
-         for s, v, o in itertools.product(SUBJECTS, VERBS, NOUNS) if o != s]
-TEST = (["猫", "追逐", "激光点"], english("猫", "追逐", "激光点"))
+sources = [[s, v, o] for s, v, o in itertools.product(SUBJECTS, VERBS, NOUNS) if o != s]
+TEST = ["猫", "追逐", "激光点"]
 rng = np.random.default_rng(0)
-held_out = [TEST] + [pairs[i] for i in rng.choice(len(pairs), 15, replace=False)
-                     if pairs[i] != TEST]
-train_pairs = [p for p in pairs if p not in held_out]
-report.number("pairs", len(pairs), "{:.0f}")
-report.number("train_pairs", len(train_pairs), "{:.0f}")
-report.number("held_out_pairs", len(held_out), "{:.0f}")
+others = [i for i in rng.permutation(len(sources)) if sources[i] != TEST][:15]
+held_out = [sources.index(TEST)] + [int(i) for i in others]       # TEST is row 0 of held_out
+train_rows = [i for i in range(len(sources)) if i not in held_out]
+report.number("pairs", len(sources), "{:.0f}", en="sentence pairs in each corpus",
+              zh="每个语料的句对数")
+report.number("train_pairs", len(train_rows), "{:.0f}", en="pairs used for training",
+              zh="用于训练的句对数")
+report.number("held_out_pairs", len(held_out), "{:.0f}", en="pairs held out (猫追逐激光点 among them)",
+              zh="留出的句对数（含“猫追逐激光点”）")
 
-SRC = sorted({w for src, _ in pairs for w in src})
-TGT = ["<pad>", "<s>", "</s>"] + sorted({w for _, tgt in pairs for w in tgt})
+SRC = sorted({w for s in sources for w in s})
+TGT = ["<pad>", "<s>", "</s>"] + sorted({w for c in CORPORA for s in sources
+                                         for w in english(*s, c)})
 src_id, tgt_id = {w: i for i, w in enumerate(SRC)}, {w: i for i, w in enumerate(TGT)}
 PAD, BOS, EOS = 0, 1, 2
-MAX_TGT = max(len(t) for _, t in pairs) + 1   # + </s>
+MAX_TGT = max(len(english(*s, c)) for s in sources for c in CORPORA) + 1   # + </s>
+VERB_POS, OBJECT_POS = 1, 2                                                # in the Chinese
 
 
-def encode(batch):
-    """Source ids (B, 3); decoder input <s> y (B, L); decoder target y </s> (B, L)."""
-    src = torch.tensor([[src_id[w] for w in s] for s, _ in batch])
+def encode_targets(corpus):
+    """Decoder input <s> y (N, L) and target y </s> (N, L), padded, for every sentence."""
     rows_in, rows_out = [], []
-    for _, t in batch:
-        ids = [tgt_id[w] for w in t]
-        rows_in.append([BOS] + ids + [PAD] * (MAX_TGT - 1 - len(ids)))
-        rows_out.append(ids + [EOS] + [PAD] * (MAX_TGT - 1 - len(ids)))
-    return src, torch.tensor(rows_in), torch.tensor(rows_out)
+    for s in sources:
+        ids = [tgt_id[w] for w in english(*s, corpus)]
+        pad = [PAD] * (MAX_TGT - 1 - len(ids))
+        rows_in.append([BOS] + ids + pad)
+        rows_out.append(ids + [EOS] + pad)
+    return torch.tensor(rows_in), torch.tensor(rows_out)
+
+
+src_all = torch.tensor([[src_id[w] for w in s] for s in sources])  # (N, 3)
+targets = [encode_targets(c) for c in CORPORA]
 
 
 # %% [markdown]
 # ## A tiny encoder–decoder
 #
-# One encoder block (self-attention, MLP) and one decoder block (causal
-# self-attention, cross-attention, MLP), pre-norm with residual paths. The
-# cross-attention has a single head, so each English position has exactly
-# one row of weights over the Chinese words.
+# One encoder block (self-attention with two heads, MLP) and one decoder
+# block (causal self-attention, cross-attention with one head, MLP), pre-norm
+# with residual paths, 16 dimensions wide. Written once as a module, for one
+# model:
 
 # %%
-D_MODEL = 32
+D_MODEL = 16
 
 
 class MLP(nn.Sequential):
@@ -106,7 +127,7 @@ class Translator(nn.Module):
 
     def encode(self, src):                                  # src: (B, S)
         x = self.src_embed(src) + self.src_pos[: src.shape[1]]  # (B, S, C)
-        x = x + self.enc_self(self.enc_norm1(x))
+        x = x + self.enc_self(self.enc_norm1(x))            # the Chinese words look at each other
         return x + self.enc_mlp(self.enc_norm2(x))          # (B, S, C)
 
     def decode(self, memory, tgt_in):                       # tgt_in: (B, T)
@@ -121,123 +142,240 @@ class Translator(nn.Module):
         return self.decode(self.encode(src), tgt_in)
 
 
-def cross_attention():
-    """The last cross-attention weights, (B, T, S)."""
-    return model.cross.last_weights[:, 0]
+# %% [markdown]
+# ## Sixteen models in one
+#
+# Eight random seeds for each corpus; seed *i* starts from the same weights
+# in both corpora, so the two are compared pair by pair. We stack the sixteen
+# models' parameters along a first dimension M and write the same forward
+# pass with M in front (`linear`, `layer_norm`, `attention` below are the
+# module's layers with that extra dimension). Adam treats every number on its
+# own, so this is sixteen independent trainings done in one pass.
+
+# %%
+SEEDS = list(range(8))
+n_seeds = len(SEEDS)
+models = []
+for corpus in CORPORA:
+    for seed in SEEDS:
+        torch.manual_seed(seed)
+        models.append(Translator())
+params, _ = stack_module_state(models)                     # name -> (M, ...), M = 16
+M = len(models)
+corpus_of = torch.arange(M) // n_seeds                     # 0 = fixed, 1 = object-dependent
 
 
-@torch.no_grad()
-def translate(src_words):
-    """Greedy decoding: feed back the most likely word until </s>."""
-    memory = model.encode(torch.tensor([[src_id[w] for w in src_words]]))  # (1, S, C)
-    out = [BOS]
-    for _ in range(MAX_TGT):
-        next_id = model.decode(memory, torch.tensor([out]))[0, -1].argmax().item()
-        if next_id == EOS:
-            break
-        out.append(next_id)
-    return [TGT[i] for i in out[1:]]
+def linear(x, weight, bias=None):                          # x: (M, ..., in), weight: (M, out, in)
+    flat = x.reshape(M, -1, x.shape[-1])                   # (M, rows, in)
+    y = torch.bmm(flat, weight.transpose(1, 2)) if bias is None else \
+        torch.baddbmm(bias[:, None], flat, weight.transpose(1, 2))  # (M, rows, out)
+    return y.view(*x.shape[:-1], -1)                       # (M, ..., out)
 
 
-@torch.no_grad()
-def alignment_maps(batch):
-    """Cross-attention when producing each English word (rows) over the Chinese (columns)."""
-    src, tgt_in, _ = encode(batch)
-    model(src, tgt_in)                                     # teacher forcing: the reference words
-    return cross_attention().numpy()                       # (B, T, 3)
+def layer_norm(x, p, name):                                # x: (M, ..., C)
+    shape = (M, *[1] * (x.dim() - 2), -1)
+    return F.layer_norm(x, x.shape[-1:]) * p[f"{name}.weight"].view(shape) + p[f"{name}.bias"].view(shape)
 
 
-def alignment_map(src_words, tgt_words):
-    return alignment_maps([(src_words, tgt_words)])[0, : len(tgt_words)]  # (len(tgt), 3)
+def attention(x, context, p, name, n_heads, causal=False):
+    """MultiHeadAttention with a model dimension: output (M, B, T, C), weights (M, B, nh, T, S)."""
+    _, B, T, C = x.shape
+    S, hs = context.shape[2], C // n_heads
+    q = linear(x, p[f"{name}.W_Q.weight"]).view(M, B, T, n_heads, hs).transpose(2, 3)        # (M, B, nh, T, hs)
+    k = linear(context, p[f"{name}.W_K.weight"]).view(M, B, S, n_heads, hs).transpose(2, 3)  # (M, B, nh, S, hs)
+    v = linear(context, p[f"{name}.W_V.weight"]).view(M, B, S, n_heads, hs).transpose(2, 3)  # (M, B, nh, S, hs)
+    scores = q @ k.transpose(-2, -1) / hs ** 0.5                                            # (M, B, nh, T, S)
+    if causal:
+        scores = scores.masked_fill(torch.ones(T, S, dtype=torch.bool).triu(1), float("-inf"))
+    weights = scores.softmax(dim=-1)                                                        # (M, B, nh, T, S)
+    heads = (weights @ v).transpose(2, 3).reshape(M, B, T, C)                               # (M, B, T, C)
+    return linear(heads, p[f"{name}.W_O.weight"]), weights
+
+
+def mlp(x, p, name):
+    hidden = F.gelu(linear(x, p[f"{name}.0.weight"], p[f"{name}.0.bias"]))  # (M, ..., 4C)
+    return linear(hidden, p[f"{name}.2.weight"], p[f"{name}.2.bias"])
+
+
+def encode(p, src):
+    """All models read the same Chinese (B, S): memory (M, B, S, C), self-attention weights."""
+    x = p["src_embed.weight"][:, src] + p["src_pos"][:, None, : src.shape[1]]   # (M, B, S, C)
+    attended, self_weights = attention(layer_norm(x, p, "enc_norm1"), layer_norm(x, p, "enc_norm1"),
+                                       p, "enc_self", n_heads=2)
+    x = x + attended
+    return x + mlp(layer_norm(x, p, "enc_norm2"), p, "enc_mlp"), self_weights  # (M, B, S, C)
+
+
+def decode(p, memory, tgt_in):
+    """tgt_in (M, B, T): logits (M, B, T, vocab) and cross-attention weights (M, B, T, S)."""
+    y = p["tgt_embed.weight"][torch.arange(M)[:, None, None], tgt_in] \
+        + p["tgt_pos"][:, None, : tgt_in.shape[2]]                              # (M, B, T, C)
+    n1 = layer_norm(y, p, "dec_norms.0")
+    y = y + attention(n1, n1, p, "dec_self", n_heads=2, causal=True)[0]
+    read, cross_weights = attention(layer_norm(y, p, "dec_norms.1"), memory, p, "cross", n_heads=1)
+    y = y + read
+    y = y + mlp(layer_norm(y, p, "dec_norms.2"), p, "dec_mlp")
+    logits = linear(layer_norm(y, p, "dec_norms.3"), p["readout.weight"], p["readout.bias"])
+    return logits, cross_weights[:, :, 0]                                       # (M, B, T, S)
+
+
+# Each model's own English: decoder input and target for every sentence, (M, N, L) each.
+model_tgt_in = torch.stack([targets[c][0] for c in corpus_of.tolist()])
+model_tgt_out = torch.stack([targets[c][1] for c in corpus_of.tolist()])
+
+
+def batch_targets(rows):
+    """Decoder input and target of sources[rows] for every model, (M, B, L) each."""
+    return model_tgt_in[:, rows], model_tgt_out[:, rows]
+
+
+# The stacked pass must be the module's pass: compare on model 0, record the difference.
+with torch.no_grad():
+    tgt_in, _ = batch_targets(list(range(8)))
+    stacked = decode(params, encode(params, src_all[:8])[0], tgt_in)[0][0]
+    error = (stacked - models[0](src_all[:8], tgt_in[0])).abs().max()
+report.number("stacked_vs_module_error", error, "{:.1e}",
+              en="largest difference between the stacked models and Translator",
+              zh="堆叠模型与 Translator 的最大差异")
 
 
 # %% [markdown]
-# ## Which Chinese word each English word should come from
+# ## What we measure, before and after training
 
 # %%
-def counterparts(src_words, tgt_words):
-    """{English position: Chinese position} for the content words; "the" has none."""
+@torch.no_grad()
+def translate(p, rows):
+    """Greedy decoding of sources[rows] by every model: is each translation exact? (M, B)."""
+    memory, _ = encode(p, src_all[rows])                                      # (M, B, S, C)
+    out = torch.full((M, len(rows), 1), BOS)
+    for _ in range(MAX_TGT):
+        logits, _ = decode(p, memory, out)
+        out = torch.cat([out, logits[:, :, -1].argmax(-1, keepdim=True)], dim=-1)  # (M, B, t+1)
+    _, tgt_out = batch_targets(rows)                                          # (M, B, L)
+    # Exact: every reference word and </s> in place (padding after </s> is not compared).
+    return ((out[:, :, 1:] == tgt_out) | (tgt_out == PAD)).all(-1)            # (M, B)
+
+
+def content_words(src_words, corpus):
+    """{English position: Chinese position} for nouns and verbs; "the" has none."""
     subject, verb, obj = src_words
-    sources = [None] + [0] * len(NOUNS[subject].split()) + [1] + [None] + [2] * len(NOUNS[obj].split())
-    assert len(sources) == len(tgt_words)
-    return {position: source for position, source in enumerate(sources) if source is not None}
+    return dict(p for p in enumerate([None] + [0] * len(NOUNS[subject].split()) + [1] + [None]
+                                     + [2] * len(NOUNS[obj].split())) if p[1] is not None)
 
 
-def alignment_accuracy(batch):
-    """Share of English content words whose largest cross-attention weight is on their source."""
-    maps = alignment_maps(batch)                           # (B, T, 3)
-    hits = [maps[b, position].argmax() == source
-            for b, (s, t) in enumerate(batch) for position, source in counterparts(s, t).items()]
-    return float(np.mean(hits))
+@torch.no_grad()
+def measure(p):
+    memory, self_weights = encode(p, src_all)              # self_weights: (M, N, 2, 3, 3)
+    tgt_in, _ = batch_targets(list(range(len(sources))))
+    _, cross = decode(p, memory, tgt_in)                   # (M, N, T, 3)
+    verb_to_object = self_weights[:, :, :, VERB_POS, OBJECT_POS].amax(-1)   # (M, N): larger head
+    hits = torch.zeros(M)
+    count = 0
+    for n, s in enumerate(sources):
+        for position, source in content_words(s, "fixed").items():
+            hits += (cross[:, n, position].argmax(-1) == source).float()
+            count += 1
+    test = sources.index(TEST)
+    return {
+        "chase_laser_weight": verb_to_object[:, test],                       # (M,)
+        "verb_object_linked": (verb_to_object >= 0.5).float().mean(-1),      # (M,)
+        "alignment": hits / count,                                           # (M,)
+        "test_cross": cross[:, test, : len(english(*TEST, "fixed"))],        # (M, 6, 3)
+        "test_self": self_weights[:, test],                                  # (M, 2, 3, 3)
+        "test_correct": translate(p, [test])[:, 0].float(),                  # (M,)
+    }
 
+
+start = measure(params)
 
 # %% [markdown]
 # ## Training
+#
+# Batches of 32 training pairs, Adam, each model on its own corpus.
 
 # %%
-model = Translator()
-before = alignment_map(*TEST)
-alignment_accuracy_start = report.number("alignment_accuracy_start", alignment_accuracy(pairs),
-                                         "{:.0%}")
-src, tgt_in, tgt_out = encode(train_pairs)
-optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
-STEPS = 400
-losses = []
+STEPS, BATCH = 400, 32
+train_index = torch.tensor(train_rows)                   # the same sentences for every model
+# foreach: one update for all parameter tensors at once (much faster for many small ones).
+optimizer = torch.optim.Adam(params.values(), lr=3e-3, foreach=True)
+batches = torch.Generator().manual_seed(0)
 for step in range(STEPS):
-    logits = model(src, tgt_in)                                # (B, T, vocab)
-    loss = F.cross_entropy(logits.reshape(-1, len(TGT)), tgt_out.reshape(-1), ignore_index=PAD)
+    rows = train_index[torch.randint(len(train_rows), (BATCH,), generator=batches)]  # (B,)
+    tgt_in, tgt_out = batch_targets(rows)                  # (M, B, L): each model's own English
+    logits, _ = decode(params, encode(params, src_all[rows])[0], tgt_in)   # (M, B, L, vocab)
+    per_model = F.cross_entropy(logits.flatten(0, 2), tgt_out.flatten(), ignore_index=PAD,
+                                reduction="none").view(M, -1)
+    # Sum of each model's mean loss: each model gets its own loss's gradient.
+    loss = ((per_model.sum(-1)) / (tgt_out != PAD).view(M, -1).sum(-1)).sum()
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-    losses.append(loss.item())
-report.number("final_loss", losses[-1], "{:.4f}")
+end = measure(params)
+held_out_exact = translate(params, held_out).float().mean(-1)            # (M,)
+train_exact = translate(params, train_rows).float().mean(-1)             # (M,)
 
 # %% [markdown]
-# ## Translating the held-out sentence
+# ## Results, per corpus, over the seeds
 
 # %%
-model.eval()
-output = translate(TEST[0])
-print("猫 追逐 激光点 ->", " ".join(output))
-test_correct = output == TEST[1]
-held_out_correct = report.number(
-    "held_out_exact", np.mean([translate(s) == t for s, t in held_out]), "{:.0%}")
-report.number("train_exact", np.mean([translate(s) == t for s, t in train_pairs]), "{:.0%}")
-report.number("test_sentence_correct", float(test_correct), "{:.0f}")
+report.number("n_seeds", n_seeds, "{:.0f}", en="random seeds per corpus", zh="每个语料的随机种子数")
+report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
+LINK = 0.5                                                 # of three words, more than half is the largest
 
-after = alignment_map(*TEST)                                   # (6, 3)
-content = counterparts(*TEST)                                  # {1: 0, 2: 1, 4: 2, 5: 2}
-for position, source in content.items():
-    word = TEST[1][position]
-    report.number(f"weight_{word}_on_counterpart", after[position, source], "{:.2f}")
-    report.number(f"weight_{word}_on_counterpart_start", before[position, source], "{:.2f}")
-test_aligned = all(after[p].argmax() == s for p, s in content.items())
-# The two "the" have no source word; where do they look?
-report.number("the_rows_on_verb", after[[0, 3], 1].mean(), "{:.2f}")
-report.number("alignment_accuracy_end", alignment_accuracy(pairs), "{:.0%}")
-report.number("alignment_accuracy_held_out", alignment_accuracy(held_out), "{:.0%}")
 
-# %% [markdown]
-# ## Verdict
+def record(prefix, key, values, fmt, en, zh):
+    values = values.numpy()
+    report.number(f"{prefix}{key}_mean", values.mean(), fmt, en=f"{en} (mean over seeds)",
+                  zh=f"{zh}（各种子平均）")
+    report.number(f"{prefix}{key}_min", values.min(), fmt, en=f"{en} (lowest seed)",
+                  zh=f"{zh}（最低的种子）")
+    report.number(f"{prefix}{key}_max", values.max(), fmt, en=f"{en} (highest seed)",
+                  zh=f"{zh}（最高的种子）")
 
-# %%
-overall = alignment_accuracy(pairs)
-report.claim(
-    "C17",
-    ("verified" if test_correct and test_aligned and overall >= 0.9
-     else "nuanced" if test_aligned or overall >= 0.5 else "refuted"),
-    en=(f"A tiny encoder–decoder trained from random weights ({len(train_pairs)} pairs, "
-        f"猫追逐激光点 held out) translates it as \"{' '.join(output)}\"; in its cross-attention "
-        f"cat, chases, laser and dot each attend most to their Chinese source word "
-        f"({'all four' if test_aligned else 'not all four'}). Over all {len(pairs)} sentences, "
-        f"{overall:.0%} of content words attend most to their source (before training "
-        f"{alignment_accuracy_start:.0%})."),
-    zh=(f"一个从随机权重训练的小型编码器–解码器（{len(train_pairs)} 个句对，猫追逐激光点不在训练集中）"
-        f"把它译成 \"{' '.join(output)}\"；交叉注意力里，cat、chases、laser、dot "
-        f"{'都' if test_aligned else '并非都'}把最多的注意力放在各自对应的中文词上。"
-        f"在全部 {len(pairs)} 个句子里，{overall:.0%} 的实词最关注自己的来源词"
-        f"（训练前为 {alignment_accuracy_start:.0%}）。"),
-)
+
+for c, corpus in enumerate(CORPORA):
+    prefix = "" if corpus == "fixed" else "object_dependent_"
+    where = {"en": "one translation per verb" if corpus == "fixed" else "追逐 translated by its object",
+             "zh": "每个动词一种译法" if corpus == "fixed" else "“追逐”看宾语来译"}
+    mine = corpus_of == c
+
+    def count(key, values, en, zh):
+        report.number(f"{prefix}{key}", values.sum(), "{:.0f}", en=f"{en} — {where['en']}",
+                      zh=f"{zh}——{where['zh']}")
+
+    count("correct_start_seeds", start["test_correct"][mine], "seeds translating 猫追逐激光点 exactly at step 0",
+          "第 0 步就把“猫追逐激光点”译对的种子数")
+    count("correct_seeds", end["test_correct"][mine], "seeds translating 猫追逐激光点 exactly after training",
+          "训练后把“猫追逐激光点”译对的种子数")
+    count("chase_laser_linked_start_seeds", start["chase_laser_weight"][mine] >= LINK,
+          "seeds where 追逐 gives 激光点 at least half its attention at step 0 (some encoder head)",
+          "第 0 步就有编码器的头把“追逐”至少一半的注意力给“激光点”的种子数")
+    count("chase_laser_linked_seeds", end["chase_laser_weight"][mine] >= LINK,
+          "seeds where 追逐 gives 激光点 at least half its attention after training (some encoder head)",
+          "训练后有编码器的头把“追逐”至少一半的注意力给“激光点”的种子数")
+    record(prefix, "chase_laser_weight_start", start["chase_laser_weight"][mine], "{:.2f}",
+           f"encoder self-attention 追逐 → 激光点 at step 0, larger head — {where['en']}",
+           f"第 0 步编码器自注意力 追逐 → 激光点（取较大的头）——{where['zh']}")
+    record(prefix, "chase_laser_weight", end["chase_laser_weight"][mine], "{:.2f}",
+           f"encoder self-attention 追逐 → 激光点 after training, larger head — {where['en']}",
+           f"训练后编码器自注意力 追逐 → 激光点（取较大的头）——{where['zh']}")
+    record(prefix, "verb_object_linked_start", start["verb_object_linked"][mine], "{:.0%}",
+           f"sentences whose verb gives its object at least half its attention, step 0 — {where['en']}",
+           f"第 0 步动词把至少一半注意力给宾语的句子占比——{where['zh']}")
+    record(prefix, "verb_object_linked", end["verb_object_linked"][mine], "{:.0%}",
+           f"sentences whose verb gives its object at least half its attention, after training — {where['en']}",
+           f"训练后动词把至少一半注意力给宾语的句子占比——{where['zh']}")
+    record(prefix, "held_out_exact", held_out_exact[mine], "{:.0%}",
+           f"held-out sentences translated exactly — {where['en']}", f"留出句子完全译对的占比——{where['zh']}")
+    record(prefix, "train_exact", train_exact[mine], "{:.0%}",
+           f"training sentences translated exactly — {where['en']}", f"训练句子完全译对的占比——{where['zh']}")
+    # Our addition: the decoder's cross-attention, English word -> its Chinese source word.
+    record(prefix, "alignment_accuracy_start", start["alignment"][mine], "{:.0%}",
+           f"content words whose cross-attention is largest on their source word, step 0 — {where['en']}",
+           f"第 0 步交叉注意力最大处落在来源词上的实词占比——{where['zh']}")
+    record(prefix, "alignment_accuracy", end["alignment"][mine], "{:.0%}",
+           f"content words whose cross-attention is largest on their source word, after training — {where['en']}",
+           f"训练后交叉注意力最大处落在来源词上的实词占比——{where['zh']}")
 
 # %% [markdown]
 # ## Figures
@@ -245,60 +383,75 @@ report.claim(
 # %%
 TEXT = {
     "en": {
-        "before": "before training", "after": "after training",
-        "rows": "English word being produced", "cols": "Chinese word attended to",
-        "weight": "cross-attention weight",
-        "alignment_alt": "Two heat maps of cross-attention for 猫追逐激光点 translated as the cat "
-                         "chases the laser dot. Before training the weights are spread over the "
-                         "three Chinese words. After training cat looks at 猫, chases at 追逐, "
-                         "and laser and dot both at 激光点.",
-        "held_out_alt": "Cross-attention maps of three more sentences the model never saw in "
-                        "training, each with its translation. Every English content word looks "
-                        "at its Chinese source word.",
+        "corpora": ["one translation\nper verb", "追逐 translated\nby its object"],
+        "start": "step 0", "end": "trained", "link": "half",
+        "self_label": "weight 追逐 → 激光点\n(encoder, larger head)",
+        "self_alt": "Dot plot: for each of {n} seeds and each corpus, the encoder self-attention "
+                    "weight from 追逐 to 激光点 in 猫追逐激光点, at step 0 and after training, with a "
+                    "dashed line at one half.",
+        "self_caption": "Inside the Chinese sentence: does 追逐 come to look at 激光点? One dot per seed.",
+        "rows": "English word being written", "cols": "Chinese word read",
+        "weight": "cross-attention weight, mean of {n} seeds",
+        "cross_alt": "Two heat maps of the decoder's cross-attention for 猫追逐激光点 → the cat chases "
+                     "the laser dot, averaged over {n} seeds of the first corpus: spread out at step 0; "
+                     "after training each English content word reads its Chinese source word.",
+        "cross_caption": "Our addition: the decoder's cross-attention learns which Chinese word each "
+                         "English word comes from (mean of {n} seeds).",
     },
     "zh": {
-        "before": "训练前", "after": "训练后",
-        "rows": "正在生成的英文词", "cols": "被关注的中文词",
-        "weight": "交叉注意力权重",
-        "alignment_alt": "“猫追逐激光点”译成 the cat chases the laser dot 时的两幅交叉注意力热力图。"
-                         "训练前，权重分散在三个中文词上；训练后，cat 看向猫，chases 看向追逐，"
-                         "laser 和 dot 都看向激光点。",
-        "held_out_alt": "另外三个训练中从未见过的句子的交叉注意力图，各附译文。每个英文实词都看向"
-                        "自己对应的中文词。",
+        "corpora": ["每个动词\n一种译法", "“追逐”看宾语\n来译"],
+        "start": "第 0 步", "end": "训练后", "link": "一半",
+        "self_label": "追逐 → 激光点 的权重\n（编码器，取较大的头）",
+        "self_alt": "散点图：两个语料各 {n} 个种子，“猫追逐激光点”里编码器自注意力从“追逐”到“激光点”的权重，"
+                    "第 0 步与训练后各一组，虚线标出一半。",
+        "self_caption": "中文句子内部：“追逐”学会看“激光点”了吗？每个点是一个种子。",
+        "rows": "正在写的英文词", "cols": "读取的中文词",
+        "weight": "交叉注意力权重，{n} 个种子平均",
+        "cross_alt": "两幅热力图：第一个语料上 {n} 个种子平均的解码器交叉注意力，“猫追逐激光点”译成 the cat "
+                     "chases the laser dot。第 0 步权重分散；训练后每个英文实词都读取自己对应的中文词。",
+        "cross_caption": "我们另加的观察：解码器的交叉注意力学会了每个英文词来自哪个中文词（{n} 个种子平均）。",
     },
 }
+plt.rcParams.update({"font.size": 10})
+VIRIDIS = plt.get_cmap("viridis")
+COLORS = {"start": VIRIDIS(0.75), "end": VIRIDIS(0.2)}
+test_en = english(*TEST, "fixed")
 
-
-def draw_map(ax, weights, src_words, tgt_words, title):
-    image = ax.imshow(weights, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1, aspect="auto")
-    for i in range(weights.shape[0]):
-        for j in range(weights.shape[1]):
-            ax.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize=8,
-                    color="black" if weights[i, j] > 0.6 else "white")
-    ax.set_xticks(range(len(src_words)), src_words)
-    ax.set_yticks(range(len(tgt_words)), tgt_words)
-    ax.set_title(title, fontsize=10)
-    return image
-
-
-examples = [p for p in held_out if p != TEST][:3]
 for lang in LANGS:
     text = TEXT[lang]
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3.8), sharey=True)
-    draw_map(axes[0], before, TEST[0], TEST[1], text["before"])
-    image = draw_map(axes[1], after, TEST[0], TEST[1], text["after"])
-    axes[0].set_ylabel(text["rows"])
-    for ax in axes:
-        ax.set_xlabel(text["cols"])
-    fig.colorbar(image, ax=axes, shrink=0.8, label=text["weight"])
-    report.figure("alignment", fig, lang, alt=text["alignment_alt"])
-
-    fig, axes = plt.subplots(1, len(examples), figsize=(11, 3.6))
-    for ax, (src_words, tgt_words) in zip(axes, examples):
-        output_words = translate(src_words)
-        draw_map(ax, alignment_map(src_words, tgt_words), src_words, tgt_words,
-                 "".join(src_words) + " → " + " ".join(output_words))
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    jitter = np.linspace(-0.12, 0.12, n_seeds)
+    for c in range(len(CORPORA)):
+        mine = corpus_of == c
+        for offset, moment, key in ((-0.2, start, "start"), (0.2, end, "end")):
+            ax.scatter(c + offset + jitter, moment["chase_laser_weight"][mine].numpy(), s=18,
+                       color=COLORS[key], label=text[key] if c == 0 else None, zorder=3)
+    ax.axhline(LINK, color="grey", ls="--", lw=1, label=text["link"])
+    ax.set_xticks(range(len(CORPORA)), text["corpora"])
+    ax.set_xlim(-0.6, len(CORPORA) - 0.4)
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel(text["self_label"])
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
-    report.figure("held_out", fig, lang, alt=text["held_out_alt"])
+    report.figure("self_attention", fig, lang, alt=text["self_alt"].format(n=n_seeds),
+                  caption=text["self_caption"])
+
+    fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.8), sharey=True)
+    fixed = corpus_of == 0
+    for ax, moment, key in ((axes[0], start, "start"), (axes[1], end, "end")):
+        weights = moment["test_cross"][fixed].mean(0).numpy()                 # (6, 3)
+        image = ax.imshow(weights, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1, aspect="auto")
+        for i in range(weights.shape[0]):
+            for j in range(weights.shape[1]):
+                ax.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize=9,
+                        color="black" if weights[i, j] > 0.6 else "white")
+        ax.set_xticks(range(3), TEST, fontsize=9)
+        ax.set_yticks(range(len(test_en)), test_en, fontsize=9)
+        ax.set_title(text[key], fontsize=10)
+        ax.set_xlabel(text["cols"])
+    axes[0].set_ylabel(text["rows"])
+    fig.colorbar(image, ax=axes, shrink=0.8, label=text["weight"].format(n=n_seeds))
+    report.figure("alignment", fig, lang, alt=text["cross_alt"].format(n=n_seeds),
+                  caption=text["cross_caption"].format(n=n_seeds))
 
 report.save()

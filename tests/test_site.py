@@ -108,20 +108,43 @@ def test_pages_load_nothing_from_other_origins(built_site):
 
 def test_no_placeholder_is_left_unfilled(built_site):
     leftovers = [str(p.relative_to(built_site)) for p in built_site.rglob("*.html")
-                 if re.search(r"\{\{\s*(code|figure|value|output|claims)\b", p.read_text(encoding="utf-8"))]
+                 if re.search(r"\{\{\s*(code|figure|value|output|claims|claim)\b", p.read_text(encoding="utf-8"))]
     assert leftovers == []
 
 
-def test_claims_ledger_lists_every_claim_in_both_languages(built_site):
-    for lang_root, undecided in (("", "not yet decided"), ("zh/", "尚未检验")):
+BADGE = re.compile(r'<div class="claim-badge">\s*<p><a href="([^"#]*)#(C\d\d)">C\d\d</a>\s*'
+                   r'<span class="verdict verdict--(\w+)">')
+
+
+def ledger_verdicts(html: str) -> dict[str, str]:
+    """The verdict of each ledger entry: the first verdict badge after the entry's heading."""
+    verdicts = {}
+    for claim_id, rest in re.findall(r'<h2 id="(C\d\d)">.*?</h2>(.*?)(?=<h2 id="C\d\d"|</article>)', html, re.S):
+        verdicts[claim_id] = re.search(r'class="verdict verdict--(\w+)"', rest).group(1)
+    return verdicts
+
+
+def test_every_claim_has_one_verdict_the_same_on_the_ledger_and_every_page(built_site):
+    for lang_root in ("", "zh/"):
         html = (built_site / lang_root / "claims" / "index.html").read_text(encoding="utf-8")
-        for claim_id in CLAIMS:
-            assert f"<td>{claim_id}</td>" in html, f"{lang_root}claims: {claim_id} missing"
-        assert "verdict--verified" in html
-        assert 'href="../four-steps/"' in html
-        decided = set(re.findall(r"<td>(C\d\d)</td>", html))
-        assert decided == set(CLAIMS)
-        assert html.count(undecided) == html.count("verdict--undecided")
+        verdicts = ledger_verdicts(html)
+        assert list(verdicts) == list(CLAIMS), f"{lang_root}claims: one entry per claim, in order"
+        assert set(verdicts.values()) <= {"verified", "nuanced", "refuted", "open"}
+        index = dict(re.findall(r'<td><a href="#(C\d\d)">C\d\d</a></td>\s*<td><span class="verdict '
+                                r'verdict--(\w+)">', html))
+        assert index == verdicts, "the ledger's index disagrees with its entries"
+        for claim_id in CLAIMS:  # each entry links its source sections
+            entry = html.split(f'<h2 id="{claim_id}">', 1)[1].split("<h2", 1)[0]
+            if (ROOT / "docs" / "en" / "sources.md").is_file():
+                assert 'href="../sources/#' in entry, f"{lang_root}claims: {claim_id} has no source link"
+        shown = 0
+        for page in (built_site / lang_root).rglob("*.html"):
+            if lang_root == "" and "zh" in page.relative_to(built_site).parts[:1]:
+                continue
+            for _, claim_id, verdict in BADGE.findall(page.read_text(encoding="utf-8")):
+                shown += 1
+                assert verdict == verdicts[claim_id], f"{page}: {claim_id} shown as {verdict}"
+        assert shown >= 10, "content pages should show the verdicts of the claims they test"
 
 
 def test_chinese_search_index_is_segmented_and_searchable(built_site):

@@ -1,5 +1,6 @@
 """Build the whole site: run the snippets once, then the English build (site/)
-and the Chinese build (site/zh/), both strict. Exit status 1 on any failure.
+and the Chinese build (site/zh/), both strict, then a PDF of each language (printed by
+Chromium from the print page). Exit status 1 on any failure.
 
     python tools/build_site.py
     python tools/build_site.py --site-dir .cache/test-site   # elsewhere than site/
@@ -13,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import print_pdf
 import snippet_runner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +41,8 @@ def main() -> int:
         if done.returncode != 0:
             print(f"ERROR: mkdocs build -f {config} failed", file=sys.stderr)
             return 1
+    for path in print_pdf.print_site(site_dir):
+        print(f"printed {path.relative_to(site_dir)}")
     print(f"site built in {time.perf_counter() - start:.1f} s: {site_dir}")
     return 0
 

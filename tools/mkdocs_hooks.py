@@ -6,7 +6,9 @@ A page cites a snippet with placeholders (each replaced at build time):
     {{ figure four_steps.heatmap }}        a figure in the page's language, with alt text
     {{ value four_steps.weight_it_animal }} a number the run computed
     {{ output four_steps }}                what the run printed
-    {{ claims four_steps }}                the verdicts the snippet reached
+    {{ claims four_steps }}                the claims this snippet's experiment bears on,
+                                           each with its one verdict (tools/claims.py)
+    {{ claim C05 }}                        one claim with its verdict
     {{ data real_model_explorer.attention }} URL of a JSON file the snippet published
 
 Snippets run through ``snippet_runner`` (cached, so the second language
@@ -15,6 +17,7 @@ build executes nothing). ``EXPLAINER_NO_EXEC=1`` builds without running them.
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import logging
 import os
@@ -33,8 +36,11 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 sys.path.insert(0, str(Path(__file__).parent))
+import claims as registry  # noqa: E402
 import glossary  # noqa: E402
 import katex_math  # noqa: E402
+import ledger  # noqa: E402
+import page_meta  # noqa: E402
 import notebooks  # noqa: E402
 import repository  # noqa: E402
 import snippet_runner  # noqa: E402
@@ -45,23 +51,13 @@ ROOT = snippet_runner.ROOT
 DOCS = ROOT / "docs"
 KATEX = ROOT / "node_modules" / "katex" / "dist"
 
-PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|output|claims|data)\s+([\w.]+)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|output|claims|claim|data)\s+([\w.]+)\s*\}\}")
 ANY_PLACEHOLDER = re.compile(r"\{\{\s*[a-z]+\s+[\w.]+\s*\}\}")
 
 UI = {
     "en": {
         "download": "Download", "notebook": "view as notebook", "colab": "Open in Colab", "search": "Search",
         "script": "The whole script: snippets/{name}.py ({lines} lines)", "not_run": "(not run)",
-        "run_it": "Run it yourself", "ledger": "claims ledger", "decided_on": "Decided on",
-        "claim": "Claim", "verdict": "Verdict", "evidence": "What was measured",
-        "undecided": "not yet decided", "seed": "Seed",
-        "verdicts": {"verified": "verified", "nuanced": "nuanced", "refuted": "refuted",
-                     "open": "open"},
-        "ledger_title": "Claims ledger",
-        "ledger_intro": "Every claim the two source explanations make, with the verdict an "
-                        "experiment on this site reached. Verdicts are computed by the build "
-                        "from the snippets' own measurements.",
-        "counts": "Decided: {decided} of {total} claims.",
         "glossary_title": "Glossary",
         "glossary_intro": "The terms this site uses, in both languages. On every page, the first "
                           "use of a term shows its definition when you point at it.",
@@ -72,15 +68,6 @@ UI = {
     "zh": {
         "download": "下载", "notebook": "以笔记本查看", "colab": "在 Colab 中打开", "search": "搜索",
         "script": "完整脚本：snippets/{name}.py（{lines} 行）", "not_run": "（未运行）",
-        "run_it": "自己动手运行", "ledger": "论断账本", "decided_on": "判定页面",
-        "claim": "论断", "verdict": "结论", "evidence": "测得的结果",
-        "undecided": "尚未检验", "seed": "出处",
-        "verdicts": {"verified": "证实", "nuanced": "部分成立", "refuted": "推翻",
-                     "open": "待定"},
-        "ledger_title": "论断账本",
-        "ledger_intro": "两篇原始讲解提出的每一条论断，以及本站实验给出的结论。"
-                        "结论由构建过程根据代码片段自己的测量结果算出。",
-        "counts": "已判定：{decided} / {total} 条。",
         "glossary_title": "术语表",
         "glossary_intro": "本站用到的术语，中英对照。每一页上某个术语第一次出现时，把鼠标移上去（或轻点）就能看到它的解释。",
         "term": "术语", "chinese": "English", "meaning": "含义",
@@ -109,8 +96,14 @@ def on_config(config):
     if not config.repo_url:
         raise PluginError("mkdocs.yml must set repo_url (downloads and Colab links use it)")
     config.repo_url = repository.repo_url(config.repo_url)  # this repository (a fork's own), if known
+    try:
+        claims = registry.load()
+    except registry.RegistryError as error:
+        raise PluginError(f"docs/claims.yml: {error}") from None
     _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
-                  snippets={p.stem: p for p in snippet_runner.discover()})
+                  snippets={p.stem: p for p in snippet_runner.discover()}, claims=claims)
+    _state["verdicts"] = _verdicts(results)
+    _state["last_changed"] = page_meta.last_changed()
     return config
 
 
@@ -157,7 +150,7 @@ def on_files(files: Files, config):
             for kind, target in PLACEHOLDER.findall(text):
                 if kind == "code":
                     _state["deciding_page"].setdefault(target, file.src_uri)
-    files.append(File.generated(config, "claims.md", content=_ledger()))
+    files.append(File.generated(config, "claims.md", content=_ledger(config)))
     files.append(File.generated(config, "glossary.md", content=glossary.page(_state["lang"], _state["ui"])))
     return files
 
@@ -176,40 +169,46 @@ def _executed_notebooks(name: str, path: Path, config) -> tuple[str, str]:
     return download, page
 
 
-def _verdict(verdict: str | None) -> str:
-    ui = _state["ui"]
-    label = ui["verdicts"].get(verdict, ui["undecided"])
-    return f'<span class="verdict verdict--{verdict or "undecided"}">{label}</span>'
-
-
-def _ledger() -> str:
-    ui, lang = _state["ui"], _state["lang"]
-    claims = yaml.safe_load((DOCS / "claims.yml").read_text(encoding="utf-8"))
-    decisions: dict[str, list] = {claim_id: [] for claim_id in claims}
-    for name, results in sorted(_state["results"].items()):
-        for decision in results["claims"]:
-            if decision["id"] not in claims:
-                raise PluginError(f"snippets/{name}.py decides {decision['id']}, "
-                                  "which is not in docs/claims.yml")
-            decisions[decision["id"]].append((name, decision))
-    lines = [f"# {ui['ledger_title']}", "", ui["ledger_intro"], "",
-             ui["counts"].format(decided=sum(bool(d) for d in decisions.values()),
-                                 total=len(claims)), "",
-             f"| | {ui['claim']} | {ui['verdict']} | {ui['evidence']} | {ui['decided_on']} |",
-             "|---|---|---|---|---|"]
+def _verdicts(results: dict) -> dict[str, str | None]:
+    """One verdict per claim, computed by the registry's rules (tools/claims.py)."""
+    claims = _state["claims"]
+    if not results:  # EXPLAINER_NO_EXEC=1: nothing measured, nothing decided
+        return dict.fromkeys(claims)
+    numbers = registry.measurements(results, claims)
+    # Snippets not yet converted still pick verdicts themselves (report.claim); a rule that
+    # reads a number such a snippet does not record yet stays undecided instead of failing.
+    legacy = {name for name, result in results.items() if result.get("claims")}
+    verdicts = {}
     for claim_id, claim in claims.items():
-        text = f"{claim[lang]} <small>({ui['seed']} {claim['seed']})</small>"
-        rows = decisions[claim_id] or [(None, None)]
-        for name, decision in rows:
-            if decision is None:
-                lines.append(f"| {claim_id} | {text} | {_verdict(None)} | | |")
-                continue
-            page = _state["deciding_page"].get(name)
-            where = f"[{name}]({page})" if page else f"`snippets/{name}.py`"
-            evidence = decision["evidence"][lang].replace("|", "\\|")
-            lines.append(f"| {claim_id} | {text} | {_verdict(decision['verdict'])} "
-                         f"| {evidence} | {where} |")
-    return "\n".join(lines) + "\n"
+        try:
+            verdicts[claim_id] = registry.decide(claim, numbers)
+        except registry.MissingMeasurement as error:
+            if error.name.partition(".")[0] not in legacy:
+                raise PluginError(str(error)) from None
+            log.info(f"{error} (snippet not converted yet)")
+            verdicts[claim_id] = None
+    return verdicts
+
+
+def _nav_titles(nav, titles=None) -> dict[str, str]:
+    titles = {} if titles is None else titles
+    for entry in nav or []:
+        for title, target in entry.items():
+            if isinstance(target, list):
+                _nav_titles(target, titles)
+            else:
+                titles[target] = title
+    return titles
+
+
+def _ledger(config) -> str:
+    lang = _state["lang"]
+    titles = _nav_titles(config["nav"])
+    where = {name: (page, titles.get(page, name)) for name, page in _state["deciding_page"].items()}
+    docs = Path(config.docs_dir)
+    return ledger.page(lang, _state["claims"], _state["verdicts"], _state["results"], where,
+                       "sources.md" if (docs / "sources.md").is_file() else None,
+                       "references.md" if (docs / "references.md").is_file() else None)
 
 
 def _svg_size(path: Path) -> tuple[int, int]:
@@ -246,6 +245,11 @@ def _render(kind: str, target: str, page) -> str:
     ui = _state["ui"]
     name, _, key = target.partition(".")
     where = f"{page.file.src_uri}: {{{{ {kind} {target} }}}}"
+    if kind == "claim":
+        if target not in _state["claims"]:
+            raise PluginError(f"{where}: there is no claim {target} in docs/claims.yml")
+        return ledger.claim_badge(target, _state["lang"], _state["claims"], _state["verdicts"],
+                                  _relative(page, "claims.md"))
     if name not in _state["snippets"]:
         raise PluginError(f"{where}: there is no snippets/{name}.py")
     if kind in ("figure", "value", "data") and not key:
@@ -287,11 +291,9 @@ def _render(kind: str, target: str, page) -> str:
         stdout = (results["_dir"] / "stdout.txt").read_text(encoding="utf-8")
         fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", stdout)), default=0))
         return f"{fence}text\n{stdout}{fence}\n"
-    # claims
-    rows = [f"- **{d['id']}** {_verdict(d['verdict'])} — {d['evidence'][_state['lang']]}"
-            for d in results["claims"]]
-    ledger = _relative(page, "claims.md")
-    return "\n".join(rows) + f"\n\n[{ui['ledger']}]({ledger})\n"
+    # claims: the verdicts of the claims this snippet's experiment bears on
+    return ledger.badges(name, _state["lang"], _state["claims"], _state["verdicts"],
+                         _relative(page, "claims.md"))
 
 
 def _behind_notice(commits: list[str]) -> str:
@@ -301,6 +303,9 @@ def _behind_notice(commits: list[str]) -> str:
 
 
 def on_page_markdown(markdown: str, page, config, files):
+    source = page_meta.repository_file(page.file.src_uri, _state["lang"])
+    day = _state["last_changed"].get(source, dt.date.today())  # today: not committed yet
+    page.meta["revision_date"] = page_meta.formatted(day, _state["lang"])
     rendered = PLACEHOLDER.sub(lambda m: _render(m.group(1), m.group(2), page), markdown)
     if page.file.src_uri in _state["behind"]:
         title, _, body = rendered.partition("\n")
@@ -308,7 +313,7 @@ def on_page_markdown(markdown: str, page, config, files):
     leftover = ANY_PLACEHOLDER.search(rendered)
     if leftover:
         raise PluginError(f"{page.file.src_uri}: unknown placeholder {leftover.group(0)!r}; "
-                          "use code, figure, value, output, claims or data")
+                          "use code, figure, value, output, claims, claim or data")
     return rendered
 
 
@@ -332,6 +337,12 @@ def _hreflang_links(output: str, page, config) -> str:
     return HREFLANG_LINK.sub(
         lambda m: f'<link rel="alternate" href="{roots[m.group(1)]}{path}" hreflang="{m.group(1)}">',
         output)
+
+
+def on_page_context(context, page, config, nav):
+    """Edit links point at the file a page is made from (generated pages included)."""
+    page.edit_url = page_meta.edit_url(config.repo_url, page.file.src_uri, _state["lang"])
+    return context
 
 
 def on_post_page(output: str, page, config):

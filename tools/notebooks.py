@@ -6,10 +6,10 @@
 
 A snippet is a jupytext percent script: ``# %% [markdown]`` cells (the narrative, in
 English) and ``# %%`` code cells. Its Chinese narrative lives beside it in
-``snippets/zh/<name>.md``, one section per markdown cell, each headed
-``<!-- cell N · en HASH -->``: N is the cell's index in the script, HASH the first
-8 hex digits of the SHA-1 of the English cell it translates, so a test can tell when
-the English moved on (tests/test_notebooks.py).
+``snippets/zh/<name>.md``, one section per markdown cell, in the script's order, each
+headed ``<!-- en HASH -->``: HASH is the first 8 hex digits of the SHA-1 of the English
+cell it translates. Cells may move, come and go; a test tells when an English cell has
+no translation of its current text (tests/test_notebooks.py).
 
 Two kinds of notebook come from the same cells:
 
@@ -42,7 +42,7 @@ SNIPPETS = ROOT / "snippets"
 NOTEBOOKS = SNIPPETS / "notebooks"
 NARRATIVE = {"zh": SNIPPETS / "zh"}
 LANGS = ("en", "zh")
-CELL_HEADING = re.compile(r"^<!-- cell (\d+) · en ([0-9a-f]{8}) -->$", re.M)
+CELL_HEADING = re.compile(r"^<!-- en ([0-9a-f]{8}) -->$", re.M)
 HEADER = {
     "en": "This notebook goes with the article **[{title}]({url})**. The first cell installs "
           "what it needs; then run it top to bottom.",
@@ -88,36 +88,29 @@ def english_hash(source: str) -> str:
     return hashlib.sha1(source.encode("utf-8")).hexdigest()[:8]
 
 
-def narrative(name: str, lang: str) -> dict[int, tuple[str, str]]:
-    """cell index -> (hash of the English it translates, text) from snippets/<lang>/<name>.md."""
+def narrative(name: str, lang: str) -> dict[str, str]:
+    """hash of an English markdown cell -> its translation, from snippets/<lang>/<name>.md."""
     if lang == "en":
         return {}
     path = NARRATIVE[lang] / f"{name}.md"
     if not path.is_file():
         return {}
-    text = path.read_text(encoding="utf-8")
-    parts = CELL_HEADING.split(text)  # [before, index, hash, body, index, hash, body, ...]
-    return {int(parts[i]): (parts[i + 1], parts[i + 2].strip("\n"))
-            for i in range(1, len(parts), 3)}
+    parts = CELL_HEADING.split(path.read_text(encoding="utf-8"))  # [before, hash, body, hash, body, …]
+    return {parts[i]: parts[i + 1].strip("\n") for i in range(1, len(parts), 2)}
 
 
 def narrative_problems(snippet: Path, lang: str) -> list[str]:
-    """What is missing or behind in a snippet's narrative in ``lang`` (empty: in step)."""
+    """What is missing or left over in a snippet's narrative in ``lang`` (empty: in step)."""
     cells = read_cells(snippet.read_text(encoding="utf-8"))
     translated = narrative(snippet.stem, lang)
     where = f"snippets/{lang}/{snippet.stem}.md"
-    problems = []
-    markdown = {i: c for i, c in enumerate(cells) if c.kind == "markdown"}
-    for index, cell in markdown.items():
-        if index not in translated:
-            problems.append(f"{where}: no cell {index} (en {english_hash(cell.source)}):\n{cell.source}")
-        elif translated[index][0] != english_hash(cell.source):
-            problems.append(f"{where}: cell {index} translates an older English text; now "
-                            f"(en {english_hash(cell.source)}):\n{cell.source}")
-        elif not translated[index][1].strip():
-            problems.append(f"{where}: cell {index} is empty")
-    for index in sorted(set(translated) - set(markdown)):
-        problems.append(f"{where}: cell {index} is not a markdown cell of the script")
+    english = {english_hash(c.source): c.source for c in cells if c.kind == "markdown"}
+    problems = [f"{where}: cell {i} (en {english_hash(c.source)}) has no translation of its "
+                f"current text:\n{c.source}"
+                for i, c in enumerate(cells) if c.kind == "markdown" and english_hash(c.source) not in translated]
+    problems += [f"{where}: en {h} translates no current cell (an older text?):\n{text}"
+                 for h, text in translated.items() if h not in english]
+    problems += [f"{where}: en {h} is empty" for h, text in translated.items() if not text.strip()]
     return problems
 
 
@@ -318,7 +311,7 @@ def notebook(snippet: Path, lang: str, repo_url: str, article_url: str,
     count = 0
     for index, cell in enumerate(cells):
         if cell.kind == "markdown":
-            text = translated.get(index, (None, cell.source))[1]
+            text = translated.get(english_hash(cell.source), cell.source)
             notebook_cells.append(nbf.new_markdown_cell(text))
             continue
         code = nbf.new_code_cell(cell.source)

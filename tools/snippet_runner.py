@@ -15,6 +15,8 @@ import hashlib
 import json
 import os
 import re
+import queue
+import select
 import shutil
 import signal
 import subprocess
@@ -101,48 +103,85 @@ def _where_it_failed(path: Path, stderr: str) -> str:
     return f"{_shown(path)}{where}: {error}"
 
 
-def _execute(path: Path, output_dir: Path) -> None:
-    env = dict(os.environ,
-               EXPLAINER_OUTPUT_DIR=str(output_dir),
-               MPLBACKEND="Agg",
-               PYTHONHASHSEED="0",
+SNIPPET_ENV = {"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0",
                # One thread per snippet: snippets run side by side on few cores.
-               OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    env.pop("PYTHONPATH", None)
-    # Cell by cell, so the notebooks can show what each cell printed and drew (cells.json).
-    command = [sys.executable, str(Path(__file__).with_name("notebooks.py")), "run", str(path)]
-    process = subprocess.Popen(command, cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        stdout, stderr = process.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+class Worker:
+    """A tools/snippet_worker.py process: heavy imports done once, one forked child per snippet."""
+
+    def __init__(self):
+        env = dict(os.environ, **SNIPPET_ENV)
+        env.pop("PYTHONPATH", None)
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("snippet_worker.py"))], cwd=ROOT, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def _answer(self, timeout: float | None) -> dict | None:
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        if not ready:
+            return None
+        line = self.process.stdout.readline()
+        if not line:
+            raise SnippetError("the snippet worker process died")
+        return json.loads(line)
+
+    def run(self, path: Path, output_dir: Path) -> tuple[int, bool]:
+        """Run one snippet; returns (exit code, timed out)."""
+        request = {"path": str(path), "output_dir": str(output_dir), "root": str(ROOT)}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        pid = self._answer(None)["pid"]
+        answer = self._answer(TIMEOUT_S)
+        if answer is not None:
+            return answer["exit"], False
         # Interrupt first so Python prints where it was stuck, then kill.
-        process.send_signal(signal.SIGINT)
-        try:
-            stdout, stderr = process.communicate(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            stdout, stderr = process.communicate()
+        os.kill(pid, signal.SIGINT)
+        answer = self._answer(5)
+        if answer is None:
+            os.kill(pid, signal.SIGKILL)
+            answer = self._answer(None)
+        return answer["exit"], True
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def _execute(path: Path, output_dir: Path, workers: queue.Queue) -> None:
+    worker = workers.get()
+    try:
+        code, timed_out = worker.run(path, output_dir)
+    finally:
+        workers.put(worker)
+    stderr_file = output_dir / "stderr.txt"
+    stderr = stderr_file.read_text(encoding="utf-8") if stderr_file.is_file() else ""
+    if timed_out:
         raise SnippetError(f"{_where_it_failed(path, stderr)} (killed after the "
                            f"{TIMEOUT_S:.0f} s timeout)")
-    (output_dir / "stdout.txt").write_text(stdout, encoding="utf-8")
-    if process.returncode != 0:
+    if code != 0:
         tail = "\n".join(stderr.strip().splitlines()[-15:])
         raise SnippetError(f"{_where_it_failed(path, stderr)}\n{tail}")
     if not (output_dir / "results.json").is_file():
         raise SnippetError(f"{_shown(path)}: finished without calling report.save()")
 
 
-def _run_one(path: Path, key: str, force: bool, log) -> Outcome:
+def _cached(path: Path, key: str) -> bool:
+    stored = CACHE / path.stem / "key"
+    return stored.is_file() and stored.read_text() == key
+
+
+def _run_one(path: Path, key: str, force: bool, log, workers: queue.Queue) -> Outcome:
     target = CACHE / path.stem
-    if not force and (target / "key").is_file() and (target / "key").read_text() == key:
+    if not force and _cached(path, key):
         return Outcome(path.stem, target, executed=False)
     log(f"  running {path.name}")
     CACHE.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{path.stem}-", dir=CACHE))
     start = time.perf_counter()
     try:
-        _execute(path, scratch)
+        _execute(path, scratch, workers)
         (scratch / "key").write_text(key)
         shutil.rmtree(target, ignore_errors=True)
         scratch.rename(target)
@@ -165,10 +204,15 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
     keys = {path: cache_key(path, environment) for path in snippets}
     outcomes: dict[str, Outcome] = {}
     errors: dict[str, str] = {}
-    workers = max(1, min(len(snippets), os.cpu_count() or 1))
+    n_workers = max(1, min(len(snippets), os.cpu_count() or 1))
     start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_run_one, path, keys[path], force, log): path for path in snippets}
+    workers: queue.Queue = queue.Queue()
+    stale = [path for path in snippets if force or not _cached(path, keys[path])]
+    for _ in range(min(n_workers, len(stale))):  # started only when something must run
+        workers.put(Worker())
+    with ThreadPoolExecutor(max_workers=n_workers) as pool:
+        futures = {pool.submit(_run_one, path, keys[path], force, log, workers): path
+                   for path in snippets}
         for future in as_completed(futures):
             path = futures[future]
             try:
@@ -180,6 +224,8 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
             outcomes[outcome.name] = outcome
             if outcome.executed:
                 log(f"  ran     {path.name:<32} {outcome.seconds:6.1f} s")
+    while not workers.empty():
+        workers.get().close()
     executed = sum(o.executed for o in outcomes.values())
     log(f"snippets: {executed} executed, {len(outcomes) - executed} cached, "
         f"{len(errors)} failed ({time.perf_counter() - start:.1f} s)")

@@ -60,3 +60,46 @@ def pattern_similarity(weights: torch.Tensor) -> torch.Tensor:
     """
     rows = torch.nn.functional.normalize(weights, dim=-1)             # (B, nh, T, S)
     return torch.einsum("bhts,bgts->hg", rows, rows) / (rows.shape[0] * rows.shape[2])
+
+
+def next_token_score(weights: torch.Tensor) -> torch.Tensor:
+    """Mean weight that a query at position t puts on position t+1 (t < T-1)."""
+    t = torch.arange(weights.shape[-2] - 1)
+    return weights[:, :, t, t + 1].mean(dim=(0, 2))                   # (nh,)
+
+
+def last_token_score(weights: torch.Tensor) -> torch.Tensor:
+    """Mean weight on the last position (in BERT always [SEP]), queries t < T-1."""
+    return weights[:, :, :-1, -1].mean(dim=(0, 2))                    # (nh,)
+
+
+def top_key_hits(weights: torch.Tensor, target: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """How often a head's most attended key is the target key.
+
+    ``target`` (B, T) holds, for each query, the key position it should pick, or -1
+    to leave that query out. Returns hits per head (nh,) and the number of queries
+    counted. (Previous token: target[t] = t-1; [CLS] sink: target[t] = 0.)
+    """
+    top = weights.argmax(dim=-1)                                      # (B, nh, T)
+    counted = target >= 0                                             # (B, T)
+    hits = (top == target[:, None, :]) & counted[:, None, :]          # (B, nh, T)
+    return hits.sum(dim=(0, 2)), int(counted.sum())
+
+
+def top_candidate_hits(rows: torch.Tensor, candidates: torch.Tensor,
+                       target: torch.Tensor) -> torch.Tensor:
+    """(N, nh) bool: among the allowed keys, is the most attended one the target?
+
+    ``rows`` (N, nh, S): the attention row of one query per item (e.g. from the verb);
+    ``candidates`` (N, S) bool: the keys that may be picked (e.g. every word but the
+    verb); ``target`` (N,): the key that should win (e.g. the direct object).
+    This is Clark et al.'s accuracy: the most attended word among the candidates.
+    """
+    masked = rows.masked_fill(~candidates[:, None, :], -1.0)           # (N, nh, S)
+    return masked.argmax(dim=-1) == target[:, None]                   # (N, nh)
+
+
+def prefers(rows: torch.Tensor, target: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+    """(N, nh) bool: does the query give key ``target`` more weight than key ``other``?"""
+    n = torch.arange(rows.shape[0])
+    return rows[n, :, target] > rows[n, :, other]                     # (N, nh)

@@ -1,64 +1,62 @@
-"""The ant colony, for real (C16): what the page claims, asserted on the snippet's run."""
+"""The ant colony (C16, C26): the statistics the registry's rules read, asserted on the run.
+
+Each test reads a recorded number; none recomputes what the snippet measures."""
 
 
-def test_before_training_the_verb_has_no_preference(results):
+def test_enough_colonies_are_trained(results):
     r = results("ant_colony")
-    # Step 0: the object's key outscores the distractor's in 40 % of pairs (chance 50 %),
-    # and the verb spreads its attention evenly (0.18 on the object; even spread 0.20).
-    assert r.number("key_ranking_start") < 0.6
-    assert abs(r.number("attention_on_object_start") - r.number("uniform_weight")) < 0.1
+    assert r.number("n_seeds") >= 8
+    # The stacked model is VerbReadsSentence, colony by colony (measured 0.0).
+    assert r.number("stacked_vs_module_error") < 1e-5
 
 
-def test_after_training_the_verbs_query_matches_its_objects_key(results):
+def test_at_step_0_no_colony_prefers_the_object(results):
     r = results("ant_colony")
-    # Measured 97 % of (verb, object, other noun) pairs ranked right; q·k(追逐, 激光点) 11.0
-    # against q·k(追逐, 苹果) −2.8, from 0.12 at step 0.
-    assert r.number("key_ranking_end") >= 0.95
-    assert r.number("qk_chase_laser_end") > r.number("qk_chase_apple_end") + 5
-    assert abs(r.number("qk_chase_laser_start")) < 1
+    # Measured: the object gets the verb's largest weight in 10 %-24 % of sentences
+    # (five words to choose from, so about 20 % by chance).
+    assert r.number("object_first_start_max") < 0.5
 
 
-def test_chase_looks_at_the_laser_dot_not_the_apple(results):
+def test_every_colony_learns_to_look_hardest_at_the_object_in_most_sentences(results):
     r = results("ant_colony")
-    # In 猫 在 苹果 旁边 追逐 激光点: 0.22 on 激光点 at step 0, 1.00 at the end, 0.000 on 苹果.
-    assert r.number("example_weight_laser_start") < 0.4
-    assert r.number("example_weight_laser_end") > 0.9
-    assert r.number("example_weight_apple_end") < 0.05
+    # Measured 75 %-100 % of sentences after training (mean 88 %), from at most 24 %.
+    assert r.number("object_first_mean") >= 0.5
+    assert r.number("object_first_min") > r.number("object_first_start_max")
+
+
+def test_few_colonies_reach_the_95_percent_bar(results):
+    r = results("ant_colony")
+    # The bar was set before the run; measured 1 colony of 10 reaches it. This is
+    # what keeps C16 from "verified": the match is a tendency, not the rule.
+    assert r.number("object_first_seeds") < 0.75 * r.number("n_seeds")
 
 
 def test_the_verb_cannot_answer_without_looking(results):
     r = results("ant_colony")
-    # Attention frozen to an even spread: 50 % (it can only guess between object and
-    # distractor); trained attention: 100 %.
-    assert r.number("uniform_control_accuracy") <= 0.6
-    assert r.number("accuracy") == 1.0
+    # Attention frozen to an even spread: 50 % in every control colony (a guess between
+    # object and distractor); trained attention: 100 % in every colony.
+    assert r.number("control_accuracy_max") <= 0.6
+    assert r.number("accuracy_min") == 1.0
 
 
 def test_keys_of_same_kind_nouns_grow_alike_but_values_do_not(results):
     r = results("ant_colony")
-    # Mean cosine between same-kind nouns: keys −0.02 → 0.45; values end at −0.01.
-    assert r.number("key_same_kind_end") > r.number("key_same_kind_start") + 0.25
-    assert r.number("value_same_kind_end") < 0.15
+    # Mean cosine between same-kind nouns: keys 0.26-0.70 after training (at most 0.09
+    # at step 0); values -0.12-0.02.
+    assert r.number("key_same_kind_min") > r.number("key_same_kind_start_max")
+    assert r.number("value_same_kind_max") < 0.15
 
 
-def test_other_random_starts_learn_it_too_but_not_perfectly(results):
+def test_verbs_taking_the_same_kind_of_object_have_queries_pointing_the_same_way(results):
     r = results("ant_colony")
-    # Four more seeds: 88 %–96 % of pairs ranked right, every sentence answered correctly.
-    # The stricter bar of 95 % is not met by all, hence "nuanced", not "verified".
-    assert r.number("other_seeds_min_key_ranking") > 0.8
-    assert r.number("other_seeds_min_accuracy") == 1.0
-    assert r.verdict("C16") == ("verified" if r.number("other_seeds_matching") == 4 else "nuanced")
+    # Same-kind minus different-kind query cosine: 0.79-1.03 (bar 0.2), in 10 of 10 colonies.
+    assert r.number("query_same_class_seeds") >= 0.75 * r.number("n_seeds")
+    assert r.number("query_cosine_gap_start_max") < r.number("query_gap_bar")
 
 
-def test_misranked_pairs_stay_misranked_with_more_training(results):
+def test_a_linear_probe_reads_the_object_kind_from_a_held_out_verbs_query(results):
     r = results("ant_colony")
-    # 0.97 after 300 steps, 0.97 after 600: the loss is near zero and the softmax saturated.
-    assert abs(r.number("key_ranking_twice_as_long") - r.number("key_ranking_end")) < 0.02
-
-
-def test_some_attention_is_parked_on_function_words(results):
-    r = results("ant_colony")
-    # 0.17 of the verbs' attention on 在/旁边 on average; per verb 1.00, 0.67, 1.00, 0.66.
-    assert r.number("attention_on_function_words_end") > 0.05
-    per_verb = [r.number(f"attention_on_object_{v}") for v in ("eat", "chase", "drink", "read")]
-    assert min(per_verb) < 0.8 < max(per_verb)
+    # Leave-one-verb-out ridge probe: 100 % in every colony after training, 14 % on
+    # average at step 0; chance 25 %.
+    assert r.number("query_probe_accuracy_mean") >= 0.75
+    assert r.number("query_probe_accuracy_start_mean") < 0.5

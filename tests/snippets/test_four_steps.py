@@ -4,13 +4,11 @@
 def test_qkv_are_linear_projections_equal_to_torch_linear(results):
     r = results("four_steps")
     assert r.number("projection_error") < 1e-12
-    assert r.verdict("C01") == "verified"
 
 
 def test_query_of_it_matches_key_of_animal_not_street(results):
     r = results("four_steps")
     assert r.number("score_it_animal") > 0 > r.number("score_it_street")
-    assert r.verdict("C02") == "verified"
 
 
 def test_it_puts_most_of_its_attention_on_animal(results):
@@ -25,10 +23,8 @@ def test_output_at_it_is_mostly_the_value_of_animal(results):
     assert r.number("cos_output_animal") > 0.95
     assert abs(r.number("cos_output_street")) < 0.1
     assert r.number("output_it_animate") > 0.8 > 0.05 > r.number("output_it_place")
-    assert r.verdict("C03") == "verified"
 
 
 def test_four_steps_by_hand_equal_fused_attention(results):
     r = results("four_steps")
     assert r.number("fused_error") < 1e-12
-    assert r.verdict("C04") == "verified"

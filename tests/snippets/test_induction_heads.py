@@ -1,36 +1,31 @@
-"""Division of labour: a previous-token head feeds an induction head; one layer cannot."""
+"""Division of labour between layers: a previous-token head feeds an induction head, over seeds.
+
+This page is about layers; the same-layer split of C07 is tested in test_antecedent_heads.py."""
 
 
-def test_a_layer0_head_becomes_a_previous_token_head(results):
+def test_every_seed_is_counted(results):
+    assert results("induction_heads").number("n_seeds") >= 8
+
+
+def test_layer0_gets_a_previous_token_head_and_layer1_an_induction_head_in_most_seeds(results):
+    # Measured 8 of 8 seeds: first-half previous-token score 0.84 on average (min 0.72,
+    # 0.13 at init), induction score 0.76 (min 0.69, 0.11 at init).
     r = results("induction_heads")
-    # Measured 0.50 over all positions (0.12 at init) and 0.99 on the first-copy
-    # half, where the induction head reads its keys.
-    assert r.number("previous_score") >= 0.4
-    assert r.number("previous_score_first_half") >= 0.9
+    assert r.number("layer_split_seeds") >= 0.75 * r.number("n_seeds")
+    assert r.number("induction_score_mean") > r.number("induction_score_at_init_mean") + 0.3
+    assert r.number("induction_score_layer0_mean") < 0.3
 
 
-def test_a_layer1_head_becomes_an_induction_head(results):
+def test_one_layer_cannot_do_induction(results):
+    # Measured 0.35 vs 0.83 accuracy on average, worse by >= 0.3 in 8 of 8 seeds.
     r = results("induction_heads")
-    # Measured 0.84 (0.12 at init, 0.22 for the 1-layer control): 0.6 leaves a
-    # margin on both sides.
-    assert r.number("induction_score") >= 0.6
-    assert r.number("induction_score_layer0") < 0.3
+    assert r.number("control_worse_seeds") >= 0.75 * r.number("n_seeds")
+    assert r.number("control_induction_score_max") < 0.4
 
 
-def test_one_layer_control_cannot_do_induction(results):
+def test_removing_the_previous_token_head_breaks_induction_in_most_seeds(results):
+    # Measured: 0.39 without it vs 0.82 without the other layer-0 head (means);
+    # a loss of >= 0.2 in 8 of 8 seeds.
     r = results("induction_heads")
-    # Measured 0.38 vs 0.91 accuracy, induction score 0.22.
-    assert r.number("accuracy") >= 0.8
-    assert r.number("control_accuracy") <= r.number("accuracy") - 0.3
-    assert r.number("control_induction_score") < 0.4
-
-
-def test_removing_the_previous_token_head_breaks_induction(results):
-    r = results("induction_heads")
-    # Measured 0.49 without it; 0.91 without the other layer-0 head.
-    assert r.number("ablate_previous_head") <= r.number("accuracy") - 0.2
-    assert r.number("ablate_other_layer0_head") >= r.number("accuracy") - 0.05
-
-
-def test_verdict_on_c07(results):
-    assert results("induction_heads").verdict("C07") == "verified"
+    assert r.number("previous_head_needed_seeds") >= 0.75 * r.number("n_seeds")
+    assert r.number("ablate_other_layer0_head_mean") > r.number("ablate_previous_head_mean") + 0.2

@@ -1,45 +1,40 @@
-"""One head or many at the same width, on a task that needs a near and a far token."""
+"""One head or many at the same width, on tasks that need a near and a far token (C08), over seeds."""
 
 
-def test_all_models_have_the_same_parameter_count(results):
-    # The snippet asserts equal sizes while training; the count is d_model = 32's.
-    assert results("one_vs_many_heads").number("parameters") > 0
+def test_every_model_has_at_least_eight_seeds(results):
+    assert results("one_vs_many_heads").number("n_seeds") >= 8
 
 
-def test_single_head_splits_its_attention_between_near_and_far(results):
+def test_all_head_counts_have_exactly_the_same_parameter_count(results):
+    # The comparison is only fair at equal size: 1, 2, 4 and 8 heads of d_model = 32.
     r = results("one_vs_many_heads")
-    # Measured 0.52 / 0.53; a head that picked one position would score <= ~0.11
-    # on the other (only t = 1, where both coincide, out of nine positions).
-    assert r.number("single_previous") > 0.3
-    assert r.number("single_first") > 0.3
+    assert r.number("parameters_1") == r.number("parameters_2") == r.number("parameters_4") \
+        == r.number("parameters_8")
 
 
-def test_single_head_still_solves_the_sum_and_the_ordered_pair(results):
+def test_the_single_head_averages_near_and_far_in_most_seeds(results):
+    # Source A: one score per pair, so it averages. Measured 8 of 8 seeds with both
+    # scores >= 0.3 (means 0.51 previous / 0.50 first); a head that picked one
+    # position would score about 0.11 on the other.
     r = results("one_vs_many_heads")
-    # Measured 0.996 and 1.000; chance is 0.1 and 0.01.
-    assert r.number("accuracy_1") > 0.95
-    assert r.number("pair_accuracy_1") > 0.95
-    # On the ordered pair the split is uneven (measured 0.68 first vs 0.37 previous):
-    # the weights themselves tell the two tokens apart.
-    assert r.number("pair_first") - r.number("pair_previous") > 0.1
+    assert r.number("single_averages_seeds") >= 0.75 * r.number("n_seeds")
+    assert abs(r.number("single_previous_mean") - r.number("single_first_mean")) < 0.15
 
 
-def test_two_heads_divide_the_ordered_pair_between_them(results):
-    r = results("one_vs_many_heads")
-    # Measured 1.00 and 1.00: one pure previous-token head, one pure first-token head.
-    assert r.number("pair_two_near_previous") > 0.9
-    assert r.number("pair_two_far_first") > 0.9
-    assert r.number("pair_accuracy_2") > 0.95
-
-
-def test_more_heads_learn_faster_not_better(results):
+def test_several_heads_divide_near_and_far_between_them(results):
+    # Measured 8 of 8 seeds for 2, 4 and 8 heads on the sum, 8 of 8 on the ordered pair.
     r = results("one_vs_many_heads")
     for heads in (2, 4, 8):
-        assert r.number(f"accuracy_{heads}") > 0.95
-        # Measured: 95% at step 320 for one head vs 200, 160, 200 for 2, 4, 8 heads
-        # (evaluated every 40 steps, so a gap of >= 80 steps is two evaluations).
-        assert r.number("steps_to_95_1") - r.number(f"steps_to_95_{heads}") >= 80
+        assert r.number(f"split_seeds_{heads}") >= 0.75 * r.number("n_seeds")
+    assert r.number("pair_two_split_seeds") >= 0.75 * r.number("n_seeds")
 
 
-def test_verdict_on_c08_is_refuted(results):
-    assert results("one_vs_many_heads").verdict("C08") == "refuted"
+def test_the_single_head_pays_a_price_but_does_not_fail(results):
+    # C08's rule reads these means. Measured: sum 0.899 vs 0.988 (one seed of the
+    # single head at 0.574), ordered pair 0.972 vs 1.000; slower in 6 of 8 seeds.
+    r = results("one_vs_many_heads")
+    assert r.number("accuracy_1_mean") < r.number("accuracy_2_mean") - 0.01
+    assert r.number("accuracy_1_mean") >= 0.8
+    assert r.number("pair_accuracy_1_mean") >= 0.8
+    assert r.number("single_slower_seeds") > 0.5 * r.number("n_seeds")
+

@@ -1,32 +1,50 @@
-"""V and the residual stream in MiniLM: continuity comes from the residual path."""
+"""V and the residual stream in MiniLM (C19, C29).
+
+Thresholds come from the registry's rules (docs/claims.yml); measured values in the
+comments (40 sample sentences, 569 tokens)."""
 
 
 def test_with_the_residual_a_token_stays_nearest_its_own_embedding(results):
     r = results("real_model_residual")
     # after layer 6: cosine 0.36 with its own embedding vs 0.04 with the others; 87% identified
-    assert r.number("own_layer6") > r.number("other_layer6") + 0.2
-    assert r.number("identified_layer6") > 0.7
+    assert r.number("own_layer6") > r.number("other_layer6")
+    assert r.number("identified_layer6") >= 0.5
 
 
-def test_without_the_residual_identity_is_lost_after_one_layer(results):
+def test_removing_the_residual_path_loses_the_tokens_identity_after_one_layer(results):
     r = results("real_model_residual")
-    # 0.07 after layer 1 (vs 0.87 with the residual); 15% identified (vs 100%)
-    assert r.number("own_no_residual_layer1") < r.number("other_layer1") + 0.1
-    assert r.number("own_layer1") > 0.7
-    assert r.number("identified_no_residual_layer1") < 0.3
+    # identified after layer 1: 100% with the residual, 15% without
+    assert r.number("identified_layer1") - r.number("identified_no_residual_layer1") >= 0.3
 
 
-def test_v_is_closest_to_the_embedding_only_in_the_first_layers(results):
+def test_v_keeps_the_most_of_the_embedding_only_in_a_minority_of_layers(results):
     r = results("real_model_residual")
-    # V beats Q and K in layers 1-2 only (CKA 0.83 in layer 1, 0.55 in layer 6)
+    # V above Q and K in 2 of 6 layers (CKA 0.83 in layer 1); Q in 4
     assert r.number("cka_V_first") > max(r.number("cka_Q_first"), r.number("cka_K_first"))
-    assert r.number("layers_v_closest") < 6
-    assert r.number("cka_V_last") < r.number("cka_input_last")
-    assert r.number("cka_V_last") < r.number("cka_Q_last")  # 0.55 vs 0.61
-    assert r.verdict("C19") == "nuanced"
+    assert 1 < r.number("layers_v_closest") < 5
+    # by layer 6 V (0.55) is below Q (0.61), and all three below the layer input (0.75)
+    assert r.number("cka_V_last") < r.number("cka_Q_last")
+    assert max(r.number(f"cka_{n}_last") for n in "QKV") < r.number("cka_input_last")
 
 
-def test_q_and_k_more_abstract_than_v_stays_open(results):
+def test_the_values_of_consecutive_layers_are_alike_far_beyond_chance(results):
     r = results("real_model_residual")
-    assert r.number("layers_q_closest") >= 1  # measured 4 of 6: the proxy is mixed
-    assert r.verdict("C20") == "open"
+    # CKA 0.59 to 0.86 between consecutive layers' values; 0.07 with the tokens shuffled
+    assert r.number("cka_V_consecutive_min") >= 0.5
+    assert r.number("cka_V_consecutive_min") > 2 * r.number("cka_V_shuffled_max")
+
+
+def test_the_four_parts_rebuild_each_layers_output(results):
+    r = results("real_model_residual")
+    assert r.number("split_error") < 1e-3
+    total = sum(r.number(f"{part}_share_mean") for part in ("residual", "attention", "ffn", "offset"))
+    assert abs(total - 1) < 1e-3
+
+
+def test_the_next_layer_reads_mostly_the_residual_stream_not_the_values(results):
+    r = results("real_model_residual")
+    # attention output 3-25% of a layer's output, the incoming stream 58-75%; 0 of 6 layers
+    assert r.number("attention_above_residual_layers") <= 1
+    assert r.number("residual_largest_layers") == 6  # the incoming stream is the largest part
+    assert r.number("residual_share_mean") > r.number("attention_share_mean")
+    assert r.number("attention_share_mean") < 0.25  # the page: "a small correction" (10 %)

@@ -6,7 +6,6 @@ def test_our_encoder_equals_the_reference_bert(results):
     # measured 4.0e-06 (hidden states) and 1.3e-06 (attention): float32 rounding
     assert r.number("hidden_error") < 1e-5
     assert r.number("attention_error") < 1e-5
-    assert r.verdict("C01") == "verified"
 
 
 def test_the_model_is_six_layers_of_twelve_heads_of_32_dimensions(results):

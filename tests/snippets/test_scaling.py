@@ -45,4 +45,3 @@ def test_no_gradient_explodes_without_scaling(results):
     # The mean gradient at the query (what the weights receive) levels off: log-log slope
     # 0.08 for d_k >= 32, far from the 0.5 of the keys' length; a slope above 0.25 would fail.
     assert r.number("grad_query_mean_slope") < 0.25
-    assert r.verdict("C05") == "refuted"

@@ -1,41 +1,41 @@
-"""Translation alignment (C17): what the page claims, asserted on the snippet's run."""
+"""Translating 猫追逐激光点 (C17): the statistics the registry's rule reads, asserted on the run.
 
-import pytest
-
-CONTENT_WORDS = ["cat", "chases", "laser", "dot"]
+Each test reads a recorded number; none recomputes what the snippet measures."""
 
 
-def test_the_held_out_sentence_is_translated_correctly(results):
+def test_enough_seeds_are_trained(results):
     r = results("translation")
-    # Greedy decoding of 猫 追逐 激光点, which was not in the training pairs.
-    assert r.number("test_sentence_correct") == 1
-    # Measured 100 % exact on the other held-out sentences too; 80 % leaves room for one miss.
-    assert r.number("held_out_exact") >= 0.8
+    assert r.number("n_seeds") >= 8
+    # The stacked models are Translator, model by model (measured 0.0).
+    assert r.number("stacked_vs_module_error") < 1e-5
 
 
-@pytest.mark.parametrize("word", CONTENT_WORDS)
-def test_each_english_content_word_attends_most_to_its_chinese_source(results, word):
+def test_the_held_out_sentence_is_wrong_at_first_and_right_after_training(results):
     r = results("translation")
-    # Measured 1.00 for each of the four; with three Chinese words, > 0.5 makes it the largest.
-    assert r.number(f"weight_{word}_on_counterpart") > 0.5
+    # 猫追逐激光点 was never trained on: 0 of 8 seeds right at step 0, 8 of 8 after,
+    # in both corpora.
+    for prefix in ("", "object_dependent_"):
+        assert r.number(f"{prefix}correct_start_seeds") <= 0.25 * r.number("n_seeds")
+        assert r.number(f"{prefix}correct_seeds") >= 0.75 * r.number("n_seeds")
 
 
-def test_the_alignment_holds_across_the_corpus_and_on_unseen_sentences(results):
+def test_chase_does_not_come_to_attend_to_laser_dot_in_most_seeds(results):
     r = results("translation")
-    # Measured 100 % of content words over all 160 sentences and over the 16 held out.
-    assert r.number("alignment_accuracy_end") >= 0.9
-    assert r.number("alignment_accuracy_held_out") >= 0.9
-    assert r.verdict("C17") == "verified"
+    # Encoder self-attention 追逐 -> 激光点 of at least one half in some head: 1 of 8
+    # seeds (one translation per verb) and 2 of 8 (追逐 translated by its object).
+    assert r.number("chase_laser_linked_seeds") <= 0.25 * r.number("n_seeds")
+    assert r.number("object_dependent_chase_laser_linked_seeds") <= 0.25 * r.number("n_seeds")
 
 
-def test_the_alignment_is_learned_not_there_from_the_start(results):
+def test_when_the_translation_does_not_need_it_the_link_weakens(results):
     r = results("translation")
-    # Before training: 34 % of content words attend most to their source (chance is 1 in 3).
-    assert r.number("alignment_accuracy_start") < 0.6
-    assert max(r.number(f"weight_{w}_on_counterpart_start") for w in CONTENT_WORDS) < 0.7
+    # Mean weight 追逐 -> 激光点 (larger head): 0.36 at step 0, 0.21 after training.
+    assert r.number("chase_laser_weight_mean") < r.number("chase_laser_weight_start_mean")
 
 
-def test_the_rows_without_a_source_word_look_at_the_verb(results):
+def test_cross_attention_learns_the_word_alignment(results):
     r = results("translation")
-    # The page says where the two "the" rows look: measured 0.93 on 追逐 on average.
-    assert r.number("the_rows_on_verb") > 0.5
+    # Our addition: content words whose cross-attention is largest on their Chinese
+    # source word, all sentences: 31 % at step 0 (three words), 94 %-100 % per seed after.
+    assert r.number("alignment_accuracy_start_mean") < 0.5
+    assert r.number("alignment_accuracy_min") >= 0.9

@@ -23,21 +23,23 @@ for scale in scales:
     largest_weight.append(weights.max())
 largest_weight = np.array(largest_weight)
 
-report.number("largest_weight_small_scale", largest_weight[0], "{:.2f}")
-report.number("largest_weight_large_scale", largest_weight[-1], "{:.2f}")
-
-# %%
-# An example records no decision: "open" until the experiment above is yours.
-report.claim("__CLAIM__", "open",
-             en="Example experiment from the page template; it decides nothing yet.",
-             zh="页面模板自带的示例实验，尚未判定任何论断。")
+# A snippet records numbers; it never decides a claim. The claim's rule in
+# docs/claims.yml (written before you run this) reads them as __NAME__.<key>.
+report.number("largest_weight_small_scale", largest_weight[0], "{:.2f}",
+              en="largest softmax weight, scores scaled by 1/4",
+              zh="分数缩小到 1/4 时 softmax 的最大权重")
+report.number("largest_weight_large_scale", largest_weight[-1], "{:.2f}",
+              en="largest softmax weight, scores scaled by 8",
+              zh="分数放大到 8 倍时 softmax 的最大权重")
 
 # %%
 TEXT = {
     "en": {"x": "scale of the scores", "y": "largest softmax weight",
-           "alt": "The largest softmax weight rises towards 1 as the scores are scaled up."},
+           "alt": "The largest softmax weight rises towards 1 as the scores are scaled up.",
+           "caption": "Scaled-up scores concentrate the softmax on one key."},
     "zh": {"x": "分数的缩放倍数", "y": "softmax 最大权重",
-           "alt": "分数放大时，softmax 的最大权重逐渐升向 1。"},
+           "alt": "分数放大时，softmax 的最大权重逐渐升向 1。",
+           "caption": "分数放大后，softmax 几乎只给一个键权重。"},
 }
 for lang in LANGS:
     fig, ax = plt.subplots(figsize=(5, 3))
@@ -46,6 +48,6 @@ for lang in LANGS:
     ax.set_xlabel(TEXT[lang]["x"])
     ax.set_ylabel(TEXT[lang]["y"])
     fig.tight_layout()
-    report.figure("example", fig, lang, alt=TEXT[lang]["alt"])
+    report.figure("example", fig, lang, alt=TEXT[lang]["alt"], caption=TEXT[lang]["caption"])
 
 report.save()

@@ -1,0 +1,264 @@
+# %% [markdown]
+# # Putting the block together
+#
+# Attention is one part of a Transformer block. Later pages train models that
+# also have positions, a causal mask, residual paths with layer norm, and an
+# MLP. Here we add those parts one at a time to a single attention layer and
+# measure what each one changes. At the end, our block equals PyTorch's
+# `nn.TransformerEncoderLayer` loaded with the same weights.
+
+# %%
+import math
+
+import torch
+import torch.nn as nn
+
+from explainer.attention import AttentionConfig, MultiHeadAttention
+from explainer.plotting import LANGS, plt, SEQUENTIAL_CMAP
+from explainer.report import Report
+
+torch.manual_seed(0)
+torch.set_num_threads(1)
+report = Report("transformer_block")
+
+B, T, C, n_heads = 1, 8, 32, 4   # one sequence of 8 tokens, width 32, 4 heads of 8
+x = torch.randn(B, T, C)         # (B, T, C) token vectors
+
+# %% [markdown]
+# ## 1. Attention alone ignores order
+#
+# Shuffle the tokens and attention's outputs come out shuffled the same way,
+# and otherwise unchanged: every score q·k depends on the two vectors only,
+# not on where they sit. A model that must tell "dog bites man" from "man
+# bites dog" needs the positions put into the vectors. The original paper adds
+# a sinusoidal code per position; many models learn one vector per position.
+
+# %%
+def sinusoidal_positions(T: int, C: int) -> torch.Tensor:
+    """(T, C): sin and cos of each position at C/2 frequencies (Vaswani et al. 2017)."""
+    position = torch.arange(T).unsqueeze(1)                               # (T, 1)
+    frequency = torch.exp(-math.log(10000.0) * torch.arange(0, C, 2) / C)  # (C/2,)
+    codes = torch.zeros(T, C)
+    codes[:, 0::2] = torch.sin(position * frequency)
+    codes[:, 1::2] = torch.cos(position * frequency)
+    return codes
+
+
+attention = MultiHeadAttention(AttentionConfig(d_model=C, n_heads=n_heads))
+shuffle = torch.randperm(T)
+positions = sinusoidal_positions(T, C)                                   # (T, C)
+with torch.no_grad():
+    out = attention(x)                                                   # (B, T, C)
+    out_shuffled = attention(x[:, shuffle])                              # (B, T, C)
+    out_pos = attention(x + positions)
+    out_pos_shuffled = attention(x[:, shuffle] + positions)  # tokens move, positions stay
+order_error = (out_shuffled - out[:, shuffle]).abs().max().item()
+order_change = ((out_pos_shuffled - out_pos[:, shuffle]).norm() / out_pos.norm()).item()
+report.number("permutation_error_without_positions", order_error, "{:.1e}",
+              en="largest difference between shuffled outputs and outputs of shuffled tokens, no positions",
+              zh="不加位置信息时，打乱后的输出与输出再打乱之间的最大差")
+report.number("permutation_change_with_positions", order_change, "{:.2f}",
+              en="relative change of the outputs when the tokens are shuffled, with positions added",
+              zh="加入位置信息后，打乱词元使输出产生的相对变化")
+
+# %% [markdown]
+# ## 2. The causal mask: no looking ahead
+#
+# A language model predicts each next token from the ones before it, so
+# position t must not see positions after t. The mask sets those scores to
+# −∞ before the softmax; their weights become exactly 0. Test it: change only
+# the last token and see which positions' outputs move.
+
+# %%
+masked = MultiHeadAttention(AttentionConfig(d_model=C, n_heads=n_heads, causal=True))
+masked.load_state_dict(attention.state_dict())              # same weights, with the mask
+x_changed = x.clone()
+x_changed[:, -1] = torch.randn(C)                           # a different last token
+
+
+def change_per_position(layer, before, after) -> torch.Tensor:
+    with torch.no_grad():
+        return (layer(after) - layer(before))[0].norm(dim=-1)   # (T,)
+
+
+change_masked = change_per_position(masked, x, x_changed)
+change_unmasked = change_per_position(attention, x, x_changed)
+with torch.no_grad():
+    masked(x)
+mask_weights = masked.last_weights[0, 0]                    # (T, T), head 0
+report.number("masked_change_before_last", change_masked[:-1].max().item(), "{:.1e}",
+              en="largest change at positions 1–7 when only token 8 changes, with the mask",
+              zh="有掩码时，只改第 8 个词元，第 1–7 个位置输出的最大变化")
+report.number("unmasked_change_before_last", change_unmasked[:-1].min().item(), "{:.2f}",
+              en="smallest change at positions 1–7 when only token 8 changes, without the mask",
+              zh="无掩码时，只改第 8 个词元，第 1–7 个位置输出的最小变化")
+report.number("masked_weight_above_diagonal", mask_weights.triu(1).sum().item(), "{:.1f}",
+              en="total attention weight on future positions, with the mask",
+              zh="有掩码时，落在未来位置上的注意力权重之和")
+
+# %% [markdown]
+# ## 3. Residual path and layer norm
+#
+# A block does not replace a token's vector, it adds to it: x + attention(x).
+# The sum keeps the input readable by every later layer (the "residual
+# stream"), and gradients reach early layers through the plain "+". Layer norm
+# rescales each token's vector to mean 0 and standard deviation 1 (then a
+# learned gain and bias) before attention reads it; GPT-2 and most models
+# since put it there ("pre-norm"), the original paper after the sum.
+
+# %%
+norm = nn.LayerNorm(C)
+with torch.no_grad():
+    normed = norm(x)                                         # (B, T, C)
+    stream = x + attention(norm(x))                          # (B, T, C): the residual stream
+    without_residual = attention(norm(x))                    # (B, T, C): what attention adds
+report.number("layer_norm_largest_mean", normed.mean(dim=-1).abs().max().item(), "{:.1e}",
+              en="largest |mean| of a token's vector after layer norm",
+              zh="层归一化后，单个词元向量均值绝对值的最大值")
+report.number("layer_norm_std", normed.std(dim=-1, unbiased=False).mean().item(), "{:.3f}",
+              en="mean standard deviation of a token's vector after layer norm",
+              zh="层归一化后，词元向量标准差的平均值")
+cosine = nn.functional.cosine_similarity
+report.number("residual_cosine_mean", cosine(stream, x, dim=-1).mean().item(), "{:.2f}",
+              en="mean cosine between a token's input and the block's output, with the residual path",
+              zh="有残差通路时，词元输入与输出之间余弦相似度的平均值")
+
+# %% [markdown]
+# ## 4. The MLP works on each position alone
+#
+# After attention has mixed information between positions, a two-layer MLP
+# (4× wider in the middle, GELU in between) transforms each position's vector
+# on its own: change one token and only that position's MLP output moves. It
+# holds most of a block's parameters.
+
+# %%
+mlp = nn.Sequential(nn.Linear(C, 4 * C), nn.GELU(), nn.Linear(4 * C, C))
+x_one = x.clone()
+x_one[:, 0] += 1.0                                            # change token 1 only
+with torch.no_grad():
+    mlp_change = (mlp(x_one) - mlp(x))[0].norm(dim=-1)       # (T,)
+report.number("mlp_change_elsewhere", mlp_change[1:].max().item(), "{:.1e}",
+              en="largest change of the MLP output at other positions when token 1 changes",
+              zh="改动第 1 个词元时，MLP 在其他位置输出的最大变化")
+attention_params = sum(p.numel() for p in attention.parameters())
+mlp_params = sum(p.numel() for p in mlp.parameters())
+report.number("attention_params", attention_params, "{:,.0f}",
+              en="parameters of the attention layer (no biases)", zh="注意力层的参数个数（不含偏置）")
+report.number("mlp_params", mlp_params, "{:,.0f}", en="parameters of the MLP", zh="MLP 的参数个数")
+
+# %% [markdown]
+# ## 5. The whole block, checked against PyTorch
+#
+# Pre-norm, as in nanoGPT: x = x + attention(ln₁(x)), then x = x + mlp(ln₂(x)).
+# PyTorch's `nn.TransformerEncoderLayer(norm_first=True)` is the same block;
+# loaded with our weights it must give the same numbers.
+
+# %%
+class Block(nn.Module):
+    def __init__(self, C: int, n_heads: int):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(C)
+        self.attention = MultiHeadAttention(AttentionConfig(d_model=C, n_heads=n_heads, bias=True))
+        self.ln_2 = nn.LayerNorm(C)
+        self.mlp = nn.Sequential(nn.Linear(C, 4 * C), nn.GELU(), nn.Linear(4 * C, C))
+
+    def forward(self, x):
+        x = x + self.attention(self.ln_1(x))   # (B, T, C) positions exchange information
+        x = x + self.mlp(self.ln_2(x))         # (B, T, C) each position on its own
+        return x
+
+
+block = Block(C, n_heads)
+reference = nn.TransformerEncoderLayer(C, n_heads, dim_feedforward=4 * C, dropout=0.0,
+                                       activation="gelu", batch_first=True, norm_first=True)
+with torch.no_grad():
+    a = block.attention
+    reference.self_attn.in_proj_weight.copy_(torch.cat([a.W_Q.weight, a.W_K.weight, a.W_V.weight]))
+    reference.self_attn.in_proj_bias.copy_(torch.cat([a.W_Q.bias, a.W_K.bias, a.W_V.bias]))
+    reference.self_attn.out_proj.load_state_dict(a.W_O.state_dict())
+    reference.linear1.load_state_dict(block.mlp[0].state_dict())
+    reference.linear2.load_state_dict(block.mlp[2].state_dict())
+    reference.norm1.load_state_dict(block.ln_1.state_dict())
+    reference.norm2.load_state_dict(block.ln_2.state_dict())
+    reference.eval()
+    block_error = (block(x) - reference(x)).abs().max().item()
+report.number("block_vs_torch_error", block_error, "{:.1e}",
+              en="largest difference between our block and nn.TransformerEncoderLayer",
+              zh="我们的模块与 nn.TransformerEncoderLayer 的最大差")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the page
+# can show it folded under the question.
+
+# %%
+# Exercise 1: without the mask, change only the FIRST token. How much does the
+# last position's output move, compared with the same change under the mask?
+x_first = x.clone()
+x_first[:, 0] = torch.randn(C)
+report.number("exercise_last_moves_unmasked", change_per_position(attention, x, x_first)[-1].item(),
+              "{:.2f}", en="exercise 1: change at the last position, no mask",
+              zh="练习 1：无掩码时最后一个位置的变化")
+report.number("exercise_last_moves_masked", change_per_position(masked, x, x_first)[-1].item(),
+              "{:.2f}", en="exercise 1: change at the last position, with the mask",
+              zh="练习 1：有掩码时最后一个位置的变化")
+# Exercise 2: drop the residual path. Mean cosine between input and output?
+report.number("exercise_cosine_without_residual",
+              cosine(without_residual, x, dim=-1).mean().item(), "{:.2f}",
+              en="exercise 2: mean cosine between input and output without the residual path",
+              zh="练习 2：去掉残差通路后，输入与输出余弦相似度的平均值")
+# Exercise 3: make the MLP as wide as the stream (1× instead of 4×). Parameters?
+narrow = nn.Sequential(nn.Linear(C, C), nn.GELU(), nn.Linear(C, C))
+report.number("exercise_mlp_params_1x", sum(p.numel() for p in narrow.parameters()), "{:,.0f}",
+              en="exercise 3: parameters of a 1×-wide MLP", zh="练习 3：中间层不加宽的 MLP 的参数个数")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {"key": "position attended to (key)", "query": "position attending (query)",
+           "weight": "attention weight", "position": "position", "change": "change of the output",
+           "masked": "with the causal mask", "unmasked": "without the mask",
+           "mask_alt": "An 8 by 8 heatmap of attention weights with the causal mask: every cell above "
+                       "the diagonal is empty (weight 0), so each position attends only to itself and "
+                       "earlier positions.",
+           "mask_caption": "With the causal mask, no position gives any weight to a later one.",
+           "change_alt": "Bars per position: how much each output changes when only the last token is "
+                         "changed. With the mask only position 8 moves; without it every position moves.",
+           "change_caption": "Change the last token: with the mask, only the last position notices."},
+    "zh": {"key": "被关注的位置（键）", "query": "发出关注的位置（查询）",
+           "weight": "注意力权重", "position": "位置", "change": "输出的变化",
+           "masked": "有因果掩码", "unmasked": "无掩码",
+           "mask_alt": "8×8 的注意力权重热图，带因果掩码：对角线以上的格子全空（权重为 0），每个位置只关注自己和之前的位置。",
+           "mask_caption": "有了因果掩码，任何位置都不会给后面的位置分配权重。",
+           "change_alt": "每个位置一根柱子：只改动最后一个词元时，各位置的输出变化多少。有掩码时只有第 8 个位置变了；没有掩码时每个位置都变了。",
+           "change_caption": "只改最后一个词元：有掩码时，只有最后一个位置察觉得到。"},
+}
+labels = [str(i + 1) for i in range(T)]
+for lang in LANGS:
+    t = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(4.6, 3.9))
+    image = ax.imshow(mask_weights.numpy(), cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
+    ax.set_xticks(range(T), labels)
+    ax.set_yticks(range(T), labels)
+    ax.set_xlabel(t["key"])
+    ax.set_ylabel(t["query"])
+    fig.colorbar(image, ax=ax, label=t["weight"])
+    fig.tight_layout()
+    report.figure("causal_mask", fig, lang, alt=t["mask_alt"], caption=t["mask_caption"])
+
+    fig, ax = plt.subplots(figsize=(5.6, 3.2))
+    width = 0.4
+    where = torch.arange(T)
+    ax.bar(where - width / 2, change_unmasked.numpy(), width, label=t["unmasked"], color="#5b8fc9")
+    ax.bar(where + width / 2, change_masked.numpy(), width, label=t["masked"], color="#e08a2e")
+    ax.set_xticks(range(T), labels)
+    ax.set_xlabel(t["position"])
+    ax.set_ylabel(t["change"])
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    report.figure("change_per_position", fig, lang, alt=t["change_alt"], caption=t["change_caption"])
+
+report.save()

@@ -1,0 +1,104 @@
+"""The claims registry: every rule can reach each verdict it names, reads only numbers some
+experiment records, and a construction never verifies what models do. Then: on this
+build's own runs, every claim gets exactly one verdict."""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import claims as registry  # noqa: E402
+import snippet_runner  # noqa: E402
+
+CLAIMS = registry.load()
+SNIPPETS = {path.stem for path in snippet_runner.discover()}
+
+
+def test_registry_has_every_claim_from_c01_in_order():
+    ids = list(CLAIMS)
+    assert ids == [f"C{i:02d}" for i in range(1, len(ids) + 1)]
+
+
+@pytest.mark.parametrize("claim_id", list(CLAIMS))
+def test_rule_reaches_every_verdict_it_names(claim_id):
+    claim = CLAIMS[claim_id]
+    if not claim.cases:  # undecided until an experiment exists: the rule can only say "open"
+        assert claim.otherwise == "open" and registry.decide(claim, {}) == "open"
+        return
+    assert set(claim.examples) == claim.reachable(), \
+        f"{claim_id}: give one example measurement set per verdict the rule can give"
+    for verdict, numbers in claim.examples.items():
+        assert registry.decide(claim, numbers) == verdict, f"{claim_id}: example for {verdict}"
+
+
+@pytest.mark.parametrize("claim_id", list(CLAIMS))
+def test_rule_reads_only_its_own_experiments(claim_id):
+    claim = CLAIMS[claim_id]
+    listed = {e.snippet or e.reference for e in claim.experiments}
+    for name in claim.names():
+        source, _, key = name.partition(".")
+        assert source in listed, f"{claim_id}: the rule reads {name}; list {source} under experiments"
+        literature = {e.reference: e for e in claim.experiments if e.kind == "literature"}
+        if source in literature:
+            assert key in literature[source].numbers, f"{claim_id}: {source} reports no '{key}'"
+    for experiment in claim.experiments:
+        if experiment.snippet:
+            assert experiment.snippet in SNIPPETS, f"{claim_id}: no snippets/{experiment.snippet}.py"
+
+
+@pytest.mark.parametrize("claim_id", [c for c, claim in CLAIMS.items() if claim.type == "empirical"])
+def test_a_construction_alone_never_verifies_what_models_do(claim_id):
+    claim = CLAIMS[claim_id]
+    kinds = {e.snippet or e.reference: e.kind for e in claim.experiments}
+    for verdict, condition in claim.cases:
+        if verdict != "verified":
+            continue
+        read = {name.partition(".")[0] for name in registry._names(registry._parse(claim_id, condition))}
+        assert {kinds[s] for s in read} & {"trained", "real", "literature"}, \
+            f"{claim_id}: 'verified' must rest on a trained or real model (or the literature)"
+
+
+def test_a_missing_measurement_names_the_snippet_and_the_key():
+    claim = CLAIMS["C05"]
+    with pytest.raises(registry.MissingMeasurement, match=r"snippets/scaling\.py recorded no number "
+                                                          r"'grad_softmax_ratio_1024'"):
+        registry.decide(claim, {"scaling.grad_query_mean_slope": 0.1})
+
+
+def test_a_rule_may_not_run_code(tmp_path):
+    bad = tmp_path / "claims.yml"
+    bad.write_text("C01:\n  source: [a-1]\n  type: definitional\n  en: x\n  zh: x\n"
+                   "  rule:\n    en: x\n    zh: x\n    cases:\n"
+                   "      - verified: \"__import__('os').system('true')\"\n    otherwise: open\n",
+                   encoding="utf-8")
+    with pytest.raises(registry.RegistryError):
+        registry.load(bad)
+
+
+def test_every_claim_gets_one_verdict_from_this_build(snippet_outcomes):
+    results = {name: snippet_runner.load_results(o) for name, o in snippet_outcomes.items()}
+    verdicts = registry.verdicts(results, CLAIMS)
+    assert set(verdicts) == set(CLAIMS)
+    assert set(verdicts.values()) <= set(registry.VERDICTS)
+
+
+def test_trained_experiments_count_over_at_least_eight_random_seeds(results):
+    trained = sorted({e.snippet for c in CLAIMS.values() for e in c.experiments if e.kind == "trained"})
+    for name in trained:
+        assert results(name).number("n_seeds") >= 8, f"snippets/{name}.py: fewer than 8 seeds"
+
+
+def test_source_sections_named_by_claims_exist_on_the_sources_page():
+    import ledger
+
+    for lang in ("en", "zh"):
+        page = ROOT / "docs" / lang / "sources.md"
+        anchors = set(re.findall(r"\{#([\w-]+)\}", page.read_text(encoding="utf-8"))) if page.is_file() else set()
+        for claim_id, claim in CLAIMS.items():
+            for section in claim.source:
+                assert section in ledger.SECTIONS, f"{claim_id}: unknown source section {section}"
+                if page.is_file():
+                    assert section in anchors, f"docs/{lang}/sources.md has no section {{#{section}}}"

@@ -1,0 +1,153 @@
+"""The claims ledger page and the verdict badges on content pages, in one language.
+
+Both read the verdicts that tools/claims.py computed from the registry's rules; neither
+decides anything itself.
+"""
+
+from __future__ import annotations
+
+import claims as registry
+
+UI = {
+    "en": {
+        "title": "Claims ledger",
+        "intro": ("Every claim the [source explanations]({sources}) make, with the rule that decides "
+                  "it and the verdict that rule gives on the measurements of this site's "
+                  "experiments. The rules were written before the experiments ran; the build "
+                  "computes each verdict from the recorded numbers (tools/claims.py)."),
+        "kinds_intro": ("A *construction* (weights set by hand) shows that a mechanism can work; it "
+                        "never verifies a claim about what models do. Trained toy models count over "
+                        "at least 8 random seeds, never the best run; the real model counts against a "
+                        "chance baseline, corrected for the heads tried."),
+        "counts": "{total} claims: {counts}.",
+        "index": "Claim", "verdict": "Verdict", "source": "Source", "rule": "Rule",
+        "experiments": "Experiments", "no_experiment": "No experiment yet.",
+        "ledger_link": "ledger entry", "not_run": "not run",
+        "verdicts": {"verified": "verified", "nuanced": "nuanced", "refuted": "refuted",
+                     "open": "open"},
+        "kinds": {"construction": "Construction (weights set by hand)",
+                  "trained": "Trained toy model", "real": "Real pretrained model",
+                  "equivalence": "Mathematical fact / equivalence", "literature": "Literature"},
+        "section": "source {doc} {part}",
+    },
+    "zh": {
+        "title": "论断账本",
+        "intro": ("[原文]({sources})提出的每一条论断，判定它的规则，以及这条规则根据本站实验的测量结果"
+                  "给出的结论。规则在实验运行之前就已写定；每条结论都由构建过程根据记录下来的数字算出"
+                  "（tools/claims.py）。"),
+        "kinds_intro": ("*手工构造*（权重由人设定）只能说明某种机制可以成立，不能证实关于模型实际行为的论断。"
+                        "训练出来的小模型至少看 8 个随机种子，从不挑最好的一次；真实模型要与偶然水平比较，"
+                        "并对所试的头数做校正。"),
+        "counts": "共 {total} 条论断：{counts}。",
+        "index": "论断", "verdict": "结论", "source": "出处", "rule": "判定规则",
+        "experiments": "实验", "no_experiment": "尚无实验。",
+        "ledger_link": "账本条目", "not_run": "未运行",
+        "verdicts": {"verified": "证实", "nuanced": "部分成立", "refuted": "推翻", "open": "待定"},
+        "kinds": {"construction": "手工构造（权重由人设定）", "trained": "训练出来的小模型",
+                  "real": "真实的预训练模型", "equivalence": "数学事实 / 等价性检验",
+                  "literature": "文献"},
+        "section": "原文 {doc} {part}",
+    },
+}
+
+# How a source section is named in a link: anchor -> (en, zh).
+SECTIONS = {
+    "a-1": ("§1", "第 1 节"), "a-2": ("§2", "第 2 节"), "a-3": ("§3", "第 3 节"), "a-4": ("§4", "第 4 节"),
+    "a-heads-1": ("multi-head §1", "多头部分第 1 节"), "a-heads-2": ("multi-head §2", "多头部分第 2 节"),
+    "a-heads-3": ("multi-head §3", "多头部分第 3 节"), "a-heads-4": ("multi-head §4", "多头部分第 4 节"),
+    "a-summary": ("summary", "总结"),
+    "a-why-1": ("why heads differ §1", "各司其职第 1 节"), "a-why-2": ("why heads differ §2", "各司其职第 2 节"),
+    "a-why-3": ("why heads differ §3", "各司其职第 3 节"), "a-why-4": ("why heads differ §4", "各司其职第 4 节"),
+    "b-intro": ("introduction", "引言"), "b-1": ("§1", "第一节"), "b-2": ("§2", "第二节"),
+    "b-3-1": ("§3.1", "第三节之 1"), "b-3-2": ("§3.2", "第三节之 2"), "b-4": ("§4", "第四节"),
+    "b-conclusion": ("conclusion", "结论"),
+    "b-extra-qk": ("addendum: Q and K", "外一篇：Q 与 K"),
+    "b-extra-example": ("addendum: 开车", "外一篇：“开车”的例子"),
+    "b-extra-kv": ("addendum: K and V", "外一篇：K 与 V"),
+    "b-extra-v": ("addendum: V's continuity", "外一篇：V 的连续性"),
+    "b-extra-abstract": ("addendum: Q/K vs V", "外一篇：Q/K 与 V"),
+}
+
+
+def verdict_badge(verdict: str | None, lang: str) -> str:
+    ui = UI[lang]
+    label = ui["verdicts"][verdict] if verdict else ui["not_run"]
+    return f'<span class="verdict verdict--{verdict or "undecided"}">{label}</span>'
+
+
+def source_link(anchor: str, lang: str, sources_href: str | None) -> str:
+    if anchor not in SECTIONS:
+        raise ValueError(f"unknown source section '{anchor}' (tools/ledger.py SECTIONS)")
+    doc = anchor[0].upper()
+    part = SECTIONS[anchor][0 if lang == "en" else 1]
+    label = UI[lang]["section"].format(doc=doc, part=part)
+    return f"[{label}]({sources_href}#{anchor})" if sources_href else label
+
+
+def _measured(experiment: registry.Experiment, results: dict, lang: str) -> str:
+    if experiment.kind == "literature":
+        return experiment.note.get(lang, "")
+    recorded = results.get(experiment.snippet, {}).get("numbers", {})
+    parts = []
+    for key in experiment.show:
+        if key not in recorded:
+            continue
+        about = recorded[key].get("about", {}).get(lang) or f"`{key}`"
+        parts.append(f"{about} = {recorded[key]['text']}")
+    return "; ".join(parts)
+
+
+def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str | None],
+         results: dict, where: dict[str, tuple[str, str]], sources_href: str | None,
+         references_href: str | None) -> str:
+    """The ledger in Markdown. ``where`` maps a snippet to (page path, page title)."""
+    ui = UI[lang]
+    counts = {v: sum(1 for x in verdicts.values() if x == v) for v in registry.VERDICTS}
+    count_text = ("、" if lang == "zh" else ", ").join(
+        f"{verdict_badge(v, lang)} {counts[v]}" for v in registry.VERDICTS)
+    lines = [f"# {ui['title']}", "", ui["intro"].format(sources=sources_href or "#"), "",
+             ui["kinds_intro"], "", ui["counts"].format(total=len(claims), counts=count_text), "",
+             f"| {ui['index']} | {ui['verdict']} |", "|---|---|"]
+    for claim_id in claims:
+        lines.append(f"| [{claim_id}](#{claim_id}) | {verdict_badge(verdicts[claim_id], lang)} |")
+    lines.append("")
+    for claim_id, claim in claims.items():
+        sources = "、".join if lang == "zh" else ", ".join
+        lines += [f"## {claim_id} {{#{claim_id}}}", "",
+                  '<div class="claim-text" markdown>', "", claim.text[lang], "", "</div>", "",
+                  f"**{ui['verdict']}:** {verdict_badge(verdicts[claim_id], lang)}", "",
+                  f"**{ui['source']}:** " + sources(source_link(a, lang, sources_href)
+                                                    for a in claim.source), "",
+                  f"**{ui['rule']}:** {claim.rule_text[lang]}", "",
+                  f"**{ui['experiments']}:**", ""]
+        if not claim.experiments:
+            lines += [f"- {ui['no_experiment']}"]
+        for experiment in claim.experiments:
+            kind = f"*{ui['kinds'][experiment.kind]}*"
+            if experiment.kind == "literature":
+                target = (f"{references_href}#{experiment.reference}" if references_href else None)
+                title = f"[{experiment.reference}]({target})" if target else experiment.reference
+            else:
+                path, page_title = where.get(experiment.snippet, ("", experiment.snippet))
+                title = f"[{page_title}]({path})" if path else f"`snippets/{experiment.snippet}.py`"
+            measured = _measured(experiment, results, lang)
+            lines.append(f"- {kind} · {title}" + (f" — {measured}" if measured else ""))
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def badges(snippet: str, lang: str, claims: dict[str, registry.Claim],
+           verdicts: dict[str, str | None], ledger_href: str) -> str:
+    """The claims a snippet's experiment bears on: each with its one verdict, linked to the ledger."""
+    rows = []
+    for claim_id, claim in claims.items():
+        if any(e.snippet == snippet for e in claim.experiments):
+            rows.append(claim_badge(claim_id, lang, claims, verdicts, ledger_href))
+    return "\n".join(rows)
+
+
+def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
+                verdicts: dict[str, str | None], ledger_href: str) -> str:
+    claim = claims[claim_id]
+    return (f'<div class="claim-badge" markdown>\n\n[{claim_id}]({ledger_href}#{claim_id}) '
+            f'{verdict_badge(verdicts.get(claim_id), lang)} {claim.text[lang]}\n\n</div>\n')

@@ -1,0 +1,66 @@
+"""Print each language's print page (mkdocs-print-site) to a PDF with Debian's Chromium:
+every page in nav order, figures as vectors, Chinese glyphs embedded, page numbers in the
+footer and a document outline from the headings.
+
+    python tools/print_pdf.py site/          # writes site/attention-en.pdf, site/zh/attention-zh.pdf
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PDF_NAME = {"en": "attention-en.pdf", "zh": "attention-zh.pdf"}
+FOOTER = ('<div style="font-size:9px;width:100%;text-align:center;color:#555">'
+          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+
+
+def pdf_path(site_dir: Path, lang: str) -> Path:
+    return (site_dir if lang == "en" else site_dir / "zh") / PDF_NAME[lang]
+
+
+def print_site(site_dir: Path) -> list[Path]:
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        raise SystemExit("Chromium is missing: run `make setup` (Debian package chromium)")
+    written = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        # Only the site's own files: a request elsewhere would mean the PDF depends on a network.
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+                   else route.abort())
+        for lang in ("en", "zh"):
+            source = (site_dir if lang == "en" else site_dir / "zh") / "print_page" / "index.html"
+            page.goto(source.resolve().as_uri(), wait_until="load")
+            # Figures are lazy-loaded on screen; in print every one must be there.
+            page.evaluate("""() => Promise.all([...document.images].map(img => {
+                img.loading = "eager";
+                return img.complete ? null : new Promise(done => { img.onload = img.onerror = done; });
+            }))""")
+            page.emulate_media(media="print")
+            target = pdf_path(site_dir, lang)
+            page.pdf(path=str(target), format="A4", print_background=True, outline=True, tagged=True,
+                     display_header_footer=True, header_template="<span></span>",
+                     footer_template=FOOTER,
+                     margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"})
+            written.append(target)
+        browser.close()
+    return written
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site_dir", type=Path)
+    for path in print_site(parser.parse_args().site_dir):
+        print(f"wrote {path} ({path.stat().st_size // 1024} KB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
