@@ -56,9 +56,9 @@ def test_the_explorer_agrees_with_the_measurement_page(results):
     data = explorer_data(results)
     r = results("real_model_it_animal")
     tokens = data["sentences"][0]["tokens"]
-    layer, head = int(r.number("follower_layer")) - 1, int(r.number("follower_head")) - 1
+    layer, head = int(r.number("resolver_layer")) - 1, int(r.number("resolver_head")) - 1
     weights = row(data, 0, layer, head, tokens.index("it"))
-    assert weights[tokens.index("animal")] == pytest.approx(r.number("follower_tired_to_animal"), abs=1e-3)
+    assert weights[tokens.index("animal")] == pytest.approx(r.number("resolver_tired_to_animal"), abs=1e-3)
 
 
 def test_the_chinese_page_calls_it_an_explorer_not_a_web_browser():
@@ -103,7 +103,7 @@ def test_a_link_with_sentence_layer_head_and_token_opens_that_exact_view(page, s
                                                                          lang_root, sentence_label, width):
     data = explorer_data(results)
     r = results("real_model_it_animal")
-    layer, head = int(r.number("follower_layer")), int(r.number("follower_head"))
+    layer, head = int(r.number("resolver_layer")), int(r.number("resolver_head"))
     tokens = data["sentences"][1]["tokens"]           # "…because it was too wide."
     it = tokens.index("it")
     open_explorer(page, site_url, f"?s=1&l={layer}&h={head}&t={it}", lang_root, width)
