@@ -1,17 +1,18 @@
 # %% [markdown]
-# # Why heads differ (3): does dropout make heads complementary?
+# # Why heads differ (3): does dropping whole heads make them complementary?
 #
-# The seed argues: with dropout a head can vanish at any step, so a model
-# whose heads duplicate each other is fragile, and training pushes them to
-# carry *complementary* information. Clark et al. (2019) observed the
-# opposite tendency in BERT: heads in the same layer often attend alike, and
-# they suggested attention dropout as a cause — redundancy is insurance.
+# The source argues: dropout can switch a head off at any step, so a model whose
+# heads duplicate each other is fragile and wasteful, and to keep the loss low
+# it makes heads carry *complementary* information. Test exactly that: train a
+# 1-layer, 4-head model on the pronoun language with and without *head dropout*
+# (each head of each sentence switched off with probability 0.25 during
+# training), 8 random seeds, both arms from the same draw and the same batches.
+# Then, with dropout off, measure what each head carries:
 #
-# We train a 1-layer, 4-head model on the pronoun language with attention
-# dropout 0 and 0.2 (two seeds each), then measure, with dropout off:
-#
-# - redundancy: mean cosine similarity between two heads' attention rows;
-# - robustness: accuracy after removing one head (its output zeroed before W_O).
+# - redundancy: how well a linear regression on the other three heads' outputs
+#   (what they write into the residual stream) predicts the fourth head's
+#   output, R^2 on held-out sentences; complementary heads are hard to predict;
+# - ablation cost: how much the loss rises when that head alone is removed.
 
 # %%
 import random
@@ -19,111 +20,153 @@ import random
 import torch
 
 from explainer.head_metrics import pattern_similarity
-from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.plotting import LANGS, plt
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
 from explainer.report import Report
-from explainer.tiny_transformer import TinyTransformer, TransformerConfig
-from explainer.training import TrainingConfig, evaluate, sample_from, train
+from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
+from explainer.tiny_transformer import TransformerConfig
+from explainer.training import sample_from
 
 torch.set_num_threads(1)
 report = Report("head_dropout")
 
-N_HEADS = 4
-DROPOUTS = (0.0, 0.2)
-SEEDS = (0, 1)
+SEEDS = list(range(8))
+ARMS = ("none", "dropout")
+N_HEADS, HEAD_DROPOUT, STEPS = 4, 0.25, 300
 pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)
 task = sample_from(pool_tokens, pool_targets)
-probe = batch(random.Random(1234), 400)[:2]
+fit_tokens, fit_targets, _ = batch(random.Random(1234), 400)      # to fit the regressions
+test_tokens, test_targets, _ = batch(random.Random(4321), 400)    # to score them
 
-
-def train_one(dropout, seed):
-    torch.manual_seed(seed)
-    model = TinyTransformer(TransformerConfig(vocab_size=len(VOCAB), n_ctx=SENTENCE_LENGTH, d_model=32,
-                                              n_heads=N_HEADS, n_layers=1, dropout=dropout))
-    train(model, task, TrainingConfig(steps=300, batch_size=32, lr=1e-2, seed=seed))
-    _, accuracy = evaluate(model, probe)                       # eval mode: no dropout
-    similarity = pattern_similarity(model.attention_weights()[0])   # (nh, nh)
-    redundancy = similarity[~torch.eye(N_HEADS, dtype=torch.bool)].mean().item()
-    without = []
-    for head in range(N_HEADS):
-        mask = torch.ones(1, N_HEADS)
-        mask[0, head] = 0
-        model.set_head_mask(mask)
-        without.append(evaluate(model, probe)[1])
-    model.set_head_mask(torch.ones(1, N_HEADS))
-    drops = [accuracy - a for a in without]
-    return dict(accuracy=accuracy, redundancy=redundancy, similarity=similarity,
-                mean_drop=sum(drops) / N_HEADS, worst_drop=max(drops))
-
-
-runs = {(p, s): train_one(p, s) for p in DROPOUTS for s in SEEDS}
-for (p, s), run in runs.items():
-    print(f"dropout {p} seed {s}: accuracy {run['accuracy']:.3f}  redundancy {run['redundancy']:.2f}  "
-          f"mean drop without one head {run['mean_drop']:.3f}  worst {run['worst_drop']:.3f}")
-
-
-def mean_over_seeds(p, key):
-    return sum(runs[p, s][key] for s in SEEDS) / len(SEEDS)
-
-
-for p in DROPOUTS:
-    tag = "on" if p else "off"
-    for key in ("accuracy", "redundancy", "mean_drop", "worst_drop"):
-        report.number(f"{key}_{tag}", mean_over_seeds(p, key), "{:.3f}" if "drop" in key else "{:.2f}")
+config = TransformerConfig(vocab_size=len(VOCAB), n_ctx=SENTENCE_LENGTH, d_model=32, n_heads=N_HEADS)
+model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in SEEDS])
+n = len(SEEDS)
+arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
+head_dropout = torch.tensor([HEAD_DROPOUT if arm == "dropout" else 0.0 for arm in ARMS for _ in SEEDS])
+train_stacked(model, task, steps=STEPS, batch_size=16, data_seeds=SEEDS * len(ARMS),
+              head_dropout=head_dropout)
 
 # %% [markdown]
-# ## Verdict
+# ## What each head carries
 #
-# "Complementary" would mean lower redundancy with dropout, and — if each
-# head carries something the others lack — a larger loss when one is removed.
+# A head's output at every position is a vector in the residual stream (C = 32
+# numbers). Fit, on one set of sentences, a linear map from the other heads'
+# outputs (3 x 32 numbers, plus a constant) to this head's output; score it on
+# other sentences: R^2 = 1 - (residual sum of squares) / (total sum of squares).
 
 # %%
-more_alike = all(runs[0.2, s]["redundancy"] > runs[0.0, s]["redundancy"] for s in SEEDS)
-less_alike = all(runs[0.2, s]["redundancy"] < runs[0.0, s]["redundancy"] for s in SEEDS)
-more_robust = all(runs[0.2, s]["mean_drop"] < runs[0.0, s]["mean_drop"] for s in SEEDS)
-verdict = "refuted" if more_alike and more_robust else "verified" if less_alike else "nuanced"
-r_off, r_on = mean_over_seeds(0.0, "redundancy"), mean_over_seeds(0.2, "redundancy")
-d_off, d_on = mean_over_seeds(0.0, "mean_drop"), mean_over_seeds(0.2, "mean_drop")
-report.claim(
-    "C11", verdict,
-    en=f"1 layer, 4 heads, pronoun language, 2 seeds: with attention dropout 0.2 the heads' patterns "
-       f"are {'more' if r_on > r_off else 'less'} alike (mean similarity {r_on:.2f} vs {r_off:.2f} "
-       f"without) and removing one head costs {d_on:.3f} vs {d_off:.3f} accuracy on average — "
-       f"{'redundancy as insurance, as Clark et al. suggest' if more_alike else 'see the page'}.",
-    zh=f"1 层 4 头、代词玩具语言、2 个随机种子：加注意力 dropout 0.2 后，各头的注意力模式"
-       f"{'更' if r_on > r_off else '更不'}相似（平均相似度 {r_on:.2f}，不加为 {r_off:.2f}），"
-       f"去掉一个头平均损失准确率 {d_on:.3f}，不加为 {d_off:.3f}——"
-       f"{'冗余是一种保险，正如 Clark 等人所说' if more_alike else '详见正文'}。")
+
+
+def head_outputs(model, tokens) -> torch.Tensor:
+    """What each head writes into the residual stream, flattened over positions: (M, nh, B*T, C)."""
+    evaluate_stacked(model, tokens, torch.zeros_like(tokens))              # eval-mode forward pass
+    written = model.last_head_outputs                                      # (M, B, nh, T, C)
+    return written.transpose(1, 2).flatten(2, 3)                           # (M, nh, B*T, C)
+
+
+def predictability(fit: torch.Tensor, test: torch.Tensor) -> torch.Tensor:
+    """R^2 of each head's output predicted linearly from the other heads': (M, nh)."""
+    M, nh, N, C = fit.shape
+    r2 = torch.empty(M, nh)
+    for h in range(nh):
+        others = [g for g in range(nh) if g != h]
+        def design(outputs):                                               # (M, N, 3C + 1)
+            x = outputs[:, others].transpose(1, 2).flatten(2)
+            return torch.cat([x, torch.ones(M, x.shape[1], 1)], dim=-1)
+        X = design(fit)                                                     # (M, N, 3C + 1)
+        gram = X.transpose(1, 2) @ X                                        # (M, 3C + 1, 3C + 1)
+        # A touch of ridge: the heads' outputs fill few directions, plain least squares
+        # would amplify the empty ones on new sentences.
+        ridge = 1e-3 * gram.diagonal(dim1=1, dim2=2).mean(-1)[:, None, None] * torch.eye(gram.shape[-1])
+        coef = torch.linalg.solve(gram + ridge, X.transpose(1, 2) @ fit[:, h])  # (M, 3C + 1, C)
+        residual = test[:, h] - design(test) @ coef                         # (M, N, C)
+        total = test[:, h] - test[:, h].mean(dim=1, keepdim=True)
+        r2[:, h] = 1 - residual.pow(2).sum((1, 2)) / total.pow(2).sum((1, 2)).clamp_min(1e-12)
+    return r2
+
+
+r2 = predictability(head_outputs(model, fit_tokens), head_outputs(model, test_tokens))  # (M, nh)
+loss, accuracy = evaluate_stacked(model, test_tokens, test_targets)         # (M,)
+similarity = torch.stack([pattern_similarity(w)[~torch.eye(N_HEADS, dtype=torch.bool)].mean()
+                          for w in model.last_weights])                     # (M,)
+ablation_cost = torch.empty(model.n_models, N_HEADS)                        # loss rise without head h
+for h in range(N_HEADS):
+    mask = torch.ones(model.n_models, len(test_tokens), N_HEADS)
+    mask[:, :, h] = 0
+    ablation_cost[:, h] = evaluate_stacked(model, test_tokens, test_targets, head_mask=mask)[0] - loss
 
 # %% [markdown]
-# ## Figure
+# ## Over the seeds
+
+# %%
+report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained with and without head dropout)",
+              zh="随机种子数（每个都加与不加头 dropout 各训练一次）")
+report.number("head_dropout", HEAD_DROPOUT, "{:.2f}", en="probability of switching a head off in training",
+              zh="训练中关掉一个头的概率")
+NAMES_ZH = {"none": "不加 dropout", "dropout": "头 dropout"}
+STAT_ZH = {"mean": "平均", "min": "最小值", "max": "最大值"}
+per_seed = {"r2": r2.mean(dim=1), "ablation_cost": ablation_cost.mean(dim=1),
+            "worst_ablation_cost": ablation_cost.amax(dim=1), "accuracy": accuracy, "loss": loss,
+            "pattern_similarity": similarity}
+ABOUT = {"r2": ("R^2 of a head's output predicted from the other heads' (mean over heads)",
+                "用其余头的输出预测一个头的输出的 R^2（各头平均）"),
+         "ablation_cost": ("loss rise when one head is removed (mean over heads)", "去掉一个头后损失的上升（各头平均）"),
+         "worst_ablation_cost": ("loss rise when the most needed head is removed", "去掉最要紧的那个头后损失的上升"),
+         "accuracy": ("accuracy on held-out sentences", "留出句子上的准确率"),
+         "loss": ("loss on held-out sentences", "留出句子上的损失"),
+         "pattern_similarity": ("mean pattern similarity between two heads", "两个头注意力模式的平均相似度")}
+for key, values in per_seed.items():
+    for arm in ARMS:
+        v = values[arm_of[arm]]
+        en, zh = ABOUT[key]
+        for stat, number in (("mean", v.mean()), ("min", v.min()), ("max", v.max())):
+            report.number(f"{key}_{arm}_{stat}", number, "{:.3f}",
+                          en=f"{en}, {stat} over seeds ({'no dropout' if arm == 'none' else 'head dropout'})",
+                          zh=f"{zh}，各种子的{STAT_ZH[stat]}（{NAMES_ZH[arm]}）")
+    print(f"{key:>20}: none {values[arm_of['none']].mean():.3f}  dropout {values[arm_of['dropout']].mean():.3f}")
+
+
+less_redundant = per_seed["r2"][arm_of["dropout"]] < per_seed["r2"][arm_of["none"]]
+report.number("less_redundant_seeds", less_redundant.sum(), "{:.0f}",
+              en="seeds in which head dropout lowers the mean R^2 (heads less predictable from each other)",
+              zh="头 dropout 让平均 R^2 降低（各头更难互相预测）的种子数")
+cheaper = per_seed["ablation_cost"][arm_of["dropout"]] < per_seed["ablation_cost"][arm_of["none"]]
+report.number("cheaper_ablation_seeds", cheaper.sum(), "{:.0f}",
+              en="seeds in which head dropout makes removing one head cheaper",
+              zh="头 dropout 让去掉一个头的代价变小的种子数")
+
+# %% [markdown]
+# ## Figure: each seed, with and without head dropout
 
 # %%
 TEXT = {
-    "en": {"off": "no dropout", "on": "attention dropout 0.2", "head": "head",
-           "title": "{}, seed {}\nsimilarity between heads",
-           "alt": "Four 4-by-4 matrices of pairwise similarity between the heads' attention patterns, "
-                  "two seeds without dropout and two with attention dropout 0.2. "
-                  + ("With dropout the off-diagonal cells are brighter: the heads look at the same "
-                     "places more often." if more_alike else
-                     "Dropout does not make the off-diagonal cells consistently brighter.")},
-    "zh": {"off": "不加 dropout", "on": "注意力 dropout 0.2", "head": "头",
-           "title": "{}，种子 {}\n头与头的相似度",
-           "alt": "四个 4×4 矩阵，表示各个头注意力模式两两之间的相似度：两个随机种子不加 dropout，"
-                  "两个加注意力 dropout 0.2。"
-                  + ("加了 dropout 之后非对角线的格子更亮：各头更常看同样的位置。" if more_alike else
-                     "加了 dropout 之后，非对角线的格子并没有一致地变亮。")},
+    "en": {"arms": ["no dropout", f"head dropout {HEAD_DROPOUT}"],
+           "r2": "R² of one head's output\npredicted from the others",
+           "cost": "loss rise when\none head is removed",
+           "alt": f"Two panels, one line per random seed ({n} seeds) joining the model without dropout (left) to "
+                  "the model trained with head dropout (right). Top: how well the other heads' outputs predict "
+                  "one head's output (R², mean over the 4 heads). Bottom: the loss rise when one head is removed "
+                  "(mean over the heads).",
+           "caption": "What head dropout does to what each head carries: redundancy between heads (top) and the cost of losing one (bottom), per seed."},
+    "zh": {"arms": ["不加 dropout", f"头 dropout {HEAD_DROPOUT}"],
+           "r2": "用其余头预测\n一个头输出的 R²",
+           "cost": "去掉一个头后\n损失的上升",
+           "alt": f"两幅子图，每条线是一个随机种子（共 {n} 个），左端是不加 dropout 的模型，右端是加头 dropout 训练的模型。"
+                  "上图：其余头的输出能多好地预测一个头的输出（R²，4 个头平均）。下图：去掉一个头后损失的上升（各头平均）。",
+           "caption": "头 dropout 对各头所携带信息的影响：头与头之间的冗余（上）和失去一个头的代价（下），每个种子一条线。"},
 }
 for lang in LANGS:
     text = TEXT[lang]
-    fig, axes = plt.subplots(1, 4, figsize=(15, 4))
-    for ax, (p, s) in zip(axes, runs):
-        image = ax.imshow(runs[p, s]["similarity"], cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
-        ax.set_title(text["title"].format(text["on"] if p else text["off"], s), fontsize=9)
-        ax.set_xticks(range(N_HEADS))
-        ax.set_yticks(range(N_HEADS))
-        ax.set_xlabel(text["head"])
-    fig.colorbar(image, ax=axes, shrink=0.8)
-    report.figure("similarity", fig, lang, alt=text["alt"])
+    fig, axes = plt.subplots(2, 1, figsize=(5.2, 5.6), sharex=True)
+    for ax, key, label in ((axes[0], "r2", text["r2"]), (axes[1], "ablation_cost", text["cost"])):
+        none, dropped = per_seed[key][arm_of["none"]], per_seed[key][arm_of["dropout"]]
+        for a, b in zip(none, dropped):
+            ax.plot([0, 1], [a, b], color="#7570b3", alpha=0.5, marker="o", ms=4)
+        ax.plot([0, 1], [none.mean(), dropped.mean()], color="#d95f02", lw=2.5, marker="s", ms=7)
+        ax.set_ylabel(label)
+    axes[1].set_xticks([0, 1], text["arms"])
+    axes[1].set_xlim(-0.3, 1.3)
+    fig.tight_layout()
+    report.figure("what_heads_carry", fig, lang, alt=text["alt"], caption=text["caption"])
 
 report.save()

@@ -112,8 +112,8 @@ def test_no_placeholder_is_left_unfilled(built_site):
     assert leftovers == []
 
 
-BADGE = re.compile(r'<div class="claim-badge">\s*<p><a href="([^"#]*)#(C\d\d)">C\d\d</a>\s*'
-                   r'<span class="verdict verdict--(\w+)">')
+BADGE = re.compile(r'<div class="claim-badge">\s*<p><a href="([^"#]*)#(C\d\d)">C\d\d\b.*?</a>\s*'
+                   r'<span class="verdict verdict--(\w+)">', re.S)
 
 
 def ledger_verdicts(html: str) -> dict[str, str]:
@@ -130,8 +130,8 @@ def test_every_claim_has_one_verdict_the_same_on_the_ledger_and_every_page(built
         verdicts = ledger_verdicts(html)
         assert list(verdicts) == list(CLAIMS), f"{lang_root}claims: one entry per claim, in order"
         assert set(verdicts.values()) <= {"verified", "nuanced", "refuted", "open"}
-        index = dict(re.findall(r'<td><a href="#(C\d\d)">C\d\d</a></td>\s*<td><span class="verdict '
-                                r'verdict--(\w+)">', html))
+        index = dict(re.findall(r'<td><a href="#(C\d\d)">C\d\d</a>.*?</td>\s*<td><span class="verdict '
+                                r'verdict--(\w+)">', html, re.S))
         assert index == verdicts, "the ledger's index disagrees with its entries"
         for claim_id in CLAIMS:  # each entry links its source sections
             entry = html.split(f'<h2 id="{claim_id}">', 1)[1].split("<h2", 1)[0]

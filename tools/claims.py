@@ -59,6 +59,7 @@ class Experiment:
 @dataclass
 class Claim:
     id: str
+    title: dict[str, str]
     source: list[str]
     type: str
     text: dict[str, str]
@@ -171,7 +172,7 @@ def _experiment(claim_id: str, entry: dict) -> Experiment:
 
 
 def _claim(claim_id: str, entry: dict) -> Claim:
-    for key in ("source", "type", "en", "zh", "rule"):
+    for key in ("title", "source", "type", "en", "zh", "rule"):
         if key not in entry:
             raise RegistryError(f"{claim_id}: missing '{key}'")
     if entry["type"] not in TYPES:
@@ -192,7 +193,9 @@ def _claim(claim_id: str, entry: dict) -> Claim:
     for lang in ("en", "zh"):
         if not str(rule.get(lang, "")).strip():
             raise RegistryError(f"{claim_id}: the rule needs plain words in '{lang}'")
-    return Claim(id=claim_id, source=list(entry["source"]), type=entry["type"],
+    if set(entry["title"]) != {"en", "zh"}:
+        raise RegistryError(f"{claim_id}: the title needs 'en' and 'zh'")
+    return Claim(id=claim_id, title=dict(entry["title"]), source=list(entry["source"]), type=entry["type"],
                  text={"en": entry["en"], "zh": entry["zh"]},
                  experiments=[_experiment(claim_id, e) for e in entry.get("experiments") or []],
                  rule_text={"en": rule["en"], "zh": rule["zh"]}, cases=cases, otherwise=otherwise,

@@ -108,12 +108,13 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
     lines = [f"# {ui['title']}", "", ui["intro"].format(sources=sources_href or "#"), "",
              ui["kinds_intro"], "", ui["counts"].format(total=len(claims), counts=count_text), "",
              f"| {ui['index']} | {ui['verdict']} |", "|---|---|"]
-    for claim_id in claims:
-        lines.append(f"| [{claim_id}](#{claim_id}) | {verdict_badge(verdicts[claim_id], lang)} |")
+    for claim_id, claim in claims.items():
+        lines.append(f"| [{claim_id}](#{claim_id}) {claim.title[lang]} "
+                     f"| {verdict_badge(verdicts[claim_id], lang)} |")
     lines.append("")
     for claim_id, claim in claims.items():
         sources = "、".join if lang == "zh" else ", ".join
-        lines += [f"## {claim_id} {{#{claim_id}}}", "",
+        lines += [f"## {claim_id} · {claim.title[lang]} {{#{claim_id}}}", "",
                   '<div class="claim-text" markdown>', "", claim.text[lang], "", "</div>", "",
                   f"**{ui['verdict']}:** {verdict_badge(verdicts[claim_id], lang)}", "",
                   f"**{ui['source']}:** " + sources(source_link(a, lang, sources_href)
@@ -149,5 +150,6 @@ def badges(snippet: str, lang: str, claims: dict[str, registry.Claim],
 def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
                 verdicts: dict[str, str | None], ledger_href: str) -> str:
     claim = claims[claim_id]
-    return (f'<div class="claim-badge" markdown>\n\n[{claim_id}]({ledger_href}#{claim_id}) '
-            f'{verdict_badge(verdicts.get(claim_id), lang)} {claim.text[lang]}\n\n</div>\n')
+    return (f'<div class="claim-badge" markdown>\n\n'
+            f'[{claim_id} · {claim.title[lang]}]({ledger_href}#{claim_id}) '
+            f'{verdict_badge(verdicts.get(claim_id), lang)}\n\n{claim.text[lang]}\n\n</div>\n')

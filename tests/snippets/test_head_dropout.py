@@ -1,18 +1,24 @@
-"""Why heads differ (3): what attention dropout does to redundancy between heads."""
+"""Why heads differ (3), C11: does dropping whole heads in training make them carry
+complementary information?"""
 
 
-def test_dropout_makes_heads_more_alike_not_complementary(results):
+def test_head_dropout_does_not_make_heads_harder_to_predict_from_each_other(results):
     r = results("head_dropout")
-    # Measured mean similarity 0.50 with dropout vs 0.41 without (both seeds agree).
-    assert r.number("redundancy_on") > r.number("redundancy_off") + 0.03
+    # The statistic C11's rule reads. Measured: R^2 0.430 with head dropout vs 0.355 without
+    # (mean of 8 seeds); lower with dropout in 1 of 8 seeds.
+    assert r.number("n_seeds") >= 8
+    assert r.number("less_redundant_seeds") <= 0.25 * r.number("n_seeds")
+    assert r.number("r2_dropout_mean") > r.number("r2_none_mean")
 
 
-def test_dropout_makes_the_model_robust_to_losing_a_head(results):
+def test_head_dropout_makes_losing_one_head_cheap(results):
     r = results("head_dropout")
-    # Measured: removing one head costs 0.012 with dropout vs 0.087 without.
-    assert r.number("mean_drop_on") < r.number("mean_drop_off") / 2
-    assert r.number("accuracy_on") > 0.95 and r.number("accuracy_off") > 0.95
+    # Measured loss rise when one head is removed: 0.037 with head dropout vs 0.335 without,
+    # cheaper in 8 of 8 seeds.
+    assert r.number("cheaper_ablation_seeds") >= 0.75 * r.number("n_seeds")
+    assert r.number("ablation_cost_dropout_mean") < r.number("ablation_cost_none_mean") / 2
 
 
-def test_verdict_on_c11_is_refuted(results):
-    assert results("head_dropout").verdict("C11") == "refuted"
+def test_both_arms_learn_the_language(results):
+    r = results("head_dropout")
+    assert r.number("accuracy_none_min") > 0.9 and r.number("accuracy_dropout_min") > 0.9
