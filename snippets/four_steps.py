@@ -12,7 +12,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
 from explainer.report import Report
 
 report = Report("four_steps")
@@ -72,7 +72,9 @@ for W, ours in ((W_Q, Q), (W_K, K), (W_V, V)):
     with torch.no_grad():
         layer.weight.copy_(torch.tensor(W.T))
         projection_error = max(projection_error, (layer(x_t).numpy() - ours).__abs__().max())
-report.number("projection_error", projection_error, "{:.1e}")
+report.number("projection_error", projection_error, "{:.1e}",
+              en="largest difference between X·W and torch.nn.Linear (Q, K, V)",
+              zh="X·W 与 torch.nn.Linear 算出的 Q、K、V 的最大差")
 
 # %% [markdown]
 # ## The four steps
@@ -87,15 +89,23 @@ output = weights @ V                  # step 4: weighted sum of values, (T, d_v)
 fused = F.scaled_dot_product_attention(
     torch.tensor(Q)[None], torch.tensor(K)[None], torch.tensor(V)[None])[0].numpy()
 fused_error = np.abs(output - fused).max()
-report.number("fused_error", fused_error, "{:.1e}")
+report.number("fused_error", fused_error, "{:.1e}",
+              en="largest difference between the four steps and F.scaled_dot_product_attention",
+              zh="四步手算结果与 F.scaled_dot_product_attention 的最大差")
 
-report.number("score_it_animal", scores[IT, ANIMAL], "{:.1f}")
-report.number("score_it_street", scores[IT, STREET], "{:.1f}")
-report.number("scaled_it_animal", scaled[IT, ANIMAL], "{:.2f}")
-report.number("weight_it_animal", weights[IT, ANIMAL], "{:.2f}")
-report.number("weight_it_street", weights[IT, STREET], "{:.3f}")
+report.number("score_it_animal", scores[IT, ANIMAL], "{:.1f}",
+              en="score q(it)·k(animal)", zh="分数 q(it)·k(animal)")
+report.number("score_it_street", scores[IT, STREET], "{:.1f}",
+              en="score q(it)·k(street)", zh="分数 q(it)·k(street)")
+report.number("scaled_it_animal", scaled[IT, ANIMAL], "{:.2f}",
+              en="that score divided by √dₖ", zh="该分数除以 √dₖ")
+report.number("weight_it_animal", weights[IT, ANIMAL], "{:.2f}",
+              en="attention weight of it on animal", zh="it 分给 animal 的注意力权重")
+report.number("weight_it_street", weights[IT, STREET], "{:.3f}",
+              en="attention weight of it on street", zh="it 分给 street 的注意力权重")
 others = np.delete(weights[IT], [ANIMAL, STREET])
-report.number("weight_it_other", others.max(), "{:.3f}")
+report.number("weight_it_other", others.max(), "{:.3f}",
+              en="largest weight of it on any other token", zh="it 分给其他任一词元的最大权重")
 
 # %% [markdown]
 # ## What the output at "it" is made of
@@ -105,10 +115,17 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-cos_animal = report.number("cos_output_animal", cosine(output[IT], V[ANIMAL]), "{:.2f}")
-cos_street = report.number("cos_output_street", cosine(output[IT], V[STREET]), "{:.2f}")
-for f in ("animate", "can_tire", "place", "pronoun"):
-    report.number(f"output_it_{f}", output[IT, features.index(f)], "{:.2f}")
+cos_animal = report.number("cos_output_animal", cosine(output[IT], V[ANIMAL]), "{:.2f}",
+                           en="cosine of the output at it with v(animal)",
+                           zh="it 处的输出与 v(animal) 的余弦")
+cos_street = report.number("cos_output_street", cosine(output[IT], V[STREET]), "{:.2f}",
+                           en="cosine of the output at it with v(street)",
+                           zh="it 处的输出与 v(street) 的余弦")
+FEATURE_NAMES = {"animate": ("animate", "有生命"), "can_tire": ("can get tired", "会累"),
+                 "place": ("place", "地点"), "pronoun": ("pronoun", "代词")}
+for f, (en, zh) in FEATURE_NAMES.items():
+    report.number(f"output_it_{f}", output[IT, features.index(f)], "{:.2f}",
+                  en=f"feature “{en}” of the output at it", zh=f"it 处输出的“{zh}”特征")
 
 # %% [markdown]
 # ## Figures, labelled in the reader's language
@@ -116,54 +133,62 @@ for f in ("animate", "can_tire", "place", "pronoun"):
 # %%
 TEXT = {
     "en": {
-        "steps": ["1. score q·k", "2. scaled by √d_k", "3. softmax weights"],
+        "steps": ["1. score q·k", "2. scaled by √dₖ", "3. softmax weights"],
         "output": "4. output at “it”",
         "features": ["animate", "place", "can get tired", "pronoun", "predicate", "function word"],
-        "key": "key (attended-to word)", "query": "query (attending word)",
+        "key": "key (attended-to token)", "query": "query (attending token)",
         "colorbar": "attention weight",
         "steps_alt": "Four bar charts for the word it: its raw scores, the scaled scores, the "
                      "softmax weights (tallest at animal) and its output features "
                      "(high on animate and can get tired).",
+        "steps_caption": "The four steps for “it”: one score stands out, scaling keeps its lead, "
+                         "softmax gives animal almost all the weight, and the output takes on "
+                         "animal’s features.",
         "heatmap_alt": "Attention weights of every word to every word. Rows without a query "
                        "are flat; the row of it is bright only at animal.",
+        "heatmap_caption": "Every token’s attention: only the pronoun asks a question, and its "
+                           "row lights up at animal.",
     },
     "zh": {
-        "steps": ["1. 打分 q·k", "2. 除以 √d_k", "3. softmax 权重"],
+        "steps": ["1. 分数 q·k", "2. 除以 √dₖ", "3. softmax 权重"],
         "output": "4. “it” 处的输出",
         "features": ["有生命", "地点", "会累", "代词", "谓词", "虚词"],
-        "key": "键（被关注的词）", "query": "查询（发出关注的词）",
+        "key": "键（被关注的词元）", "query": "查询（发出关注的词元）",
         "colorbar": "注意力权重",
-        "steps_alt": "关于 it 的四幅柱状图：原始打分、缩放后的打分、softmax 权重（animal 最高），"
+        "steps_alt": "关于 it 的四幅柱状图：原始分数、缩放后的分数、softmax 权重（animal 最高），"
                      "以及输出的特征（“有生命”“会累”两项高）。",
-        "heatmap_alt": "每个词对每个词的注意力权重。没有查询的词整行平均；"
+        "steps_caption": "“it” 走完四步：一个分数遥遥领先，缩放后依然领先，softmax 把几乎全部权重给了 "
+                         "animal，输出于是带上了 animal 的特征。",
+        "heatmap_alt": "每个词元对每个词元的注意力权重。没有查询的词元整行平均；"
                        "it 这一行只在 animal 处发亮。",
+        "heatmap_caption": "所有词元的注意力：只有代词在提问，它那一行在 animal 处亮起。",
     },
 }
 
 for lang in LANGS:
     text = TEXT[lang]
-    fig, axes = plt.subplots(1, 4, figsize=(13, 3.2))
+    # Two by two, not four in a row: each panel gets half the column, its labels stay legible.
+    fig, axes = column_figure(height=6.2, nrows=2, ncols=2)
+    axes = axes.ravel()
     for ax, row, title in zip(axes[:3], (scores[IT], scaled[IT], weights[IT]), text["steps"]):
         colors = ["#1f77b4" if j != ANIMAL else "#d95f02" for j in range(len(tokens))]
         ax.bar(range(len(tokens)), row, color=colors)
-        ax.set_xticks(range(len(tokens)), tokens, rotation=60, fontsize=8)
+        ax.set_xticks(range(len(tokens)), tokens, rotation=60, ha="right", rotation_mode="anchor")
         ax.set_title(title)
         ax.axhline(0, color="grey", lw=0.5)
     axes[3].barh(range(d_model), output[IT], color="#7570b3")
-    axes[3].set_yticks(range(d_model), text["features"], fontsize=8)
+    axes[3].set_yticks(range(d_model), text["features"])
     axes[3].invert_yaxis()
     axes[3].set_title(text["output"])
-    fig.tight_layout()
-    report.figure("steps", fig, lang, alt=text["steps_alt"])
+    report.figure("steps", fig, lang, alt=text["steps_alt"], caption=text["steps_caption"])
 
-    fig, ax = plt.subplots(figsize=(6, 5))
+    fig, ax = column_figure(height=4.6, width=5.6)
     image = ax.imshow(weights, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
-    ax.set_xticks(range(len(tokens)), tokens, rotation=60)
+    ax.set_xticks(range(len(tokens)), tokens, rotation=60, ha="right", rotation_mode="anchor")
     ax.set_yticks(range(len(tokens)), tokens)
     ax.set_xlabel(text["key"])
     ax.set_ylabel(text["query"])
     fig.colorbar(image, ax=ax, label=text["colorbar"])
-    fig.tight_layout()
-    report.figure("heatmap", fig, lang, alt=text["heatmap_alt"])
+    report.figure("heatmap", fig, lang, alt=text["heatmap_alt"], caption=text["heatmap_caption"])
 
 report.save()

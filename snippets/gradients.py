@@ -11,7 +11,7 @@
 import numpy as np
 import torch
 
-from explainer.plotting import LANGS, plt
+from explainer.plotting import LANGS, MATH_FONT_PT, column_figure
 from explainer.report import Report
 
 torch.set_num_threads(1)
@@ -60,7 +60,7 @@ def attention_gradients(W_Q, W_K, W_V):
 
 
 loss, grads = attention_gradients(W_Q, W_K, W_V)
-report.number("loss", loss, "{:.3f}")
+report.number("loss", loss, "{:.3f}", en="the squared-error loss L", zh="平方误差损失 L")
 
 # %% [markdown]
 # ## The same gradients from autograd
@@ -74,8 +74,11 @@ output = scores.softmax(dim=-1) @ (x @ weights["V"])              # (T, d_v)
 torch_loss = 0.5 * ((output - y) ** 2).sum()
 torch_loss.backward()
 autograd_error = max(np.abs(weights[n].grad.numpy() - grads[n]).max() for n in grads)
-report.number("autograd_error", autograd_error, "{:.1e}")
-report.number("loss_error", abs(torch_loss.item() - loss), "{:.1e}")
+report.number("autograd_error", autograd_error, "{:.1e}",
+              en="largest difference between the hand-derived gradients and autograd",
+              zh="手推梯度与 autograd 的最大差")
+report.number("loss_error", abs(torch_loss.item() - loss), "{:.1e}",
+              en="difference between the numpy loss and the PyTorch loss", zh="numpy 与 PyTorch 算出的损失之差")
 
 # %% [markdown]
 # ## One loss, three different updates
@@ -90,13 +93,18 @@ def cosine(a, b):
 
 
 for name, grad in grads.items():
-    report.number(f"norm_{name}", np.linalg.norm(grad), "{:.3f}")
+    report.number(f"norm_{name}", np.linalg.norm(grad), "{:.3f}",
+                  en=f"size (Frobenius norm) of the gradient for W{name}",
+                  zh=f"W{name} 的梯度大小（Frobenius 范数）")
 pairs = [("Q", "K"), ("Q", "V"), ("K", "V")]
 cosines = {f"{a}{b}": cosine(grads[a], grads[b]) for a, b in pairs}
 for pair, value in cosines.items():
-    report.number(f"cosine_{pair}", value, "{:.2f}")
+    report.number(f"cosine_{pair}", value, "{:.2f}",
+                  en=f"cosine between the gradients for W{pair[0]} and W{pair[1]}",
+                  zh=f"W{pair[0]} 与 W{pair[1]} 的梯度之间的余弦")
 largest_cosine = report.number("largest_abs_cosine", max(abs(c) for c in cosines.values()),
-                               "{:.2f}")
+                               "{:.2f}", en="largest |cosine| between two of the three gradients",
+                               zh="三个梯度两两之间余弦绝对值的最大者")
 
 # %% [markdown]
 # ## Each path needs the other role
@@ -107,8 +115,10 @@ largest_cosine = report.number("largest_abs_cosine", max(abs(c) for c in cosines
 
 # %%
 _, grads_without_queries = attention_gradients(np.zeros_like(W_Q), W_K, W_V)
-report.number("norm_K_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["K"]), "{:.1e}")
-report.number("norm_Q_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["Q"]), "{:.3f}")
+report.number("norm_K_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["K"]), "{:.1e}",
+              en="size of the gradient for WK when WQ = 0", zh="WQ = 0 时 WK 的梯度大小")
+report.number("norm_Q_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["Q"]), "{:.3f}",
+              en="size of the gradient for WQ when WQ = 0", zh="WQ = 0 时 WQ 的梯度大小")
 
 # %% [markdown]
 # ## Do the three updates interfere?
@@ -129,12 +139,21 @@ change = {name: np.array(values) for name, values in change.items()}
 # A small move first: one tenth of the way.
 small = int(np.argmin(np.abs(steps - 0.1)))
 report.number("small_move_of_W_K", np.linalg.norm(steps[small] * (W_K_other - W_K))
-              / np.linalg.norm(W_K), "{:.0%}")
-report.number("change_of_dW_Q_after_small_move", change["Q"][small], "{:.0%}")
+              / np.linalg.norm(W_K), "{:.0%}",
+              en="size of the small move of WK, relative to WK", zh="WK 小幅移动的大小（相对于 WK）")
+report.number("change_of_dW_Q_after_small_move", change["Q"][small], "{:.0%}",
+              en="relative change of WQ's gradient after that small move",
+              zh="这次小幅移动之后 WQ 梯度的相对变化")
 _, moved = attention_gradients(W_Q, W_K_other, W_V)
-report.number("change_of_dW_Q_when_W_K_moves", change["Q"][-1], "{:.0%}")
-report.number("change_of_dW_V_when_W_K_moves", change["V"][-1], "{:.0%}")
-report.number("cosine_dW_Q_before_after", cosine(grads["Q"], moved["Q"]), "{:.2f}")
+report.number("change_of_dW_Q_when_W_K_moves", change["Q"][-1], "{:.0%}",
+              en="relative change of WQ's gradient when WK is replaced by another matrix",
+              zh="WK 换成另一个矩阵时 WQ 梯度的相对变化")
+report.number("change_of_dW_V_when_W_K_moves", change["V"][-1], "{:.0%}",
+              en="relative change of WV's gradient when WK is replaced by another matrix",
+              zh="WK 换成另一个矩阵时 WV 梯度的相对变化")
+report.number("cosine_dW_Q_before_after", cosine(grads["Q"], moved["Q"]), "{:.2f}",
+              en="cosine between WQ's gradient before and after replacing WK",
+              zh="替换 WK 前后 WQ 梯度之间的余弦")
 
 # The same question for every pair: replace one matrix by an independent draw,
 # measure how much each gradient changes.
@@ -148,7 +167,9 @@ for i, replaced in enumerate("QKV"):
         coupling[i, j] = np.linalg.norm(new[measured] - grads[measured]) / np.linalg.norm(
             grads[measured])
 report.number("smallest_cross_coupling", min(coupling[i, j] for i in range(3) for j in range(3)
-                                             if i != j), "{:.0%}")
+                                             if i != j), "{:.0%}",
+              en="smallest change of one matrix's gradient when another matrix is replaced",
+              zh="替换一个矩阵时，另一个矩阵梯度变化的最小值")
 
 off_diagonal = coupling[~np.eye(3, dtype=bool)]
 report.number("largest_cross_coupling", off_diagonal.max(), "{:.0%}",
@@ -189,67 +210,72 @@ report.number("lstm_gates_with_own_weights", gates_with_own_weights, "{:.0f}",
 # %%
 TEXT = {
     "en": {
-        "grad": "gradient for W_{}", "rows": "input feature", "cols": "head dimension",
-        "moved": "W_K moved towards another matrix (t)",
+        "rows": "input feature", "cols": "head dimension",
+        "moved": r"$W_K$ moved towards another matrix ($t$)",
         "change": "relative change of the gradient",
-        "line": "gradient for W_{}",
         "replaced": "matrix replaced", "measured": "gradient measured",
         "coupling_title": "replace one, measure all",
         "updates_alt": "Three heat maps of the same size: the gradients of the loss with respect "
                        "to W_Q, W_K and W_V. Their patterns and scales differ.",
-        "coupling_alt": "Left: as W_K alone moves from its value towards another random matrix, "
+        "updates_caption": "One loss, three gradients of the same shape, with different patterns "
+                           "and sizes.",
+        "coupling_alt": "Top: as W_K alone moves from its value towards another random matrix, "
                         "the gradients for W_Q and W_V change as well as the one for W_K, all "
-                        "growing from zero. Right: a 3 by 3 grid; replacing any one matrix "
+                        "growing from zero. Bottom: a 3 by 3 grid; replacing any one matrix "
                         "changes the gradient of every other one by tens of percent or more.",
+        "coupling_caption": "Moving one matrix changes the gradients of the other two: the three "
+                            "updates are coupled through the scores.",
     },
     "zh": {
-        "grad": "W_{} 的梯度", "rows": "输入特征", "cols": "头的维度",
-        "moved": "W_K 朝另一个矩阵移动的程度 t",
+        "rows": "输入特征", "cols": "头的维度",
+        "moved": "键矩阵朝另一个矩阵移动的程度 t",
         "change": "梯度的相对变化",
-        "line": "W_{} 的梯度",
         "replaced": "被替换的矩阵", "measured": "被测量的梯度",
         "coupling_title": "换掉一个，测量全部",
         "updates_alt": "三幅同样大小的热力图：损失对 W_Q、W_K、W_V 的梯度。三者的图案和数值大小各不相同。",
-        "coupling_alt": "左：只让 W_K 从原值朝另一个随机矩阵移动，W_Q 和 W_V 的梯度也跟着变，"
-                        "与 W_K 自己的梯度一样从零开始增长。右：3×3 的方格；换掉任何一个矩阵，"
+        "updates_caption": "同一个损失，三个形状相同的梯度，图案和大小却各不相同。",
+        "coupling_alt": "上：只让 W_K 从原值朝另一个随机矩阵移动，W_Q 和 W_V 的梯度也跟着变，"
+                        "与 W_K 自己的梯度一样从零开始增长。下：3×3 的方格；换掉任何一个矩阵，"
                         "其余每个矩阵的梯度都会变化几十个百分点以上。",
+        "coupling_caption": "动一个矩阵，另外两个的梯度也跟着变：三个更新通过分数耦合在一起。",
     },
 }
 COLORS = {"Q": "#1b9e77", "K": "#d95f02", "V": "#7570b3"}
+# Math labels read the same in both languages: ∂L/∂W_Q.
+GRADIENT = {name: rf"$\partial L/\partial W_{name}$" for name in "QKV"}
 limit = max(np.abs(g).max() for g in grads.values())
 
 for lang in LANGS:
     text = TEXT[lang]
-    fig, axes = plt.subplots(1, 3, figsize=(9, 3.6))
+    fig, axes = column_figure(height=4.2, ncols=3)
     for ax, name in zip(axes, "QKV"):
         image = ax.imshow(grads[name], cmap="RdBu_r", vmin=-limit, vmax=limit)
-        ax.set_title(text["grad"].format(name))
+        ax.set_title(GRADIENT[name], fontsize=MATH_FONT_PT)
         ax.set_xlabel(text["cols"])
         ax.set_xticks(range(d_k))
         ax.set_yticks(range(d_model))
     axes[0].set_ylabel(text["rows"])
     fig.colorbar(image, ax=axes, shrink=0.8)
-    report.figure("updates", fig, lang, alt=text["updates_alt"])
+    report.figure("updates", fig, lang, alt=text["updates_alt"], caption=text["updates_caption"])
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8),
-                                      gridspec_kw={"width_ratios": [1.4, 1]})
+    # Stacked: the curves above, the replace-one grid below.
+    fig, (top, bottom) = column_figure(height=7.4, nrows=2, width=6,
+                                       gridspec_kw={"height_ratios": [1, 1.1]})
     for name in "QKV":
-        left.plot(steps, change[name], "o-", ms=3, color=COLORS[name],
-                  label=text["line"].format(name))
-    left.set_xlabel(text["moved"])
-    left.set_ylabel(text["change"])
-    left.legend()
-    image = right.imshow(coupling, cmap="viridis", vmin=0)
+        top.plot(steps, change[name], "o-", ms=3, color=COLORS[name], label=GRADIENT[name])
+    top.set_xlabel(text["moved"], fontsize=MATH_FONT_PT if lang == "en" else None)
+    top.set_ylabel(text["change"])
+    top.legend(fontsize=MATH_FONT_PT)
+    image = bottom.imshow(coupling, cmap="viridis", vmin=0)
     for i in range(3):
         for j in range(3):
-            right.text(j, i, f"{coupling[i, j]:.0%}", ha="center", va="center",
-                       color="white" if coupling[i, j] < coupling.max() / 2 else "black")
-    right.set_xticks(range(3), [f"dW_{n}" for n in "QKV"])
-    right.set_yticks(range(3), [f"W_{n}" for n in "QKV"])
-    right.set_xlabel(text["measured"])
-    right.set_ylabel(text["replaced"])
-    right.set_title(text["coupling_title"])
-    fig.tight_layout()
-    report.figure("coupling", fig, lang, alt=text["coupling_alt"])
+            bottom.text(j, i, f"{coupling[i, j]:.0%}", ha="center", va="center",
+                        color="white" if coupling[i, j] < coupling.max() / 2 else "black")
+    bottom.set_xticks(range(3), [GRADIENT[n] for n in "QKV"], fontsize=MATH_FONT_PT)
+    bottom.set_yticks(range(3), [f"$W_{n}$" for n in "QKV"], fontsize=MATH_FONT_PT)
+    bottom.set_xlabel(text["measured"])
+    bottom.set_ylabel(text["replaced"])
+    bottom.set_title(text["coupling_title"])
+    report.figure("coupling", fig, lang, alt=text["coupling_alt"], caption=text["coupling_caption"])
 
 report.save()

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from explainer.minilm import MiniLM, Tokenizer, model_folder
-from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
 from explainer.report import Report
 
 torch.set_num_threads(1)
@@ -27,13 +27,18 @@ model = MiniLM.from_pretrained()   # every tensor copied by name, every shape as
 tokenizer = Tokenizer()
 config = model.config
 n_params = sum(p.numel() for p in model.parameters())
-report.number("n_params_millions", n_params / 1e6, "{:.1f}")
-report.number("n_layers", config.n_layers, "{:.0f}")
-report.number("n_heads", config.n_heads, "{:.0f}")
-report.number("d_model", config.d_model, "{:.0f}")
-report.number("head_size", config.d_model // config.n_heads, "{:.0f}")
+report.number("n_params_millions", n_params / 1e6, "{:.1f}",
+              en="parameters of the model, in millions", zh="模型的参数个数（单位：百万）")
+report.number("n_layers", config.n_layers, "{:.0f}", en="layers", zh="层数")
+report.number("n_heads", config.n_heads, "{:.0f}", en="attention heads per layer",
+              zh="每层的注意力头数")
+report.number("d_model", config.d_model, "{:.0f}", en="width of a token vector (d_model)",
+              zh="词元向量的维度（d_model）")
+report.number("head_size", config.d_model // config.n_heads, "{:.0f}",
+              en="dimensions of one head's queries, keys and values (dₖ)", zh="每个头的查询、键、值的维度（dₖ）")
 embedding_params = sum(p.numel() for p in model.embeddings.parameters())
-report.number("embedding_share", embedding_params / n_params, "{:.0%}")
+report.number("embedding_share", embedding_params / n_params, "{:.0%}",
+              en="share of the parameters in the embeddings", zh="嵌入层参数所占比例")
 
 # %% [markdown]
 # ## Tokens
@@ -72,8 +77,12 @@ for sentence in SENTENCES:
         hidden_error = max(hidden_error, (a - b).abs().max().item())
     for a, b in zip(ours.attentions, theirs.attentions):         # 6 x (1, 12, T, T)
         attention_error = max(attention_error, (a - b).abs().max().item())
-report.number("hidden_error", hidden_error, "{:.1e}")
-report.number("attention_error", attention_error, "{:.1e}")
+report.number("hidden_error", hidden_error, "{:.1e}",
+              en="largest difference of the hidden states from transformers' BertModel",
+              zh="隐藏状态与 transformers 的 BertModel 的最大差")
+report.number("attention_error", attention_error, "{:.1e}",
+              en="largest difference of the attention weights from BertModel",
+              zh="注意力权重与 BertModel 的最大差")
 
 # %% [markdown]
 # ## Q, K, V in a real model: projections with a bias
@@ -93,7 +102,9 @@ no_key_bias = model(seed_ids).attentions
 for layer, bias in zip(model.layers, saved):
     layer.attention.W_K.bias.data.copy_(bias)
 key_bias_effect = max((a - b).abs().max().item() for a, b in zip(baseline, no_key_bias))
-report.number("key_bias_effect", key_bias_effect, "{:.1e}")
+report.number("key_bias_effect", key_bias_effect, "{:.1e}",
+              en="largest change of any attention weight when the key bias is removed",
+              zh="去掉键的偏置后，任一注意力权重的最大变化")
 
 saved = [layer.attention.W_Q.bias.clone() for layer in model.layers]
 for layer in model.layers:
@@ -102,43 +113,50 @@ no_query_bias = model(seed_ids).attentions
 for layer, bias in zip(model.layers, saved):
     layer.attention.W_Q.bias.data.copy_(bias)
 query_bias_effect = max((a - b).abs().max().item() for a, b in zip(baseline, no_query_bias))
-report.number("query_bias_effect", query_bias_effect, "{:.2f}")
+report.number("query_bias_effect", query_bias_effect, "{:.2f}",
+              en="largest change of any attention weight when the query bias is removed",
+              zh="去掉查询的偏置后，任一注意力权重的最大变化")
 
 # %% [markdown]
 # ## All 72 heads on one sentence
 
 # %%
 TEXT = {
-    "en": {"layer": "layer {}", "head": "head {}",
-           "alt": "A grid of 6 rows (layers) by 12 columns (heads) of small attention maps for "
+    "en": {"layer": "layer {}", "head": "head {}", "weight": "attention weight",
+           "alt": "A grid of 12 rows (heads) by 6 columns (layers) of small attention maps for "
                   "the sentence about the animal and the street. In many maps the first column "
                   "(the CLS token) is bright; some show a thin diagonal line (the token itself or a "
-                  "neighbour); the last layer's maps are striped by a few columns."},
-    "zh": {"layer": "第 {} 层", "head": "头 {}",
-           "alt": "6 行（层）× 12 列（头）的小注意力图，句子是关于 animal 和 street 的那一句。"
-                  "许多图的第一列（CLS 标记）发亮；有些图里是一条细细的对角线（看自己或看相邻的词）；"
-                  "最后一层的图被几条竖列分成条纹。"},
+                  "neighbour); the last layer's maps are striped by a few columns.",
+           "caption": "All 72 heads of MiniLM on one sentence: many look at [CLS], some at the "
+                      "neighbouring token, the last layer at a few columns."},
+    "zh": {"layer": "第 {} 层", "head": "头 {}", "weight": "注意力权重",
+           "alt": "12 行（头）× 6 列（层）的小注意力图，句子是关于 animal 和 street 的那一句。"
+                  "许多图的第一列（CLS 标记）发亮；有些图里是一条细细的对角线（看自己或看相邻的词元）；"
+                  "最后一层的图被几条竖列分成条纹。",
+           "caption": "MiniLM 的全部 72 个头读同一个句子：许多头看 [CLS]，有些看相邻的词元，最后一层盯着少数几列。"},
 }
 weights = torch.stack([a[0] for a in baseline]).numpy()          # (6, 12, T, T)
 T = weights.shape[-1]
-# One image of 6 x 12 tiles with a one-pixel gap: quicker to draw than 72 axes.
-mosaic = np.full((config.n_layers * (T + 1), config.n_heads * (T + 1)), np.nan)
+# One image of 12 x 6 tiles (heads down, layers across: tall, for the column) with a
+# one-pixel gap: quicker to draw than 72 axes.
+mosaic = np.full((config.n_heads * (T + 1), config.n_layers * (T + 1)), np.nan)
 for layer in range(config.n_layers):
     for head in range(config.n_heads):
-        mosaic[layer * (T + 1):layer * (T + 1) + T, head * (T + 1):head * (T + 1) + T] = \
+        mosaic[head * (T + 1):head * (T + 1) + T, layer * (T + 1):layer * (T + 1) + T] = \
             weights[layer, head]
 for lang in LANGS:
     text = TEXT[lang]
-    fig, ax = plt.subplots(figsize=(13, 6.8))
-    ax.imshow(mosaic, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
-    ax.set_xticks([h * (T + 1) + T / 2 for h in range(config.n_heads)],
-                  [text["head"].format(h + 1) for h in range(config.n_heads)], fontsize=8)
-    ax.set_yticks([l * (T + 1) + T / 2 for l in range(config.n_layers)],
-                  [text["layer"].format(l + 1) for l in range(config.n_layers)], fontsize=8)
+    fig, ax = column_figure(height=9.4, width=5.4)
+    image = ax.imshow(mosaic, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
+    ax.set_yticks([h * (T + 1) + T / 2 for h in range(config.n_heads)],
+                  [text["head"].format(h + 1) for h in range(config.n_heads)])
+    ax.set_xticks([l * (T + 1) + T / 2 for l in range(config.n_layers)],
+                  [text["layer"].format(l + 1) for l in range(config.n_layers)])
+    ax.xaxis.tick_top()
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
-    fig.tight_layout()
-    report.figure("all_heads", fig, lang, alt=text["alt"])
+    fig.colorbar(image, ax=ax, orientation="horizontal", shrink=0.7, pad=0.02, label=text["weight"])
+    report.figure("all_heads", fig, lang, alt=text["alt"], caption=text["caption"])
 
 report.save()

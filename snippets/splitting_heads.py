@@ -10,7 +10,7 @@
 import torch
 
 from explainer.attention import AttentionConfig, MultiHeadAttention
-from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
 from explainer.report import Report
 
 torch.set_num_threads(1)
@@ -62,8 +62,12 @@ with torch.no_grad():
     manual = attention(x)                          # the module, manual path (keeps its weights)
 step_error = (output - manual).abs().max().item()
 fused_error = (fused - manual).abs().max().item()
-report.number("step_error", step_error, "{:.1e}")
-report.number("fused_error", fused_error, "{:.1e}")
+report.number("step_error", step_error, "{:.1e}",
+              en="largest difference between the steps written out and the module",
+              zh="逐步写出的计算与模块输出的最大差")
+report.number("fused_error", fused_error, "{:.1e}",
+              en="largest difference from F.scaled_dot_product_attention",
+              zh="与 F.scaled_dot_product_attention 的最大差")
 
 # %% [markdown]
 # ## Same weights in torch.nn.MultiheadAttention
@@ -82,8 +86,12 @@ with torch.no_grad():
     torch_output, torch_weights = reference(x, x, x, average_attn_weights=False)
 torch_error = (torch_output - manual).abs().max().item()
 torch_weights_error = (torch_weights - attention.last_weights).abs().max().item()
-report.number("torch_error", torch_error, "{:.1e}")
-report.number("torch_weights_error", torch_weights_error, "{:.1e}")
+report.number("torch_error", torch_error, "{:.1e}",
+              en="largest output difference from torch.nn.MultiheadAttention, same weights",
+              zh="与装入同样权重的 torch.nn.MultiheadAttention 的输出最大差")
+report.number("torch_weights_error", torch_weights_error, "{:.1e}",
+              en="largest attention-weight difference from torch.nn.MultiheadAttention",
+              zh="与 torch.nn.MultiheadAttention 的注意力权重最大差")
 
 # %% [markdown]
 # ## Parameters: 8 heads of 64 cost what 1 head of 512 costs
@@ -96,11 +104,18 @@ def parameter_count(module):
     return sum(p.numel() for p in module.parameters())
 
 
-params_eight = report.number("params_eight_heads", parameter_count(attention), "{:,.0f}")
-params_one = report.number("params_one_head", parameter_count(one_head), "{:,.0f}")
-params_torch = report.number("params_torch", parameter_count(reference), "{:,.0f}")
+params_eight = report.number("params_eight_heads", parameter_count(attention), "{:,.0f}",
+                             en="parameters of 8 heads of 64 dimensions (with Wᴼ)",
+                             zh="8 个 64 维头的参数个数（含 Wᴼ）")
+params_one = report.number("params_one_head", parameter_count(one_head), "{:,.0f}",
+                           en="parameters of 1 head of 512 dimensions (with Wᴼ)",
+                           zh="1 个 512 维头的参数个数（含 Wᴼ）")
+params_torch = report.number("params_torch", parameter_count(reference), "{:,.0f}",
+                             en="parameters of torch.nn.MultiheadAttention(512, 8)",
+                             zh="torch.nn.MultiheadAttention(512, 8) 的参数个数")
 # One head's own share of W_Q: the 64 rows of the (out, in) weight that feed it.
-report.number("params_per_head_slice", attention.W_Q.weight[:d_k].numel(), "{:,.0f}")
+report.number("params_per_head_slice", attention.W_Q.weight[:d_k].numel(), "{:,.0f}",
+              en="one head's own share of the query matrix", zh="一个头在查询矩阵里自己的那一份参数")
 
 # %% [markdown]
 # ## What does change: how the scores are computed
@@ -120,14 +135,19 @@ with torch.no_grad():
 # q·k over 512 dims = sum of the 8 per-head dot products; rescale sqrt(64) -> sqrt(512).
 summed_scores = head_scores.sum(dim=1) * d_k ** 0.5 / d_model ** 0.5            # (B, T, T)
 sum_error = (one_head_scores - summed_scores).abs().max().item()
-report.number("sum_error", sum_error, "{:.1e}")
+report.number("sum_error", sum_error, "{:.1e}",
+              en="largest difference between the one head's score and the sum of the eight heads' scores",
+              zh="单头的分数与 8 个头分数之和的最大差")
 relative_change = ((one_head_output - manual).norm() / manual.norm()).item()
-report.number("output_change", relative_change, "{:.2f}")
+report.number("output_change", relative_change, "{:.2f}",
+              en="relative change of the output, one head instead of eight, same weights",
+              zh="同样的权重，单头代替 8 个头时输出的相对变化")
 
 one_head_weights = one_head.last_weights[0, 0]                # (T, T)
 query = T - 1                                                 # the last token looks back
 differing_argmax = (head_weights[0, :, query].argmax(-1) != head_weights[0, 0, query].argmax()).sum()
-report.number("heads_with_other_favourite", differing_argmax, "{:.0f}")
+report.number("heads_with_other_favourite", differing_argmax, "{:.0f}",
+              en="heads whose favourite key differs from head 0's", zh="最偏爱的键与头 0 不同的头数")
 
 # %% [markdown]
 # ## Does a head see only part of the features?
@@ -154,18 +174,21 @@ TEXT = {
         "scores": "scores of the last token", "weights": "attention weights of the last token",
         "head": "head {}", "one": "1 head of 512\n(same weights)", "key": "key position",
         "score_bar": "score", "weight_bar": "weight",
-        "alt": "Two heatmaps for the last token of a random sequence. Left: the eight heads' "
+        "alt": "Two heatmaps for the last token of a random sequence. Top: the eight heads' "
                "scores over six keys, and below them the single 512-wide head's score, which "
-               "is their sum divided by the square root of 8. Right: the softmax weights; the "
+               "is their sum divided by the square root of 8. Bottom: the softmax weights; the "
                "eight heads favour different keys, the single head has one pattern.",
+        "caption": "Same weights, split or not: eight heads make eight softmaxes and favour "
+                   "different keys; one head sees only their summed score.",
     },
     "zh": {
-        "scores": "最后一个词的打分", "weights": "最后一个词的注意力权重",
+        "scores": "最后一个词元的分数", "weights": "最后一个词元的注意力权重",
         "head": "头 {}", "one": "1 个 512 维的头\n（同样的权重）", "key": "键的位置",
         "score_bar": "分数", "weight_bar": "权重",
-        "alt": "随机序列中最后一个词的两幅热力图。左图：8 个头对 6 个键的打分，最下面一行是 512 维单头的"
-               "打分，等于前 8 行之和除以根号 8。右图：softmax 之后的权重；8 个头各自偏爱不同的键，"
+        "alt": "随机序列中最后一个词元的两幅热力图。上图：8 个头对 6 个键的分数，最下面一行是 512 维单头的"
+               "分数，等于前 8 行之和除以根号 8。下图：softmax 之后的权重；8 个头各自偏爱不同的键，"
                "单头只有一种分布。",
+        "caption": "权重相同，只是切不切分：8 个头做 8 次 softmax，偏爱不同的键；单头只看到它们分数的总和。",
     },
 }
 score_rows = torch.cat([head_scores[0, :, query], one_head_scores[0, query][None]])  # (nh+1, T)
@@ -173,7 +196,8 @@ weight_rows = torch.cat([head_weights[0, :, query], one_head_weights[query][None
 for lang in LANGS:
     text = TEXT[lang]
     labels = [text["head"].format(h) for h in range(n_heads)] + [text["one"]]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.6))
+    # Scores above, weights below: one column of panels, labels at full size.
+    fig, axes = column_figure(height=8, nrows=2, width=6)
     for ax, rows, title, bar, cmap in ((axes[0], score_rows, text["scores"], text["score_bar"], "RdBu_r"),
                                        (axes[1], weight_rows, text["weights"], text["weight_bar"],
                                         SEQUENTIAL_CMAP)):
@@ -181,12 +205,11 @@ for lang in LANGS:
         image = ax.imshow(rows, cmap=cmap, vmin=-limit if cmap == "RdBu_r" else 0, vmax=limit,
                           aspect="auto")
         ax.axhline(n_heads - 0.5, color="black", lw=2)
-        ax.set_yticks(range(n_heads + 1), labels, fontsize=8)
+        ax.set_yticks(range(n_heads + 1), labels)
         ax.set_xticks(range(T))
         ax.set_xlabel(text["key"])
         ax.set_title(title)
         fig.colorbar(image, ax=ax, label=bar)
-    fig.tight_layout()
-    report.figure("eight_vs_one", fig, lang, alt=text["alt"])
+    report.figure("eight_vs_one", fig, lang, alt=text["alt"], caption=text["caption"])
 
 report.save()

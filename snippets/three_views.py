@@ -15,7 +15,7 @@
 # %%
 import numpy as np
 
-from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
 from explainer.report import Report
 
 report = Report("three_views")
@@ -107,21 +107,30 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
+VIEW_NAMES = {"tool": ("tool", "工具"), "agent": ("agent", "施事"), "manner": ("manner", "方式")}
 views_hit = True
 for view, words in intended.items():
     row = weights[view]
     top = tokens[int(row.argmax())]
     on_target = sum(row[tokens.index(w)] for w in words)
     views_hit &= top in words
-    report.number(f"{view}_weight_on_target", on_target, "{:.2f}")
+    en_view, zh_view = VIEW_NAMES[view]
+    report.number(f"{view}_weight_on_target", on_target, "{:.2f}",
+                  en=f"weight the {en_view} view puts on {'+'.join(words)}",
+                  zh=f"{zh_view}视角分给{'+'.join(words)}的权重")
     report.number(f"{view}_largest_other", max(row[j] for j, t in enumerate(tokens)
-                                               if t not in words), "{:.3f}")
+                                               if t not in words), "{:.3f}",
+                  en=f"largest weight the {en_view} view puts on any other token",
+                  zh=f"{zh_view}视角分给其他任一词元的最大权重")
     target_book = np.mean([V[tokens.index(w)] for w in words], axis=0)
     report.number(f"{view}_output_cosine_to_target_value", cosine(outputs[view], target_book),
-                  "{:.3f}")
+                  "{:.3f}", en=f"cosine of the {en_view} view's output with the value of its word",
+                  zh=f"{zh_view}视角的输出与目标词元的值的余弦")
     print(f"view {view}: top key = {top}")
-report.number("manner_weight_fast", weights["manner"][tokens.index("快")], "{:.2f}")
-report.number("manner_weight_steady", weights["manner"][tokens.index("稳")], "{:.2f}")
+report.number("manner_weight_fast", weights["manner"][tokens.index("快")], "{:.2f}",
+              en="weight the manner view puts on 快 (fast)", zh="方式视角分给“快”的权重")
+report.number("manner_weight_steady", weights["manner"][tokens.index("稳")], "{:.2f}",
+              en="weight the manner view puts on 稳 (steady)", zh="方式视角分给“稳”的权重")
 
 
 # %% [markdown]
@@ -139,9 +148,13 @@ def participation_ratio(vector):
 
 content = [tokens.index(t) for t in ("司机", "马路", "汽车", "快", "稳", "昨天")]
 key_fields = report.number("key_fields_per_card",
-                           np.mean([participation_ratio(K[i]) for i in content]), "{:.2f}")
+                           np.mean([participation_ratio(K[i]) for i in content]), "{:.2f}",
+                           en="fields a content word's key lists (participation ratio, mean)",
+                           zh="实词的键平均列出几个字段（参与率）")
 query_fields = report.number("query_fields_per_view",
-                             np.mean([participation_ratio(q) for q in queries.values()]), "{:.2f}")
+                             np.mean([participation_ratio(q) for q in queries.values()]), "{:.2f}",
+                             en="fields a query of 开车 asks about (participation ratio, mean)",
+                             zh="开车的查询平均问到几个字段（参与率）")
 
 # %% [markdown]
 # ## Does the key *have* to list everything?
@@ -159,7 +172,9 @@ for view, field in views.items():
     scores_head = (X @ W_K_head) @ q_head / np.sqrt(d_k)  # (T,)
     largest_difference = max(largest_difference,
                              np.abs(softmax(scores_head) - weights[view]).max())
-report.number("per_head_keys_difference", largest_difference, "{:.1e}")
+report.number("per_head_keys_difference", largest_difference, "{:.1e}",
+              en="largest difference in attention between one shared key space and one-field keys per head",
+              zh="共享键空间与每头一个字段的键相比，注意力的最大差")
 
 # %% [markdown]
 # ## Figures
@@ -170,6 +185,7 @@ TEXT = {
         "tokens": [f"{g} {t}" for t, g in zip(tokens, gloss)],
         "fields": ["tool", "agent", "manner", "place", "time", "thing", "moves"],
         "cards": "keys: one catalogue card per token",
+        "value": "entry",
         "questions": "queries of 开车 (drive)",
         "views": {"tool": "view 1: what is the tool?", "agent": "view 2: who acts?",
                   "manner": "view 3: how?"},
@@ -181,11 +197,16 @@ TEXT = {
         "views_alt": "Three bar charts, one attention row per view of 开车. The tool view puts "
                      "most weight on 汽车 (car), the agent view on 司机 (driver), the manner "
                      "view splits it between 快 (fast) and 稳 (steady).",
+        "cards_caption": "Each key is a card listing a few fields; each query of 开车 asks about "
+                         "exactly one of them.",
+        "views_caption": "Three questions from the same token, three different answers: car, "
+                         "driver, and fast + steady.",
     },
     "zh": {
         "tokens": tokens,
         "fields": ["工具", "施事", "方式", "地点", "时间", "实物", "会动"],
-        "cards": "键：每个词一张目录卡片",
+        "cards": "键：每个词元一张目录卡片",
+        "value": "取值",
         "questions": "开车的三个查询",
         "views": {"tool": "视角 1：用什么工具？", "agent": "视角 2：谁在做？",
                   "manner": "视角 3：怎么做？"},
@@ -195,37 +216,39 @@ TEXT = {
                      "发亮：工具、施事、方式。",
         "views_alt": "三幅柱状图，开车的每个视角各一行注意力。工具视角把大部分权重给了汽车，"
                      "施事视角给了司机，方式视角分给了快和稳。",
+        "cards_caption": "每个键是一张列出几个字段的卡片；开车的每个查询只问其中一个字段。",
+        "views_caption": "同一个词元提出三个问题，得到三个不同的答案：汽车、司机、快和稳。",
     },
 }
 
 query_matrix = np.array([queries[v] for v in views])  # (3, d_k)
 for lang in LANGS:
     text = TEXT[lang]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2),
-                                      gridspec_kw={"width_ratios": [1.1, 1]})
-    image = left.imshow(K, cmap=SEQUENTIAL_CMAP, vmin=0)
-    left.set_xticks(range(len(fields)), text["fields"], rotation=45)
-    left.set_yticks(range(len(tokens)), text["tokens"])
-    left.set_title(text["cards"])
-    fig.colorbar(image, ax=left, shrink=0.8)
-    image = right.imshow(query_matrix, cmap=SEQUENTIAL_CMAP, vmin=0)
-    right.set_xticks(range(len(fields)), text["fields"], rotation=45)
-    right.set_yticks(range(len(views)), [text["views"][v] for v in views])
-    right.set_title(text["questions"])
-    fig.colorbar(image, ax=right, shrink=0.5)
-    fig.tight_layout()
-    report.figure("cards", fig, lang, alt=text["cards_alt"])
+    # Tall, not wide: the cards above, the three questions below, on the same field axis.
+    fig, (top, bottom) = column_figure(height=6.4, nrows=2, width=5.6,
+                                       gridspec_kw={"height_ratios": [len(tokens), 2 * len(views)]})
+    image = top.imshow(K, cmap=SEQUENTIAL_CMAP, vmin=0)
+    top.set_xticks(range(len(fields)), text["fields"], rotation=45, ha="right", rotation_mode="anchor")
+    top.set_yticks(range(len(tokens)), text["tokens"])
+    top.set_title(text["cards"])
+    fig.colorbar(image, ax=top, shrink=0.8, label=text["value"])
+    image = bottom.imshow(query_matrix, cmap=SEQUENTIAL_CMAP, vmin=0)
+    bottom.set_xticks(range(len(fields)), text["fields"], rotation=45, ha="right", rotation_mode="anchor")
+    bottom.set_yticks(range(len(views)), [text["views"][v] for v in views])
+    bottom.set_title(text["questions"])
+    fig.colorbar(image, ax=bottom, label=text["value"])
+    report.figure("cards", fig, lang, alt=text["cards_alt"], caption=text["cards_caption"])
 
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), sharey=True)
+    # One view per row, so every token label gets room at full size.
+    fig, axes = column_figure(height=7.4 if lang == "en" else 6.2, nrows=3, sharey=True)
     for ax, view in zip(axes, views):
         colors = ["#d95f02" if t in intended[view] else "#1f77b4" for t in tokens]
         ax.bar(range(len(tokens)), weights[view], color=colors)
-        ax.set_xticks(range(len(tokens)), text["tokens"], rotation=60 if lang == "en" else 0,
-                      fontsize=8)
+        ax.set_xticks(range(len(tokens)), text["tokens"], rotation=30 if lang == "en" else 0,
+                      ha="right" if lang == "en" else "center", rotation_mode="anchor")
         ax.set_title(text["views"][view])
         ax.set_ylim(0, 1)
-    axes[0].set_ylabel(text["weight"])
-    fig.tight_layout()
-    report.figure("views", fig, lang, alt=text["views_alt"])
+        ax.set_ylabel(text["weight"])
+    report.figure("views", fig, lang, alt=text["views_alt"], caption=text["views_caption"])
 
 report.save()

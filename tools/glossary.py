@@ -23,6 +23,24 @@ def page(lang: str, ui: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def matcher(term: dict, lang: str):
+    """``find(text)``: the first use of ``term`` in ``text`` (a re.Match) or None.
+
+    Chinese has no spaces between words, so a short spelling such as 键 would also be
+    found inside 关键 ("crucial"); ``exclude`` lists such words, which never count."""
+    spellings = sorted(term["match"][lang], key=len, reverse=True)
+    words = "|".join(re.escape(s) for s in spellings)
+    pattern = re.compile(rf"(?<![\w-])({words})(?![\w-])" if lang == "en" else f"({words})")
+    excluded = term.get("exclude", {}).get(lang, [])
+    mask = re.compile("|".join(re.escape(w) for w in sorted(excluded, key=len, reverse=True))) if excluded else None
+
+    def find(text: str):
+        if mask:  # same length, so positions still match the original text
+            text = mask.sub(lambda m: "\0" * len(m.group(0)), text)
+        return pattern.search(text)
+    return find
+
+
 # Text inside these elements gets no glossary tooltip.
 NO_TOOLTIP = {"a", "abbr", "button", "code", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
               "script", "select", "style", "summary", "svg", "template", "textarea"}
@@ -34,10 +52,7 @@ def add_tooltips(content: str, lang: str) -> str:
     which Material shows as a tooltip (feature content.tooltips)."""
     pending = []
     for term in terms():
-        spellings = sorted(term["match"][lang], key=len, reverse=True)
-        words = "|".join(re.escape(s) for s in spellings)
-        pattern = rf"(?<![\w-])({words})(?![\w-])" if lang == "en" else f"({words})"
-        pending.append((re.compile(pattern), html.escape(term["define"][lang], quote=True)))
+        pending.append((matcher(term, lang), html.escape(term["define"][lang], quote=True)))
     parts = re.split(r"(<[^>]*>)", content)
     open_tags: list[tuple[str, bool]] = []  # (tag, no tooltip inside)
     for i, part in enumerate(parts):
@@ -53,12 +68,17 @@ def add_tooltips(content: str, lang: str) -> str:
                 skip = tag in NO_TOOLTIP or bool(re.search(r'class="[^"]*(arithmatex|katex|attention-explorer)', part))
                 open_tags.append((tag, skip or (open_tags[-1][1] if open_tags else False)))
         elif part.strip() and not (open_tags and open_tags[-1][1]) and pending:
-            for j, (pattern, definition) in enumerate(pending):
-                found = pattern.search(part)
-                if found:
-                    part = (part[:found.start()] + f'<abbr title="{definition}">{found.group(1)}</abbr>'
-                            + part[found.end():])
-                    pending[j] = (None, None)
-            pending = [p for p in pending if p[0] is not None]
-            parts[i] = part
+            # Find every term in the original text first: a definition inserted for one term
+            # must never be searched for the next (the definition of Query mentions 键).
+            found = sorted(((m.start(), m.end(), j) for j, (find, _) in enumerate(pending)
+                            for m in [find(part)] if m), key=lambda hit: hit[0])
+            pieces, cursor, used = [], 0, set()
+            for start, end, j in found:
+                if start < cursor:
+                    continue  # overlaps a term already marked; this one waits for later text
+                pieces += [part[cursor:start], f'<abbr title="{pending[j][1]}">{part[start:end]}</abbr>']
+                cursor = end
+                used.add(j)
+            parts[i] = "".join(pieces) + part[cursor:]
+            pending = [p for j, p in enumerate(pending) if j not in used]
     return "".join(parts)

@@ -3,9 +3,10 @@
 A page cites a snippet with placeholders (each replaced at build time):
 
     {{ code four_steps }}                  the source, with .py / .ipynb downloads
-    {{ figure four_steps.heatmap }}        a figure in the page's language, with alt text
+    {{ figure four_steps.heatmap }}        a numbered, captioned figure (tools/figures.py)
     {{ value four_steps.weight_it_animal }} a number the run computed
-    {{ output four_steps }}                what the run printed
+    {{ output four_steps }}                nothing any more: every page that cites numbers
+                                           ends with their table (tools/numbers_table.py)
     {{ claims four_steps }}                the claims this snippet's experiment bears on,
                                            each with its one verdict (tools/claims.py)
     {{ claim C05 }}                        one claim with its verdict
@@ -28,6 +29,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import yaml
+from pymdownx import slugs
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
@@ -37,9 +39,11 @@ from pygments.lexers import PythonLexer
 
 sys.path.insert(0, str(Path(__file__).parent))
 import claims as registry  # noqa: E402
+import figures  # noqa: E402
 import glossary  # noqa: E402
 import katex_math  # noqa: E402
 import ledger  # noqa: E402
+import numbers_table  # noqa: E402
 import page_meta  # noqa: E402
 import notebooks  # noqa: E402
 import repository  # noqa: E402
@@ -64,6 +68,7 @@ UI = {
         "term": "Term", "chinese": "中文", "meaning": "Meaning",
         "behind": "This page may be behind the Chinese version",
         "behind_text": "The Chinese page changed after this one was last updated:",
+        "permalink": "Link to this section",
     },
     "zh": {
         "download": "下载", "notebook": "以笔记本查看", "colab": "在 Colab 中打开", "search": "搜索",
@@ -73,6 +78,7 @@ UI = {
         "term": "术语", "chinese": "English", "meaning": "含义",
         "behind": "本页可能落后于英文版",
         "behind_text": "英文版在本页上次更新之后又有改动：",
+        "permalink": "本节链接",
     },
 }
 
@@ -93,6 +99,10 @@ def on_config(config):
                    for name, o in outcomes.items()}
     behind = {item.page: item.commits for item in translation_status.translations_behind()
               if item.lang == lang}
+    toc = config.mdx_configs.setdefault("toc", {})
+    toc["permalink_title"] = UI[lang]["permalink"]
+    if lang == "zh":  # anchors keep their Chinese words (#为什么要除以-dk), not "#_6"
+        toc["slugify"] = slugs.slugify(case="lower")
     if not config.repo_url:
         raise PluginError("mkdocs.yml must set repo_url (downloads and Colab links use it)")
     config.repo_url = repository.repo_url(config.repo_url)  # this repository (a fork's own), if known
@@ -139,7 +149,15 @@ def on_files(files: Files, config):
                           config.use_directory_urls))
         results = _state["results"].get(name, {})
         for key, by_lang in results.get("figures", {}).items():
-            _add(files, config, f"figures/{name}/{key}.svg", results["_dir"] / by_lang[lang]["file"])
+            figure = by_lang[lang]
+            _add(files, config, figures.site_path(name, key), results["_dir"] / figure["file"])
+            if figure.get("dark_file"):
+                _add(files, config, figures.site_path(name, key, dark=True),
+                     results["_dir"] / figure["dark_file"])
+        if results:
+            stdout = (results["_dir"] / "stdout.txt").read_text(encoding="utf-8")
+            files.append(File.generated(config, numbers_table.download_path(name),
+                                        content=numbers_table.public_output(stdout, results["_dir"], ROOT)))
         for key, filename in results.get("data", {}).items():
             _add(files, config, f"data/{name}/{key}.json", results["_dir"] / filename)
 
@@ -211,14 +229,6 @@ def _ledger(config) -> str:
                        "references.md" if (docs / "references.md").is_file() else None)
 
 
-def _svg_size(path: Path) -> tuple[int, int]:
-    """CSS pixels of a matplotlib SVG (sized in pt), so the page reserves its space."""
-    head = path.read_text(encoding="utf-8")[:2000]
-    width, height = (float(re.search(rf'{side}="([\d.]+)pt"', head).group(1))
-                     for side in ("width", "height"))
-    return round(width * 4 / 3), round(height * 4 / 3)
-
-
 def _colab_url(name: str) -> str:
     repository = urlsplit(_state["repo_url"]).path.strip("/")
     notebook = notebooks.committed_path(name, _state["lang"]).relative_to(ROOT).as_posix()
@@ -234,7 +244,7 @@ def _listing(name: str, source: str, title: str) -> str:
     (inert: no layout, no theme script) until the reader opens it; snippet-listing.js
     then inserts it and adds a copy button. Without JavaScript the downloads remain."""
     code = highlight(source, PythonLexer(), HtmlFormatter(wrapcode=True, cssclass="highlight"))
-    return (f'<details class="snippet-listing" data-snippet="{name}">\n'
+    return (f'<details class="snippet-listing" data-snippet="{name}" data-search-exclude>\n'
             f"<summary>{html.escape(title)}</summary>\n"
             f'<template><div class="language-python highlight">'
             f'<span class="filename">snippets/{name}.py</span>{code}</div></template>\n'
@@ -273,24 +283,24 @@ def _render(kind: str, target: str, page) -> str:
         if key not in results["numbers"]:
             raise PluginError(f"{where}: snippets/{name}.py recorded no number '{key}' "
                               f"(it has: {', '.join(sorted(results['numbers']))})")
-        return results["numbers"][key]["text"]
+        text = results["numbers"][key]["text"].strip()
+        if not text:  # an empty value would leave a blank table cell or a gap in a sentence
+            raise PluginError(f"{where}: snippets/{name}.py formats '{key}' as an empty string")
+        return text.replace("|", "\\|")  # a "|" would split a table cell
     if kind == "figure":
         if key not in results["figures"]:
             raise PluginError(f"{where}: snippets/{name}.py drew no figure '{key}'")
-        figure = results["figures"][key][_state["lang"]]
-        alt = figure["alt"].replace("[", "(").replace("]", ")")
-        width, height = _svg_size(results["_dir"] / figure["file"])
-        return (f"![{alt}]({_relative(page, f'figures/{name}/{key}.svg')})"
-                f'{{ width="{width}" height="{height}" loading="lazy" }}')
+        _state["figure_count"] += 1
+        return "\n\n" + figures.html_figure(
+            _state["figure_count"], name, key, results["figures"][key][_state["lang"]],
+            results["_dir"], page.url, _state["lang"]) + "\n"
     if kind == "data":
         if key not in results.get("data", {}):
             raise PluginError(f"{where}: snippets/{name}.py published no data '{key}'")
         # Used inside HTML attributes, which MkDocs does not rewrite: relative to the page URL.
         return posixpath.relpath(f"data/{name}/{key}.json", page.url.rstrip("/") or ".")
     if kind == "output":
-        stdout = (results["_dir"] / "stdout.txt").read_text(encoding="utf-8")
-        fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", stdout)), default=0))
-        return f"{fence}text\n{stdout}{fence}\n"
+        return ""  # replaced by the table of the page's numbers (numbers_table.py)
     # claims: the verdicts of the claims this snippet's experiment bears on
     return ledger.badges(name, _state["lang"], _state["claims"], _state["verdicts"],
                          _relative(page, "claims.md"))
@@ -302,11 +312,29 @@ def _behind_notice(commits: list[str]) -> str:
     return f'!!! warning "{ui["behind"]}"\n    {ui["behind_text"]}\n\n{listed}\n\n'
 
 
+# A value such as "16" at the start of a line, followed by "." or ")", would turn the
+# line into an ordered-list item: escape that character.
+LIST_MARKER_AFTER = re.compile(r"\d[.)](?=\s|$)")
+
+
+def _placeholder(match: re.Match, page) -> str:
+    text = _render(match.group(1), match.group(2), page)
+    source, start, end = match.string, match.start(), match.end()
+    line_start = source.rfind("\n", 0, start) + 1
+    if (match.group(1) == "value" and not source[line_start:start].strip()
+            and LIST_MARKER_AFTER.match(text[-1:] + source[end:end + 2])):
+        return text + "\\"
+    return text
+
+
 def on_page_markdown(markdown: str, page, config, files):
     source = page_meta.repository_file(page.file.src_uri, _state["lang"])
     day = _state["last_changed"].get(source, dt.date.today())  # today: not committed yet
     page.meta["revision_date"] = page_meta.formatted(day, _state["lang"])
-    rendered = PLACEHOLDER.sub(lambda m: _render(m.group(1), m.group(2), page), markdown)
+    _state["figure_count"] = 0
+    rendered = PLACEHOLDER.sub(lambda m: _placeholder(m, page), markdown)
+    rendered += numbers_table.table(markdown, _state["results"], _state["lang"],
+                                    lambda target: _relative(page, target))
     if page.file.src_uri in _state["behind"]:
         title, _, body = rendered.partition("\n")
         rendered = f"{title}\n\n{_behind_notice(_state['behind'][page.file.src_uri])}{body}"
@@ -339,9 +367,13 @@ def _hreflang_links(output: str, page, config) -> str:
         output)
 
 
+@event_priority(100)  # before the search plugin indexes the page
 def on_page_context(context, page, config, nav):
-    """Edit links point at the file a page is made from (generated pages included)."""
+    """Edit links point at the file a page is made from (generated pages included);
+    search covers the articles: notebook views (the same code as the listings) stay out."""
     page.edit_url = page_meta.edit_url(config.repo_url, page.file.src_uri, _state["lang"])
+    if page.file.src_uri.startswith("notebooks/"):
+        page.meta["search"] = {"exclude": True}
     return context
 
 

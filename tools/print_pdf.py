@@ -8,6 +8,7 @@ footer and a document outline from the headings.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -43,6 +44,23 @@ def print_site(site_dir: Path) -> list[Path]:
                 img.loading = "eager";
                 return img.complete ? null : new Promise(done => { img.onload = img.onerror = done; });
             }))""")
+            # Links into the site would point at this machine's files: make them point at the
+            # published site when its URL is known (SITE_URL), otherwise drop them.
+            page.evaluate("""([root, siteUrl]) => {
+                for (const link of document.querySelectorAll("a[href]")) {
+                    const url = new URL(link.href, document.baseURI);
+                    if (url.protocol !== "file:") continue;           // other sites stay
+                    if (url.pathname === location.pathname && url.hash) {
+                        link.setAttribute("href", url.hash);           // within the PDF
+                    } else if (siteUrl && url.pathname.startsWith(root)) {
+                        const path = url.pathname.slice(root.length).replace(/index\\.html$/, "");
+                        link.setAttribute("href", siteUrl + path + url.hash);
+                    } else {
+                        link.removeAttribute("href");
+                    }
+                }
+            }""", [site_dir.resolve().as_uri()[len("file://"):].rstrip("/") + "/",
+                   os.environ.get("SITE_URL", "")])
             page.emulate_media(media="print")
             target = pdf_path(site_dir, lang)
             page.pdf(path=str(target), format="A4", print_background=True, outline=True, tagged=True,

@@ -43,15 +43,21 @@ class Report:
 
     def figure(self, key: str, fig, lang: str, alt: str, caption: str = "") -> None:
         """Save ``fig`` as ``<key>.<lang>.svg`` with its alt text and its one-line
-        caption (the takeaway, shown under the figure) in that language."""
+        caption (the takeaway, shown under the figure) in that language, and a twin
+        for the dark theme, ``<key>.<lang>.dark.svg``. Records the figure's smallest
+        text size (pt), which the browser tests turn into rendered pixels."""
         if lang not in plotting.LANGS:
             raise ValueError(f"figure '{key}': language must be one of {plotting.LANGS}, not {lang!r}")
         if not alt.strip():
             raise ValueError(f"figure '{key}' ({lang}) needs alt text")
-        filename = f"{key}.{lang}.svg"
-        plotting.save_svg(fig, self.output_dir / filename)
-        self.figures.setdefault(key, {})[lang] = {"file": filename, "alt": alt, "caption": caption}
-        print(f"figure {key} ({lang}) -> {self.output_dir / filename}")
+        filename, dark = f"{key}.{lang}.svg", f"{key}.{lang}.dark.svg"
+        plotting.save_svg(fig, self.output_dir / filename, close=False)
+        smallest = plotting.smallest_font_pt(fig)  # after drawing: tick labels exist now
+        plotting.to_dark(fig)
+        plotting.save_svg(fig, self.output_dir / dark)
+        self.figures.setdefault(key, {})[lang] = {"file": filename, "dark_file": dark, "alt": alt,
+                                                  "caption": caption, "smallest_font_pt": smallest}
+        print(f"figure {key} ({lang}) -> {filename} (smallest text {smallest:g} pt)")
 
     def data(self, key: str, value) -> None:
         """Publish ``value`` as ``<key>.json`` for a page's own script (e.g. an explorer)."""
@@ -59,7 +65,7 @@ class Report:
         text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
         (self.output_dir / filename).write_text(text, encoding="utf-8")
         self.data_files[key] = filename
-        print(f"data {key} -> {self.output_dir / filename} ({len(text) // 1024} KB)")
+        print(f"data {key} -> {filename} ({len(text) // 1024} KB)")
 
     def claim(self, claim_id: str, verdict: str, *, en: str, zh: str) -> None:
         """Decide a claim of CLAIMS.md; ``en``/``zh`` say what was measured."""

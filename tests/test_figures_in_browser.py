@@ -1,0 +1,148 @@
+"""Figures as a reader sees them in Chromium: legible at 1280 px, numbered and captioned,
+full size on click, no white slab in the dark scheme; display math scrolls."""
+
+import io
+import re
+
+import pytest
+
+from test_browser import all_pages
+
+MIN_TEXT_PX = 11
+CAPTION = {"": re.compile(r"^Figure (\d+)\. \S"), "zh/": re.compile(r"^图 (\d+)\u3000\S")}
+
+# Rendered size of each figure's smallest text: its size in pt (recorded when the snippet
+# saved it), in CSS px at natural size (4/3 px per pt), times the scale the page shows it at.
+MEASURE = """() => [...document.querySelectorAll('article figure.explainer-figure')].map(f => {
+    const img = [...f.querySelectorAll('img')].find(i => i.offsetParent !== null);
+    return {key: f.dataset.figure, pt: parseFloat(f.dataset.smallestFontPt),
+            scale: img.clientWidth / img.naturalWidth, caption: f.querySelector('figcaption').innerText,
+            loaded: img.complete && img.naturalWidth > 0};
+})"""
+
+
+def load_figures(page):
+    """Scroll every lazy figure into view and wait until each is decoded."""
+    figures = page.locator("article figure.explainer-figure")
+    for i in range(figures.count()):
+        figures.nth(i).scroll_into_view_if_needed()
+    page.wait_for_function("""() => [...document.querySelectorAll('article figure.explainer-figure img')]
+        .filter(i => i.offsetParent !== null).every(i => i.complete && i.naturalWidth > 0)""", timeout=20000)
+
+
+def pages_with_figures(built_site, lang_root):
+    return [p for p in all_pages(built_site)
+            if p.startswith(lang_root) and (lang_root or not p.startswith("zh/"))
+            and not p.startswith(("notebooks/", "zh/notebooks/", "print_page/", "zh/print_page/"))
+            and "explainer-figure" in (built_site / p / "index.html").read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_figure_text_renders_at_least_11_px_and_every_figure_is_numbered_and_captioned(
+        browser, site_url, built_site, lang_root):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    small, captions = [], []
+    pages = pages_with_figures(built_site, lang_root)
+    assert len(pages) >= 8
+    for path in pages:
+        page.goto(site_url + path)
+        load_figures(page)
+        figures = page.evaluate(MEASURE)
+        numbers = []
+        for figure in figures:
+            px = figure["pt"] * 4 / 3 * figure["scale"]
+            if px < MIN_TEXT_PX:
+                small.append(f"{figure['key']} on {path}: {px:.1f} px")
+            found = CAPTION[lang_root].match(figure["caption"])
+            numbers.append(int(found.group(1)) if found else None)
+        if numbers != list(range(1, len(figures) + 1)):
+            captions.append(f"{path}: captions {[f['caption'][:30] for f in figures]}")
+    context.close()
+    print("\n".join(small))
+    assert captions == []
+    assert small == [], f"{len(small)} figures with text under {MIN_TEXT_PX} px at 1280 px"
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_a_figure_opens_full_size_on_click(page, site_url, lang_root):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{site_url}{lang_root}four-steps/")
+    load_figures(page)
+    figure = page.locator("article figure.explainer-figure img.figure-light").first
+    shown = figure.evaluate("img => img.clientWidth")
+    figure.click()
+    big = page.locator("dialog.figure-lightbox[open] img")
+    big.wait_for(state="visible")
+    page.wait_for_function("() => document.querySelector('dialog.figure-lightbox img').complete")
+    width, natural = big.evaluate("img => [img.clientWidth, img.naturalWidth]")
+    assert width == natural > shown, (width, natural, shown)
+    page.keyboard.press("Escape")
+    assert page.locator("dialog.figure-lightbox[open]").count() == 0
+    assert page.console_errors == []
+
+
+def white_border_share(png: bytes, border: int = 6) -> float:
+    """Share of near-white pixels along the image's edges: where a figure's background
+    shows (white in a colour map's middle, inside the axes, is data and does not count)."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    width, height = image.size
+    edge = [image.getpixel((x, y)) for x in range(width) for y in range(height)
+            if x < border or y < border or x >= width - border or y >= height - border]
+    return sum(min(p) > 235 for p in edge) / len(edge)
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_no_figure_shows_a_white_background_in_the_dark_scheme(browser, site_url, built_site, lang_root):
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    page = context.new_page()
+    slabs = []
+    for path in pages_with_figures(built_site, lang_root):
+        page.goto(site_url + path)
+        assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+        load_figures(page)
+        figures = page.locator("article figure.explainer-figure")
+        for i in range(figures.count()):
+            image = figures.nth(i).locator("img.figure-dark")
+            share = white_border_share(image.screenshot()) if image.is_visible() else 1.0
+            if share > 0.2:  # a white slab, or no dark twin shown at all
+                slabs.append(f"{figures.nth(i).get_attribute('data-figure')} on {path}: {share:.0%} white")
+    context.close()
+    assert slabs == []
+
+
+WIDE_MATH = """() => [...document.querySelectorAll('article div.arithmatex')].map(d => ({
+    wide: d.scrollWidth > d.clientWidth + 1, overflow: getComputedStyle(d).overflowX,
+    bar: d.offsetHeight - d.clientHeight, tex: d.innerText.slice(0, 40)}))"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_display_math_is_never_clipped_a_wide_formula_scrolls_with_a_visible_scrollbar(
+        browser, built_site, site_url, width):
+    """Playwright hides scrollbars in headless Chromium; a reader's browser shows them,
+    so this test starts a Chromium that shows them."""
+    from conftest import CHROMIUM
+
+    reader_browser = browser.browser_type.launch(
+        executable_path=CHROMIUM, ignore_default_args=["--hide-scrollbars"],
+        args=["--no-sandbox", "--disable-gpu"])
+    page = reader_browser.new_page(viewport={"width": width, "height": 800})
+    clipped = []
+    for path in all_pages(built_site):
+        if "notebooks/" in path or "print_page" in path \
+                or "arithmatex" not in (built_site / path / "index.html").read_text(encoding="utf-8"):
+            continue
+        page.goto(site_url + path)
+        for box in page.evaluate(WIDE_MATH):
+            if box["wide"] and not (box["overflow"] in ("auto", "scroll") and box["bar"] > 0):
+                clipped.append(f"{path} ({width} px): {box}")
+    reader_browser.close()
+    assert clipped == []
+
+
+def test_the_gradients_equation_fits_the_column_at_1280_px(page, site_url):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(site_url + "three-roles/gradients/")
+    assert [box for box in page.evaluate(WIDE_MATH) if box["wide"]] == []

@@ -1,0 +1,230 @@
+"""Pages a reader can read: what the build must never produce (a value turned into a
+list, raw TeX in titles, a build machine's paths, notebooks in search, line breaks
+inside Chinese paragraphs), checked on the sources and on the built site."""
+
+import json
+import re
+import sys
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+import markdown
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import glossary  # noqa: E402
+
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+# A line that starts a new block (not the continuation of a paragraph).
+BLOCK_START = re.compile(r"\s*(#|[-*+] |\d+[.)] |\||>|!!!|\?\?\?|\$\$|```|"
+                         r"\{\{\s*(figure|code|claims?|output)\b|<(figure|div|details|table|p|template)\b)")
+
+
+def chinese_line_breaks(text: str) -> list[int]:
+    """Line numbers (1-based) of lines that continue a paragraph holding Chinese on a new
+    line. Markdown renders that line break as a space, which Chinese text must not have."""
+    breaks, fence, math = [], False, False
+    lines = text.splitlines()
+    for i, (line, following) in enumerate(zip(lines, lines[1:])):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fence = not fence
+        if stripped == "$$":
+            math = not math
+        if fence or math or not stripped or not following.strip():
+            continue
+        if BLOCK_START.match(following) or stripped.startswith(("|", "#", "```", "$$")) \
+                or re.match(r"\{\{\s*(figure|code|claims?|output)\b", stripped):
+            continue
+        if CJK.search(line) and CJK.search(following):
+            breaks.append(i + 2)
+    return breaks
+
+
+def test_no_chinese_paragraph_has_a_line_break_inside():
+    found = {str(p.relative_to(ROOT)): chinese_line_breaks(p.read_text(encoding="utf-8"))
+             for p in sorted((ROOT / "docs" / "zh").rglob("*.md"))}
+    found = {page: lines for page, lines in found.items() if lines}
+    total = sum(len(lines) for lines in found.values())
+    assert found == {}, f"{total} line breaks inside Chinese paragraphs (page: lines): {found}"
+
+
+def test_the_line_break_check_sees_a_break_and_accepts_one_line_paragraphs():
+    assert chinese_line_breaks("第一句话，\n第二句话。\n") == [2]
+    assert chinese_line_breaks("第一段。\n\n第二段。\n- 列表\n- 列表\n") == []
+
+
+# --- a value never starts a list ----------------------------------------------------------
+
+class FakeFile:
+    src_uri = "demo.md"
+
+
+class FakePage:
+    file, url = FakeFile(), "demo/"
+
+    def __init__(self):
+        self.meta = {}
+
+
+@pytest.fixture
+def hooks(tmp_path):
+    import mkdocs_hooks
+
+    saved = dict(mkdocs_hooks._state)
+    mkdocs_hooks._state.update(
+        lang="en", ui=mkdocs_hooks.UI["en"], behind={}, last_changed={},
+        snippets={"demo": tmp_path / "demo.py"},
+        results={"demo": {"numbers": {"heads": {"value": 16.0, "text": "16",
+                                                "about": {"en": "heads", "zh": "头数"}}},
+                          "figures": {}, "claims": [], "_dir": tmp_path}})
+    yield mkdocs_hooks
+    mkdocs_hooks._state.clear()
+    mkdocs_hooks._state.update(saved)
+
+
+def test_a_value_at_the_start_of_a_line_never_becomes_a_list_item(hooks):
+    page = "Of the model's heads, all but\n{{ value demo.heads }}. Then the score drops.\n"
+    html = markdown.markdown(hooks.on_page_markdown(page, FakePage(), None, None),
+                             extensions=["pymdownx.details", "tables"])
+    assert "<ol" not in html and "<li" not in html
+    assert "16. Then the score drops." in html
+
+
+def test_the_page_ends_with_a_table_of_its_numbers_not_a_dump(hooks):
+    page = "# Demo\n\nWe count {{ value demo.heads }} heads.\n\n{{ output demo }}\n"
+    rendered = hooks.on_page_markdown(page, FakePage(), None, None)
+    html = markdown.markdown(rendered, extensions=["pymdownx.details", "tables"])
+    assert "The numbers on this page" in html
+    assert "<td><code>demo.heads</code></td>" in html and "<td>heads</td>" in html
+    assert "demo.output.txt" in html
+
+
+# --- on the built site -------------------------------------------------------------------
+
+def article_pages(site: Path) -> list[Path]:
+    return [p for p in sorted(site.rglob("index.html"))
+            if not {"notebooks", "search", "print_page"} & set(p.parts)]
+
+
+def test_no_built_file_holds_a_path_of_the_build_machine(built_site):
+    private = [str(ROOT), tempfile.gettempdir() + "/", ".cache/snippets"]
+    leaks = []
+    for path in sorted(built_site.rglob("*")):
+        if not path.is_file() or path.suffix in (".woff2", ".png", ".gz", ".ico"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="ignore")
+        leaks += [f"{path.relative_to(built_site)}: {place}" for place in private if place in text]
+    assert leaks == []
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_search_covers_the_articles_of_its_own_language_only(built_site, lang_root):
+    index = json.loads((built_site / lang_root / "search" / "search_index.json").read_text(encoding="utf-8"))
+    locations = {doc["location"].split("#")[0] for doc in index["docs"]}
+    assert not [loc for loc in locations if loc.startswith("notebooks/")], "notebook pages are indexed"
+    assert not [d["location"] for d in index["docs"] if "Copied!" in d["text"] or "import torch" in d["text"]], \
+        "code listings are indexed"
+    assert {"", "four-steps/", "three-roles/scaling/"} <= locations
+    titles = [doc["title"] for doc in index["docs"] if doc["location"] in ("", "four-steps/")]
+    assert all(bool(CJK.search(title)) == (lang_root == "zh/") for title in titles), titles
+
+
+class Titles(HTMLParser):
+    """Text of headings, nav links and <title>, and every tooltip (title attribute)."""
+
+    WATCHED = {"h1", "h2", "h3", "h4", "h5", "h6", "title"}
+
+    def __init__(self):
+        super().__init__()
+        self.texts, self.stack, self.hidden = [], [], 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("title") and tag in ("abbr", "span", "a"):
+            self.texts.append(("tooltip", attrs["title"]))
+        if "katex-mathml" in (attrs.get("class") or ""):
+            self.hidden += 1  # KaTeX's MathML copy holds the TeX source; readers see the HTML
+        elif self.hidden:
+            self.hidden += tag != "br"
+        self.stack.append(tag if tag in self.WATCHED or "md-nav__link" in (attrs.get("class") or "")
+                          else None)
+
+    def handle_endtag(self, tag):
+        if self.hidden:
+            self.hidden -= 1
+        if self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if not self.hidden and any(self.stack) and data.strip():
+            self.texts.append(("text", data.strip()))
+
+
+RAW_TEX = re.compile(r"\b[A-Za-z]_[A-Za-z{]|\\(?:sqrt|frac|text)\b|\$[^$]+\$")
+
+
+def test_headings_nav_and_tooltips_show_no_raw_tex(built_site):
+    raw = []
+    for page in article_pages(built_site):
+        parser = Titles()
+        parser.feed(page.read_text(encoding="utf-8"))
+        raw += [f"{page.relative_to(built_site)}: {kind} {text!r}" for kind, text in parser.texts
+                if RAW_TEX.search(text)]
+    assert sorted(set(raw)) == []
+
+
+def test_the_output_matrix_is_written_one_way():
+    """W^O, as in "Attention Is All You Need"; not W_O on one page and W^O on the next."""
+    pages = [*(ROOT / "docs").rglob("*.md"), ROOT / "docs" / "glossary.yml"]
+    other = [f"{p.relative_to(ROOT)}" for p in pages
+             if re.search(r"W_\{?O\b", p.read_text(encoding="utf-8"))]
+    assert other == []
+
+
+def test_chinese_headings_have_readable_anchors_and_a_chinese_permalink_title(built_site):
+    html = (built_site / "zh" / "three-roles" / "scaling" / "index.html").read_text(encoding="utf-8")
+    anchors = re.findall(r'<h2 id="([^"]+)"', html)
+    assert anchors and not [a for a in anchors if re.fullmatch(r"_\d*", a)], anchors
+    assert any(CJK.search(a) for a in anchors)
+    assert 'title="本节链接"' in html and "Permanent link" not in html
+
+
+def test_no_table_on_an_article_has_a_blank_cell(built_site):
+    blank = []
+    for page in article_pages(built_site):
+        if page.parent.name == "claims":
+            continue  # the ledger's own layout
+        html = page.read_text(encoding="utf-8")
+        for table in re.findall(r"<table>.*?</table>", html, re.S):
+            cells = re.findall(r"<td[^>]*>(.*?)</td>", table, re.S)
+            if any(not re.sub(r"<[^>]+>", "", c).strip() for c in cells):
+                blank.append(str(page.relative_to(built_site)))
+    assert sorted(set(blank)) == []
+
+
+def pages_with_tooltip(site: Path, lang_root: str, definition: str) -> int:
+    marker = f'<abbr title="{definition}">'
+    pages = [p for p in article_pages(site / lang_root) if not (lang_root == "" and "zh" in p.parts)]
+    return sum(marker in p.read_text(encoding="utf-8") for p in pages
+               if p.parent.name not in ("glossary",))
+
+
+@pytest.mark.parametrize("term", ["Key", "attention head", "Query"])
+def test_chinese_pages_get_as_many_hover_definitions_as_english_ones(built_site, term):
+    import html
+
+    entry = next(t for t in glossary.terms() if t["en"] == term)
+    en = pages_with_tooltip(built_site, "", html.escape(entry["define"]["en"], quote=True))
+    zh = pages_with_tooltip(built_site, "zh/", html.escape(entry["define"]["zh"], quote=True))
+    assert en >= 3 and zh >= 0.75 * en, f"{term}: {en} English pages, {zh} Chinese pages"
+
+
+def test_glossary_exclusions_keep_short_chinese_terms_out_of_longer_words():
+    key = next(t for t in glossary.terms() if t["en"] == "Key")
+    find = glossary.matcher(key, "zh")
+    assert find("这是关键的一步") is None
+    assert find("关键在于键和查询").group(0) == "键"

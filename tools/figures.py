@@ -1,0 +1,65 @@
+"""Figures on a page: ``{{ figure snippet.key }}`` becomes a numbered, captioned
+<figure> that opens full size, with a twin drawn for the dark theme.
+
+    <figure class="explainer-figure" id="figure-2">
+      <a class="figure-zoom" href=".../key.svg" data-dark-href=".../key.dark.svg">
+        <img class="figure-light" ...> <img class="figure-dark" ...>
+      </a>
+      <figcaption>Figure 2. The takeaway, in the page's language.</figcaption>
+    </figure>
+
+explainer.css shows one of the two images by colour scheme; figure-zoom.js opens
+the shown one full size in a dialog (without JavaScript the link opens the SVG).
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from pathlib import Path
+
+LABEL = {"en": "Figure {n}.", "zh": "图 {n}"}
+SEPARATOR = {"en": " ", "zh": "\u3000"}  # the ideographic space after 图 2
+ZOOM = {"en": "Open figure {n} full size", "zh": "查看图 {n} 的大图"}
+
+
+def svg_size(path: Path) -> tuple[int, int]:
+    """CSS pixels of a matplotlib SVG (sized in pt), so the page reserves its space."""
+    head = path.read_text(encoding="utf-8")[:2000]
+    width, height = (float(re.search(rf'{side}="([\d.]+)pt"', head).group(1))
+                     for side in ("width", "height"))
+    return round(width * 4 / 3), round(height * 4 / 3)
+
+
+def site_path(name: str, key: str, dark: bool = False) -> str:
+    """Where a figure lives in the built site."""
+    return f"figures/{name}/{key}{'.dark' if dark else ''}.svg"
+
+
+def html_figure(number: int, name: str, key: str, figure: dict, output_dir: Path,
+                page_url: str, lang: str) -> str:
+    """The <figure> for one recorded figure (``results.json`` entry of one language).
+
+    Links are relative to the page's URL: MkDocs does not rewrite raw HTML."""
+    base = page_url.rstrip("/") if page_url.endswith("/") else posixpath.dirname(page_url)
+
+    def url(target: str) -> str:
+        return posixpath.relpath(target, base or ".")
+
+    light, dark = url(site_path(name, key)), url(site_path(name, key, dark=True))
+    width, height = svg_size(output_dir / figure["file"])
+    alt = html.escape(figure["alt"], quote=True)
+    caption = html.escape(figure.get("caption", ""))
+    label = LABEL[lang].format(n=number)
+    zoom = html.escape(ZOOM[lang].format(n=number), quote=True)
+    size = f'width="{width}" height="{height}" loading="lazy" decoding="async"'
+    dark_img = (f'<img class="figure-dark" src="{dark}" alt="{alt}" {size}>'
+                if figure.get("dark_file") else "")
+    return (f'<figure class="explainer-figure" id="figure-{number}" '
+            f'data-figure="{name}.{key}" data-smallest-font-pt="{figure.get("smallest_font_pt", 0)}">\n'
+            f'<a class="figure-zoom" href="{light}" data-dark-href="{dark if dark_img else light}" '
+            f'title="{zoom}">'
+            f'<img class="figure-light" src="{light}" alt="{alt}" {size}>{dark_img}</a>\n'
+            f'<figcaption><span class="figure-number">{label}</span>{SEPARATOR[lang]}{caption}'
+            f'</figcaption>\n</figure>\n')

@@ -1,0 +1,63 @@
+""""The numbers on this page": a collapsed table, at the end of a page, of every
+recorded number the page cites (name, value, what it is), in the page's language,
+with the raw output of each snippet as a download instead of a build dump."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+VALUE = re.compile(r"\{\{\s*value\s+(\w+)\.(\w+)\s*\}\}")
+
+UI = {
+    "en": {"title": "The numbers on this page", "name": "Number", "value": "Value",
+           "about": "What it is", "raw": "Everything the scripts printed when this site was built:",
+           "output": "{name} output (.txt)", "missing": "—"},
+    "zh": {"title": "本页用到的数字", "name": "名称", "value": "数值", "about": "含义",
+           "raw": "构建本站时脚本打印的全部输出：", "output": "{name} 的输出（.txt）",
+           "missing": "—"},
+}
+
+
+def cited(markdown: str) -> list[tuple[str, str]]:
+    """(snippet, key) of every ``{{ value }}`` in the page, in order of first use."""
+    return list(dict.fromkeys(VALUE.findall(markdown)))
+
+
+def download_path(name: str) -> str:
+    return f"downloads/{name}.output.txt"
+
+
+def public_output(stdout: str, *private_dirs: Path) -> str:
+    """The printed output without any path of the build machine."""
+    places = {str(p) for p in private_dirs} | {tempfile.gettempdir()}
+    for place in sorted(places, key=len, reverse=True):
+        stdout = stdout.replace(place + "/", "").replace(place, ".")
+    return stdout
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def table(markdown: str, results: dict[str, dict], lang: str, link) -> str:
+    """The collapsed block (Markdown, pymdownx.details) for the end of a page; ``link(path)``
+    makes a site path relative to the page. Empty when the page cites no number."""
+    numbers = cited(markdown)
+    if not numbers or not results:
+        return ""
+    ui = UI[lang]
+    rows = [f"| {ui['name']} | {ui['value']} | {ui['about']} |", "|---|---:|---|"]
+    for name, key in numbers:
+        number = results.get(name, {}).get("numbers", {}).get(key)
+        if number is None:
+            continue  # the placeholder itself reports a missing number
+        about = number.get("about", {}).get(lang) or ui["missing"]
+        rows.append(f"| `{name}.{key}` | {_cell(number['text'])} | {_cell(about)} |")
+    snippets = list(dict.fromkeys(name for name, _ in numbers if name in results))
+    downloads = " · ".join(f"[{ui['output'].format(name=name)}]({link(download_path(name))})"
+                           for name in snippets)
+    body = "\n".join(rows) + f"\n\n{ui['raw']} {downloads}\n"
+    indented = "\n".join(f"    {line}" if line else "" for line in body.splitlines())
+    return f'\n\n??? abstract "{ui["title"]}"\n\n{indented}\n'
