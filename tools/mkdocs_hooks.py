@@ -46,6 +46,7 @@ import ledger  # noqa: E402
 import numbers_table  # noqa: E402
 import page_meta  # noqa: E402
 import notebooks  # noqa: E402
+import repository  # noqa: E402
 import snippet_runner  # noqa: E402
 import translation_status  # noqa: E402
 
@@ -104,6 +105,7 @@ def on_config(config):
         toc["slugify"] = slugs.slugify(case="lower")
     if not config.repo_url:
         raise PluginError("mkdocs.yml must set repo_url (downloads and Colab links use it)")
+    config.repo_url = repository.repo_url(config.repo_url)  # this repository (a fork's own), if known
     try:
         claims = registry.load()
     except registry.RegistryError as error:
@@ -130,20 +132,21 @@ def on_files(files: Files, config):
     for font in sorted((KATEX / "fonts").glob("*.woff2")):
         _add(files, config, f"assets/katex/fonts/{font.name}", font)
 
+    # Keep the committed notebooks (the ones "Open in Colab" opens) in step.
+    notebooks.write_committed(list(_state["snippets"].values()), log=log.info)
+    pages = ROOT / ".cache" / "notebook-pages" / lang
     for name, path in _state["snippets"].items():
         _add(files, config, f"downloads/{name}.py", path)
-        # Keep the committed notebook (the one "Open in Colab" opens) in step.
-        notebook = notebooks.notebook_json(path, config.repo_url)
-        committed = notebooks.NOTEBOOKS / f"{name}.ipynb"
-        if not committed.is_file() or committed.read_text(encoding="utf-8") != notebook:
-            notebooks.NOTEBOOKS.mkdir(exist_ok=True)
-            committed.write_text(notebook, encoding="utf-8")
-            log.info(f"updated {committed.relative_to(ROOT)}: commit it")
+        download, page = _executed_notebooks(name, path, config)
         # In memory, so mkdocs-jupyter (which matches notebooks/*.ipynb) leaves it alone.
-        files.append(File.generated(config, f"downloads/{name}.ipynb", content=notebook))
+        files.append(File.generated(config, f"downloads/{name}.ipynb", content=download))
         # mkdocs-jupyter renders this one as a page; it needs a file in a real folder.
-        files.append(File(f"notebooks/{name}.ipynb", str(notebooks.NOTEBOOKS.parent),
-                          config.site_dir, config.use_directory_urls))
+        (pages / "notebooks").mkdir(parents=True, exist_ok=True)
+        written = pages / "notebooks" / f"{name}.ipynb"
+        if not written.is_file() or written.read_text(encoding="utf-8") != page:
+            written.write_text(page, encoding="utf-8")
+        files.append(File(f"notebooks/{name}.ipynb", str(pages), config.site_dir,
+                          config.use_directory_urls))
         results = _state["results"].get(name, {})
         for key, by_lang in results.get("figures", {}).items():
             figure = by_lang[lang]
@@ -168,6 +171,20 @@ def on_files(files: Files, config):
     files.append(File.generated(config, "claims.md", content=_ledger(config)))
     files.append(File.generated(config, "glossary.md", content=glossary.page(_state["lang"], _state["ui"])))
     return files
+
+
+def _executed_notebooks(name: str, path: Path, config) -> tuple[str, str]:
+    """This language's notebook with the build's own outputs: (download, page). The download
+    embeds its figures and links its article absolutely; the page shows the site's figures."""
+    lang, results = _state["lang"], _state["results"].get(name)
+    run_dir = results["_dir"] if results and (results["_dir"] / "cells.json").is_file() else None
+    article = notebooks.article_page(name)
+    article_path = notebooks.page_url(article) if article else ""
+    site = config.site_url or notebooks.site_url(config.repo_url, lang)
+    download = notebooks.notebook(path, lang, config.repo_url, site + article_path, run_dir)
+    page = notebooks.notebook(path, lang, config.repo_url, f"../../{article_path}", run_dir,
+                              notebooks.linked_figure(f"../../figures/{name}/{{key}}.svg"))
+    return download, page
 
 
 def _verdicts(results: dict) -> dict[str, str | None]:
@@ -214,8 +231,8 @@ def _ledger(config) -> str:
 
 def _colab_url(name: str) -> str:
     repository = urlsplit(_state["repo_url"]).path.strip("/")
-    return (f"https://colab.research.google.com/github/{repository}/blob/main/"
-            f"snippets/notebooks/{name}.ipynb")
+    notebook = notebooks.committed_path(name, _state["lang"]).relative_to(ROOT).as_posix()
+    return f"https://colab.research.google.com/github/{repository}/blob/main/{notebook}"
 
 
 def _relative(page, target: str) -> str:
@@ -250,8 +267,10 @@ def _render(kind: str, target: str, page) -> str:
     if kind == "code":
         source = _state["snippets"][name].read_text(encoding="utf-8")
         links = " · ".join([
-            f"[{ui['download']} {name}.py]({_relative(page, f'downloads/{name}.py')})",
-            f"[{ui['download']} {name}.ipynb]({_relative(page, f'downloads/{name}.ipynb')})",
+            f"[{ui['download']} {name}.py]({_relative(page, f'downloads/{name}.py')})"
+            f'{{ download="{name}.py" }}',
+            f"[{ui['download']} {name}.ipynb]({_relative(page, f'downloads/{name}.ipynb')})"
+            f'{{ download="{name}.ipynb" }}',
             f"[{ui['notebook']}]({_relative(page, f'notebooks/{name}.ipynb')})",
             f"[{ui['colab']}]({_colab_url(name)})",
         ])
@@ -385,7 +404,30 @@ def _share_notebook_css(output: str, page, config) -> str:
     for style in styles[1:]:
         output = output.replace(style, "", 1)
     # Scrollable code must be reachable by keyboard (axe: scrollable-region-focusable).
-    return re.sub(r'(<div class="highlight-ipynb[^"]*">)<pre>', r'\1<pre tabindex="0">', output)
+    output = re.sub(r'(<div class="highlight-ipynb[^"]*">)<pre>', r'\1<pre tabindex="0">', output)
+    return _heading_ids_as_in_the_toc(output)
+
+
+NOTEBOOK_HEADING = re.compile(r'(<h[1-6] id=")[^"]*(">.*?<a class="anchor-link" href="#)[^"]*(")', re.S)
+TOC = re.compile(r'data-md-component="toc".*?</nav>', re.S)
+
+
+def _heading_ids_as_in_the_toc(output: str) -> str:
+    """nbconvert names headings its own way (an all-Chinese heading gets an empty id), while
+    the page's skip link and table of contents use the Markdown toc's names (#_1, #d_k_1, …).
+    Give the headings, in order, the names those links use: the skip link's for the title."""
+    skip = re.search(r'<a href="#([^"]*)" class="md-skip">', output)
+    toc = TOC.search(output)
+    anchors = ([skip.group(1)] if skip else []) + \
+        (re.findall(r'<a href="#([^"]*)" class="md-nav__link">', toc.group(0)) if toc else [])
+    if len(anchors) != len(NOTEBOOK_HEADING.findall(output)):
+        return output
+    names = iter(anchors)
+
+    def name(match: re.Match) -> str:
+        anchor = next(names)
+        return f"{match.group(1)}{anchor}{match.group(2)}{anchor}{match.group(3)}"
+    return NOTEBOOK_HEADING.sub(name, output)
 
 
 # Pygments wraps every name, operator and bit of punctuation in a span drawn in the
@@ -397,6 +439,10 @@ PLAIN_TOKEN = re.compile(r'<span class="(?:n|o|p|w)">([^<]*)</span>')
 def on_page_content(content: str, page, config, files):
     """Lighter code listings, glossary tooltips, and math typeset now (no math script)."""
     content = PLAIN_TOKEN.sub(r"\1", content)
+    if page.file.src_uri.startswith("notebooks/"):
+        # A notebook repeats its article's code and adds its printed output: kept out of the
+        # search index, which it would triple (the article is what a search should find).
+        page.meta["search"] = {"exclude": True}
     if page.file.src_uri.endswith(".md") and page.file.src_uri != "glossary.md":
         content = glossary.add_tooltips(content, _state["lang"])
     try:

@@ -56,6 +56,16 @@ def main() -> int:
         target.write_text(fill((TEMPLATES / template).read_text(encoding="utf-8"), values),
                           encoding="utf-8")
         print(f"created {target.relative_to(ROOT)}")
+    # The snippet's narrative in Chinese, for its Chinese notebook (tools/notebooks.py).
+    import notebooks
+
+    snippet = ROOT / "snippets" / f"{args.name}.py"
+    cells = notebooks.read_cells(snippet.read_text(encoding="utf-8"))
+    hashes = {f"HASH_{i}": notebooks.english_hash(c.source) for i, c in enumerate(cells) if c.kind == "markdown"}
+    narrative = notebooks.NARRATIVE["zh"] / f"{args.name}.md"
+    narrative.write_text(fill((TEMPLATES / "narrative.zh.md").read_text(encoding="utf-8"),
+                              {**values, **hashes}), encoding="utf-8")
+    print(f"created {narrative.relative_to(ROOT)}")
     for config, anchor in NAV_ANCHORS.items():
         path = ROOT / config
         text = path.read_text(encoding="utf-8")

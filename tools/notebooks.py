@@ -1,66 +1,409 @@
-"""Each snippet as a Jupyter notebook (snippets/notebooks/<name>.ipynb).
+"""Each snippet as a Jupyter notebook, in English and in Chinese.
 
-    python tools/notebooks.py        # (re)write the notebooks of all snippets
+    python tools/notebooks.py                # (re)write the committed notebooks (what Colab opens)
+    python tools/notebooks.py run S.py       # run a snippet cell by cell (the runner does this)
+    python tools/notebooks.py zh-todo        # Chinese narrative missing or behind the English
 
-The notebooks are committed so that "Open in Colab" can point at them on GitHub;
-tests/test_site.py fails when one is out of date with its snippet.
+A snippet is a jupytext percent script: ``# %% [markdown]`` cells (the narrative, in
+English) and ``# %%`` code cells. Its Chinese narrative lives beside it in
+``snippets/zh/<name>.md``, one section per markdown cell, in the script's order, each
+headed ``<!-- en HASH -->``: HASH is the first 8 hex digits of the SHA-1 of the English
+cell it translates. Cells may move, come and go; a test tells when an English cell has
+no translation of its current text (tests/test_notebooks.py).
+
+Two kinds of notebook come from the same cells:
+
+- committed, ``snippets/notebooks/<name>.ipynb`` and ``snippets/notebooks/zh/<name>.ipynb``:
+  what "Open in Colab" opens. A link to the article, then an install cell, no outputs.
+- executed, on the site (the "view as notebook" page and the .ipynb download): the same
+  notebook with the printed output and the figures of the build's own run, cell by cell.
+  ``run`` records them while the snippet runner executes the snippet (once), in
+  ``cells.json`` next to ``results.json``; nothing runs a second time.
 """
 
-import sys
-from pathlib import Path
+from __future__ import annotations
 
-import jupytext
+import ast
+import base64
+import contextlib
+import functools
+import hashlib
+import io
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "snippets" / "notebooks"
+SNIPPETS = ROOT / "snippets"
+NOTEBOOKS = SNIPPETS / "notebooks"
+NARRATIVE = {"zh": SNIPPETS / "zh"}
+LANGS = ("en", "zh")
+CELL_HEADING = re.compile(r"^<!-- en ([0-9a-f]{8}) -->$", re.M)
+HEADER = {
+    "en": "This notebook goes with the article **[{title}]({url})**. The first cell installs "
+          "what it needs; then run it top to bottom.",
+    "zh": "本笔记本配合文章 **[{title}]({url})** 阅读。第一个单元格安装它需要的一切，然后从上到下依次运行即可。",
+}
 
-SETUP_CELL = '''# %%
-# Setup for running outside a checkout of the project (e.g. in Colab):
-# fetch the small shared modules in snippets/explainer/ and a CJK font.
-import os, subprocess, sys
-if os.path.isdir("../explainer"):
-    os.chdir("..")
-elif not os.path.isdir("explainer"):
-    subprocess.run(["git", "clone", "--depth", "1", "{repo_url}", "attention-explainer"], check=True)
-    os.chdir("attention-explainer/snippets")
+
+# --- cells --------------------------------------------------------------------------------
+
+@dataclass
+class Cell:
+    kind: str    # "markdown" or "code"
+    source: str  # markdown without its "# " prefixes; code as written
+    line: int    # line of the source's first line in the script (1-based)
+
+
+def read_cells(text: str) -> list[Cell]:
+    """The percent cells of a script, without blank lines around them; empty cells dropped."""
+    raw: list[tuple[str, int, list[str]]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("# %%"):
+            raw.append(("markdown" if "[markdown]" in line else "code", number + 1, []))
+        elif raw:
+            raw[-1][2].append(line)
+        else:
+            raw.append(("code", 1, [line]))
+    cells = []
+    for kind, first, lines in raw:
+        while lines and not lines[0].strip():
+            lines.pop(0)
+            first += 1
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if not lines:
+            continue
+        if kind == "markdown":
+            lines = [re.sub(r"^# ?", "", line) for line in lines]
+        cells.append(Cell(kind, "\n".join(lines), first))
+    return cells
+
+
+def english_hash(source: str) -> str:
+    return hashlib.sha1(source.encode("utf-8")).hexdigest()[:8]
+
+
+def narrative(name: str, lang: str) -> dict[str, str]:
+    """hash of an English markdown cell -> its translation, from snippets/<lang>/<name>.md."""
+    if lang == "en":
+        return {}
+    path = NARRATIVE[lang] / f"{name}.md"
+    if not path.is_file():
+        return {}
+    parts = CELL_HEADING.split(path.read_text(encoding="utf-8"))  # [before, hash, body, hash, body, …]
+    return {parts[i]: parts[i + 1].strip("\n") for i in range(1, len(parts), 2)}
+
+
+def narrative_problems(snippet: Path, lang: str) -> list[str]:
+    """What is missing or left over in a snippet's narrative in ``lang`` (empty: in step)."""
+    cells = read_cells(snippet.read_text(encoding="utf-8"))
+    translated = narrative(snippet.stem, lang)
+    where = f"snippets/{lang}/{snippet.stem}.md"
+    english = {english_hash(c.source): c.source for c in cells if c.kind == "markdown"}
+    problems = [f"{where}: cell {i} (en {english_hash(c.source)}) has no translation of its "
+                f"current text:\n{c.source}"
+                for i, c in enumerate(cells) if c.kind == "markdown" and english_hash(c.source) not in translated]
+    problems += [f"{where}: en {h} translates no current cell (an older text?):\n{text}"
+                 for h, text in translated.items() if h not in english]
+    problems += [f"{where}: en {h} is empty" for h, text in translated.items() if not text.strip()]
+    return problems
+
+
+# --- running a snippet cell by cell (in the snippet runner's process) ----------------------
+
+class _Tee(io.TextIOBase):
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+def run(snippet: Path, output_dir: Path | None = None) -> None:
+    """Execute the snippet's code cells in order, in one namespace, as ``python snippet``
+    would, and write what each printed and which figures it recorded to cells.json."""
+    snippet = snippet.resolve()
+    sys.path.insert(0, str(snippet.parent))
+    sys.argv = [str(snippet)]
+    recorded: list[dict] = []
+    try:  # the snippet's own import then finds this module, figure recorder in place
+        from explainer import report as report_module
+    except ImportError:
+        report_module = None  # a snippet folder without the shared Report: no figures to note
+    if report_module is not None:
+        save_figure = report_module.Report.figure
+
+        def figure(self, key, fig, lang, *args, **kwargs):
+            save_figure(self, key, fig, lang, *args, **kwargs)
+            recorded.append({"key": key, "lang": lang})
+
+        report_module.Report.figure = figure
+    namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": __builtins__}
+    log = []
+    for index, cell in enumerate(read_cells(snippet.read_text(encoding="utf-8"))):
+        if cell.kind != "code":
+            continue
+        printed = io.StringIO()
+        recorded.clear()
+        # Padded with blank lines, so tracebacks name the script's own line numbers.
+        code = compile("\n" * (cell.line - 1) + cell.source + "\n", str(snippet), "exec")
+        with contextlib.redirect_stdout(_Tee(sys.stdout, printed)):
+            exec(code, namespace)
+        log.append({"cell": index, "stdout": printed.getvalue(), "figures": list(recorded)})
+    target = output_dir or Path(os.environ.get("EXPLAINER_OUTPUT_DIR", Path("outputs") / snippet.stem))
+    target.mkdir(parents=True, exist_ok=True)
+    for entry in log:  # the build's scratch folder, shown as where a reader's run writes
+        entry["stdout"] = entry["stdout"].replace(str(target), f"outputs/{snippet.stem}")
+    (target / "cells.json").write_text(json.dumps(log, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+# --- what a notebook installs -------------------------------------------------------------
+
+def _imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@functools.cache
+def _distributions_by_module() -> dict[str, list[str]]:
+    from importlib.metadata import packages_distributions
+
+    return packages_distributions()
+
+
+@functools.cache
+def requirements_pins() -> dict[str, str]:
+    """Lower-case distribution name -> its pin line in requirements.txt."""
+    pins = {}
+    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if "==" in line:  # without a local version (torch==2.13.0+cpu): PyPI has none
+            pins[re.sub(r"[-_.]+", "-", line.split("==")[0]).lower()] = line.split("+")[0]
+    return pins
+
+
+def packages(snippet: Path) -> list[str]:
+    """Pinned distributions the snippet and the shared modules it uses import."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import snippet_runner
+    modules = set()
+    for source in [snippet, *snippet_runner.shared_modules(snippet)]:
+        modules |= _imported_modules(source)
+    modules -= set(sys.stdlib_module_names) | {snippet_runner.SHARED_PACKAGE, "__future__"}
+    by_module = _distributions_by_module()
+    pins = requirements_pins()
+    wanted = {pins[name] for name in explainer_dependencies()}  # pinned, not left to pip
+    for module in modules:
+        for dist in by_module.get(module, [module]):
+            key = re.sub(r"[-_.]+", "-", dist).lower()
+            if key not in pins:
+                raise RuntimeError(f"{snippet.name} imports {module} ({dist}), which "
+                                   "requirements.txt does not pin")
+            wanted.add(pins[key])
+    return sorted(wanted, key=str.lower)
+
+
+@functools.cache
+def explainer_dependencies() -> list[str]:
+    """What snippets/pyproject.toml says the explainer package needs."""
+    import tomllib
+
+    project = tomllib.loads((SNIPPETS / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return [re.split(r"[<>=!~ \[;]", dep)[0].lower() for dep in project["dependencies"]]
+
+
+def install_command(snippet: Path, repo_url: str) -> str:
+    """The notebook's first line: pip installs the pins and the ``explainer`` package."""
+    url = repo_url.rstrip("/").removesuffix(".git")
+    explainer = f"explainer @ git+{url}#subdirectory=snippets"
+    return "%pip install --quiet " + " ".join(f'"{p}"' for p in [*packages(snippet), explainer])
+
+
+INSTALL_CELL = '''{command}
+# In Colab: a CJK font, so the Chinese figure labels draw as characters, not boxes.
+import subprocess, sys
 if "google.colab" in sys.modules:
     subprocess.run("apt-get -qq install -y fonts-noto-cjk > /dev/null && "
-                   "rm -rf ~/.cache/matplotlib", shell=True, check=True)
-sys.path.insert(0, os.getcwd())
-'''
+                   "rm -rf ~/.cache/matplotlib", shell=True, check=True)'''
 
 
-def notebook_json(snippet: Path, repo_url: str) -> str:
-    """The snippet's percent cells, with a set-up cell after its title."""
-    notebook = jupytext.read(snippet, fmt="py:percent")
-    setup = jupytext.reads(SETUP_CELL.format(repo_url=repo_url), fmt="py:percent")
-    notebook.cells[1:1] = setup.cells
-    for number, cell in enumerate(notebook.cells):
+# --- articles ------------------------------------------------------------------------------
+
+def article_page(name: str) -> str | None:
+    """The page (docs/en/<path>.md, relative) that shows the snippet's code: its article."""
+    return _articles().get(name)
+
+
+@functools.cache
+def _articles() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for page in sorted((ROOT / "docs" / "en").rglob("*.md")):
+        for name in re.findall(r"\{\{\s*code\s+(\w+)\s*\}\}", page.read_text(encoding="utf-8")):
+            found.setdefault(name, page.relative_to(ROOT / "docs" / "en").as_posix())
+    return found
+
+
+def page_url(page: str) -> str:
+    """docs path -> URL path with directory URLs: a/b.md -> a/b/, index.md -> ''."""
+    path = page.removesuffix(".md")
+    if path == "index" or path.endswith("/index"):
+        return path.removesuffix("index")
+    return path + "/"
+
+
+def site_url(repo_url: str, lang: str) -> str:
+    """Where the site is published: SITE_URL(_ZH) when set (the deploy sets them), else the
+    GitHub Pages address of the repository."""
+    env = os.environ.get("SITE_URL_ZH" if lang == "zh" else "SITE_URL")
+    if env:
+        return env.rstrip("/") + "/"
+    owner, _, repository = urlsplit(repo_url).path.strip("/").removesuffix(".git").partition("/")
+    return f"https://{owner.lower()}.github.io/{repository}/" + ("zh/" if lang == "zh" else "")
+
+
+def article_title(page: str, lang: str) -> str:
+    path = ROOT / "docs" / lang / page
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
+    return page
+
+
+# --- notebooks -----------------------------------------------------------------------------
+
+def notebook(snippet: Path, lang: str, repo_url: str, article_url: str,
+             run_dir: Path | None = None, figure_output=None) -> str:
+    """The notebook as JSON text. With ``run_dir`` (the snippet's cached run), each code
+    cell carries what it printed and drew; ``figure_output(key, lang, run_dir)`` gives a
+    figure's output (default: the SVG itself)."""
+    import nbformat.v4 as nbf
+
+    name = snippet.stem
+    cells = read_cells(snippet.read_text(encoding="utf-8"))
+    translated = narrative(name, lang)
+    page = article_page(name)
+    header = HEADER[lang].format(title=article_title(page, lang) if page else name, url=article_url)
+    notebook_cells = [nbf.new_markdown_cell(header),
+                      nbf.new_code_cell(INSTALL_CELL.format(command=install_command(snippet, repo_url)))]
+    ran = {}
+    if run_dir is not None:
+        ran = {entry["cell"]: entry
+               for entry in json.loads((run_dir / "cells.json").read_text(encoding="utf-8"))}
+    figure_output = figure_output or _embedded_svg
+    count = 0
+    for index, cell in enumerate(cells):
+        if cell.kind == "markdown":
+            text = translated.get(english_hash(cell.source), cell.source)
+            notebook_cells.append(nbf.new_markdown_cell(text))
+            continue
+        code = nbf.new_code_cell(cell.source)
+        if index in ran:
+            count += 1
+            code["execution_count"] = count
+            if ran[index]["stdout"]:
+                code["outputs"].append(nbf.new_output("stream", name="stdout", text=ran[index]["stdout"]))
+            for figure in ran[index]["figures"]:
+                if figure["lang"] == lang:
+                    code["outputs"].append(figure_output(figure["key"], lang, run_dir))
+        notebook_cells.append(code)
+    for number, cell in enumerate(notebook_cells):
         cell["id"] = f"cell-{number}"  # nbformat would pick random ids: same snippet, same bytes
-    return jupytext.writes(notebook, fmt="ipynb")
+    book = nbf.new_notebook(cells=notebook_cells, metadata={
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"}})
+    return json.dumps(book, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
-def repo_url() -> str:
+def _figure_alt(run_dir: Path, key: str, lang: str) -> str:
+    results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    return results["figures"][key][lang]["alt"]
+
+
+def _embedded_svg(key: str, lang: str, run_dir: Path) -> dict:
+    import nbformat.v4 as nbf
+
+    svg = (run_dir / f"{key}.{lang}.svg").read_text(encoding="utf-8")
+    return nbf.new_output("display_data", data={"image/svg+xml": svg,
+                                                "text/plain": _figure_alt(run_dir, key, lang)})
+
+
+def linked_figure(src: str):
+    """figure_output for a notebook page: an <img> of the site's own copy of the figure."""
+    import html
+
+    import nbformat.v4 as nbf
+
+    def output(key: str, lang: str, run_dir: Path) -> dict:
+        alt = html.escape(_figure_alt(run_dir, key, lang), quote=True)
+        return nbf.new_output("display_data", data={
+            "text/html": f'<img src="{src.format(key=key)}" alt="{alt}" loading="lazy">',
+            "text/plain": alt})
+    return output
+
+
+def committed_path(name: str, lang: str) -> Path:
+    return NOTEBOOKS / f"{name}.ipynb" if lang == "en" else NOTEBOOKS / lang / f"{name}.ipynb"
+
+
+def colab_notebook(snippet: Path, lang: str, repo_url: str) -> str:
+    """The committed notebook: what Colab opens from GitHub."""
+    page = article_page(snippet.stem)
+    url = site_url(repo_url, lang) + (page_url(page) if page else "")
+    return notebook(snippet, lang, repo_url, url)
+
+
+def committed_repo_url() -> str:
+    """repo_url as committed in mkdocs.yml (committed notebooks use it: same bytes in forks)."""
     for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines():
         if line.startswith("repo_url:"):
             return line.split(":", 1)[1].strip()
     raise RuntimeError("mkdocs.yml sets no repo_url")
 
 
-def main() -> int:
+def write_committed(snippets: list[Path], log=print) -> None:
+    url = committed_repo_url()
+    for snippet in snippets:
+        for lang in LANGS:
+            target = committed_path(snippet.stem, lang)
+            text = colab_notebook(snippet, lang, url)
+            if not target.is_file() or target.read_text(encoding="utf-8") != text:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+                log(f"updated {target.relative_to(ROOT)}: commit it")
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["run"]:
+        run(Path(argv[1]))
+        return 0
     sys.path.insert(0, str(Path(__file__).parent))
     import snippet_runner
 
-    NOTEBOOKS.mkdir(exist_ok=True)
-    url = repo_url()
-    for snippet in snippet_runner.discover():
-        target = NOTEBOOKS / f"{snippet.stem}.ipynb"
-        text = notebook_json(snippet, url)
-        if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-            print(f"wrote {target.relative_to(ROOT)}")
+    if argv[:1] == ["zh-todo"]:
+        problems = [p for s in snippet_runner.discover() for p in narrative_problems(s, "zh")]
+        print("\n\n".join(problems) or "every Chinese narrative is in step")
+        return 1 if problems else 0
+    write_committed(snippet_runner.discover())
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -33,7 +33,7 @@ SNIPPETS = Path(os.environ.get("EXPLAINER_SNIPPETS_DIR", ROOT / "snippets"))
 SHARED_PACKAGE = "explainer"
 CACHE = Path(os.environ.get("EXPLAINER_CACHE_DIR", ROOT / ".cache" / "snippets"))
 TIMEOUT_S = float(os.environ.get("SNIPPET_TIMEOUT", 300))
-CACHE_FORMAT = "1"  # bump when the layout of cached results changes
+CACHE_FORMAT = "2"  # bump when the layout of cached results changes
 
 
 class SnippetError(RuntimeError):

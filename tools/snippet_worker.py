@@ -10,9 +10,9 @@ The child's stdout and stderr go to output_dir/stdout.txt and stderr.txt.
 import importlib
 import json
 import os
-import runpy
 import sys
 import traceback
+from pathlib import Path
 
 PRELOAD = ("numpy", "torch", "matplotlib", "matplotlib.pyplot")
 
@@ -28,10 +28,10 @@ def run_snippet(path: str, output_dir: str, root: str) -> int:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)  # fd 0 is the worker's request pipe: not for the snippet
     os.close(devnull)
-    sys.argv = [path]
-    sys.path.insert(0, os.path.dirname(path))
     try:
-        runpy.run_path(path, run_name="__main__")
+        # Cell by cell, as `python <path>` would run it, noting what each cell printed and
+        # drew: the notebooks show the outputs of this run (tools/notebooks.py, cells.json).
+        notebooks.run(Path(path), Path(output_dir))
         return 0
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 1
@@ -44,6 +44,9 @@ def run_snippet(path: str, output_dir: str, root: str) -> int:
 
 
 def main() -> None:
+    global notebooks
+    import notebooks  # noqa: F401 — before tools/ leaves the path
+
     sys.path.remove(os.path.dirname(os.path.abspath(__file__)))  # snippets see no tools/
     for name in PRELOAD:
         importlib.import_module(name)

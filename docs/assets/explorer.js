@@ -1,7 +1,8 @@
-// Attention explorer: pick a sentence, a layer and a head, then hover, tap or
-// focus a token to see where it attends. The weights are a JSON file that
-// snippets/real_model_explorer.py publishes at build time on this same site;
-// nothing is fetched from anywhere else.
+// Attention explorer: pick a sentence, a layer and a head; point at a token to preview
+// where it attends, click or tap it to pin it; see all 72 heads for that token at once.
+// The state lives in the URL (?s=sentence&l=layer&h=head&t=token), so a page can link to
+// an exact view. The weights are JSON files that snippets/real_model_explorer.py
+// publishes at build time on this same site; nothing is fetched from anywhere else.
 (function () {
   "use strict";
 
@@ -9,15 +10,29 @@
     en: {
       sentence: "Sentence", layer: "Layer", head: "Head",
       from: "attending token", to: "attended token",
+      tokens: "Tokens of the sentence (arrow keys: ← → token, ↑ ↓ head, Shift+↑ ↓ layer)",
+      targets: "Where “{token}” attends in layer {layer}, head {head}",
       readout: "Layer {layer}, head {head}: “{token}” attends most to {top}.",
+      pinned: "Pinned — click the token again to unpin.",
+      preview: "Point at a token to preview it; click or tap to pin it.",
+      overview: "All {count} heads for “{token}”",
+      overviewHint: "Each square is one head: a bar per token of the sentence, as tall as the weight. Click one to open it.",
+      cell: "Layer {layer}, head {head}: most to “{top}” ({weight})",
       missing: "The explorer's data is missing from this page (the build did not run its snippet).",
       separator: ", ",
     },
     zh: {
       sentence: "句子", layer: "层", head: "头",
-      from: "发出注意力的词", to: "被关注的词",
+      from: "发出注意力的词元", to: "被关注的词元",
+      tokens: "句中的词元（方向键：← → 换词元，↑ ↓ 换头，Shift+↑ ↓ 换层）",
+      targets: "第 {layer} 层第 {head} 个头里，“{token}”关注哪里",
       readout: "第 {layer} 层、第 {head} 个头：“{token}” 最关注的是 {top}。",
-      missing: "本页缺少浏览器所需的数据（构建时没有运行对应的代码片段）。",
+      pinned: "已固定——再点一次这个词元即可取消。",
+      preview: "把鼠标移到词元上可以预览；点击或轻点即可固定。",
+      overview: "“{token}”在全部 {count} 个头里的注意力",
+      overviewHint: "每个小方块是一个头：句中每个词元一根柱子，柱子高度就是权重。点击方块即可打开那个头。",
+      cell: "第 {layer} 层第 {head} 个头：最关注“{top}”（{weight}）",
+      missing: "本页缺少探索器所需的数据（构建时没有运行对应的代码片段）。",
       separator: "，",
     },
   };
@@ -48,11 +63,22 @@
     return node;
   }
 
+  function svgElement(tag, attributes) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attributes).forEach(function (key) { node.setAttribute(key, String(attributes[key])); });
+    return node;
+  }
+
+  function range(n) { var r = []; for (var i = 0; i < n; i++) r.push(i); return r; }
+
+  function clamp(value, low, high) { return Math.max(low, Math.min(high, value)); }
+
   // A labelled <select>; option values are 1-based ("1" = first), like the labels of layers and heads.
-  function select(labelText, options, onChange) {
+  function select(labelText, options, role, onChange) {
     var label = element("label", "attention-explorer__control");
     label.appendChild(element("span", "", labelText));
     var box = element("select");
+    box.setAttribute("data-role", role);
     options.forEach(function (text, i) {
       var option = element("option", "", text);
       option.value = String(i + 1);
@@ -63,47 +89,97 @@
     return { label: label, box: box };
   }
 
-  function build(root, data) {
+  // The row of one token in one head.
+  function attentionRow(weights, token, size) {
+    return weights.subarray(token * size, (token + 1) * size);
+  }
+
+  function strongest(row) {
+    var best = 0;
+    for (var j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
+    return best;
+  }
+
+  function build(root, data, source) {
     var text = TEXT[language()];
-    var state = { sentence: 0, layer: 0, head: 0, token: 0 };
+    var state = { sentence: 0, layer: 0, head: 0, token: 0, pinned: false };
+    var loaded = {};  // sentence index -> decoded weights [layer][head] (Float32Array)
 
     var controls = element("div", "attention-explorer__controls");
     var sentencePick = select(text.sentence, data.sentences.map(function (s) { return s.text; }),
-      function (value) { state.sentence = value; state.token = defaultToken(); render(); });
-    var layerPick = select(text.layer, range(data.layers).map(String),
-      function (value) { state.layer = value; render(); });
-    var headPick = select(text.head, range(data.heads).map(String),
-      function (value) { state.head = value; render(); });
-    sentencePick.box.setAttribute("data-role", "sentence");
-    layerPick.box.setAttribute("data-role", "layer");
-    headPick.box.setAttribute("data-role", "head");
-    controls.appendChild(sentencePick.label);
-    controls.appendChild(layerPick.label);
-    controls.appendChild(headPick.label);
+      "sentence", function (value) { changeSentence(value); });
+    var layerPick = select(text.layer, range(data.layers).map(function (i) { return String(i + 1); }),
+      "layer", function (value) { state.layer = value; update(); });
+    var headPick = select(text.head, range(data.heads).map(function (i) { return String(i + 1); }),
+      "head", function (value) { state.head = value; update(); });
+    [sentencePick, layerPick, headPick].forEach(function (pick) { controls.appendChild(pick.label); });
 
+    var hint = element("p", "attention-explorer__hint");
+    var columnsHead = element("div", "attention-explorer__heads");
+    columnsHead.appendChild(element("span", "", text.from));
+    columnsHead.appendChild(element("span", "", text.to));
     var view = element("div", "attention-explorer__view");
     var left = element("div", "attention-explorer__column attention-explorer__from");
-    var right = element("div", "attention-explorer__column attention-explorer__to");
-    var lines = document.createElementNS(SVG, "svg");
-    lines.setAttribute("class", "attention-explorer__lines");
-    lines.setAttribute("preserveAspectRatio", "none");
-    lines.setAttribute("aria-hidden", "true");
+    left.setAttribute("role", "group");
+    left.setAttribute("aria-label", text.tokens);
+    var right = element("ul", "attention-explorer__column attention-explorer__to");
+    var lines = svgElement("svg", { "class": "attention-explorer__lines", preserveAspectRatio: "none",
+                                    "aria-hidden": "true", focusable: "false" });
     view.appendChild(left);
     view.appendChild(lines);
     view.appendChild(right);
-    var heads = element("div", "attention-explorer__heads");
-    heads.appendChild(element("span", "", text.from));
-    heads.appendChild(element("span", "", text.to));
     var readout = element("p", "attention-explorer__readout");
+    readout.id = "attention-explorer-readout-" + Math.random().toString(36).slice(2, 8);
     readout.setAttribute("aria-live", "polite");
+    right.setAttribute("aria-describedby", readout.id);
+
+    var overview = element("section", "attention-explorer__overview");
+    var overviewTitle = element("h2", "attention-explorer__overview-title");
+    overviewTitle.id = readout.id + "-overview";
+    overview.setAttribute("aria-labelledby", overviewTitle.id);
+    var grid = element("div", "attention-explorer__grid");
+    grid.setAttribute("role", "group");
+    grid.setAttribute("aria-labelledby", overviewTitle.id);
+    overview.appendChild(overviewTitle);
+    overview.appendChild(element("p", "attention-explorer__hint", text.overviewHint));
+    overview.appendChild(grid);
 
     root.textContent = "";
-    root.appendChild(controls);
-    root.appendChild(heads);
-    root.appendChild(view);
-    root.appendChild(readout);
+    [controls, hint, columnsHead, view, readout, overview].forEach(function (n) { root.appendChild(n); });
 
-    function range(n) { var r = []; for (var i = 1; i <= n; i++) r.push(i); return r; }
+    // --- the URL -------------------------------------------------------------------------
+    function readUrl() {
+      var params = new URLSearchParams(window.location.search);
+      var number = function (key, low, high, fallback) {
+        var value = parseInt(params.get(key), 10);
+        return isNaN(value) ? fallback : clamp(value, low, high);
+      };
+      state.sentence = number("s", 0, data.sentences.length - 1, 0);
+      state.layer = number("l", 1, data.layers, 1) - 1;
+      state.head = number("h", 1, data.heads, 1) - 1;
+      var tokens = data.sentences[state.sentence].tokens;
+      var token = params.get("t");
+      var index = token === null ? -1 : (/^\d+$/.test(token) ? parseInt(token, 10) : tokens.indexOf(token));
+      if (index >= 0 && index < tokens.length) {
+        state.token = index;
+        state.pinned = true;
+      } else {
+        state.token = defaultToken();
+        state.pinned = false;
+      }
+    }
+
+    function writeUrl() {
+      var params = new URLSearchParams(window.location.search);
+      params.set("s", state.sentence);
+      params.set("l", state.layer + 1);
+      params.set("h", state.head + 1);
+      if (state.pinned) params.set("t", state.token); else params.delete("t");
+      var url = window.location.pathname + "?" + params.toString() + window.location.hash;
+      if (url !== window.location.pathname + window.location.search + window.location.hash) {
+        window.history.replaceState(window.history.state, "", url);
+      }
+    }
 
     function defaultToken() {
       var tokens = data.sentences[state.sentence].tokens;
@@ -111,79 +187,226 @@
       return it >= 0 ? it : Math.min(1, tokens.length - 1);
     }
 
-    function render() {
-      var sentence = data.sentences[state.sentence];
-      var tokens = sentence.tokens;
-      var size = tokens.length;
-      var weights = decode(sentence.attention[state.layer][state.head], size);
+    // --- data ----------------------------------------------------------------------------
+    function load(index) {
+      if (loaded[index]) return Promise.resolve(loaded[index]);
+      var sentence = data.sentences[index];
+      var url = new URL(sentence.file, source).toString();
+      return fetch(url)
+        .then(function (response) {
+          if (!response.ok) throw new Error(response.status);
+          return response.json();
+        })
+        .then(function (file) {
+          var size = sentence.tokens.length;
+          loaded[index] = file.attention.map(function (layer) {
+            return layer.map(function (head) { return decode(head, size); });
+          });
+          return loaded[index];
+        });
+    }
+
+    function changeSentence(index) {
+      var word = state.pinned ? data.sentences[state.sentence].tokens[state.token] : null;
+      state.sentence = index;
+      var tokens = data.sentences[index].tokens;
+      state.pinned = word !== null && tokens.indexOf(word) >= 0;
+      state.token = state.pinned ? tokens.indexOf(word) : defaultToken();
+      load(index).then(function () { drawSentence(); update(); }, fail);
+    }
+
+    // --- drawing ---------------------------------------------------------------------------
+    function drawSentence() {
+      var tokens = data.sentences[state.sentence].tokens;
       left.textContent = "";
       right.textContent = "";
       tokens.forEach(function (token, i) {
         var button = element("button", "attention-explorer__token", token);
         button.type = "button";
         button.setAttribute("data-index", String(i));
-        button.setAttribute("aria-pressed", String(i === state.token));
-        var choose = function () { if (state.token !== i) { state.token = i; show(); } };
-        button.addEventListener("mouseenter", choose);
-        button.addEventListener("focus", choose);
-        button.addEventListener("click", choose);
+        button.addEventListener("mouseenter", function () { preview(i); });
+        button.addEventListener("focus", function () { preview(i); });
+        button.addEventListener("click", function () { pin(i); });
         left.appendChild(button);
-        var target = element("div", "attention-explorer__target");
+        var target = element("li", "attention-explorer__target");
         target.setAttribute("data-index", String(i));
         target.appendChild(element("span", "attention-explorer__word", token));
         target.appendChild(element("span", "attention-explorer__weight"));
         right.appendChild(target);
       });
-
-      function show() {
-        var row = weights.subarray(state.token * size, (state.token + 1) * size);
-        Array.prototype.forEach.call(left.children, function (button, i) {
-          button.setAttribute("aria-pressed", String(i === state.token));
+      grid.textContent = "";
+      grid.appendChild(element("span", "attention-explorer__grid-label"));
+      range(data.heads).forEach(function (h) {
+        grid.appendChild(element("span", "attention-explorer__grid-label", String(h + 1)));
+      });
+      range(data.layers).forEach(function (l) {
+        grid.appendChild(element("span", "attention-explorer__grid-label", "L" + (l + 1)));
+        range(data.heads).forEach(function (h) {
+          var cell = element("button", "attention-explorer__cell");
+          cell.type = "button";
+          cell.setAttribute("data-layer", String(l + 1));
+          cell.setAttribute("data-head", String(h + 1));
+          cell.addEventListener("click", function () { openHead(l, h, false); });
+          cell.appendChild(svgElement("svg", { viewBox: "0 0 " + tokens.length + " 1",
+                                              preserveAspectRatio: "none", "aria-hidden": "true",
+                                              focusable: "false" }));
+          grid.appendChild(cell);
         });
-        Array.prototype.forEach.call(right.children, function (target, j) {
-          target.setAttribute("data-weight", row[j].toFixed(3));
-          target.style.setProperty("--weight", row[j]);
-          target.lastChild.textContent = row[j].toFixed(2);
-        });
-        while (lines.firstChild) lines.removeChild(lines.firstChild);
-        // One viewBox unit per token row; stretch the drawing to the token column's height.
-        lines.style.height = left.getBoundingClientRect().height + "px";
-        lines.setAttribute("viewBox", "0 0 100 " + size);
-        for (var j = 0; j < size; j++) {
-          if (row[j] < 0.01) continue;
-          var line = document.createElementNS(SVG, "line");
-          line.setAttribute("x1", "0");
-          line.setAttribute("y1", String(state.token + 0.5));
-          line.setAttribute("x2", "100");
-          line.setAttribute("y2", String(j + 0.5));
-          line.setAttribute("stroke-width", String(1 + 6 * row[j]));
-          line.setAttribute("stroke-opacity", String(Math.min(1, 0.15 + row[j])));
-          line.setAttribute("vector-effect", "non-scaling-stroke");
-          lines.appendChild(line);
-        }
-        var order = range(size).map(function (k) { return k - 1; })
-          .sort(function (a, b) { return row[b] - row[a]; }).slice(0, 3);
-        readout.textContent = format(text.readout, {
-          layer: state.layer + 1, head: state.head + 1, token: tokens[state.token],
-          top: order.map(function (k) { return "“" + tokens[k] + "” " + row[k].toFixed(2); }).join(text.separator),
-        });
-      }
-      show();
+      });
+      sentencePick.box.value = String(state.sentence + 1);
     }
 
-    state.token = defaultToken();
-    render();
+    function preview(i) {
+      if (state.pinned || state.token === i) return;
+      state.token = i;
+      update();
+    }
+
+    function pin(i) {
+      if (state.pinned && state.token === i) {
+        state.pinned = false;
+      } else {
+        state.token = i;
+        state.pinned = true;
+      }
+      update();
+    }
+
+    function openHead(layer, head, keepFocus) {
+      state.layer = layer;
+      state.head = head;
+      update();
+      if (keepFocus) cellAt(layer, head).focus();
+    }
+
+    function cellAt(layer, head) {
+      return grid.querySelector("[data-layer='" + (layer + 1) + "'][data-head='" + (head + 1) + "']");
+    }
+
+    function update() {
+      var sentence = data.sentences[state.sentence];
+      var tokens = sentence.tokens;
+      var size = tokens.length;
+      var heads = loaded[state.sentence];
+      if (!heads) return;
+      var row = attentionRow(heads[state.layer][state.head], state.token, size);
+      layerPick.box.value = String(state.layer + 1);
+      headPick.box.value = String(state.head + 1);
+
+      Array.prototype.forEach.call(left.children, function (button, i) {
+        var current = i === state.token;
+        button.setAttribute("aria-pressed", String(current && state.pinned));
+        button.toggleAttribute("data-selected", current);
+        button.tabIndex = current ? 0 : -1;  // one tab stop; arrow keys move within
+      });
+      right.setAttribute("aria-label", format(text.targets, {
+        token: tokens[state.token], layer: state.layer + 1, head: state.head + 1 }));
+      Array.prototype.forEach.call(right.children, function (target, j) {
+        target.setAttribute("data-weight", row[j].toFixed(3));
+        target.style.setProperty("--weight", row[j]);
+        target.lastChild.textContent = row[j].toFixed(2);
+      });
+
+      while (lines.firstChild) lines.removeChild(lines.firstChild);
+      // One viewBox unit per token row; stretch the drawing to the token column's height.
+      lines.style.height = left.getBoundingClientRect().height + "px";
+      lines.setAttribute("viewBox", "0 0 100 " + size);
+      for (var j = 0; j < size; j++) {
+        if (row[j] < 0.01) continue;
+        lines.appendChild(svgElement("line", {
+          x1: 0, y1: state.token + 0.5, x2: 100, y2: j + 0.5,
+          "stroke-width": 1 + 6 * row[j], "stroke-opacity": Math.min(1, 0.15 + row[j]),
+          "vector-effect": "non-scaling-stroke" }));
+      }
+      var order = range(size).sort(function (a, b) { return row[b] - row[a]; }).slice(0, 3);
+      readout.textContent = format(text.readout, {
+        layer: state.layer + 1, head: state.head + 1, token: tokens[state.token],
+        top: order.map(function (k) { return "“" + tokens[k] + "” " + row[k].toFixed(2); }).join(text.separator),
+      });
+      hint.textContent = state.pinned ? text.pinned : text.preview;
+      drawOverview(heads, tokens);
+      writeUrl();
+    }
+
+    function drawOverview(heads, tokens) {
+      var size = tokens.length;
+      overviewTitle.textContent = format(text.overview, {
+        count: data.layers * data.heads, token: tokens[state.token] });
+      range(data.layers).forEach(function (l) {
+        range(data.heads).forEach(function (h) {
+          var row = attentionRow(heads[l][h], state.token, size);
+          var cell = cellAt(l, h);
+          var chart = cell.firstChild;
+          while (chart.firstChild) chart.removeChild(chart.firstChild);
+          for (var j = 0; j < size; j++) {
+            if (row[j] < 0.02) continue;
+            chart.appendChild(svgElement("rect", {
+              x: j + 0.1, width: 0.8, y: 1 - row[j], height: row[j],
+              "class": j === state.token ? "attention-explorer__bar--self" : "" }));
+          }
+          var top = strongest(row);
+          cell.setAttribute("aria-label", format(text.cell, {
+            layer: l + 1, head: h + 1, top: tokens[top], weight: row[top].toFixed(2) }));
+          var current = l === state.layer && h === state.head;
+          cell.setAttribute("aria-current", String(current));
+          cell.tabIndex = current ? 0 : -1;
+        });
+      });
+    }
+
+    // --- keys ------------------------------------------------------------------------------
+    left.addEventListener("keydown", function (event) {
+      var size = data.sentences[state.sentence].tokens.length;
+      var move = null;
+      if (event.key === "ArrowLeft") move = function () { state.token = Math.max(0, state.token - 1); state.pinned = true; };
+      else if (event.key === "ArrowRight") move = function () { state.token = Math.min(size - 1, state.token + 1); state.pinned = true; };
+      else if (event.key === "Home") move = function () { state.token = 0; state.pinned = true; };
+      else if (event.key === "End") move = function () { state.token = size - 1; state.pinned = true; };
+      else if ((event.key === "ArrowUp" || event.key === "ArrowDown") && event.shiftKey) {
+        var dl = event.key === "ArrowUp" ? -1 : 1;
+        move = function () { state.layer = clamp(state.layer + dl, 0, data.layers - 1); };
+      } else if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+        var dh = event.key === "ArrowUp" ? -1 : 1;
+        move = function () { state.head = clamp(state.head + dh, 0, data.heads - 1); };
+      }
+      if (!move) return;
+      event.preventDefault();
+      move();
+      update();
+      left.children[state.token].focus();
+    });
+
+    grid.addEventListener("keydown", function (event) {
+      var steps = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+      var step = steps[event.key];
+      if (!step) return;
+      event.preventDefault();
+      openHead(clamp(state.layer + step[0], 0, data.layers - 1),
+               clamp(state.head + step[1], 0, data.heads - 1), true);
+    });
+
+    // Restored from the URL on load; the browser's back and forward restore it too.
+    window.addEventListener("popstate", function () {
+      readUrl();
+      load(state.sentence).then(function () { drawSentence(); update(); }, fail);
+    });
+
+    function fail() { root.textContent = text.missing; }
+
+    readUrl();
+    load(state.sentence).then(function () { drawSentence(); update(); }, fail);
   }
 
   function start() {
     document.querySelectorAll(".attention-explorer").forEach(function (root) {
-      // The build publishes the weights as a JSON file of this site (data-src).
-      fetch(root.dataset.src)
+      // The build publishes the index and one file per sentence on this site (data-src).
+      var source = new URL(root.dataset.src, window.location.href).toString();
+      fetch(source)
         .then(function (response) {
           if (!response.ok) throw new Error(response.status);
           return response.json();
         })
-        .then(function (data) { build(root, data); })
+        .then(function (data) { build(root, data, source); })
         .catch(function () { root.textContent = TEXT[language()].missing; });
     });
   }
