@@ -67,4 +67,43 @@ for number, (sentence, out) in enumerate(zip(SENTENCES, run_sentences(model, tok
                                     for l in range(weights.shape[0])]})
 
 report.data("attention", index)  # the explorer page fetches these files from the site itself
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+import numpy as np
+
+from explainer.role_sentences import word_position
+
+outputs = run_sentences(model, tokenizer, SENTENCES[:4])
+# Exercise 1: in sentence 0 ("…too tired"), pin "it" and look through all 72 heads:
+# which head prefers "animal" to "street" the most, and how much does it give "animal"?
+tokens = tokenizer.tokens(SENTENCES[0])
+it, animal, street = (word_position(tokens, w) for w in ("it", "animal", "street"))
+rows = torch.stack([a[0, :, it] for a in outputs[0].attentions])                  # (L, nh, T)
+preference = rows[..., animal] - rows[..., street]                                 # (L, nh)
+layer, head = np.unravel_index(int(preference.argmax()), tuple(preference.shape))
+report.number("exercise_it_animal_layer", layer + 1, "{:.0f}",
+              en="exercise 1: layer of the head preferring animal to street the most (sentence 0)",
+              zh="练习 1：第 0 句里最偏向 animal 而不是 street 的头所在的层")
+report.number("exercise_it_animal_head", head + 1, "{:.0f}", en="exercise 1: its number in the layer",
+              zh="练习 1：它在层内的编号")
+report.number("exercise_it_animal_weight", rows[layer, head, animal], "{:.2f}",
+              en="exercise 1: that head's weight from it to animal (sentence 0)",
+              zh="练习 1：那个头里 it 到 animal 的权重（第 0 句）")
+# Exercise 2: sentences 2 and 3, the trophy and the suitcase: "…too big" means the trophy,
+# "…too small" the suitcase. In how many heads does "it" prefer the right noun in both?
+right_both = torch.ones(model.config.n_layers, model.config.n_heads, dtype=torch.bool)
+for number, right, wrong in ((2, "trophy", "suitcase"), (3, "suitcase", "trophy")):
+    tokens = tokenizer.tokens(SENTENCES[number])
+    it = word_position(tokens, "it")
+    rows = torch.stack([a[0, :, it] for a in outputs[number].attentions])          # (L, nh, T)
+    right_both &= rows[..., word_position(tokens, right)] > rows[..., word_position(tokens, wrong)]
+report.number("exercise_trophy_pair_right_heads", right_both.sum(), "{:.0f}",
+              en="exercise 2: heads in which it prefers the right noun in both trophy sentences",
+              zh="练习 2：在奖杯那两句里，it 都偏向正确名词的头数")
+
 report.save()

@@ -200,3 +200,15 @@ def test_the_explorer_with_a_pinned_token_has_no_serious_accessibility_violation
         .map(v => `${v.id}: ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`)""")
     assert violations == []
     assert_clean(page)
+
+
+def test_exercise_answers(results):
+    r = results("real_model_explorer")
+    # 1: the same model on the same sentence as the it-animal page: the same head and weight.
+    source = results("real_model_it_animal")
+    assert (r.number("exercise_it_animal_layer"), r.number("exercise_it_animal_head")) == \
+        (source.number("source_best_layer"), source.number("source_best_head"))
+    assert abs(r.number("exercise_it_animal_weight") - source.number("source_best_to_animal")) < 0.005
+    # 2: a head is "right" on the pair only if it changes its preference with the last word;
+    #    as on the source pair, fewer heads manage it than the 72 / 4 of coin-flipping heads.
+    assert r.number("exercise_trophy_pair_right_heads") < 72 / 4
