@@ -36,7 +36,9 @@ def chinese_line_breaks(text: str) -> list[int]:
             math = not math
         if fence or math or not stripped or not following.strip():
             continue
-        if BLOCK_START.match(following) or stripped.startswith(("|", "#", "```", "$$")) \
+        # An admonition's title line ("??? note \"答案\"") is followed by its indented body, not
+        # by the rest of a paragraph.
+        if BLOCK_START.match(following) or stripped.startswith(("|", "#", "```", "$$", "!!!", "???")) \
                 or re.match(r"\{\{\s*(figure|code|claims?|output)\b", stripped):
             continue
         if CJK.search(line) and CJK.search(following):
@@ -55,6 +57,7 @@ def test_no_chinese_paragraph_has_a_line_break_inside():
 def test_the_line_break_check_sees_a_break_and_accepts_one_line_paragraphs():
     assert chinese_line_breaks("第一句话，\n第二句话。\n") == [2]
     assert chinese_line_breaks("第一段。\n\n第二段。\n- 列表\n- 列表\n") == []
+    assert chinese_line_breaks('??? note "答案"\n    折叠起来的答案。\n') == []
 
 
 # --- a value never starts a list ----------------------------------------------------------
