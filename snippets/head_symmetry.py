@@ -20,7 +20,7 @@ import random
 import torch
 
 from explainer.head_metrics import attention_to, pattern_similarity, previous_token_score
-from explainer.plotting import LANGS, plt
+from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
 from explainer.report import Report
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
@@ -243,6 +243,7 @@ for lang in LANGS:
             ax.plot(steps, curve, color=colors[arm], alpha=0.25, lw=0.8)
         ax.plot(steps, curves.median(dim=0).values, color=colors[arm], lw=2, label=text["names"][arm])
     ax.set_yscale("symlog", linthresh=1e-7)
+    plain_log_ticks(ax.yaxis)  # 1e-06, not 10⁻⁶ with a tiny exponent
     ax.set_xlabel(text["step"])
     ax.set_ylabel(text["gap"])
     ax.legend(fontsize=9, loc="center right")

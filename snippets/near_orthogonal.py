@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from explainer.attention import AttentionConfig, MultiHeadAttention
-from explainer.plotting import LANGS, plt
+from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.report import Report
 
 torch.set_num_threads(1)
@@ -234,6 +234,7 @@ for lang in LANGS:
     ax.loglog(dims, theory, color="grey", lw=1, label=text["theory"])
     ax.loglog(dims, mean_abs_cos, "o", color="#d95f02", label=text["measured"])
     ax.set_xscale("log", base=2)
+    plain_log_ticks(ax.xaxis)  # 4, 16, 64, not 2² with a tiny exponent
     ax.yaxis.set_minor_formatter(plt.NullFormatter())
     ax.set_yticks([0.01, 0.03, 0.1, 0.3], ["0.01", "0.03", "0.1", "0.3"])
     ax.set_xlabel(text["d"])

@@ -20,7 +20,7 @@ import random
 
 import torch
 
-from explainer.plotting import LANGS, plt
+from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
 from explainer.report import Report
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
@@ -149,6 +149,7 @@ for lang in LANGS:
         ax.plot(steps, curve[arm_of[arm]].mean(dim=0), color=colors[arm], lw=2.2,
                 label=f"{text[arm]} ({text['mean'].format(n)})")
     ax.set_yscale("log")
+    plain_log_ticks(ax.yaxis)  # 0.01, not 10⁻² with a tiny exponent
     ax.set_xlabel(text["step"])
     ax.set_ylabel(text["loss"])
     ax.legend(fontsize=9)

@@ -19,7 +19,7 @@ FLAGS = ("--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-ru
 
 def heaviest_chapter_page(site: Path) -> str:
     chapters = [p for p in site.glob("*/**/index.html")
-                if p.parts[len(site.parts)] not in ("zh", "notebooks", "claims", "assets")]
+                if p.parts[len(site.parts)] not in ("zh", "notebooks", "claims", "assets", "print_page")]
     heaviest = max(chapters, key=own_bytes)
     return heaviest.parent.relative_to(site).as_posix() + "/"
 

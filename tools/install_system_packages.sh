@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Debian packages the site needs: a CJK font for Chinese figure labels and
-# Chromium for the browser tests. Installs only what is missing.
+# Debian packages the site needs: a CJK font for Chinese figure labels, one for the
+# Chinese PDF, and Chromium for the browser tests and the PDFs. Installs only what is missing.
 set -euo pipefail
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 # (no grep -q: with pipefail its early exit would fail the pipeline)
 fc-list 2>/dev/null | grep "Noto Sans CJK SC" >/dev/null || missing+=(fonts-noto-cjk)
+# The Chinese PDF's text font: unlike Noto CJK, its glyphs map back to ideographs only.
+fc-list 2>/dev/null | grep "WenQuanYi Micro Hei" >/dev/null || missing+=(fonts-wqy-microhei)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ]; then

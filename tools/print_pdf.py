@@ -16,6 +16,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PDF_NAME = {"en": "attention-en.pdf", "zh": "attention-zh.pdf"}
+PRINT_FONT_ZH = '"WenQuanYi Micro Hei"'  # Debian package fonts-wqy-microhei
 FOOTER = ('<div style="font-size:9px;width:100%;text-align:center;color:#555">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
@@ -61,6 +62,14 @@ def print_site(site_dir: Path) -> list[Path]:
                 }
             }""", [site_dir.resolve().as_uri()[len("file://"):].rstrip("/") + "/",
                    os.environ.get("SITE_URL", "")])
+            if lang == "zh":
+                # Noto Sans CJK shares glyphs between ideographs and Kangxi radicals, and
+                # Chromium's PDF then maps 力 back to the radical ⼒: search and copy break.
+                # WenQuanYi Micro Hei has no radicals (and embeds as TrueType, not Type 3).
+                page.add_style_tag(content=(
+                    f"body, .md-typeset {{ font-family: {PRINT_FONT_ZH}, sans-serif !important; }}"
+                    f"code, pre, kbd, samp {{ font-family: 'DejaVu Sans Mono', {PRINT_FONT_ZH}, "
+                    "monospace !important; }"))
             page.emulate_media(media="print")
             target = pdf_path(site_dir, lang)
             page.pdf(path=str(target), format="A4", print_background=True, outline=True, tagged=True,
