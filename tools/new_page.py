@@ -18,6 +18,40 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "page_template"
 NAV_ANCHORS = {"mkdocs.yml": "  - Claims ledger: claims.md", "mkdocs.zh.yml": "  - 论断账本: claims.md"}
+# A chapter's opening page lists its pages in nav order under this heading (tests/test_learning_path.py).
+MAP_HEADINGS = {"en": "## The pages", "zh": "## 本章各页"}
+MAP_LINE = {"en": "replace with one line on what this page shows.", "zh": "换成一句话，说明这一页讲什么。"}
+
+
+def add_to_nav(text: str, anchor: str, chapter: str, title: str, page: str) -> str:
+    """The page's nav line: last in its chapter's section, or before ``anchor`` without one."""
+    lines = text.splitlines(keepends=True)
+    in_chapter = [i for i, line in enumerate(lines) if chapter and f": {chapter}/" in line]
+    if in_chapter:
+        last = lines[in_chapter[-1]]
+        indent = last[:len(last) - len(last.lstrip())]
+        lines.insert(in_chapter[-1] + 1, f"{indent}- {title}: {page}\n")
+        return "".join(lines)
+    return text.replace(anchor, f"  - {title}: {page}\n{anchor}")
+
+
+def add_to_chapter_map(lang: str, chapter: str, title: str, page: str) -> None:
+    """A numbered line for the page at the end of its chapter opening's map, if there is one."""
+    opening = ROOT / "docs" / lang / chapter / "index.md"
+    if not chapter or not opening.is_file():
+        return
+    text = opening.read_text(encoding="utf-8")
+    start = text.find(MAP_HEADINGS[lang])
+    if start < 0:
+        return
+    end = text.find("\n## ", start + 1)
+    end = len(text) if end < 0 else end
+    items = re.findall(r"^(\d+)\. ", text[start:end], re.M)
+    sep = "：" if lang == "zh" else ": "
+    line = f"{len(items) + 1}. [{title}]({page.rsplit('/', 1)[-1]}){sep}{MAP_LINE[lang]}\n"
+    body = text[start:end].rstrip("\n") + "\n" + line + ("\n" if end < len(text) else "")
+    opening.write_text(text[:start] + body + text[end:], encoding="utf-8")
+    print(f"added to the map of {opening.relative_to(ROOT)}: {title}")
 
 
 def fill(template: str, values: dict[str, str]) -> str:
@@ -73,8 +107,9 @@ def main() -> int:
             print(f"error: {config} has no line '{anchor}'; add the nav entry by hand", file=sys.stderr)
             return 1
         title = title_en if config == "mkdocs.yml" else title_zh
-        path.write_text(text.replace(anchor, f"  - {title}: {page}\n{anchor}"), encoding="utf-8")
+        path.write_text(add_to_nav(text, anchor, args.chapter.strip("/"), title, page), encoding="utf-8")
         print(f"added to the nav of {config}: {title}")
+        add_to_chapter_map("en" if config == "mkdocs.yml" else "zh", args.chapter.strip("/"), title, page)
     print(f"next: edit snippets/{args.name}.py, then `make test`")
     return 0
 

@@ -32,6 +32,25 @@ report.number("largest_weight_large_scale", largest_weight[-1], "{:.2f}",
               en="largest softmax weight, scores scaled by 8",
               zh="分数放大到 8 倍时 softmax 的最大权重")
 
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1 (replace with yours): scale the scores by 16. Largest weight?
+scaled = 16 * scores
+weights = np.exp(scaled - scaled.max())
+report.number("exercise_largest_weight_scale_16", (weights / weights.sum()).max(), "{:.2f}",
+              en="exercise 1: largest softmax weight, scores scaled by 16",
+              zh="练习 1：分数放大到 16 倍时 softmax 的最大权重")
+# Exercise 2: scale them by 0, so that every score is the same. Largest weight?
+equal = np.exp(0 * scores)                     # (16,) every score the same
+report.number("exercise_largest_weight_scale_0", (equal / equal.sum()).max(), "{:.4f}",
+              en="exercise 2: largest softmax weight when every score is the same",
+              zh="练习 2：所有分数都相同时 softmax 的最大权重")
+
 # %%
 TEXT = {
     "en": {"x": "scale of the scores", "y": "largest softmax weight",
