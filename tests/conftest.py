@@ -17,7 +17,7 @@ import snippet_runner  # noqa: E402
 
 
 class SnippetResults:
-    """What one snippet recorded: numbers, figures and claim verdicts."""
+    """What one snippet recorded: numbers, figures and data."""
 
     def __init__(self, outcome: snippet_runner.Outcome):
         self.dir = outcome.output_dir
@@ -25,11 +25,6 @@ class SnippetResults:
 
     def number(self, key: str) -> float:
         return self.data["numbers"][key]["value"]
-
-    def verdict(self, claim_id: str) -> str:
-        verdicts = [c["verdict"] for c in self.data["claims"] if c["id"] == claim_id]
-        assert len(verdicts) == 1, f"expected one verdict on {claim_id}, got {verdicts}"
-        return verdicts[0]
 
 
 @pytest.fixture(scope="session")

@@ -193,19 +193,10 @@ def _verdicts(results: dict) -> dict[str, str | None]:
     if not results:  # EXPLAINER_NO_EXEC=1: nothing measured, nothing decided
         return dict.fromkeys(claims)
     numbers = registry.measurements(results, claims)
-    # Snippets not yet converted still pick verdicts themselves (report.claim); a rule that
-    # reads a number such a snippet does not record yet stays undecided instead of failing.
-    legacy = {name for name, result in results.items() if result.get("claims")}
-    verdicts = {}
-    for claim_id, claim in claims.items():
-        try:
-            verdicts[claim_id] = registry.decide(claim, numbers)
-        except registry.MissingMeasurement as error:
-            if error.name.partition(".")[0] not in legacy:
-                raise PluginError(str(error)) from None
-            log.info(f"{error} (snippet not converted yet)")
-            verdicts[claim_id] = None
-    return verdicts
+    try:
+        return {claim_id: registry.decide(claim, numbers) for claim_id, claim in claims.items()}
+    except registry.MissingMeasurement as error:
+        raise PluginError(str(error)) from None
 
 
 def _nav_titles(nav, titles=None) -> dict[str, str]:

@@ -1,5 +1,6 @@
 """Record what a snippet measured: numbers for the prose, figures in both
-languages, data for a page's own script, and verdicts on the seed claims.
+languages, and data for a page's own script. Verdicts are not a snippet's business:
+the rules in docs/claims.yml decide them from the numbers (tools/claims.py).
 
 The build sets ``EXPLAINER_OUTPUT_DIR``; run by hand, a snippet writes to
 ``outputs/<snippet name>/`` and prints everything it recorded.
@@ -13,9 +14,6 @@ from pathlib import Path
 
 from explainer import plotting
 
-VERDICTS = ("verified", "nuanced", "refuted", "open")
-
-
 class Report:
     def __init__(self, name: str | None = None):
         self.name = name or Path(sys.argv[0]).stem
@@ -24,7 +22,6 @@ class Report:
         self.output_dir.mkdir(parents=True, exist_ok=True)
         self.numbers: dict[str, dict] = {}
         self.figures: dict[str, dict] = {}
-        self.claims: list[dict] = []
         self.data_files: dict[str, str] = {}
 
     def number(self, key: str, value: float, fmt: str = "{:.3f}", *,
@@ -67,13 +64,6 @@ class Report:
         self.data_files[key] = filename
         print(f"data {key} -> {filename} ({len(text) // 1024} KB)")
 
-    def claim(self, claim_id: str, verdict: str, *, en: str, zh: str) -> None:
-        """Decide a claim of CLAIMS.md; ``en``/``zh`` say what was measured."""
-        if verdict not in VERDICTS:
-            raise ValueError(f"claim {claim_id}: verdict must be one of {VERDICTS}, not {verdict!r}")
-        self.claims.append({"id": claim_id, "verdict": verdict, "evidence": {"en": en, "zh": zh}})
-        print(f"claim {claim_id}: {verdict} — {en}")
-
     def save(self) -> Path:
         """Write ``results.json``; every figure must exist in every language."""
         for key, by_lang in self.figures.items():
@@ -82,7 +72,7 @@ class Report:
                 raise ValueError(f"figure '{key}' has no version in {sorted(missing)}")
         path = self.output_dir / "results.json"
         results = {"snippet": self.name, "numbers": self.numbers, "figures": self.figures,
-                   "data": self.data_files, "claims": self.claims}
+                   "data": self.data_files}
         path.write_text(json.dumps(results, ensure_ascii=False, indent=1, sort_keys=True),
                         encoding="utf-8")
         return path
