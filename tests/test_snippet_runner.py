@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,16 @@ def test_a_failing_snippet_fails_the_site_build_with_a_non_zero_exit(tmp_path):
                           env=env, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode != 0
     assert "broken.py, line 1: ValueError: the model did not converge" in done.stderr
+
+
+def test_the_cache_key_ignores_an_installed_copy_of_the_shared_package(tmp_path, monkeypatch):
+    """A process with snippets/ on sys.path sees snippets/explainer.egg-info (left by a
+    `pip install snippets/`); the build's process does not. Both must reuse the same runs."""
+    before = snippet_runner.environment_fingerprint()
+    dist = tmp_path / f"{snippet_runner.SHARED_PACKAGE}-0.1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {snippet_runner.SHARED_PACKAGE}\n"
+                                   "Version: 0.1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert snippet_runner.SHARED_PACKAGE in {d.metadata["Name"] for d in metadata.distributions()}
+    assert snippet_runner.environment_fingerprint() == before

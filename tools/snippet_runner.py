@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -53,32 +54,45 @@ def discover() -> list[Path]:
     return sorted(p for p in SNIPPETS.glob("*.py") if not p.name.startswith("_"))
 
 
+def imported_names(path: Path) -> list[str]:
+    """Every module name an import statement in ``path`` may refer to (``from a import b``
+    gives ``a`` and ``a.b``); each version of a file is parsed once per process."""
+    return list(_imported_names(path.read_text(encoding="utf-8"), str(path)))
+
+
+@functools.lru_cache(maxsize=512)
+def _imported_names(source: str, filename: str) -> tuple[str, ...]:
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source, filename=filename)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return tuple(names)
+
+
 def shared_modules(path: Path, seen: set[Path] | None = None) -> set[Path]:
     """Files of the shared package that ``path`` imports, followed transitively."""
     seen = set() if seen is None else seen
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] != SHARED_PACKAGE:
-                continue
-            for depth in range(1, len(parts) + 1):
-                base = SNIPPETS.joinpath(*parts[:depth])
-                for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-                    if candidate.is_file() and candidate not in seen:
-                        seen.add(candidate)
-                        shared_modules(candidate, seen)
+    for name in imported_names(path):
+        parts = name.split(".")
+        if parts[0] != SHARED_PACKAGE:
+            continue
+        for depth in range(1, len(parts) + 1):
+            base = SNIPPETS.joinpath(*parts[:depth])
+            for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+                if candidate.is_file() and candidate not in seen:
+                    seen.add(candidate)
+                    shared_modules(candidate, seen)
     return seen
 
 
 def environment_fingerprint() -> str:
-    """Python and every installed distribution's version."""
-    dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+    """Python and every installed distribution's version, but the shared package's own
+    (its sources are hashed instead): a process with snippets/ on sys.path sees a built
+    snippets/explainer.egg-info, one without does not, and both must agree on the keys."""
+    dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()
+                   if d.metadata["Name"] != SHARED_PACKAGE)
     return sys.version + "\n" + "\n".join(dists)
 
 
@@ -115,7 +129,7 @@ class Worker:
         env = dict(os.environ, **SNIPPET_ENV)
         env.pop("PYTHONPATH", None)
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("snippet_worker.py"))], cwd=ROOT, env=env,
+            [sys.executable, str(Path(__file__).with_name("snippet_worker.py")), str(SNIPPETS)], cwd=ROOT, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def _answer(self, timeout: float | None) -> dict | None:
