@@ -18,7 +18,6 @@ import print_pdf
 import snippet_runner
 
 ROOT = Path(__file__).resolve().parent.parent
-# English first: it cleans site/, which holds site/zh/.
 CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")
 
 
@@ -34,13 +33,19 @@ def main() -> int:
             print(f"ERROR: {error}", file=sys.stderr)
             return 1
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    for config, target in zip(CONFIGS, (site_dir, site_dir / "zh")):
-        print(f"building {config} ...", flush=True)
-        done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-                               "-f", config, "--site-dir", str(target)], cwd=ROOT, env=env)
-        if done.returncode != 0:
-            print(f"ERROR: mkdocs build -f {config} failed", file=sys.stderr)
-            return 1
+    # The two languages build side by side (one core each). The English build cleans its
+    # site dir, so the Chinese one builds next to it and moves into site/zh/ afterwards.
+    zh_dir = site_dir.with_name(f".{site_dir.name}-zh")
+    builds = {config: subprocess.Popen(
+                  [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", config,
+                   "--site-dir", str(target)], cwd=ROOT, env=env)
+              for config, target in zip(CONFIGS, (site_dir, zh_dir))}
+    print(f"building {', '.join(CONFIGS)} ...", flush=True)
+    failed = [config for config, build in builds.items() if build.wait() != 0]
+    if failed:
+        print(f"ERROR: mkdocs build -f {' -f '.join(failed)} failed", file=sys.stderr)
+        return 1
+    zh_dir.rename(site_dir / "zh")
     for path in print_pdf.print_site(site_dir):
         print(f"printed {path.relative_to(site_dir)}")
     print(f"site built in {time.perf_counter() - start:.1f} s: {site_dir}")

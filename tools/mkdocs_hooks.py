@@ -133,7 +133,8 @@ def on_files(files: Files, config):
         _add(files, config, f"assets/katex/fonts/{font.name}", font)
 
     # Keep the committed notebooks (the ones "Open in Colab" opens) in step.
-    notebooks.write_committed(list(_state["snippets"].values()), log=log.info)
+    # Each language's build writes its own: the two builds may run side by side.
+    notebooks.write_committed(list(_state["snippets"].values()), log=log.info, langs=(lang,))
     pages = ROOT / ".cache" / "notebook-pages" / lang
     for name, path in _state["snippets"].items():
         _add(files, config, f"downloads/{name}.py", path)

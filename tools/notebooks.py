@@ -171,14 +171,9 @@ def run(snippet: Path, output_dir: Path | None = None) -> None:
 # --- what a notebook installs -------------------------------------------------------------
 
 def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return names
+    import snippet_runner
+
+    return {name.split(".")[0] for name in snippet_runner.imported_names(path)}
 
 
 @functools.cache
@@ -378,10 +373,10 @@ def committed_repo_url() -> str:
     raise RuntimeError("mkdocs.yml sets no repo_url")
 
 
-def write_committed(snippets: list[Path], log=print) -> None:
+def write_committed(snippets: list[Path], log=print, langs=LANGS) -> None:
     url = committed_repo_url()
     for snippet in snippets:
-        for lang in LANGS:
+        for lang in langs:
             target = committed_path(snippet.stem, lang)
             text = colab_notebook(snippet, lang, url)
             if not target.is_file() or target.read_text(encoding="utf-8") != text:
