@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+import print_pdf  # noqa: E402
 import snippet_runner  # noqa: E402
 
 
@@ -61,6 +62,12 @@ def built_site(snippet_outcomes) -> Path:
     return site
 
 
+@functools.lru_cache(maxsize=None)
+def _gzipped(path: Path, mtime_ns: int) -> bytes:
+    """Compressed once per file version: the browser tests load every page, often twice."""
+    return gzip.compress(path.read_bytes(), mtime=0)
+
+
 class StaticSite(SimpleHTTPRequestHandler):
     """Serves site/ like a static host does: gzip for text, cache headers for assets."""
 
@@ -78,7 +85,7 @@ class StaticSite(SimpleHTTPRequestHandler):
         if not path.is_file() or "gzip" not in self.headers.get("Accept-Encoding", "") \
                 or path.suffix not in self.COMPRESSIBLE:
             return super().send_head()
-        body = gzip.compress(path.read_bytes(), mtime=0)
+        body = _gzipped(path, path.stat().st_mtime_ns)
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(str(path)))
         self.send_header("Content-Encoding", "gzip")
@@ -98,7 +105,7 @@ def site_url(built_site):
     server.shutdown()
 
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM, CHROMIUM_ARGS = print_pdf.CHROMIUM, print_pdf.CHROMIUM_ARGS
 
 
 @pytest.fixture(scope="session")
@@ -108,11 +115,7 @@ def browser():
 
     assert Path(CHROMIUM).exists(), "Chromium is missing: run `make setup` (Debian package chromium)"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 

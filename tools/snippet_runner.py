@@ -186,6 +186,15 @@ def _cached(path: Path, key: str) -> bool:
     return stored.is_file() and stored.read_text() == key
 
 
+def _expected_seconds(path: Path) -> float:
+    """How long the snippet took last time (0 if never run here): the longest start first,
+    so two workers finish close together instead of one waiting on a late long snippet."""
+    try:
+        return float((CACHE / path.stem / "seconds").read_text())
+    except (OSError, ValueError):
+        return 0.0
+
+
 def _run_one(path: Path, key: str, force: bool, log, workers: queue.Queue) -> Outcome:
     target = CACHE / path.stem
     if not force and _cached(path, key):
@@ -197,6 +206,7 @@ def _run_one(path: Path, key: str, force: bool, log, workers: queue.Queue) -> Ou
     try:
         _execute(path, scratch, workers)
         (scratch / "key").write_text(key)
+        (scratch / "seconds").write_text(f"{time.perf_counter() - start:.1f}")
         shutil.rmtree(target, ignore_errors=True)
         scratch.rename(target)
     finally:
@@ -226,7 +236,7 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
         workers.put(Worker())
     with ThreadPoolExecutor(max_workers=n_workers) as pool:
         futures = {pool.submit(_run_one, path, keys[path], force, log, workers): path
-                   for path in snippets}
+                   for path in sorted(snippets, key=_expected_seconds, reverse=True)}
         for future in as_completed(futures):
             path = futures[future]
             try:
