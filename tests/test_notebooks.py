@@ -86,8 +86,10 @@ def without_install_cell(notebook: dict) -> dict:
 
 def shared_environment(commands: list[list[str]]) -> Path:
     """One virtual environment for all notebooks, kept in .cache/ under a key of the pinned
-    requirements; each distinct install command then runs in it (cheap when nothing changed;
-    the explainer package is rebuilt from this checkout every time)."""
+    requirements. The notebooks' install commands run in it as one pip call, their union
+    (the explainer package is rebuilt from this checkout once, not once per notebook; that
+    every notebook's install cell names what its code imports is tools/notebooks.py's
+    packages(), derived from the imports themselves)."""
     key = hashlib.sha256((sys.version + (ROOT / "requirements.txt").read_text()).encode()).hexdigest()[:16]
     env = ENVIRONMENTS / key
     python = env / "bin" / "python"
@@ -99,9 +101,9 @@ def shared_environment(commands: list[list[str]]) -> Path:
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", pins["ipykernel"]], check=True)
         subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(env),
                         "--name", "fresh-notebook-env"], check=True, capture_output=True)
-    for command in commands:
-        done = subprocess.run([str(python), "-m", "pip", *command], capture_output=True, text=True)
-        assert done.returncode == 0, f"pip {' '.join(command)} failed:\n{done.stdout}\n{done.stderr}"
+    union = list(dict.fromkeys(argument for command in commands for argument in command))
+    done = subprocess.run([str(python), "-m", "pip", *union], capture_output=True, text=True)
+    assert done.returncode == 0, f"pip {' '.join(union)} failed:\n{done.stdout}\n{done.stderr}"
     (env / ".ready").touch()
     return env
 
