@@ -47,4 +47,4 @@ lock:
 	.cache/lock-venv/bin/pip freeze --exclude-editable > requirements.txt
 
 clean:
-	rm -rf site .cache outputs
+	rm -rf site .site-zh .cache outputs
