@@ -8,6 +8,7 @@ footer and a document outline from the headings.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -27,16 +28,12 @@ def pdf_path(site_dir: Path, lang: str) -> Path:
 
 def print_site(site_dir: Path) -> list[Path]:
     """Both languages' PDFs, printed side by side (each page has its own renderer process)."""
-    import asyncio
-
     if not Path(CHROMIUM).exists():
         raise SystemExit("Chromium is missing: run `make setup` (Debian package chromium)")
     return asyncio.run(_print_all(site_dir))
 
 
 async def _print_all(site_dir: Path) -> list[Path]:
-    import asyncio
-
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:

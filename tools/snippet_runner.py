@@ -129,8 +129,8 @@ class Worker:
         env = dict(os.environ, **SNIPPET_ENV)
         env.pop("PYTHONPATH", None)
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("snippet_worker.py")), str(SNIPPETS)], cwd=ROOT, env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+            [sys.executable, str(Path(__file__).with_name("snippet_worker.py")), str(SNIPPETS)],
+            cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def _answer(self, timeout: float | None) -> dict | None:
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)

@@ -25,11 +25,11 @@ def warm_up(snippets_dir: str) -> None:
     import io
     import pkgutil
 
+    for name in PRELOAD:
+        importlib.import_module(name)
     import matplotlib.pyplot as plt
     import torch
 
-    for name in PRELOAD:
-        importlib.import_module(name)
     torch.optim.AdamW([torch.zeros(1, requires_grad=True)])
     package = os.path.join(snippets_dir, "explainer")
     sys.path.insert(0, snippets_dir)
