@@ -23,6 +23,7 @@ from explainer.head_metrics import attention_to, pattern_similarity, previous_to
 from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
 from explainer.report import Report
+from explainer.seeded_training import report_spread
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
@@ -109,23 +110,13 @@ for arm in ARMS:
     report.number(f"{arm}_differ_seeds", (similarity[s] < 0.9).sum(), "{:.0f}",
                   en=f"seeds in which the two heads end with pattern similarity below 0.9 ({arm})",
                   zh=f"训练后两个头模式相似度低于 0.9 的种子数（{NAMES_ZH[arm]}）")
-    report.number(f"{arm}_similarity_mean", similarity[s].mean(), "{:.2f}",
-                  en=f"pattern similarity of the two heads, mean over seeds ({arm})",
-                  zh=f"两个头的模式相似度，各种子平均（{NAMES_ZH[arm]}）")
-    report.number(f"{arm}_similarity_min", similarity[s].min(), "{:.2f}",
-                  en=f"pattern similarity, lowest seed ({arm})", zh=f"模式相似度，最低的种子（{NAMES_ZH[arm]}）")
-    report.number(f"{arm}_similarity_max", similarity[s].max(), "{:.2f}",
-                  en=f"pattern similarity, highest seed ({arm})", zh=f"模式相似度，最高的种子（{NAMES_ZH[arm]}）")
+    report_spread(report, f"{arm}_similarity", similarity[s], "{:.2f}",
+                  en=f"pattern similarity of the two heads ({arm})", zh=f"两个头的模式相似度（{NAMES_ZH[arm]}）")
     report.number(f"{arm}_final_gap_mean", gap_curves[s, -1].mean(), "{:.1e}",
                   en=f"largest weight difference after {STEPS} steps, mean over seeds ({arm})",
                   zh=f"训练 {STEPS} 步后两头权重的最大差，各种子平均（{NAMES_ZH[arm]}）")
-    report.number(f"{arm}_accuracy_mean", accuracy[s].mean(), "{:.3f}",
-                  en=f"accuracy on held-out sentences, mean over seeds ({arm})",
-                  zh=f"留出句子上的准确率，各种子平均（{NAMES_ZH[arm]}）")
-    report.number(f"{arm}_accuracy_min", accuracy[s].min(), "{:.3f}",
-                  en=f"accuracy, lowest seed ({arm})", zh=f"准确率，最低的种子（{NAMES_ZH[arm]}）")
-    report.number(f"{arm}_accuracy_max", accuracy[s].max(), "{:.3f}",
-                  en=f"accuracy, highest seed ({arm})", zh=f"准确率，最高的种子（{NAMES_ZH[arm]}）")
+    report_spread(report, f"{arm}_accuracy", accuracy[s], "{:.3f}",
+                  en=f"accuracy on held-out sentences ({arm})", zh=f"留出句子上的准确率（{NAMES_ZH[arm]}）")
     report.number(f"{arm}_loss_mean", loss[s].mean(), "{:.3f}",
                   en=f"loss on held-out sentences, mean over seeds ({arm})",
                   zh=f"留出句子上的损失，各种子平均（{NAMES_ZH[arm]}）")
