@@ -12,6 +12,7 @@
 
 # %%
 import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -20,6 +21,7 @@ from torch.func import stack_module_state
 from explainer.attention import AttentionConfig, MultiHeadAttention
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count
 
 torch.set_num_threads(1)
 report = Report("ant_colony")
@@ -104,7 +106,7 @@ class VerbReadsSentence(nn.Module):
 # every word gets the same weight. Does the verb *need* to look?
 
 # %%
-SEEDS = list(range(10))
+SEEDS = list(range(n_seeds(10)))   # the build trains more when a verdict is undecided
 n_seeds = len(SEEDS)
 colonies = []
 for seed in SEEDS + SEEDS:                   # trained colonies, then the controls
@@ -291,9 +293,11 @@ def record_spread(key, values, fmt, en, zh):
     """Mean, lowest and highest over the colonies; returns the values as an array."""
     values = np.asarray(values)
     report.number(f"{key}_mean", values.mean(), fmt, en=f"{en} (mean over seeds)",
-                  zh=f"{zh}（各种子平均）")
-    report.number(f"{key}_min", values.min(), fmt, en=f"{en} (lowest seed)", zh=f"{zh}（最低的种子）")
-    report.number(f"{key}_max", values.max(), fmt, en=f"{en} (highest seed)", zh=f"{zh}（最高的种子）")
+                  zh=f"{zh}（各种子平均）", per_seed=values, of="mean")
+    report.number(f"{key}_min", values.min(), fmt, en=f"{en} (lowest seed)", zh=f"{zh}（最低的种子）",
+                  per_seed=values, of="min")
+    report.number(f"{key}_max", values.max(), fmt, en=f"{en} (highest seed)", zh=f"{zh}（最高的种子）",
+                  per_seed=values, of="max")
     return values
 
 
@@ -306,9 +310,9 @@ object_first_start = record_spread(
     "object_first_start", trained(start["object_first"]), "{:.0%}",
     en="share of sentences where the verb's attention is highest on its object, at step 0",
     zh="第 0 步，动词把最大注意力给宾语的句子占比")
-report.number("object_first_seeds", (object_first >= OBJECT_FIRST_BAR).sum(), "{:.0f}",
-              en="seeds where that share is at least 95 % after training",
-              zh="训练后这一占比不低于 95% 的种子数")
+report_seed_count(report, "object_first_seeds", (object_first >= OBJECT_FIRST_BAR),
+                  en="seeds where that share is at least 95 % after training",
+                  zh="训练后这一占比不低于 95% 的种子数")
 report.number("object_first_bar", OBJECT_FIRST_BAR, "{:.0%}", en="the bar set before the run",
               zh="运行前定下的门槛")
 record_spread("accuracy", trained(end["accuracy"]), "{:.0%}", en="sentences whose object is named correctly",
@@ -389,8 +393,8 @@ gap = record_spread("query_cosine_gap", trained(end["query_same_kind"] - end["qu
 record_spread("query_cosine_gap_start", trained(start["query_same_kind"] - start["query_other_kind"]),
               "{:.2f}", en="same-kind minus different-kind query cosine, at step 0",
               zh="第 0 步，同类与异类查询余弦之差")
-report.number("query_same_class_seeds", (gap >= QUERY_GAP_BAR).sum(), "{:.0f}",
-              en="seeds where that difference is at least 0.2", zh="这一差值不低于 0.2 的种子数")
+report_seed_count(report, "query_same_class_seeds", (gap >= QUERY_GAP_BAR),
+                  en="seeds where that difference is at least 0.2", zh="这一差值不低于 0.2 的种子数")
 report.number("query_gap_bar", QUERY_GAP_BAR, "{:.1f}", en="the bar set before the run",
               zh="运行前定下的门槛")
 record_spread("query_probe_accuracy", trained(end["probe"]), "{:.0%}",

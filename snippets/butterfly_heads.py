@@ -20,19 +20,21 @@
 # %%
 import math
 
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.first_and_previous import T, V, near_and_far
 from explainer.head_metrics import previous_token_score
 from explainer.plotting import LANGS, plt
 from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 
 torch.set_num_threads(1)
 report = Report("butterfly_heads")
 
-SEEDS = list(range(32))
+SEEDS = list(range(n_seeds(32)))   # the build trains more when a verdict is undecided
 N_HEADS, STEPS = 4, 800   # long enough that every seed learns the task (accuracy >= 0.9)
 probe_tokens, probe_targets = near_and_far(torch.Generator().manual_seed(1234), 256)
 
@@ -68,15 +70,15 @@ top_two = before.topk(2, dim=1).values                                      # (M
 
 report.number("n_seeds", n, "{:.0f}", en="random seeds (one model each)", zh="随机种子数（每个种子一个模型）")
 report.number("n_heads", N_HEADS, "{:.0f}", en="heads in the layer", zh="这一层的头数")
-report.number("positional_seeds", positional.sum(), "{:.0f}",
-              en="seeds in which a positional head emerged (previous-token score >= 0.5)",
-              zh="出现了位置头（前一个词元得分 >= 0.5）的种子数")
-report.number("kept_lead_seeds", hits, "{:.0f}",
-              en="seeds in which the positional head is the head that started most positional",
-              zh="位置头正是起初最偏向前一个词元的那个头的种子数")
+report_seed_count(report, "positional_seeds", positional,
+                  en="seeds in which a positional head emerged (previous-token score >= 0.5)",
+                  zh="出现了位置头（前一个词元得分 >= 0.5）的种子数")
+report_seed_count(report, "kept_lead_seeds", kept_lead,
+                  en="seeds in which the positional head is the head that started most positional",
+                  zh="位置头正是起初最偏向前一个词元的那个头的种子数")
 report.number("chance", chance, "{:.2f}", en="chance of that, one head in four", zh="随机猜中的概率（四个头里挑一个）")
 report.number("expected_by_chance", chance * n, "{:.0f}", en="seeds expected by chance", zh="按随机猜预期的种子数")
-report.number("binomial_p", binomial_p, "{:.2g}",
+report.number("binomial_p", binomial_p, "{:.2g}", per_seed=kept_lead, of="binomial_p", chance=chance,
               en="one-sided binomial p-value of at least that many hits at chance",
               zh="按随机猜至少猜中这么多次的单侧二项检验 p 值")
 for rank in range(1, N_HEADS + 1):
@@ -96,9 +98,9 @@ end_top_two = after.topk(2, dim=1).values                                  # (M,
 report.number("end_lead_margin_mean", (end_top_two[:, 0] - end_top_two[:, 1]).mean(), "{:.2f}",
               en="after training, how far the positional head is ahead of the next head, mean over seeds",
               zh="训练后位置头比下一个头高出多少，各种子平均")
-report.number("single_positional_seeds", ((after >= 0.5).sum(dim=1) == 1).sum(), "{:.0f}",
-              en="seeds in which exactly one head ends with previous-token score >= 0.5",
-              zh="训练后恰好只有一个头的前一个词元得分 >= 0.5 的种子数")
+report_seed_count(report, "single_positional_seeds", ((after >= 0.5).sum(dim=1) == 1),
+                  en="seeds in which exactly one head ends with previous-token score >= 0.5",
+                  zh="训练后恰好只有一个头的前一个词元得分 >= 0.5 的种子数")
 # Several heads can share the previous-token job; a looser question than "which head wins":
 # do heads that start higher end higher? Spearman rank correlation over the heads of a seed.
 ranks_before = before.argsort(dim=1).argsort(dim=1).float()                 # (M, nh)
@@ -107,8 +109,8 @@ spearman = 1 - 6 * (ranks_before - ranks_after).pow(2).sum(dim=1) / (N_HEADS * (
 report.number("rank_correlation_mean", spearman.mean(), "{:.2f}",
               en="rank correlation between heads' previous-token scores before and after training, mean over seeds (0 = none)",
               zh="各头训练前后前一个词元得分的秩相关，各种子平均（0 = 无关）")
-report.number("positive_correlation_seeds", (spearman > 0).sum(), "{:.0f}",
-              en="seeds with a positive rank correlation", zh="秩相关为正的种子数")
+report_seed_count(report, "positive_correlation_seeds", (spearman > 0),
+                  en="seeds with a positive rank correlation", zh="秩相关为正的种子数")
 report.number("accuracy_mean", accuracy.mean(), "{:.3f}", en="accuracy after training, mean over seeds",
               zh="训练后的准确率，各种子平均")
 report.number("accuracy_min", accuracy.min(), "{:.3f}", en="accuracy after training, lowest seed",

@@ -9,6 +9,7 @@
 
 # %%
 import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 import torch.nn.functional as F
 

@@ -9,6 +9,7 @@
 
 # %%
 import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.plotting import LANGS, MATH_FONT_PT, column_figure

@@ -11,13 +11,15 @@
 # dimension on every parameter), and look at what each head does.
 
 # %%
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.first_and_previous import T, V, near_and_far, ordered_pair
 from explainer.head_metrics import first_token_score, previous_token_score
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, report_spread, train_seeds
+from explainer.seeded_training import (SeededTrainingConfig, evaluate_seeds, n_seeds, report_seed_count,
+                                       report_spread, train_seeds)
 from explainer.seeded_transformer import SeededTransformer
 from explainer.tiny_transformer import TransformerConfig
 
@@ -26,7 +28,7 @@ report = Report("one_vs_many_heads")
 
 D_MODEL = 32
 HEAD_COUNTS = (1, 2, 4, 8)        # head size 32, 16, 8, 4
-N_SEEDS = 8
+N_SEEDS = n_seeds(8)              # the build trains more when a verdict is undecided at 8
 SEEDS = list(range(N_SEEDS))      # seed s of every model: same data stream, its own initial weights
 STEPS, EVAL_EVERY, BATCH = 400, 40, 32
 PAIR_STEPS = 200
@@ -103,16 +105,16 @@ report_spread(report, "single_previous", single["previous"][:, 0], "{:.2f}",
               en="previous-token score of the single head", zh="单头的前一个词得分")
 report_spread(report, "single_first", single["first"][:, 0], "{:.2f}",
               en="first-token score of the single head", zh="单头的首词得分")
-report.number("single_averages_seeds",
-              ((single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3)).sum(), "{:.0f}",
-              en="seeds in which the single head puts ≥ 0.3 on the previous AND ≥ 0.3 on the first token",
-              zh="单头分给前一个词 ≥ 0.3、同时分给首词 ≥ 0.3 的种子数")
-report.number("single_slower_seeds", (single["steps_to_95"] > runs[2]["steps_to_95"]).sum(), "{:.0f}",
-              en="seeds in which the single head reaches 95 % later than 2 heads (same seed)",
-              zh="单头比两头（同一种子）更晚达到 95% 的种子数")
-report.number("single_worse_seeds", (single["accuracy"] < runs[2]["accuracy"] - 0.01).sum(), "{:.0f}",
-              en="seeds in which the single head ends more than 0.01 below 2 heads",
-              zh="单头最终准确率比两头低超过 0.01 的种子数")
+report_seed_count(report, "single_averages_seeds",
+                  (single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3),
+                  en="seeds in which the single head puts ≥ 0.3 on the previous AND ≥ 0.3 on the first token",
+                  zh="单头分给前一个词 ≥ 0.3、同时分给首词 ≥ 0.3 的种子数")
+report_seed_count(report, "single_slower_seeds", single["steps_to_95"] > runs[2]["steps_to_95"],
+                  en="seeds in which the single head reaches 95 % later than 2 heads (same seed)",
+                  zh="单头比两头（同一种子）更晚达到 95% 的种子数")
+report_seed_count(report, "single_worse_seeds", single["accuracy"] < runs[2]["accuracy"] - 0.01,
+                  en="seeds in which the single head ends more than 0.01 below 2 heads",
+                  zh="单头最终准确率比两头低超过 0.01 的种子数")
 
 
 def split_heads(run):

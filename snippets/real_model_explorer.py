@@ -13,6 +13,7 @@
 
 # %%
 
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.minilm import MiniLM, Tokenizer, run_sentences

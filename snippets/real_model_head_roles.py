@@ -15,6 +15,7 @@
 
 # %%
 import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.head_metrics import (first_token_score, last_token_score, next_token_score,

@@ -11,6 +11,7 @@
 
 # %%
 import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.minilm import MiniLM, Tokenizer, run_sentences

@@ -17,6 +17,7 @@
 
 # %%
 import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.minilm import MiniLM, Tokenizer, mean_pool

@@ -14,6 +14,7 @@ import os
 os.environ["HF_HUB_OFFLINE"] = "1"  # the reference must not reach for the hub either
 
 import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.minilm import MiniLM, Tokenizer, model_folder

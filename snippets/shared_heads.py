@@ -18,11 +18,13 @@
 # %%
 import random
 
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
 from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
@@ -30,7 +32,7 @@ from explainer.training import sample_from
 torch.set_num_threads(1)
 report = Report("shared_heads")
 
-SEEDS = list(range(8))
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 ARMS = ("free", "shared")
 STEPS, EVERY = 600, 25
 pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)
@@ -75,7 +77,8 @@ for arm in ARMS:
         for stat, number in (("mean", values.mean()), ("std", values.std()),
                              ("min", values.min()), ("max", values.max())):
             report.number(f"{key}_{arm}_{stat}", number, fmt, en=f"{en}, {stat} over seeds ({arm} heads)",
-                          zh=f"{zh}，各种子的{STAT_ZH[stat]}（{NAMES_ZH[arm]}）")
+                          zh=f"{zh}，各种子的{STAT_ZH[stat]}（{NAMES_ZH[arm]}）",
+                          **({} if stat == "std" else {"per_seed": values, "of": stat}))
     late = curve[s, back] - curve[s, -1]                                     # (n,) still falling by ...
     report.number(f"last_100_steps_drop_{arm}_mean", late.mean(), "{:.4f}",
                   en=f"how much the held-out loss still fell in the last 100 steps, mean over seeds ({arm} heads)",
@@ -85,9 +88,9 @@ for arm in ARMS:
     print(f"{arm:>6}: loss {loss[s].mean():.4f} ± {loss[s].std():.4f}  per seed {[round(x, 4) for x in loss[s].tolist()]}")
 
 free_wins = loss[arm_of["free"]] < loss[arm_of["shared"]]
-report.number("free_wins_seeds", free_wins.sum(), "{:.0f}",
-              en="seeds in which free heads end with the lower held-out loss",
-              zh="独立的头最终留出损失更低的种子数")
+report_seed_count(report, "free_wins_seeds", free_wins,
+                  en="seeds in which free heads end with the lower held-out loss",
+                  zh="独立的头最终留出损失更低的种子数")
 report.number("loss_gap_mean", (loss[arm_of["shared"]] - loss[arm_of["free"]]).mean(), "{:.3f}",
               en="loss of shared heads minus loss of free heads, mean over seeds",
               zh="共享权重的头与独立的头损失之差，各种子平均")

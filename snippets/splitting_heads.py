@@ -7,6 +7,7 @@
 # a single head of 512 that uses *the very same matrices*.
 
 # %%
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.attention import AttentionConfig, MultiHeadAttention

@@ -10,6 +10,7 @@
 # %%
 import math
 
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 import torch.nn as nn
 

@@ -17,9 +17,13 @@ the build.
 from __future__ import annotations
 
 import ast
+import functools
+import math
 import operator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 import yaml
 
@@ -68,6 +72,10 @@ class Claim:
     cases: list[tuple[str, str]]
     otherwise: str
     examples: dict[str, dict[str, float]]
+    seed_cap: int = 0          # trained claims: the most seeds the build may train (doubling)
+
+    def trained_snippets(self) -> list[str]:
+        return [e.snippet for e in self.experiments if e.kind == "trained"]
 
     def reachable(self) -> set[str]:
         """The verdicts this rule can give."""
@@ -195,17 +203,27 @@ def _claim(claim_id: str, entry: dict) -> Claim:
             raise RegistryError(f"{claim_id}: the rule needs plain words in '{lang}'")
     if set(entry["title"]) != {"en", "zh"}:
         raise RegistryError(f"{claim_id}: the title needs 'en' and 'zh'")
+    if any(e.get("kind") == "trained" for e in entry.get("experiments") or []) \
+            and int(entry.get("seed_cap", 0)) < 8:
+        raise RegistryError(f"{claim_id}: a claim decided by trained models needs seed_cap "
+                            f"(the most random seeds the build may train, at least 8)")
     return Claim(id=claim_id, title=dict(entry["title"]), source=list(entry["source"]), type=entry["type"],
                  text={"en": entry["en"], "zh": entry["zh"]},
                  experiments=[_experiment(claim_id, e) for e in entry.get("experiments") or []],
-                 rule_text={"en": rule["en"], "zh": rule["zh"]}, cases=cases, otherwise=otherwise,
-                 examples={v: dict(m) for v, m in (rule.get("examples") or {}).items()})
+                  rule_text={"en": rule["en"], "zh": rule["zh"]}, cases=cases, otherwise=otherwise,
+                 examples={v: dict(m) for v, m in (rule.get("examples") or {}).items()},
+                 seed_cap=int(entry.get("seed_cap", 0)))
 
 
 def load(path: Path = REGISTRY) -> dict[str, Claim]:
     """Every claim of the registry, checked for form (not yet against any run)."""
     entries = yaml.safe_load(path.read_text(encoding="utf-8"))
     return {claim_id: _claim(claim_id, entry) for claim_id, entry in entries.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(claim_id: str, condition: str) -> ast.Expression:
+    return _parse(claim_id, condition)
 
 
 def decide(claim: Claim, numbers: dict[str, float]) -> str:
@@ -218,7 +236,7 @@ def decide(claim: Claim, numbers: dict[str, float]) -> str:
         return numbers[name]
 
     for verdict, condition in claim.cases:
-        if _evaluate(claim.id, _parse(claim.id, condition), lookup):
+        if _evaluate(claim.id, _parsed(claim.id, condition), lookup):
             return verdict
     return claim.otherwise
 
@@ -235,7 +253,109 @@ def measurements(results: dict[str, dict], claims: dict[str, Claim]) -> dict[str
 
 
 def verdicts(results: dict[str, dict], claims: dict[str, Claim] | None = None) -> dict[str, str]:
-    """One verdict per claim, from the snippets' results (``{snippet: results.json}``)."""
+    """One shown verdict per claim, from the snippets' results (``{snippet: results.json}``):
+    the rule's, or nuanced where resampling the seeds leaves it undecided (``assess``)."""
+    return {claim_id: a.verdict for claim_id, a in assess(results, claims).items()}
+
+
+# --- Stability: would the verdict survive another draw of the random seeds? ---------------
+
+STABLE = 0.9          # share of resamplings that must give the shown verdict
+RESAMPLINGS = 1000    # draws of the seeds, with replacement, from a fixed generator
+
+
+@dataclass
+class Assessment:
+    """A claim's verdict as the ledger shows it, and how sure the seeds make it."""
+    verdict: str                    # shown: the rule's verdict, or nuanced when undecided
+    rule_verdict: str               # what the rule gives on the recorded numbers
+    stability: float | None = None  # share of seed resamplings giving rule_verdict (trained only)
+    seeds: dict[str, int] = field(default_factory=dict)   # trained snippet -> seeds it trained
+    undecided: bool = False         # stability < STABLE: shown as nuanced, "undecided at n = …"
+
+    @property
+    def n_seeds(self) -> int:
+        return max(self.seeds.values(), default=0)
+
+
+def over_seeds(per_seed, of: str, chance: float = 0.0) -> float:
+    """The aggregate ``of`` (count, mean, std, min, max, binomial_p) of per-seed values; the
+    same definitions as explainer.report.over_seeds, here vectorised over resamplings
+    (``per_seed`` is (draws, n))."""
+    values = np.asarray(per_seed, dtype=float)
+    n = values.shape[-1]
+    if of == "count":
+        return (values != 0).sum(axis=-1).astype(float)
+    if of in ("mean", "std", "min", "max"):
+        return getattr(values, of)(axis=-1)
+    if of == "binomial_p":
+        hits = (values != 0).sum(axis=-1)
+        tail = np.array([math.fsum(math.comb(n, k) * chance ** k * (1 - chance) ** (n - k)
+                                   for k in range(h, n + 1)) for h in range(n + 1)])
+        return tail[hits]
+    raise RegistryError(f"unknown aggregate over seeds {of!r}")
+
+
+def seed_counts(results: dict[str, dict], claim: Claim) -> dict[str, int]:
+    """How many seeds each of the claim's trained snippets trained (its ``n_seeds``)."""
+    return {s: int(results[s]["numbers"]["n_seeds"]["value"])
+            for s in claim.trained_snippets() if s in results and "n_seeds" in results[s]["numbers"]}
+
+
+def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
+              seed: int = 0) -> list[dict[str, float]]:
+    """``draws`` sets of the snippets' per-seed numbers, each recomputed on the seeds drawn
+    with replacement (each snippet's seeds drawn on their own: separate experiments)."""
+    rng = np.random.default_rng(seed)
+    columns: dict[str, np.ndarray] = {}
+    for snippet in sorted(snippets):
+        numbers = results[snippet]["numbers"]
+        n = int(numbers["n_seeds"]["value"])
+        picks = rng.integers(0, n, size=(draws, n))                       # (draws, n)
+        columns[f"{snippet}.n_seeds"] = np.full(draws, float(n))
+        for key, entry in numbers.items():
+            if "per_seed" not in entry:
+                continue
+            per_seed = np.asarray(entry["per_seed"], dtype=float)
+            if per_seed.size != n:
+                raise RegistryError(f"{snippet}.{key}: {per_seed.size} per-seed values for "
+                                    f"{n} seeds")
+            columns[f"{snippet}.{key}"] = over_seeds(per_seed[picks], entry["of"],
+                                                     entry.get("chance", 0.0))
+    return [{name: float(values[i]) for name, values in columns.items()} for i in range(draws)]
+
+
+def assess(results: dict[str, dict], claims: dict[str, Claim] | None = None,
+           draws: int = RESAMPLINGS) -> dict[str, Assessment]:
+    """Every claim's shown verdict; a claim decided by trained models also gets the share
+    of seed resamplings in which its rule gives the same verdict."""
     claims = claims if claims is not None else load()
     numbers = measurements(results, claims)
-    return {claim_id: decide(claim, numbers) for claim_id, claim in claims.items()}
+    trained = {s for claim in claims.values() for s in claim.trained_snippets() if s in results}
+    samples = resampled(results, trained, draws) if trained else []
+    assessments = {}
+    for claim_id, claim in claims.items():
+        verdict = decide(claim, numbers)
+        seeds = seed_counts(results, claim)
+        if not seeds:
+            assessments[claim_id] = Assessment(verdict, verdict)
+            continue
+        same = sum(decide(claim, {**numbers, **sample}) == verdict for sample in samples)
+        stability = same / len(samples)
+        undecided = stability < STABLE
+        assessments[claim_id] = Assessment("nuanced" if undecided else verdict, verdict,
+                                           stability, seeds, undecided)
+    return assessments
+
+
+def more_seeds(assessments: dict[str, Assessment], claims: dict[str, Claim]) -> dict[str, int]:
+    """Snippets to train again with twice the seeds: those of an undecided claim whose
+    seed_cap allows it (snippet -> seeds)."""
+    wanted: dict[str, int] = {}
+    for claim_id, assessment in assessments.items():
+        if not assessment.undecided:
+            continue
+        for snippet, n in assessment.seeds.items():
+            if 2 * n <= claims[claim_id].seed_cap:
+                wanted[snippet] = max(wanted.get(snippet, 0), 2 * n)
+    return wanted

@@ -6,6 +6,8 @@ decides anything itself.
 
 from __future__ import annotations
 
+import math
+
 import claims as registry
 
 UI = {
@@ -17,10 +19,19 @@ UI = {
                   "computes each verdict from the recorded numbers (tools/claims.py)."),
         "kinds_intro": ("A *construction* (weights set by hand) shows that a mechanism can work; it "
                         "never verifies a claim about what models do. Trained toy models count over "
-                        "at least 8 random seeds, never the best run; the real model counts against a "
-                        "chance baseline, corrected for the heads tried."),
+                        "at least 8 random seeds, never the best run. Each of their verdicts shows how "
+                        "often it survives redrawing the seeds (1,000 resamplings with replacement); "
+                        "below 90 % the build trains twice the seeds, up to the cap the registry sets, "
+                        "and a verdict still unsettled there is shown as *nuanced*, undecided."),
         "counts": "{total} claims: {counts}.",
         "index": "Claim", "verdict": "Verdict", "source": "Source", "rule": "Rule",
+        "stability": "Stability",
+        "stable": ("the rule gives *{rule}* in {share} of {draws} resamplings of the {n} seeds "
+                   "(stable from 90 %)"),
+        "undecided": ("undecided at n = {n}: on the recorded seeds the rule gives *{rule}*, but only "
+                      "in {share} of {draws} resamplings of the seeds (90 % needed), and {n} seeds is "
+                      "this claim's cap; shown as *nuanced*"),
+        "undecided_short": "undecided at n = {n}",
         "experiments": "Experiments", "no_experiment": "No experiment yet.",
         "ledger_link": "ledger entry", "not_run": "not run",
         "verdicts": {"verified": "verified", "nuanced": "nuanced", "refuted": "refuted",
@@ -36,10 +47,16 @@ UI = {
                   "给出的结论。规则在实验运行之前就已写定；每条结论都由构建过程根据记录下来的数字算出"
                   "（tools/claims.py）。"),
         "kinds_intro": ("*手工构造*（权重由人设定）只能说明某种机制可以成立，不能证实关于模型实际行为的论断。"
-                        "训练出来的小模型至少看 8 个随机种子，从不挑最好的一次；真实模型要与偶然水平比较，"
-                        "并对所试的头数做校正。"),
+                        "训练出来的小模型至少看 8 个随机种子，从不挑最好的一次。它们的每条结论都注明重抽种子后"
+                        "还能保持多少（有放回地重抽 1000 次）；低于 90% 时，构建过程把种子数加倍重新训练，"
+                        "直到登记表定下的上限；到了上限仍不稳定的结论显示为*部分成立*，并注明未定。"),
         "counts": "共 {total} 条论断：{counts}。",
         "index": "论断", "verdict": "结论", "source": "出处", "rule": "判定规则",
+        "stability": "稳定性",
+        "stable": "把 {n} 个种子有放回地重抽 {draws} 次，规则在其中 {share} 的重抽里给出“{rule}”（90% 起算稳定）",
+        "undecided": ("在 n = {n} 时仍未定：按记录下的种子，规则给出“{rule}”，但把种子重抽 {draws} 次，"
+                      "只有 {share} 给出同样的结论（需要 90%），而 {n} 已是这条论断的种子上限；因此显示为“部分成立”"),
+        "undecided_short": "n = {n} 时未定",
         "experiments": "实验", "no_experiment": "尚无实验。",
         "ledger_link": "账本条目", "not_run": "未运行",
         "verdicts": {"verified": "证实", "nuanced": "部分成立", "refuted": "推翻", "open": "待定"},
@@ -67,6 +84,21 @@ SECTIONS = {
     "b-extra-v": ("addendum: V's continuity", "外一篇：V 的连续性"),
     "b-extra-abstract": ("addendum: Q/K vs V", "外一篇：Q/K 与 V"),
 }
+
+
+def stability(assessment, lang: str, short: bool = False) -> str:
+    """How often the verdict survives resampling the seeds, in words ('' when no seeds).
+    The share is rounded down, so a verdict below 90 % never reads as 90 %."""
+    if assessment is None or assessment.stability is None:
+        return ""
+    ui = UI[lang]
+    share = f"{math.floor(100 * assessment.stability + 1e-9)}" + (" %" if lang == "en" else "%")
+    if short:
+        return ui["undecided_short"].format(n=assessment.n_seeds) if assessment.undecided else share
+    draws = f"{registry.RESAMPLINGS:,}" if lang == "en" else str(registry.RESAMPLINGS)
+    template = ui["undecided"] if assessment.undecided else ui["stable"]
+    return template.format(rule=ui["verdicts"][assessment.rule_verdict], share=share, draws=draws,
+                           n=assessment.n_seeds)
 
 
 def verdict_badge(verdict: str | None, lang: str) -> str:
@@ -99,24 +131,29 @@ def _measured(experiment: registry.Experiment, results: dict, lang: str) -> str:
 
 def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str | None],
          results: dict, where: dict[str, tuple[str, str]], sources_href: str | None,
-         references_href: str | None) -> str:
-    """The ledger in Markdown. ``where`` maps a snippet to (page path, page title)."""
+         references_href: str | None, assessments: dict | None = None) -> str:
+    """The ledger in Markdown. ``where`` maps a snippet to (page path, page title);
+    ``assessments`` (tools/claims.assess) add each trained verdict's stability."""
+    assessments = assessments or {}
     ui = UI[lang]
     counts = {v: sum(1 for x in verdicts.values() if x == v) for v in registry.VERDICTS}
     count_text = ("、" if lang == "zh" else ", ").join(
         f"{verdict_badge(v, lang)} {counts[v]}" for v in registry.VERDICTS)
     lines = [f"# {ui['title']}", "", ui["intro"].format(sources=sources_href or "#"), "",
              ui["kinds_intro"], "", ui["counts"].format(total=len(claims), counts=count_text), "",
-             f"| {ui['index']} | {ui['verdict']} |", "|---|---|"]
+             f"| {ui['index']} | {ui['verdict']} | {ui['stability']} |", "|---|---|---|"]
     for claim_id, claim in claims.items():
         lines.append(f"| [{claim_id}](#{claim_id}) {claim.title[lang]} "
-                     f"| {verdict_badge(verdicts[claim_id], lang)} |")
+                     f"| {verdict_badge(verdicts[claim_id], lang)} "
+                     f"| {stability(assessments.get(claim_id), lang, short=True) or '—'} |")
     lines.append("")
     for claim_id, claim in claims.items():
         sources = "、".join if lang == "zh" else ", ".join
         lines += [f"## {claim_id} · {claim.title[lang]} {{#{claim_id}}}", "",
                   '<div class="claim-text" markdown>', "", claim.text[lang], "", "</div>", "",
                   f"**{ui['verdict']}:** {verdict_badge(verdicts[claim_id], lang)}", "",
+                  *([f"**{ui['stability']}:** {stability(assessments[claim_id], lang)}", ""]
+                    if stability(assessments.get(claim_id), lang) else []),
                   f"**{ui['source']}:** " + sources(source_link(a, lang, sources_href)
                                                     for a in claim.source), "",
                   f"**{ui['rule']}:** {claim.rule_text[lang]}", "",
@@ -138,18 +175,20 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
 
 
 def badges(snippet: str, lang: str, claims: dict[str, registry.Claim],
-           verdicts: dict[str, str | None], ledger_href: str) -> str:
+           verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None) -> str:
     """The claims a snippet's experiment bears on: each with its one verdict, linked to the ledger."""
     rows = []
     for claim_id, claim in claims.items():
         if any(e.snippet == snippet for e in claim.experiments):
-            rows.append(claim_badge(claim_id, lang, claims, verdicts, ledger_href))
+            rows.append(claim_badge(claim_id, lang, claims, verdicts, ledger_href, assessments))
     return "\n".join(rows)
 
 
 def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
-                verdicts: dict[str, str | None], ledger_href: str) -> str:
+                verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None) -> str:
     claim = claims[claim_id]
+    note = stability((assessments or {}).get(claim_id), lang)
+    note = f"\n\n*{UI[lang]['stability']}:* {note}" if note else ""
     return (f'<div class="claim-badge" markdown>\n\n'
             f'[{claim_id} · {claim.title[lang]}]({ledger_href}#{claim_id}) '
-            f'{verdict_badge(verdicts.get(claim_id), lang)}\n\n{claim.text[lang]}\n\n</div>\n')
+            f'{verdict_badge(verdicts.get(claim_id), lang)}\n\n{claim.text[lang]}{note}\n\n</div>\n')

@@ -112,7 +112,9 @@ def on_config(config):
         raise PluginError(f"docs/claims.yml: {error}") from None
     _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
                   snippets={p.stem: p for p in snippet_runner.discover()}, claims=claims)
-    _state["verdicts"] = _verdicts(results)
+    _state["assessments"] = _assess(results)
+    _state["verdicts"] = {claim_id: a.verdict if a else None
+                          for claim_id, a in _state["assessments"].items()}
     _state["last_changed"] = page_meta.last_changed()
     return config
 
@@ -188,15 +190,15 @@ def _executed_notebooks(name: str, path: Path, config) -> tuple[str, str]:
     return download, page
 
 
-def _verdicts(results: dict) -> dict[str, str | None]:
-    """One verdict per claim, computed by the registry's rules (tools/claims.py)."""
+def _assess(results: dict) -> dict:
+    """One verdict per claim, computed by the registry's rules, with its stability under
+    resampling the seeds (tools/claims.py)."""
     claims = _state["claims"]
     if not results:  # EXPLAINER_NO_EXEC=1: nothing measured, nothing decided
         return dict.fromkeys(claims)
-    numbers = registry.measurements(results, claims)
     try:
-        return {claim_id: registry.decide(claim, numbers) for claim_id, claim in claims.items()}
-    except registry.MissingMeasurement as error:
+        return registry.assess(results, claims)
+    except (registry.MissingMeasurement, registry.RegistryError) as error:
         raise PluginError(str(error)) from None
 
 
@@ -218,7 +220,8 @@ def _ledger(config) -> str:
     docs = Path(config.docs_dir)
     return ledger.page(lang, _state["claims"], _state["verdicts"], _state["results"], where,
                        "sources.md" if (docs / "sources.md").is_file() else None,
-                       "references.md" if (docs / "references.md").is_file() else None)
+                       "references.md" if (docs / "references.md").is_file() else None,
+                       _state["assessments"])
 
 
 def _colab_url(name: str) -> str:
@@ -251,7 +254,7 @@ def _render(kind: str, target: str, page) -> str:
         if target not in _state["claims"]:
             raise PluginError(f"{where}: there is no claim {target} in docs/claims.yml")
         return ledger.claim_badge(target, _state["lang"], _state["claims"], _state["verdicts"],
-                                  _relative(page, "claims.md"))
+                                  _relative(page, "claims.md"), _state["assessments"])
     if name not in _state["snippets"]:
         raise PluginError(f"{where}: there is no snippets/{name}.py")
     if kind in ("figure", "value", "data") and not key:
@@ -295,7 +298,7 @@ def _render(kind: str, target: str, page) -> str:
         return ""  # replaced by the table of the page's numbers (numbers_table.py)
     # claims: the verdicts of the claims this snippet's experiment bears on
     return ledger.badges(name, _state["lang"], _state["claims"], _state["verdicts"],
-                         _relative(page, "claims.md"))
+                         _relative(page, "claims.md"), _state["assessments"])
 
 
 def _behind_notice(commits: list[str]) -> str:

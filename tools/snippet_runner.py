@@ -13,6 +13,7 @@ import argparse
 import ast
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -23,11 +24,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+
+import claims as registry
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = Path(os.environ.get("EXPLAINER_SNIPPETS_DIR", ROOT / "snippets"))
@@ -96,8 +100,11 @@ def environment_fingerprint() -> str:
     return sys.version + "\n" + "\n".join(dists)
 
 
-def cache_key(path: Path, environment: str) -> str:
-    digest = hashlib.sha256(f"{CACHE_FORMAT}\n{environment}".encode())
+def cache_key(path: Path, environment: str, seeds: int | None = None) -> str:
+    """The snippet's source, the shared modules it imports, the installed packages, the CPU
+    kernels and (when the build asks for more than the snippet's own) the number of seeds."""
+    kernels = json.dumps(KERNELS, sort_keys=True)
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\n{environment}\n{kernels}\n{seeds}".encode())
     for source in [path, *sorted(shared_modules(path))]:
         digest.update(_shown(source).encode())
         digest.update(source.read_bytes())
@@ -117,9 +124,22 @@ def _where_it_failed(path: Path, stderr: str) -> str:
     return f"{_shown(path)}{where}: {error}"
 
 
+def _kernels():
+    """snippets/explainer/kernels.py, loaded by path: the runner does not import the package
+    (that would pin this process's kernels, and it must not import torch at all)."""
+    spec = importlib.util.spec_from_file_location(
+        "explainer_kernels", ROOT / "snippets" / "explainer" / "kernels.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# The CPU kernels every snippet computes with (explicit environment first, else the pin):
+# part of the cache key, so results from other kernels are never reused.
+KERNELS = {name: value for name, value in _kernels().pinned().items() if value}
 SNIPPET_ENV = {"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0",
                # One thread per snippet: snippets run side by side on few cores.
-               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", **KERNELS}
 
 
 class Worker:
@@ -141,9 +161,9 @@ class Worker:
             raise SnippetError("the snippet worker process died")
         return json.loads(line)
 
-    def run(self, path: Path, output_dir: Path) -> tuple[int, bool]:
-        """Run one snippet; returns (exit code, timed out)."""
-        request = {"path": str(path), "output_dir": str(output_dir), "root": str(ROOT)}
+    def run(self, path: Path, output_dir: Path, env: dict[str, str]) -> tuple[int, bool]:
+        """Run one snippet with ``env`` added to its environment; returns (exit code, timed out)."""
+        request = {"path": str(path), "output_dir": str(output_dir), "root": str(ROOT), "env": env}
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         pid = self._answer(None)["pid"]
@@ -163,10 +183,33 @@ class Worker:
         self.process.wait()
 
 
-def _execute(path: Path, output_dir: Path, workers: queue.Queue) -> None:
+class Workers:
+    """Up to ``size`` worker processes, started only when a snippet must actually run."""
+
+    def __init__(self, size: int):
+        self.size, self.started = size, 0
+        self.idle: queue.Queue = queue.Queue()
+        self.lock = threading.Lock()
+
+    def get(self) -> Worker:
+        with self.lock:
+            if self.idle.empty() and self.started < self.size:
+                self.started += 1
+                return Worker()
+        return self.idle.get()
+
+    def put(self, worker: Worker) -> None:
+        self.idle.put(worker)
+
+    def close(self) -> None:
+        while not self.idle.empty():
+            self.idle.get().close()
+
+
+def _execute(path: Path, output_dir: Path, workers: Workers, env: dict[str, str]) -> None:
     worker = workers.get()
     try:
-        code, timed_out = worker.run(path, output_dir)
+        code, timed_out = worker.run(path, output_dir, env)
     finally:
         workers.put(worker)
     stderr_file = output_dir / "stderr.txt"
@@ -181,8 +224,13 @@ def _execute(path: Path, output_dir: Path, workers: queue.Queue) -> None:
         raise SnippetError(f"{_shown(path)}: finished without calling report.save()")
 
 
-def _cached(path: Path, key: str) -> bool:
-    stored = CACHE / path.stem / "key"
+def _place(path: Path, seeds: int | None = None) -> Path:
+    """Where a snippet's results are cached: one folder per number of seeds asked for."""
+    return CACHE / (path.stem if seeds is None else f"{path.stem}@{seeds}")
+
+
+def _cached(path: Path, key: str, seeds: int | None = None) -> bool:
+    stored = _place(path, seeds) / "key"
     return stored.is_file() and stored.read_text() == key
 
 
@@ -195,16 +243,17 @@ def _expected_seconds(path: Path) -> float:
         return 0.0
 
 
-def _run_one(path: Path, key: str, force: bool, log, workers: queue.Queue) -> Outcome:
-    target = CACHE / path.stem
-    if not force and _cached(path, key):
+def _run_one(path: Path, key: str, force: bool, log, workers: Workers,
+             seeds: int | None = None) -> Outcome:
+    target = _place(path, seeds)
+    if not force and _cached(path, key, seeds):
         return Outcome(path.stem, target, executed=False)
-    log(f"  running {path.name}")
+    log(f"  running {path.name}" + (f" with {seeds} seeds" if seeds else ""))
     CACHE.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{path.stem}-", dir=CACHE))
     start = time.perf_counter()
     try:
-        _execute(path, scratch, workers)
+        _execute(path, scratch, workers, {"EXPLAINER_SEEDS": str(seeds)} if seeds else {})
         (scratch / "key").write_text(key)
         (scratch / "seconds").write_text(f"{time.perf_counter() - start:.1f}")
         shutil.rmtree(target, ignore_errors=True)
@@ -217,39 +266,54 @@ def _run_one(path: Path, key: str, force: bool, log, workers: queue.Queue) -> Ou
 def run_all(force: bool = False, log=print, only: list[str] | None = None,
             failures: dict[str, str] | None = None) -> dict[str, Outcome]:
     """Bring the snippets' cached results up to date. A failure raises SnippetError,
-    unless ``failures`` is given: then it is filled in (name -> message) instead."""
+    unless ``failures`` is given: then it is filled in (name -> message) instead.
+
+    When a snippet finishes, every claim it helps decide whose snippets have all finished is
+    assessed (tools/claims.py): a claim that resampling its seeds leaves undecided gets its
+    trained snippets run again with twice the seeds, up to the claim's seed_cap, while the
+    other snippets still run. The outcome of a snippet is its largest run."""
     snippets = discover()
     if only is not None:
         unknown = set(only) - {p.stem for p in snippets}
         if unknown:
             raise SnippetError(f"no such snippet: {', '.join(sorted(unknown))} (in {SNIPPETS})")
         snippets = [p for p in snippets if p.stem in only]
+    by_name = {path.stem: path for path in snippets}
+    log = _one_line_at_a_time(log)
     environment = environment_fingerprint()
-    keys = {path: cache_key(path, environment) for path in snippets}
     outcomes: dict[str, Outcome] = {}
+    results: dict[str, dict] = {}
     errors: dict[str, str] = {}
     n_workers = max(1, min(len(snippets), os.cpu_count() or 1))
     start = time.perf_counter()
-    workers: queue.Queue = queue.Queue()
-    stale = [path for path in snippets if force or not _cached(path, keys[path])]
-    for _ in range(min(n_workers, len(stale))):  # started only when something must run
-        workers.put(Worker())
+    workers = Workers(n_workers)
+    claims = registry.load()
+    pending = {}
     with ThreadPoolExecutor(max_workers=n_workers) as pool:
-        futures = {pool.submit(_run_one, path, keys[path], force, log, workers): path
-                   for path in sorted(snippets, key=_expected_seconds, reverse=True)}
-        for future in as_completed(futures):
-            path = futures[future]
-            try:
-                outcome = future.result()
-            except SnippetError as error:
-                errors[path.stem] = str(error)
-                log(f"  FAILED  {path.name}")
-                continue
-            outcomes[outcome.name] = outcome
-            if outcome.executed:
-                log(f"  ran     {path.name:<32} {outcome.seconds:6.1f} s")
-    while not workers.empty():
-        workers.get().close()
+        def submit(path: Path, seeds: int | None = None) -> None:
+            key = cache_key(path, environment, seeds)
+            pending[pool.submit(_run_one, path, key, force, log, workers, seeds)] = path
+
+        for path in sorted(snippets, key=_expected_seconds, reverse=True):
+            submit(path)
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                path = pending.pop(future)
+                try:
+                    outcome = future.result()
+                except SnippetError as error:
+                    errors[path.stem] = str(error)
+                    log(f"  FAILED  {path.name}")
+                    continue
+                outcomes[outcome.name] = outcome
+                results[outcome.name] = load_results(outcome)
+                if outcome.executed:
+                    log(f"  ran     {outcome.output_dir.name:<32} {outcome.seconds:6.1f} s")
+                for name, seeds in _more_seeds(outcome.name, results, claims, errors).items():
+                    if name in by_name and by_name[name] not in pending.values():
+                        submit(by_name[name], seeds)
+    workers.close()
     executed = sum(o.executed for o in outcomes.values())
     log(f"snippets: {executed} executed, {len(outcomes) - executed} cached, "
         f"{len(errors)} failed ({time.perf_counter() - start:.1f} s)")
@@ -258,6 +322,31 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
     if failures is not None:
         failures.update(errors)
     return outcomes
+
+
+def _one_line_at_a_time(log):
+    """``log`` behind a lock: lines from the runner's threads never interleave."""
+    lock = threading.Lock()
+
+    def locked(message: str) -> None:
+        with lock:
+            log(message)
+    return locked
+
+
+def _more_seeds(finished: str, results: dict[str, dict], claims: dict, errors: dict) -> dict[str, int]:
+    """Snippets to run with more seeds now that ``finished`` has: from the claims it helps
+    decide whose snippets have all finished (a failed or unselected one: not decided here)."""
+    ready = {}
+    for claim_id, claim in claims.items():
+        needed = {e.snippet for e in claim.experiments if e.snippet}
+        if finished in needed and claim.trained_snippets() and needed <= set(results):
+            ready[claim_id] = claim
+    if not ready:
+        return {}
+    wanted = registry.more_seeds(registry.assess(results, ready), ready)
+    return {name: n for name, n in wanted.items()
+            if n > results[name]["numbers"]["n_seeds"]["value"] and name not in errors}
 
 
 def load_results(outcome: Outcome) -> dict:

@@ -3,6 +3,7 @@
 snippet starts in milliseconds instead of paying ~2 s of imports.
 
 Protocol (one JSON object per line): the runner writes {"path": …, "output_dir": …};
+a request may add "env" (e.g. {"EXPLAINER_SEEDS": "16"}) to the child's environment;
 the worker answers {"pid": …} when the child starts and {"exit": code} when it ends.
 The child's stdout and stderr go to output_dir/stdout.txt and stderr.txt.
 """
@@ -25,6 +26,12 @@ def warm_up(snippets_dir: str) -> None:
     import io
     import pkgutil
 
+    sys.path.insert(0, snippets_dir)
+    try:  # before torch, as every snippet imports it (the runner has set the pinned kernels too)
+        importlib.import_module("explainer")
+    except ImportError:  # a snippets folder without the shared package
+        pass
+    sys.path.remove(snippets_dir)
     for name in PRELOAD:
         importlib.import_module(name)
     import matplotlib.pyplot as plt
@@ -82,6 +89,7 @@ def main() -> None:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:
+            os.environ.update(request.get("env", {}))
             os._exit(run_snippet(request["path"], request["output_dir"], request["root"]))
         print(json.dumps({"pid": pid}), file=answers, flush=True)
         _, status = os.waitpid(pid, 0)

@@ -14,6 +14,35 @@ from pathlib import Path
 
 from explainer import plotting
 
+def _flat(values):
+    values = values.tolist() if hasattr(values, "tolist") else values
+    for value in values if isinstance(values, (list, tuple)) else [values]:
+        yield from _flat(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def over_seeds(per_seed: list[float], of: str, chance: float = 0.0) -> float:
+    """A number over seeds from its per-seed values: ``count`` (of true values), ``mean``,
+    ``std`` (population), ``min``, ``max``, or ``binomial_p`` (one-sided binomial tail:
+    P(at least the observed count of hits) when each seed is a hit with ``chance``)."""
+    n = len(per_seed)
+    if n == 0:
+        raise ValueError("no per-seed values")
+    if of == "count":
+        return float(sum(1 for v in per_seed if v))
+    if of == "mean":
+        return math.fsum(per_seed) / n
+    if of == "std":
+        mean = math.fsum(per_seed) / n
+        return math.sqrt(math.fsum((v - mean) ** 2 for v in per_seed) / n)
+    if of in ("min", "max"):
+        return float(min(per_seed) if of == "min" else max(per_seed))
+    if of == "binomial_p":
+        hits = sum(1 for v in per_seed if v)
+        return math.fsum(math.comb(n, k) * chance ** k * (1 - chance) ** (n - k)
+                         for k in range(hits, n + 1))
+    raise ValueError(f"unknown aggregate over seeds {of!r} (count, mean, std, min, max, binomial_p)")
+
+
 class Report:
     def __init__(self, name: str | None = None):
         self.name = name or Path(sys.argv[0]).stem
@@ -25,16 +54,28 @@ class Report:
         self.data_files: dict[str, str] = {}
 
     def number(self, key: str, value: float, fmt: str = "{:.3f}", *,
-               en: str = "", zh: str = "") -> float:
+               en: str = "", zh: str = "", per_seed=None, of: str = "", chance: float = 0.0) -> float:
         """Keep ``value`` for the prose, formatted with ``fmt``; returns it unchanged.
 
-        ``en``/``zh`` say what the number is, for the page's table of its numbers."""
+        ``en``/``zh`` say what the number is, for the page's table of its numbers.
+        A number computed over random seeds also keeps its ``per_seed`` values and how it
+        follows from them (``of``: see ``OVER_SEEDS``), so the build can resample the seeds
+        and see whether a verdict survives (tools/claims.py)."""
         value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"number '{key}' is {value}; prose cannot cite it")
         self.numbers[key] = {"value": value, "text": fmt.format(value)}
         if en or zh:
             self.numbers[key]["about"] = {"en": en, "zh": zh}
+        if per_seed is not None:
+            per_seed = [float(v) for v in _flat(per_seed)]
+            expected = over_seeds(per_seed, of, chance)
+            if not math.isclose(value, expected, rel_tol=1e-5, abs_tol=1e-9):
+                raise ValueError(f"number '{key}' is {value}, but the {of} of its per-seed "
+                                 f"values is {expected}")
+            self.numbers[key].update(per_seed=per_seed, of=of)
+            if of == "binomial_p":
+                self.numbers[key]["chance"] = chance
         print(f"{key} = {self.numbers[key]['text']}")
         return value
 

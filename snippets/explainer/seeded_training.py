@@ -8,6 +8,7 @@ per-seed mean cross-entropies; AdamW works element by element, so the sum
 trains each seed exactly as if it were trained alone.
 """
 
+import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -81,6 +82,12 @@ def train_seeds(model, task: Task, config: SeededTrainingConfig,
     return torch.stack(losses)                                            # (steps, S)
 
 
+def n_seeds(default: int) -> int:
+    """How many random seeds to train: ``default``, unless the build asks for more
+    (``EXPLAINER_SEEDS``, set when a verdict is borderline at ``default`` seeds)."""
+    return int(os.environ.get("EXPLAINER_SEEDS", default))
+
+
 def summary(values) -> dict[str, float]:
     """Mean, standard deviation, minimum and maximum over seeds."""
     values = torch.as_tensor(values, dtype=torch.float64).flatten()
@@ -89,11 +96,19 @@ def summary(values) -> dict[str, float]:
 
 
 def report_spread(report, key: str, values, fmt: str = "{:.3f}", *, en: str, zh: str) -> dict:
-    """Record ``key_mean``, ``key_std``, ``key_min`` and ``key_max`` of per-seed ``values``."""
+    """Record ``key_mean``, ``key_std``, ``key_min`` and ``key_max`` of per-seed ``values``
+    (each with the per-seed values, so the build can resample the seeds)."""
     stats = summary(values)
     words = {"mean": ("mean over seeds", "各种子的平均"), "std": ("standard deviation over seeds", "各种子间的标准差"),
              "min": ("lowest seed", "最低的种子"), "max": ("highest seed", "最高的种子")}
     for name, value in stats.items():
         report.number(f"{key}_{name}", value, fmt, en=f"{en} ({words[name][0]})",
-                      zh=f"{zh}（{words[name][1]}）")
+                      zh=f"{zh}（{words[name][1]}）", per_seed=values, of=name)
     return stats
+
+
+def report_seed_count(report, key: str, per_seed, *, en: str, zh: str) -> int:
+    """Record ``key``: in how many seeds ``per_seed`` (one truth value per seed) holds."""
+    per_seed = torch.as_tensor(per_seed).flatten().bool()
+    return int(report.number(key, per_seed.sum(), "{:.0f}", en=en, zh=zh,
+                             per_seed=per_seed.float(), of="count"))
