@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system serve build test bench lock clean page
+.PHONY: setup system serve build test bench check-kernels lock clean page
 
 setup: system $(VENV)/.installed node_modules/.installed
 
@@ -39,6 +39,10 @@ page: $(VENV)/.installed
 
 bench: setup
 	$(BIN)/python tools/bench_build.py
+
+# Every trained verdict again under a second CPU kernel (ATEN_CPU_CAPABILITY=default): must agree.
+check-kernels: setup
+	$(BIN)/python tools/kernel_check.py
 
 # Re-resolve requirements.in into the fully pinned requirements.txt.
 lock:

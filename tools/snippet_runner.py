@@ -357,12 +357,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="snippet names (default: all)")
     parser.add_argument("--force", action="store_true", help="ignore the cache")
+    parser.add_argument("--json", action="store_true",
+                        help="print every snippet's results.json as one JSON object (progress to stderr)")
     args = parser.parse_args()
+    log = (lambda message: print(message, file=sys.stderr)) if args.json else print
     try:
-        run_all(force=args.force, only=args.names or None)
+        outcomes = run_all(force=args.force, only=args.names or None, log=log)
     except SnippetError as error:
         print(f"ERROR: {error}", file=sys.stderr)
         return 1
+    if args.json:
+        print(json.dumps({name: load_results(o) for name, o in outcomes.items()}))
     return 0
 
 
