@@ -6,16 +6,17 @@
 # greedy, so each head goes further down its own path and the slight initial
 # preference becomes its role. Test it over many random seeds:
 #
-# 1. a 1-layer, 4-head model on the near-and-far task (target = previous token
+# 1. a 1-layer, 8-head model on the near-and-far task (target = previous token
 #    + first token, mod 10; explainer/first_and_previous.py), which needs a
 #    head that looks at the previous position;
 # 2. before training, measure each head's previous-token score;
-# 3. after training, the *positional head* is the head with the highest
-#    previous-token score, if it reaches 0.5;
-# 4. count the seeds in which the positional head is the head that started
-#    with the highest score. Chance is 1 in 4.
+# 3. after training, measure it again, and ask per seed: do the heads that
+#    started higher end higher? (the rank correlation of the two scores over
+#    the 8 heads: 1 = the same order, 0 = no relation);
+# 4. also count the seeds in which the head that ends most positional is the
+#    head that started with the highest score. Chance is 1 in 8.
 #
-# All 32 models (one per seed) train together as one batched model.
+# All 64 models (one per seed) train together as one batched model.
 
 # %%
 import math
@@ -26,7 +27,7 @@ import torch
 from explainer.first_and_previous import T, V, near_and_far
 from explainer.head_metrics import previous_token_score
 from explainer.plotting import LANGS, plt
-from explainer.report import Report
+from explainer.report import Report, over_seeds
 from explainer.seeded_training import n_seeds, report_seed_count
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
 from explainer.tiny_transformer import TransformerConfig
@@ -34,8 +35,8 @@ from explainer.tiny_transformer import TransformerConfig
 torch.set_num_threads(1)
 report = Report("butterfly_heads")
 
-SEEDS = list(range(n_seeds(32)))   # the build trains more when a verdict is undecided
-N_HEADS, STEPS = 4, 800   # long enough that every seed learns the task (accuracy >= 0.9)
+SEEDS = list(range(n_seeds(64)))   # the build trains more when a verdict is undecided
+N_HEADS, STEPS = 8, 800   # long enough that every seed learns the task (accuracy >= 0.9)
 probe_tokens, probe_targets = near_and_far(torch.Generator().manual_seed(1234), 256)
 
 config = TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=N_HEADS)
@@ -76,7 +77,8 @@ report_seed_count(report, "positional_seeds", positional,
 report_seed_count(report, "kept_lead_seeds", kept_lead,
                   en="seeds in which the positional head is the head that started most positional",
                   zh="位置头正是起初最偏向前一个词元的那个头的种子数")
-report.number("chance", chance, "{:.2f}", en="chance of that, one head in four", zh="随机猜中的概率（四个头里挑一个）")
+report.number("chance", chance, "{:.3f}", en=f"chance of that, one head in {N_HEADS}",
+              zh=f"随机猜中的概率（{N_HEADS} 个头里挑一个）")
 report.number("expected_by_chance", chance * n, "{:.0f}", en="seeds expected by chance", zh="按随机猜预期的种子数")
 report.number("binomial_p", binomial_p, "{:.2g}", per_seed=kept_lead, of="binomial_p", chance=chance,
               en="one-sided binomial p-value of at least that many hits at chance",
@@ -106,15 +108,37 @@ report_seed_count(report, "single_positional_seeds", ((after >= 0.5).sum(dim=1) 
 ranks_before = before.argsort(dim=1).argsort(dim=1).float()                 # (M, nh)
 ranks_after = after.argsort(dim=1).argsort(dim=1).float()                   # (M, nh)
 spearman = 1 - 6 * (ranks_before - ranks_after).pow(2).sum(dim=1) / (N_HEADS * (N_HEADS ** 2 - 1))  # (M,)
-report.number("rank_correlation_mean", spearman.mean(), "{:.2f}",
-              en="rank correlation between heads' previous-token scores before and after training, mean over seeds (0 = none)",
-              zh="各头训练前后前一个词元得分的秩相关，各种子平均（0 = 无关）")
+for stat, about_en, about_zh in (("mean", "mean over seeds", "各种子平均"),
+                                 ("ci95_low", "lower end of the mean's 95 % interval", "均值 95% 区间的下端"),
+                                 ("ci95_high", "upper end of the mean's 95 % interval", "均值 95% 区间的上端")):
+    report.number(f"rank_correlation_{stat}", over_seeds(spearman.tolist(), stat), "{:.2f}",
+                  per_seed=spearman, of=stat,
+                  en=f"rank correlation between heads' previous-token scores before and after training, "
+                     f"{about_en} (0 = none)",
+                  zh=f"各头训练前后前一个词元得分的秩相关，{about_zh}（0 = 无关）")
 report_seed_count(report, "positive_correlation_seeds", (spearman > 0),
                   en="seeds with a positive rank correlation", zh="秩相关为正的种子数")
 report.number("accuracy_mean", accuracy.mean(), "{:.3f}", en="accuracy after training, mean over seeds",
               zh="训练后的准确率，各种子平均")
 report.number("accuracy_min", accuracy.min(), "{:.3f}", en="accuracy after training, lowest seed",
               zh="训练后的准确率，最低的种子")
+# The page's sentences about the outcome, built from the numbers above.
+low, high = over_seeds(spearman.tolist(), "ci95_low"), over_seeds(spearman.tolist(), "ci95_high")
+if low > 0:
+    report.text("order_outcome", en="heads that started higher did tend to end higher",
+                zh="起初得分高的头，训练后确实往往也更高")
+elif high < 0:
+    report.text("order_outcome", en="heads that started higher tended to end lower",
+                zh="起初得分高的头，训练后反而往往更低")
+else:
+    report.text("order_outcome", en="the run cannot tell whether heads that started higher end higher",
+                zh="这次运行分辨不出起初得分高的头训练后是否也更高")
+if binomial_p < 0.05:
+    report.text("leader_outcome", en="more often than a head picked at random would",
+                zh="比随便挑一个头更常成为位置头")
+else:
+    report.text("leader_outcome", en="not clearly more often than a head picked at random would",
+                zh="并不比随便挑一个头明显更常成为位置头")
 print(f"kept the lead in {hits} of {n} seeds (chance {chance * n:.0f}), p = {binomial_p:.2g}; "
       f"start rank of the positional head: {start_rank[positional].bincount(minlength=N_HEADS + 1)[1:].tolist()}")
 

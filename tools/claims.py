@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import t
 
 import yaml
 
@@ -279,7 +280,8 @@ class Assessment:
 
 
 def over_seeds(per_seed, of: str, chance: float = 0.0) -> float:
-    """The aggregate ``of`` (count, mean, std, min, max, binomial_p) of per-seed values; the
+    """The aggregate ``of`` (count, mean, std, min, max, ci95_low, ci95_high, binomial_p) of
+    per-seed values; the
     same definitions as explainer.report.over_seeds, here vectorised over resamplings
     (``per_seed`` is (draws, n))."""
     values = np.asarray(per_seed, dtype=float)
@@ -288,6 +290,9 @@ def over_seeds(per_seed, of: str, chance: float = 0.0) -> float:
         return (values != 0).sum(axis=-1).astype(float)
     if of in ("mean", "std", "min", "max"):
         return getattr(values, of)(axis=-1)
+    if of in ("ci95_low", "ci95_high"):
+        half = t.ppf(0.975, n - 1) * values.std(axis=-1, ddof=1) / np.sqrt(n)
+        return values.mean(axis=-1) + (-half if of == "ci95_low" else half)
     if of == "binomial_p":
         hits = (values != 0).sum(axis=-1)
         tail = np.array([math.fsum(math.comb(n, k) * chance ** k * (1 - chance) ** (n - k)

@@ -5,6 +5,7 @@ A page cites a snippet with placeholders (each replaced at build time):
     {{ code four_steps }}                  the source, with .py / .ipynb downloads
     {{ figure four_steps.heatmap }}        a numbered, captioned figure (tools/figures.py)
     {{ value four_steps.weight_it_animal }} a number the run computed
+    {{ text butterfly_heads.leader_outcome }} a phrase the run built from its numbers (an outcome)
     {{ output four_steps }}                nothing any more: every page that cites numbers
                                            ends with their table (tools/numbers_table.py)
     {{ claims four_steps }}                the claims this snippet's experiment bears on,
@@ -55,7 +56,7 @@ ROOT = snippet_runner.ROOT
 DOCS = ROOT / "docs"
 KATEX = ROOT / "node_modules" / "katex" / "dist"
 
-PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|output|claims|claim|data)\s+([\w.]+)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|text|output|claims|claim|data)\s+([\w.]+)\s*\}\}")
 ANY_PLACEHOLDER = re.compile(r"\{\{\s*[a-z]+\s+[\w.]+\s*\}\}")
 
 UI = {
@@ -257,7 +258,7 @@ def _render(kind: str, target: str, page) -> str:
                                   _relative(page, "claims.md"), _state["assessments"])
     if name not in _state["snippets"]:
         raise PluginError(f"{where}: there is no snippets/{name}.py")
-    if kind in ("figure", "value", "data") and not key:
+    if kind in ("figure", "value", "text", "data") and not key:
         raise PluginError(f"{where}: write {kind} {name}.<key>")
     if kind == "code":
         source = _state["snippets"][name].read_text(encoding="utf-8")
@@ -282,6 +283,10 @@ def _render(kind: str, target: str, page) -> str:
         if not text:  # an empty value would leave a blank table cell or a gap in a sentence
             raise PluginError(f"{where}: snippets/{name}.py formats '{key}' as an empty string")
         return text.replace("|", "\\|")  # a "|" would split a table cell
+    if kind == "text":
+        if key not in results.get("texts", {}):
+            raise PluginError(f"{where}: snippets/{name}.py recorded no text '{key}'")
+        return results["texts"][key][_state["lang"]]
     if kind == "figure":
         if key not in results["figures"]:
             raise PluginError(f"{where}: snippets/{name}.py drew no figure '{key}'")

@@ -20,10 +20,18 @@ def _flat(values):
         yield from _flat(value) if isinstance(value, (list, tuple)) else [value]
 
 
+def t_quantile_975(dof: int) -> float:
+    """The 97.5 % quantile of Student's t with ``dof`` degrees of freedom (for 95 % intervals)."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, dof))
+
+
 def over_seeds(per_seed: list[float], of: str, chance: float = 0.0) -> float:
     """A number over seeds from its per-seed values: ``count`` (of true values), ``mean``,
-    ``std`` (population), ``min``, ``max``, or ``binomial_p`` (one-sided binomial tail:
-    P(at least the observed count of hits) when each seed is a hit with ``chance``)."""
+    ``std`` (population), ``min``, ``max``, ``ci95_low`` / ``ci95_high`` (the mean's 95 %
+    t-interval), or ``binomial_p`` (one-sided binomial tail: P(at least the observed count
+    of hits) when each seed is a hit with ``chance``)."""
     n = len(per_seed)
     if n == 0:
         raise ValueError("no per-seed values")
@@ -36,11 +44,17 @@ def over_seeds(per_seed: list[float], of: str, chance: float = 0.0) -> float:
         return math.sqrt(math.fsum((v - mean) ** 2 for v in per_seed) / n)
     if of in ("min", "max"):
         return float(min(per_seed) if of == "min" else max(per_seed))
+    if of in ("ci95_low", "ci95_high"):
+        mean = math.fsum(per_seed) / n
+        half = t_quantile_975(n - 1) * math.sqrt(math.fsum((v - mean) ** 2 for v in per_seed)
+                                                 / (n - 1) / n) if n > 1 else math.inf
+        return mean - half if of == "ci95_low" else mean + half
     if of == "binomial_p":
         hits = sum(1 for v in per_seed if v)
         return math.fsum(math.comb(n, k) * chance ** k * (1 - chance) ** (n - k)
                          for k in range(hits, n + 1))
-    raise ValueError(f"unknown aggregate over seeds {of!r} (count, mean, std, min, max, binomial_p)")
+    raise ValueError(f"unknown aggregate over seeds {of!r} (count, mean, std, min, max, ci95_low, "
+                     f"ci95_high, binomial_p)")
 
 
 class Report:
@@ -52,6 +66,7 @@ class Report:
         self.numbers: dict[str, dict] = {}
         self.figures: dict[str, dict] = {}
         self.data_files: dict[str, str] = {}
+        self.texts: dict[str, dict[str, str]] = {}
 
     def number(self, key: str, value: float, fmt: str = "{:.3f}", *,
                en: str = "", zh: str = "", per_seed=None, of: str = "", chance: float = 0.0) -> float:
@@ -78,6 +93,14 @@ class Report:
                 self.numbers[key]["chance"] = chance
         print(f"{key} = {self.numbers[key]['text']}")
         return value
+
+    def text(self, key: str, *, en: str, zh: str) -> None:
+        """Keep a phrase that states an outcome, built from the numbers by the snippet (so a
+        page says "slower in most seeds" only when the run says so): ``{{ text name.key }}``."""
+        if not (en.strip() and zh.strip()):
+            raise ValueError(f"text '{key}' needs both languages")
+        self.texts[key] = {"en": en, "zh": zh}
+        print(f"{key} = {en}")
 
     def figure(self, key: str, fig, lang: str, alt: str, caption: str = "") -> None:
         """Save ``fig`` as ``<key>.<lang>.svg`` with its alt text and its one-line
@@ -113,7 +136,7 @@ class Report:
                 raise ValueError(f"figure '{key}' has no version in {sorted(missing)}")
         path = self.output_dir / "results.json"
         results = {"snippet": self.name, "numbers": self.numbers, "figures": self.figures,
-                   "data": self.data_files}
+                   "data": self.data_files, "texts": self.texts}
         path.write_text(json.dumps(results, ensure_ascii=False, indent=1, sort_keys=True),
                         encoding="utf-8")
         return path
