@@ -27,6 +27,10 @@ class SnippetResults:
     def number(self, key: str) -> float:
         return self.data["numbers"][key]["value"]
 
+    def per_seed(self, key: str) -> list[float]:
+        """The per-seed values behind a number over seeds (report_spread, report_seed_count)."""
+        return self.data["numbers"][key]["per_seed"]
+
 
 @pytest.fixture(scope="session")
 def snippet_outcomes() -> dict[str, snippet_runner.Outcome]:

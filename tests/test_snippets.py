@@ -2,11 +2,14 @@
 test of its own and a page in both languages. A new snippet is picked up here
 without touching this file."""
 
+import ast
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import claims as registry
 import snippet_runner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,3 +57,107 @@ def test_snippet_is_shown_on_one_page_in_each_language(name):
     en, zh = pages_showing(name, "en"), pages_showing(name, "zh")
     assert len(en) == 1, f"{{{{ code {name} }}}} should appear on exactly one English page, found {en}"
     assert en == zh, f"English page {en} and Chinese page {zh} should be twins"
+
+
+# --- numbers over seeds: invariants that hold on any machine -------------------------------
+
+def spread_families(numbers: dict) -> dict[str, dict[str, float]]:
+    """``key_mean``, ``key_min``, ``key_max`` (and ``key_std``) grouped under ``key``."""
+    families: dict[str, dict[str, float]] = {}
+    for key, entry in numbers.items():
+        base, _, stat = key.rpartition("_")
+        if stat in ("mean", "min", "max", "std") and base:
+            families.setdefault(base, {})[stat] = entry["value"]
+    return {base: stats for base, stats in families.items() if {"mean", "min", "max"} <= set(stats)}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_numbers_over_seeds_agree_with_their_per_seed_values(results, name):
+    numbers = results(name).data["numbers"]
+    n = numbers.get("n_seeds", {}).get("value")
+    for key, entry in numbers.items():
+        if "per_seed" not in entry:
+            continue
+        per_seed = entry["per_seed"]
+        assert n is not None and len(per_seed) == n, f"{name}.{key}: {len(per_seed)} values, n_seeds {n}"
+        assert entry["value"] == pytest.approx(registry.over_seeds(np.array(per_seed), entry["of"],
+                                                                    entry.get("chance", 0.0)),
+                                               rel=1e-5, abs=1e-9), f"{name}.{key}"
+        if entry["of"] == "count":
+            assert entry["value"] == int(entry["value"]) and 0 <= entry["value"] <= n, f"{name}.{key}"
+    for base, stats in spread_families(numbers).items():
+        assert stats["min"] - 1e-9 <= stats["mean"] <= stats["max"] + 1e-9, f"{name}.{base}: min/mean/max"
+        if "std" in stats:
+            assert 0 <= stats["std"] <= stats["max"] - stats["min"] + 1e-9, f"{name}.{base}: std"
+
+
+# Numbers a trained claim's rule may read without per-seed values: they do not depend on
+# the seeds of the training (said why, one by one).
+SEED_FREE = {
+    "near_orthogonal.slope": "fitted on random vectors drawn once per dimension, before any training",
+}
+
+
+def test_every_number_a_trained_rule_reads_can_be_resampled_over_seeds(results):
+    for claim in registry.load().values():
+        for snippet in claim.trained_snippets():
+            numbers = results(snippet).data["numbers"]
+            for name in sorted(n for n in claim.names() if n.startswith(f"{snippet}.")):
+                key = name.split(".", 1)[1]
+                assert key == "n_seeds" or "per_seed" in numbers[key] or name in SEED_FREE, (
+                    f"{claim.id} reads {name}, recorded without its per-seed values: the build "
+                    "cannot tell whether the verdict survives another draw of the seeds")
+
+
+# --- snippet tests check computations, not today's outcome --------------------------------
+
+TESTS = ROOT / "tests" / "snippets"
+NUMBER_READ = re.compile(r'number\("(\w+)"\)')
+
+
+def rule_thresholds_asserted(test_source: str, snippet: str, rule_keys: set[str]) -> list[str]:
+    """Assertions in a snippet test that read a number a claim's rule reads (n_seeds aside)."""
+    found = []
+    for node in ast.walk(ast.parse(test_source)):
+        if isinstance(node, ast.Assert):
+            text = ast.get_source_segment(test_source, node)
+            found += [f"{snippet}.{key}: {text.splitlines()[0]}" for key in NUMBER_READ.findall(text)
+                      if key in rule_keys and key != "n_seeds"]
+    return found
+
+
+def test_rule_threshold_check_finds_a_planted_assertion():
+    planted = 'def test_x(results):\n    assert results("t").number("wins") >= 6\n'
+    assert rule_thresholds_asserted(planted, "t", {"wins"}) == ['t.wins: assert results("t").number("wins") >= 6']
+    assert rule_thresholds_asserted(planted, "t", {"other"}) == []
+
+
+def test_no_snippet_test_asserts_a_rule_on_a_recorded_number():
+    # A verdict is the rule's business (tools/claims.py), recomputed by every build; a test that
+    # repeats it fails when an outcome changes, for reasons unrelated to correctness.
+    # (An equivalence or a mathematical fact is different: there the rule's tolerance is
+    # the computation being right, and its test may assert it.)
+    read = {}
+    for claim in registry.load().values():
+        measured = {e.snippet for e in claim.experiments if e.kind in ("trained", "real")}
+        for name in claim.names():
+            snippet, _, key = name.partition(".")
+            if snippet in measured:
+                read.setdefault(snippet, set()).add(key)
+    offending = []
+    for test_file in sorted(TESTS.glob("test_*.py")):
+        snippet = test_file.stem.removeprefix("test_")
+        offending += rule_thresholds_asserted(test_file.read_text(encoding="utf-8"), snippet,
+                                              read.get(snippet, set()))
+    assert offending == []
+
+
+MEASURED_COMMENT = re.compile(r"#.*(?:\bmeasured\b|\b\d+ of \d+\b)", re.I)
+
+
+def test_no_snippet_test_comment_quotes_a_measured_number():
+    # Such comments go stale at the next run; the numbers live in results.json and on the pages.
+    stale = [f"{f.name}:{i}: {line.strip()}" for f in sorted(TESTS.glob("test_*.py"))
+             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+             if MEASURED_COMMENT.search(line)]
+    assert stale == []

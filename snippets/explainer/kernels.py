@@ -2,8 +2,8 @@
 
 torch picks its CPU kernels by the machine (default / AVX2 / AVX-512) and MKL picks its
 own code path; a few hundred training steps turn their last-bit differences into
-different trained models. Both read their choice from the environment when torch is
-imported, so ``import explainer`` (which calls ``pin()``) must come *before*
+different trained models. Both read their choice from the environment once, when torch
+first computes, so ``import explainer`` (which calls ``pin()``) comes first, *before*
 ``import torch``. An explicitly set variable always wins (``setdefault``): that is how
 the cross-kernel check runs the same snippets under ``ATEN_CPU_CAPABILITY=default``.
 

@@ -1,32 +1,21 @@
 """Why heads differ (3), C11: does dropping whole heads in training make them carry
-complementary information?"""
+complementary information? The computations behind the numbers; the verdict is the rule's."""
+
+import numpy as np
 
 
-def test_head_dropout_does_not_make_heads_harder_to_predict_from_each_other(results):
+def test_the_seed_counts_are_per_seed_comparisons_of_the_two_arms(results):
     r = results("head_dropout")
-    # The statistic C11's rule reads. Measured: R^2 0.430 with head dropout vs 0.355 without
-    # (mean of 8 seeds); lower with dropout in 1 of 8 seeds.
-    assert r.number("n_seeds") >= 8
-    assert r.number("less_redundant_seeds") <= 0.25 * r.number("n_seeds")
-    assert r.number("r2_dropout_mean") > r.number("r2_none_mean")
+    none, dropout = np.float32(r.per_seed("r2_none_mean")), np.float32(r.per_seed("r2_dropout_mean"))
+    assert r.per_seed("less_redundant_seeds") == (dropout < none).astype(float).tolist()
+    none = np.float32(r.per_seed("ablation_cost_none_mean"))
+    dropout = np.float32(r.per_seed("ablation_cost_dropout_mean"))
+    assert r.per_seed("cheaper_ablation_seeds") == (dropout < none).astype(float).tolist()
 
 
-def test_head_dropout_makes_losing_one_head_cheap(results):
+def test_r2_on_held_out_sentences_is_at_most_one(results):
+    # R^2 = 1 - residual / total: at most 1 (a perfect prediction); below 0 on held-out
+    # sentences only when the fit predicts worse than the mean.
     r = results("head_dropout")
-    # Measured loss rise when one head is removed: 0.037 with head dropout vs 0.335 without,
-    # cheaper in 8 of 8 seeds.
-    assert r.number("cheaper_ablation_seeds") >= 0.75 * r.number("n_seeds")
-    assert r.number("ablation_cost_dropout_mean") < r.number("ablation_cost_none_mean") / 2
-
-
-def test_both_arms_learn_the_language(results):
-    r = results("head_dropout")
-    assert r.number("accuracy_none_min") > 0.9 and r.number("accuracy_dropout_min") > 0.9
-
-
-def test_exercise_answers(results):
-    r = results("head_dropout")
-    # Two heads carry more than one: removing a pair costs more than removing one head,
-    # with and without head dropout.
-    assert r.number("exercise_pair_ablation_cost_none_mean") > r.number("ablation_cost_none_mean")
-    assert r.number("exercise_pair_ablation_cost_dropout_mean") > r.number("ablation_cost_dropout_mean")
+    for value in r.per_seed("r2_none_mean") + r.per_seed("r2_dropout_mean"):
+        assert value <= 1 + 1e-6

@@ -1,31 +1,22 @@
-"""Why heads differ (4), C12: heads forced to share their weights vs free heads, over seeds."""
+"""Why heads differ (4), C12: heads forced to share their weights vs free heads, over seeds.
+The computations behind the numbers; the verdict is the rule's (docs/claims.yml)."""
+
+import numpy as np
 
 
 def test_shared_heads_really_attend_alike(results):
+    # Sharing W_Q, W_K, W_V means the same attention pattern, exactly.
     assert results("shared_heads").number("shared_pattern_gap") == 0.0
 
 
-def test_free_heads_end_lower_in_most_seeds_and_on_average(results):
+def test_free_wins_are_the_per_seed_comparison_of_held_out_losses(results):
     r = results("shared_heads")
-    # The statistics C12's rule reads. Measured: free heads lower in 6 of 8 seeds,
-    # mean held-out loss 0.018 (free) vs 0.140 (shared).
-    assert r.number("n_seeds") >= 8
-    assert r.number("free_wins_seeds") >= 0.75 * r.number("n_seeds")
-    assert r.number("loss_shared_mean") - r.number("loss_free_mean") >= 0.01
-
-
-def test_the_loss_curves_have_flattened_so_the_end_stands_in_for_the_lowest_loss(results):
-    r = results("shared_heads")
-    # Measured: the held-out loss fell by 0.0004 (free) and 0.0024 (shared) in the last 100
-    # steps, against a gap of 0.12 between the two.
-    gap = r.number("loss_shared_mean") - r.number("loss_free_mean")
-    assert abs(r.number("last_100_steps_drop_free_mean")) < abs(gap) / 10
-    assert abs(r.number("last_100_steps_drop_shared_mean")) < abs(gap) / 10
+    free, shared = np.float32(r.per_seed("loss_free_mean")), np.float32(r.per_seed("loss_shared_mean"))
+    assert r.per_seed("free_wins_seeds") == (free < shared).astype(float).tolist()
+    assert all(loss > 0 for loss in r.per_seed("loss_free_mean") + r.per_seed("loss_shared_mean"))
 
 
 def test_exercise_answers(results):
-    r = results("shared_heads")
     # Heads with shared W_Q, W_K, W_V compute the same head output, so one head with both
-    # columns of W_O is the same layer (rounding); free heads are not.
-    assert r.number("exercise_merged_change_shared_max") < 1e-4
-    assert r.number("exercise_merged_change_free_max") > 0.05
+    # columns of W^O is the same layer, up to float32 rounding.
+    assert results("shared_heads").number("exercise_merged_change_shared_max") < 1e-4

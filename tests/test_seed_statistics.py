@@ -1,0 +1,144 @@
+"""Numbers over random seeds, their resampling, and the verdicts built on them
+(snippets/explainer/report.py, tools/claims.py): known answers on small hand-made inputs."""
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "snippets"))
+import claims as registry  # noqa: E402
+from explainer import kernels  # noqa: E402
+from explainer.report import Report, over_seeds  # noqa: E402
+
+
+def test_each_aggregate_over_seeds_gives_its_known_answer():
+    values = [1.0, 2.0, 3.0, 6.0]
+    assert over_seeds(values, "mean") == 3.0
+    assert over_seeds(values, "min") == 1.0 and over_seeds(values, "max") == 6.0
+    assert over_seeds(values, "std") == pytest.approx(math.sqrt(3.5))     # population std
+    assert over_seeds([1, 0, 1, 1], "count") == 3.0
+    # P(X >= 2) for X ~ Binomial(3, 1/2) = (3 + 1) / 8
+    assert over_seeds([1, 1, 0], "binomial_p", chance=0.5) == pytest.approx(0.5)
+    # mean 3, sample std sqrt(14/3), t(3) quantile 3.182446: 3 -+ 3.182446 * sqrt(14/3) / 2
+    half = 3.182446 * math.sqrt(14 / 3) / 2
+    assert over_seeds(values, "ci95_low") == pytest.approx(3 - half, rel=1e-6)
+    assert over_seeds(values, "ci95_high") == pytest.approx(3 + half, rel=1e-6)
+    assert over_seeds([0, 0, 0], "binomial_p", chance=0.25) == pytest.approx(1.0)
+    with pytest.raises(ValueError):
+        over_seeds(values, "median")
+
+
+def test_the_resampling_aggregates_agree_with_the_snippets_own():
+    rng = np.random.default_rng(1)
+    per_seed = rng.random((5, 9)) > 0.4                                  # 5 draws of 9 seeds
+    for of in ("count", "mean", "std", "min", "max", "ci95_low", "ci95_high", "binomial_p"):
+        vectorised = registry.over_seeds(per_seed.astype(float), of, chance=0.25)
+        one_by_one = [over_seeds(row.tolist(), of, chance=0.25) for row in per_seed.astype(float)]
+        assert np.allclose(vectorised, one_by_one), of
+
+
+def test_a_number_over_seeds_must_equal_the_aggregate_of_its_per_seed_values(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path))
+    report = Report("t")
+    report.number("wins", 2, "{:.0f}", per_seed=[1, 0, 1], of="count")
+    assert report.numbers["wins"]["per_seed"] == [1.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match="per-seed"):
+        report.number("wins_wrong", 3, "{:.0f}", per_seed=[1, 0, 1], of="count")
+
+
+def results(per_seed: dict[str, list[float]], n: int) -> dict:
+    """A fake snippet 'toy' that recorded counts over ``n`` seeds."""
+    numbers = {"n_seeds": {"value": float(n), "text": str(n)}}
+    for key, values in per_seed.items():
+        numbers[key] = {"value": float(sum(values)), "text": "", "per_seed": values, "of": "count"}
+    return {"toy": {"numbers": numbers}}
+
+
+def claim(cap: int = 32) -> registry.Claim:
+    return registry.Claim(
+        id="C99", title={"en": "", "zh": ""}, source=[], type="empirical", text={"en": "", "zh": ""},
+        experiments=[registry.Experiment(kind="trained", snippet="toy")],
+        rule_text={"en": "", "zh": ""},
+        cases=[("verified", "toy.wins >= 0.75 * toy.n_seeds"), ("refuted", "toy.wins <= 0.25 * toy.n_seeds")],
+        otherwise="nuanced", examples={}, seed_cap=cap)
+
+
+def test_a_verdict_every_seed_agrees_on_survives_every_resampling():
+    assessment = registry.assess(results({"wins": [1.0] * 8}, 8), {"C99": claim()})["C99"]
+    assert (assessment.verdict, assessment.stability, assessment.undecided) == ("verified", 1.0, False)
+
+
+def test_a_verdict_on_its_threshold_is_undecided_and_shown_as_nuanced():
+    # 6 of 8 is exactly the 3/4 bar: a resampling falls below it about half the time.
+    assessment = registry.assess(results({"wins": [1.0] * 6 + [0.0] * 2}, 8), {"C99": claim()})["C99"]
+    assert assessment.rule_verdict == "verified"
+    assert 0.3 < assessment.stability < 0.7
+    assert assessment.undecided and assessment.verdict == "nuanced"
+
+
+def test_the_stability_is_the_share_of_draws_that_give_the_rule_verdict():
+    # With one seed the draws are all that seed: a win always, so stable.
+    one = registry.assess(results({"wins": [1.0]}, 1), {"C99": claim()})["C99"]
+    assert one.stability == 1.0
+    # Two seeds, one win: a draw has 0, 1 or 2 wins with chances 1/4, 1/2, 1/4; verified
+    # needs 2 (>= 1.5), refuted 0 (<= 0.5), so "nuanced" (1 win) holds in about half the draws.
+    two = registry.assess(results({"wins": [1.0, 0.0]}, 2), {"C99": claim()})["C99"]
+    assert two.rule_verdict == "nuanced" and abs(two.stability - 0.5) < 0.06
+
+
+def test_resampling_is_reproducible_and_draws_with_replacement():
+    first = registry.resampled(results({"wins": [1.0, 0.0, 0.0, 0.0]}, 4), ["toy"], draws=200)
+    again = registry.resampled(results({"wins": [1.0, 0.0, 0.0, 0.0]}, 4), ["toy"], draws=200)
+    assert first == again
+    counts = {sample["toy.wins"] for sample in first}          # wins ~ Binomial(4, 1/4) per draw
+    assert {0.0, 1.0, 2.0} <= counts <= {0.0, 1.0, 2.0, 3.0, 4.0}
+    assert all(sample["toy.n_seeds"] == 4 for sample in first)
+
+
+def test_an_undecided_claim_asks_for_twice_the_seeds_up_to_its_cap():
+    claims = {"C99": claim(cap=16)}
+    at_8 = registry.assess(results({"wins": [1.0] * 6 + [0.0] * 2}, 8), claims)
+    assert registry.more_seeds(at_8, claims) == {"toy": 16}
+    at_16 = registry.assess(results({"wins": [1.0] * 12 + [0.0] * 4}, 16), claims)
+    assert registry.more_seeds(at_16, claims) == {}                    # the cap: stays undecided
+    settled = registry.assess(results({"wins": [1.0] * 8}, 8), claims)
+    assert registry.more_seeds(settled, claims) == {}
+
+
+def test_per_seed_values_must_match_the_seed_count():
+    bad = results({"wins": [1.0] * 7}, 8)
+    with pytest.raises(registry.RegistryError, match="7 per-seed values for 8 seeds"):
+        registry.assess(bad, {"C99": claim()})
+
+
+def run_python(code: str, **env: str) -> str:
+    clean = {k: v for k, v in os.environ.items() if k not in kernels.PINNED}
+    done = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, cwd=ROOT / "snippets",
+                          capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(not kernels.has_avx2(), reason="the pin applies to x86-64 machines with AVX2")
+def test_importing_explainer_first_pins_the_kernels_and_an_explicit_setting_wins():
+    check = "import explainer, torch; print(torch.backends.cpu.get_cpu_capability())"
+    assert run_python(check) == "AVX2"
+    assert run_python(check, ATEN_CPU_CAPABILITY="default") == "DEFAULT"
+    assert run_python("import explainer, os; print(os.environ['MKL_CBWR'])") == "AVX2"
+
+
+@pytest.mark.skipif(not kernels.has_avx2(), reason="the pin applies to x86-64 machines with AVX2")
+def test_importing_torch_first_warns_that_the_pin_comes_too_late():
+    # torch computes once with the default kernels (its choice is then fixed); the setting is
+    # gone when explainer comes to pin.
+    code = ("import os, warnings, torch; torch.ones(64).sum(); del os.environ['ATEN_CPU_CAPABILITY']\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always'); import explainer\n"
+            "print(' | '.join(str(w.message) for w in caught))")
+    assert "torch was imported before explainer and computes with DEFAULT kernels" in \
+        run_python(code, ATEN_CPU_CAPABILITY="default")
