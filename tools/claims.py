@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import zlib
 import operator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -311,11 +312,12 @@ def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
               seed: int = 0) -> list[dict[str, float]]:
     """``draws`` sets of the snippets' per-seed numbers, each recomputed on the seeds drawn
     with replacement (each snippet's seeds drawn on their own: separate experiments)."""
-    rng = np.random.default_rng(seed)
     columns: dict[str, np.ndarray] = {}
     for snippet in sorted(snippets):
         numbers = results[snippet]["numbers"]
         n = int(numbers["n_seeds"]["value"])
+        # A generator of its own per snippet: its draws do not depend on the other snippets.
+        rng = np.random.default_rng([seed, zlib.crc32(snippet.encode())])
         picks = rng.integers(0, n, size=(draws, n))                       # (draws, n)
         columns[f"{snippet}.n_seeds"] = np.full(draws, float(n))
         for key, entry in numbers.items():

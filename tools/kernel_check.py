@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import claims as registry
+import ledger
 import snippet_runner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +60,7 @@ def main() -> int:
     print(f"\n{'claim':<6} {'pinned':<28} {kernel}")
     for claim_id in claims:
         a, b = pinned[claim_id], other[claim_id]
-        show = lambda x: f"{x.verdict} ({x.stability:.0%} at n = {x.n_seeds})"  # noqa: E731
+        show = lambda x: f"{x.verdict} ({ledger.stability(x, 'en', short=True)} at n = {x.n_seeds})"  # noqa: E731
         mark = "" if a.verdict == b.verdict else "   <- differs"
         print(f"{claim_id:<6} {show(a):<28} {show(b)}{mark}")
         if a.verdict != b.verdict:

@@ -63,6 +63,8 @@ UI = {
     "en": {
         "download": "Download", "notebook": "view as notebook", "colab": "Open in Colab", "search": "Search",
         "script": "The whole script: snippets/{name}.py ({lines} lines)", "not_run": "(not run)",
+        "more_seeds": ("This page's numbers come from {n} random seeds: the build doubled the "
+                       "script's own count while a verdict was undecided. To reproduce them: {command}"),
         "glossary_title": "Glossary",
         "glossary_intro": "The terms this site uses, in both languages. On every page, the first "
                           "use of a term shows its definition when you point at it.",
@@ -74,6 +76,7 @@ UI = {
     "zh": {
         "download": "下载", "notebook": "以笔记本查看", "colab": "在 Colab 中打开", "search": "搜索",
         "script": "完整脚本：snippets/{name}.py（{lines} 行）", "not_run": "（未运行）",
+        "more_seeds": "本页的数字来自 {n} 个随机种子：某条结论未定时，构建过程把脚本默认的种子数加倍重跑了。要复现这些数字：{command}",
         "glossary_title": "术语表",
         "glossary_intro": "本站用到的术语，中英对照。每一页上某个术语第一次出现时，把鼠标移上去（或轻点）就能看到它的解释。",
         "term": "术语", "chinese": "English", "meaning": "含义",
@@ -235,6 +238,17 @@ def _relative(page, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(page.file.src_uri) or ".")
 
 
+def _more_seeds_note(name: str) -> str:
+    """When the build trained this snippet with more seeds than its default (a verdict was
+    undecided; tools/claims.py), the setting that reproduces the page's numbers."""
+    results = _state["results"].get(name)
+    if not results or "@" not in results["_dir"].name:
+        return ""
+    seeds = results["_dir"].name.rpartition("@")[2]
+    command = f"`EXPLAINER_SEEDS={seeds} python snippets/{name}.py`"
+    return f'\n<p class="snippet-seeds" markdown>{_state["ui"]["more_seeds"].format(n=seeds, command=command)}</p>\n'
+
+
 def _listing(name: str, source: str, title: str) -> str:
     """The whole script, highlighted, in a closed <details>. It sits in a <template>
     (inert: no layout, no theme script) until the reader opens it; snippet-listing.js
@@ -271,7 +285,8 @@ def _render(kind: str, target: str, page) -> str:
             f"[{ui['colab']}]({_colab_url(name)})",
         ])
         title = ui["script"].format(name=name, lines=source.count("\n"))
-        return _listing(name, source, title) + f'\n<p class="snippet-links" markdown>{links}</p>\n'
+        return (_listing(name, source, title) + f'\n<p class="snippet-links" markdown>{links}</p>\n'
+                + _more_seeds_note(name))
     results = _state["results"].get(name)
     if results is None:  # EXPLAINER_NO_EXEC=1
         return ui["not_run"]
