@@ -303,43 +303,54 @@ report.number("exercise_without_other_antecedent_mean", antecedent.mean(), "{:.2
 # example, not the best); the training curves of every seed, faint, and their mean.
 
 # %%
+# Captions state only what the counts above say, so they are built from them.
+n_split, n_distinct = int(same_layer_split.sum()), int((positional != entity).sum())
+n_entity, n_positional = int(is_entity.any(dim=1).sum()), int(is_positional.any(dim=1).sum())
+one_head = int(positional[0]) if positional[0] == entity[0] else None      # the first seed's maps
 TEXT = {
     "en": {
-        "positional": "positional head (head {})", "entity": "entity head (head {})",
-        "maps_alt": "Attention of the first seed's two heads over one toy sentence, words on both axes. "
-                    "The positional head's bright cells sit just left of the diagonal: each word looks at "
-                    "the word before it. The entity head's row for it is bright at the animal.",
-        "maps_caption": "First seed: one head looks one word back, the other sends it to the animal.",
+        "positional": "most positional head (head {})", "entity": "entity head (head {})",
+        "maps_alt": "Attention of the first seed's heads over one toy sentence, words on both axes: left, "
+                    "the head with the highest previous-token score; right, the head that puts the most "
+                    "weight from it on the animal"
+                    + (f" (the same head, head {one_head})." if one_head is not None else "."),
+        "maps_caption": (f"First seed: one head, head {one_head}, is both the most positional and the entity head."
+                         if one_head is not None else
+                         "First seed: the most positional head and the entity head are different heads."),
         "prev_axis": "previous-token score", "ant_axis": "antecedent score (it → animal)",
         "two": "2-head model: one seed's two heads", "one": "1-head model: its head",
         "scatter_alt": "Each seed's two heads as two points joined by a line, previous-token score across, "
-                       "antecedent score up, with lines at 0.5. In most seeds one point lies right (a "
-                       "positional head) and the other high (an entity head). The single heads of the "
-                       "1-head models lie in between.",
-        "scatter_caption": "In one layer, the two heads take different roles; one head alone sits between.",
+                       "antecedent score up, with lines at 0.5; the single heads of the 1-head models as "
+                       f"crosses. In {n_split} of {N_SEEDS} seeds one head lies right of 0.5 and the other "
+                       "above it.",
+        "scatter_caption": f"One layer, two roles in two heads (each score ≥ 0.5): {n_split} of {N_SEEDS} seeds.",
         "step": "training step", "score": "score / accuracy", "acc": "accuracy",
-        "prev": "positional head: previous-token score", "ant": "entity head: it → animal",
+        "prev": "most positional head: previous-token score", "ant": "entity head: it → animal",
         "thing": "entity head: it → thing",
-        "curve_alt": "Over 300 training steps, one faint line per seed and a bold mean: the positional "
-                     "head's previous-token score and the entity head's weight from it to the animal "
-                     "rise, while its weight on the thing falls towards zero; accuracy rises with them.",
-        "curve_caption": "The two roles form during training, in every seed.",
+        "curve_alt": "Over 300 training steps, one faint line per seed and a bold mean: the most positional "
+                     "head's previous-token score, the entity head's weight from it to the animal and to the "
+                     "thing, and the accuracy.",
+        "curve_caption": f"An entity head (≥ 0.5 from it to the animal) forms in {n_entity} of {N_SEEDS} seeds, "
+                         f"a head with previous-token score ≥ 0.5 in {n_positional}.",
     },
     "zh": {
-        "positional": "位置头（头 {}）", "entity": "实体头（头 {}）",
-        "maps_alt": "第一个种子的两个头在一个玩具句子上的注意力，两条坐标轴都是词。位置头的亮格紧贴对角线左侧："
-                    "每个词都看它前面那个词。实体头在 it 这一行，亮在动物那一格。",
-        "maps_caption": "第一个种子：一个头往回看一个词，另一个头让 it 看向动物。",
+        "positional": "最偏位置的头（头 {}）", "entity": "实体头（头 {}）",
+        "maps_alt": "第一个种子的头在一个玩具句子上的注意力，两条坐标轴都是词：左边是前一个词得分最高的头，"
+                    "右边是从 it 分给动物的权重最大的头"
+                    + (f"（是同一个头，头 {one_head}）。" if one_head is not None else "。"),
+        "maps_caption": (f"第一个种子：最偏位置的头和实体头是同一个头，即头 {one_head}。"
+                         if one_head is not None else "第一个种子：最偏位置的头和实体头是两个不同的头。"),
         "prev_axis": "前一个词得分", "ant_axis": "先行词得分（it → 动物）",
         "two": "两头模型：一个种子的两个头", "one": "单头模型：它的那个头",
-        "scatter_alt": "每个种子的两个头画成两个点，用线连起来；横轴是前一个词得分，纵轴是先行词得分，0.5 处各有一条线。"
-                       "多数种子里一个点在右边（位置头），另一个点在上边（实体头）。单头模型的头落在两者之间。",
-        "scatter_caption": "同一层里，两个头担任不同的角色；只有一个头时，它落在两者之间。",
+        "scatter_alt": "每个种子的两个头画成两个点，用线连起来；横轴是前一个词得分，纵轴是先行词得分，0.5 处各有一条线；"
+                       f"单头模型的头画成叉。{N_SEEDS} 个种子里有 {n_split} 个，一个头在 0.5 右边、另一个头在 0.5 上边。",
+        "scatter_caption": f"同一层里两个头分担两种角色（两项得分各 ≥ 0.5）：{N_SEEDS} 个种子中有 {n_split} 个。",
         "step": "训练步数", "score": "得分 / 准确率", "acc": "准确率",
-        "prev": "位置头：前一个词得分", "ant": "实体头：it → 动物", "thing": "实体头：it → 物体",
-        "curve_alt": "300 步训练中，每个种子一条淡线，粗线是平均：位置头的前一个词得分、实体头从 it 指向动物的权重一同上升，"
-                     "指向物体的权重降向零；准确率随之上升。",
-        "curve_caption": "两种角色都在训练中形成，每个种子都是如此。",
+        "prev": "最偏位置的头：前一个词得分", "ant": "实体头：it → 动物", "thing": "实体头：it → 物体",
+        "curve_alt": "300 步训练中，每个种子一条淡线，粗线是平均：最偏位置的头的前一个词得分、实体头从 it 指向动物"
+                     "和指向物体的权重，以及准确率。",
+        "curve_caption": f"实体头（从 it 分给动物 ≥ 0.5）在 {N_SEEDS} 个种子中的 {n_entity} 个里形成，"
+                         f"前一个词得分 ≥ 0.5 的头在 {n_positional} 个里形成。",
     },
 }
 example_seed, example = 0, 0

@@ -28,7 +28,7 @@ from explainer.first_and_previous import T, V, near_and_far
 from explainer.head_metrics import previous_token_score
 from explainer.plotting import LANGS, plt
 from explainer.report import Report, over_seeds
-from explainer.seeded_training import n_seeds, report_seed_count
+from explainer.seeded_training import n_seeds, report_seed_count, report_spread
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 
@@ -38,19 +38,28 @@ report = Report("butterfly_heads")
 SEEDS = list(range(n_seeds(64)))   # the build trains more when a verdict is undecided
 N_HEADS, STEPS = 8, 800   # long enough that every seed learns the task (accuracy >= 0.9)
 probe_tokens, probe_targets = near_and_far(torch.Generator().manual_seed(1234), 256)
+other_probe = near_and_far(torch.Generator().manual_seed(4321), 256)   # to see the measurement's noise
 
 config = TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=N_HEADS)
 model = StackedTransformer.from_seeds(config, SEEDS)
 n = len(SEEDS)
 
 
-def previous_scores(model) -> torch.Tensor:
+def previous_scores(model, probe=(probe_tokens, probe_targets)) -> torch.Tensor:
     """Each head's previous-token score on the probe sequences: (M, nh)."""
-    evaluate_stacked(model, probe_tokens, probe_targets)
+    evaluate_stacked(model, *probe)
     return per_model(previous_token_score, model.last_weights)
 
 
+def rank_correlation(a, b) -> torch.Tensor:
+    """Spearman rank correlation over the heads of each seed: (M, nh), (M, nh) -> (M,)."""
+    ranks_a, ranks_b = a.argsort(dim=1).argsort(dim=1).float(), b.argsort(dim=1).argsort(dim=1).float()
+    k = a.shape[1]
+    return 1 - 6 * (ranks_a - ranks_b).pow(2).sum(dim=1) / (k * (k ** 2 - 1))
+
+
 before = previous_scores(model)                                             # (M, nh)
+before_other_probe = previous_scores(model, other_probe)                    # (M, nh)
 train_stacked(model, near_and_far, steps=STEPS, batch_size=32, data_seeds=SEEDS)
 after = previous_scores(model)                                              # (M, nh)
 _, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)          # (M,)
@@ -105,9 +114,7 @@ report_seed_count(report, "single_positional_seeds", ((after >= 0.5).sum(dim=1) 
                   zh="训练后恰好只有一个头的前一个词元得分 >= 0.5 的种子数")
 # Several heads can share the previous-token job; a looser question than "which head wins":
 # do heads that start higher end higher? Spearman rank correlation over the heads of a seed.
-ranks_before = before.argsort(dim=1).argsort(dim=1).float()                 # (M, nh)
-ranks_after = after.argsort(dim=1).argsort(dim=1).float()                   # (M, nh)
-spearman = 1 - 6 * (ranks_before - ranks_after).pow(2).sum(dim=1) / (N_HEADS * (N_HEADS ** 2 - 1))  # (M,)
+spearman = rank_correlation(before, after)                                  # (M,)
 for stat, about_en, about_zh in (("mean", "mean over seeds", "各种子平均"),
                                  ("ci95_low", "lower end of the mean's 95 % interval", "均值 95% 区间的下端"),
                                  ("ci95_high", "upper end of the mean's 95 % interval", "均值 95% 区间的上端")):
@@ -118,6 +125,15 @@ for stat, about_en, about_zh in (("mean", "mean over seeds", "各种子平均"),
                   zh=f"各头训练前后前一个词元得分的秩相关，{about_zh}（0 = 无关）")
 report_seed_count(report, "positive_correlation_seeds", (spearman > 0),
                   en="seeds with a positive rank correlation", zh="秩相关为正的种子数")
+# Two notes that help read the correlation: how far the step-0 order itself is measurable
+# (the same heads on another probe batch), and what is left without the head that ends on top.
+report_spread(report, "start_order_repeatability", rank_correlation(before, before_other_probe), "{:.2f}",
+              en="rank correlation of the heads' step-0 scores on two different probe batches",
+              zh="同一批头在两批不同探针序列上第 0 步得分的秩相关")
+keep = after.argsort(dim=1)[:, :-1].sort(dim=1).values                     # (M, nh-1) all but the top head
+report_spread(report, "rank_correlation_without_top", rank_correlation(before.gather(1, keep), after.gather(1, keep)),
+              "{:.2f}", en="the before/after rank correlation over the other 7 heads (the final top head left out)",
+              zh="去掉训练后得分最高的那个头，其余 7 个头训练前后的秩相关")
 report.number("accuracy_mean", accuracy.mean(), "{:.3f}", en="accuracy after training, mean over seeds",
               zh="训练后的准确率，各种子平均")
 report.number("accuracy_min", accuracy.min(), "{:.3f}", en="accuracy after training, lowest seed",

@@ -379,6 +379,30 @@ for c, corpus in enumerate(CORPORA):
            f"content words whose cross-attention is largest on their source word, after training — {where['en']}",
            f"训练后交叉注意力最大处落在来源词上的实词占比——{where['zh']}")
 
+# The page's answers, built from the counts above (both corpora).
+got = {key: report.numbers[key]["value"] for key in report.numbers}
+both = lambda key: (got[key], got[f"object_dependent_{key}"])                  # noqa: E731
+learned = all(c == n_seeds for c in both("correct_seeds")) and all(c == 0 for c in both("correct_start_seeds"))
+report.text("wrong_then_right", en="Yes." if learned else "Not in every model.",
+            zh="是的。" if learned else "并非每个模型都如此。")
+linked = both("chase_laser_linked_seeds")
+if all(c < n_seeds / 2 for c in linked):
+    answer = ("Mostly not.", "大多没有。")
+    conclusion = ("most do it without that link — even when the verb's English depends on the object",
+                  "大多数却没有建立这个关联——哪怕动词的英文取决于宾语")
+elif all(c > n_seeds / 2 for c in linked):
+    answer = ("Mostly yes.", "大多连上了。")
+    conclusion = ("most of them also form that link", "大多数也建立了这个关联")
+else:
+    answer = ("In one corpus mostly yes, in the other mostly not.", "一个语料里大多连上了，另一个里大多没有。")
+    conclusion = ("whether they form that link depends on the corpus", "是否建立这个关联要看语料")
+report.text("link_answer", en=answer[0], zh=answer[1])
+report.text("link_conclusion", en=conclusion[0], zh=conclusion[1])
+falls = got["chase_laser_weight_mean"] < got["chase_laser_weight_start_mean"]
+report.text("weight_change", en="*falls*" if falls else "*rises*", zh="反而*下降*了" if falls else "*上升*了")
+report.text("all_learn", en="all learn the translation" if learned else "not all learn the translation",
+            zh="全都学会了翻译" if learned else "并没有全都学会翻译")
+
 # %% [markdown]
 # ## Exercises, answered by the run
 #
