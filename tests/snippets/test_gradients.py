@@ -3,14 +3,13 @@
 
 def test_hand_derived_gradients_equal_autograd(results):
     r = results("gradients")
-    # float64 throughout: measured 2e-15, i.e. rounding only.
+    # float64 throughout: 1e-10 leaves room for rounding only.
     assert r.number("autograd_error") < 1e-10
     assert r.number("loss_error") < 1e-10
 
 
 def test_one_loss_sends_three_different_updates(results):
     r = results("gradients")
-    # Measured |cosine| between the three gradients at most 0.12; norms 7.9 / 8.5 / 15.3.
     # Copies (or near-copies) of one update would have |cosine| near 1.
     assert r.number("largest_abs_cosine") < 0.5
     assert r.number("norm_V") > 1.5 * max(r.number("norm_Q"), r.number("norm_K"))
@@ -25,8 +24,8 @@ def test_keys_get_no_gradient_when_nobody_asks(results):
 
 def test_moving_W_K_changes_the_gradient_of_W_Q(results):
     r = results("gradients")
-    # Measured: replacing W_K changes dW_Q by 49 %, and a 12 % move of W_K already by 4 %;
-    # every cross-pair changes by at least 26 %. Non-interfering updates would give 0.
+    # Replacing W_K, or moving it a little, changes dW_Q; so does every cross-pair.
+    # Non-interfering updates would give 0.
     assert r.number("change_of_dW_Q_when_W_K_moves") > 0.2
     assert r.number("change_of_dW_Q_after_small_move") > 0.01
     assert r.number("smallest_cross_coupling") > 0.1
