@@ -150,10 +150,9 @@ else:
     report.text("order_outcome", en="the run cannot tell whether heads that started higher end higher",
                 zh="这次运行分辨不出起初得分高的头训练后是否也更高")
 if binomial_p < 0.05:
-    report.text("leader_outcome", en="more often than a head picked at random would",
-                zh="比随便挑一个头更常成为位置头")
+    report.text("leader_outcome", en="more often than chance", zh="比随便挑一个头更常成为位置头")
 else:
-    report.text("leader_outcome", en="not clearly more often than a head picked at random would",
+    report.text("leader_outcome", en="not clearly more often than chance",
                 zh="并不比随便挑一个头明显更常成为位置头")
 print(f"kept the lead in {hits} of {n} seeds (chance {chance * n:.0f}), p = {binomial_p:.2g}; "
       f"start rank of the positional head: {start_rank[positional].bincount(minlength=N_HEADS + 1)[1:].tolist()}")

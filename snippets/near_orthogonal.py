@@ -174,6 +174,31 @@ report.number("steps_ratio_mean",
 report.number("steps_share_of_training", steps_to_target[arm_of["orthogonal"]].float().mean() / STEPS, "{:.2f}",
               en=f"steps to pull near-orthogonal heads together, as a share of the {STEPS} training steps",
               zh=f"把近乎正交的两个头拉到一起所需步数占全部 {STEPS} 步训练的比例")
+# The page's sentences about the outcome, built from these numbers.
+ratio = float((steps_to_target[arm_of["orthogonal"]] / steps_to_target[arm_of["aligned"]].clamp_min(1)).float().mean())
+share = float(steps_to_target[arm_of["orthogonal"]].float().mean() / STEPS)
+free_end = float(cosines[arm_of["free"], -1].mean())
+free_lower = bool(task_loss[arm_of["free"]].mean() < task_loss[arm_of["orthogonal"]].mean())
+report.text("free_heads", en=("they stay about as unrelated as they started" if abs(free_end) < 0.1
+                              else "they do not stay as unrelated as they started"),
+            zh="和起初一样几乎互不相干" if abs(free_end) < 0.1 else "并没有保持起初那样互不相干")
+report.text("free_loss", en="lower" if free_lower else "not lower", zh="更低" if free_lower else "并不更低")
+report.text("pull_share", en=("most of the training: making heads the same is costly, as the source says"
+                              if share > 0.5 else "less than half of the training"),
+            zh="用掉了大半训练：把头训练成一样确实代价不小，这一点原文说得对" if share > 0.5 else "不到一半的训练")
+if ratio >= 2:
+    cost = ("The nearly orthogonal start needed at least twice the aligned start's steps on average: "
+            "here the starting angle is a large part of the cost.",
+            "近乎正交的起点平均需要对齐起点至少两倍的步数：在这里，起初的夹角是代价的一大部分。")
+elif ratio > 1:
+    cost = ("The nearly orthogonal start needed more steps than the aligned one, but fewer than twice as many "
+            "on average: the starting angle adds to the cost, and an aligned start pays most of it too.",
+            "近乎正交的起点比对齐的起点需要更多步，但平均不到两倍：起初的夹角会增加代价，"
+            "而对齐的起点也要付出其中的大部分。")
+else:
+    cost = ("The aligned start needed as many steps on average: these runs show no cost from the starting angle.",
+            "对齐的起点平均也需要同样多的步数：这几次训练看不出起初的夹角带来什么代价。")
+report.text("angle_cost", en=cost[0], zh=cost[1])
 for arm in ARMS:
     s = arm_of[arm]
     print(f"{arm:>10}: cos {start_cosine[s].mean():.2f} -> {cosines[s, -1].mean():.2f}, "

@@ -138,6 +138,24 @@ for n_heads, run in runs.items():
                          f"and another a first-token head (≥ 0.5)",
                       zh=f"{n_heads} 个头里，一个是前一个词头（≥ 0.5）、另一个是首词头（≥ 0.5）的种子数")
 
+# The page's answers, built from the counts above.
+n_averages = int(((single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3)).sum())
+report.text("averages", en=("The single head does what the source describes: it averages."
+                            if n_averages > N_SEEDS / 2 else
+                            "In most seeds the single head does not average as the source describes."),
+            zh="单头的表现正如原文所说：它在取平均。" if n_averages > N_SEEDS / 2 else "多数种子里，单头并没有像原文说的那样取平均。")
+divided = all(int(split_heads(runs[h]).sum()) > N_SEEDS / 2 for h in (2, 4, 8))
+report.text("divide", en="Several heads instead divide the two jobs" if divided else
+            "Several heads do not always divide the two jobs",
+            zh="多个头则把两件事分开来做" if divided else "多个头并不总是把两件事分开来做")
+stopped = int((single["accuracy"] < 0.8).sum())       # seeds in which the single head fails the task
+costs = bool(single["accuracy"].mean() < runs[2]["accuracy"].mean())
+report.number("single_stopped_seeds", stopped, "{:.0f}",
+              en="seeds in which the single head ends below 0.8 accuracy", zh="单头最终准确率低于 0.8 的种子数")
+report.text("stopped", en=("Not in most seeds" + (", but it costs." if costs else ".")) if stopped <= N_SEEDS / 2
+            else "In most seeds, yes.",
+            zh=("多数种子里没有" + ("，但要付出代价。" if costs else "。")) if stopped <= N_SEEDS / 2 else "多数种子里是的。")
+
 # %% [markdown]
 # ## Harder on order: the pair (first, previous)
 #
@@ -216,30 +234,36 @@ TEXT = {
         "one": "sum: 1 head (width 32)", "two": "ordered pair: 2 heads, head {}",
         "pair": "ordered pair: 1 head (width 32)",
         "key": "key position", "query": "query position",
-        "maps_alt": "Attention weights of the first seed's models for one test sequence. On the sum, the "
-                    "single head's rows each have two bright cells, at the first and at the previous "
-                    "position. On the ordered pair the single head still lights both, with different "
-                    "weights. With two heads on the ordered pair, one head lights only the diagonal just "
-                    "below the main one (previous token) and the other only the first column.",
-        "maps_caption": "One head splits its attention between near and far; two heads divide the two.",
+        "maps_alt": "Attention weights of the first seed's models for one test sequence: the single head on the "
+                    "sum, the single head on the ordered pair, and the two heads on the ordered pair. The single "
+                    f"head's previous-token and first-token scores: {single['previous'][0, 0]:.2f} and "
+                    f"{single['first'][0, 0]:.2f} on the sum, {pair_single['previous'][0, 0]:.2f} and "
+                    f"{pair_single['first'][0, 0]:.2f} on the ordered pair.",
+        "maps_caption": "First seed: the single head's attention and the two heads' on the ordered pair.",
         "step": "training step", "accuracy": "test accuracy", "heads": "{} head(s) of {}",
         "curve_alt": "Test accuracy over 400 training steps for 1, 2, 4 and 8 heads of the same total "
-                     "width, one faint line per seed and a bold mean per model. All reach nearly 100 "
-                     "percent; the single head's curves rise later.",
-        "curve_caption": "Every head count ends near 100 %; the single head gets there later.",
+                     "width, one faint line per seed and a bold mean per model. Mean first step at 95 %: "
+                     + ", ".join(f"{h} head{'s' if h > 1 else ''} {runs[h]['steps_to_95'].float().mean():.0f}"
+                                 for h in HEAD_COUNTS) + f" ({STEPS + EVAL_EVERY} = never).",
+        "curve_caption": "Mean test accuracy after 400 steps: " + ", ".join(
+            f"{h} head{'s' if h > 1 else ''} {runs[h]['accuracy'].mean():.2f}" for h in HEAD_COUNTS) + ".",
     },
     "zh": {
         "one": "求和：1 个头（宽 32）", "two": "有序词对：2 个头中的头 {}",
         "pair": "有序词对：1 个头（宽 32）",
         "key": "键的位置", "query": "查询的位置",
-        "maps_alt": "第一个种子的模型在一条测试序列上的注意力权重。求和任务中，单头的每一行都有两个亮格："
-                    "一个在首词，一个在前一个词。有序词对任务中，单头仍然同时点亮两处，只是权重不同。"
-                    "有序词对任务的两头模型里，一个头只点亮主对角线下方那条斜线（前一个词），另一个头只点亮第一列。",
-        "maps_caption": "一个头把注意力分给近处和远处；两个头则各管一处。",
+        "maps_alt": "第一个种子的模型在一条测试序列上的注意力权重：求和任务的单头、有序词对任务的单头，以及有序词对任务的"
+                    f"两个头。单头的前一个词元得分和首词元得分：求和任务中为 {single['previous'][0, 0]:.2f} 和 "
+                    f"{single['first'][0, 0]:.2f}，有序词对任务中为 {pair_single['previous'][0, 0]:.2f} 和 "
+                    f"{pair_single['first'][0, 0]:.2f}。",
+        "maps_caption": "第一个种子：单头的注意力，以及有序词对任务中两个头的注意力。",
         "step": "训练步数", "accuracy": "测试准确率", "heads": "{} 个头，每头 {} 维",
         "curve_alt": "总宽度相同的 1、2、4、8 头模型在 400 步训练中的测试准确率，每个种子一条淡线，"
-                     "每个模型一条粗的平均线。四者最后都接近 100%，单头的曲线上升得更晚。",
-        "curve_caption": "各种头数最后都接近 100%；单头到得更晚。",
+                     "每个模型一条粗的平均线。首次达到 95% 的平均步数："
+                     + "，".join(f"{h} 个头 {runs[h]['steps_to_95'].float().mean():.0f}" for h in HEAD_COUNTS)
+                     + f"（{STEPS + EVAL_EVERY} 表示没有达到）。",
+        "curve_caption": "400 步后的平均测试准确率：" + "，".join(
+            f"{h} 个头 {runs[h]['accuracy'].mean():.2f}" for h in HEAD_COUNTS) + "。",
     },
 }
 example_seed, example = 0, 0

@@ -116,11 +116,18 @@ NUMBER_READ = re.compile(r'number\("(\w+)"\)')
 
 
 def rule_thresholds_asserted(test_source: str, snippet: str, rule_keys: set[str]) -> list[str]:
-    """Assertions in a snippet test that read a number a claim's rule reads (n_seeds aside)."""
+    """Assertions in a snippet test that hold a number a claim's rule reads (n_seeds aside)
+    against a threshold: a number other than 0 and 1 written in the assertion. Relations
+    between recorded numbers (low < mean < high) and bounds (0 <= p <= 1) are invariants."""
     found = []
     for node in ast.walk(ast.parse(test_source)):
-        if isinstance(node, ast.Assert):
-            text = ast.get_source_segment(test_source, node)
+        if not isinstance(node, ast.Assert):
+            continue
+        text = ast.get_source_segment(test_source, node)
+        thresholds = [c for c in ast.walk(node) if isinstance(c, ast.Constant)
+                      and isinstance(c.value, (int, float)) and not isinstance(c.value, bool)
+                      and c.value not in (0, 1)]
+        if thresholds:
             found += [f"{snippet}.{key}: {text.splitlines()[0]}" for key in NUMBER_READ.findall(text)
                       if key in rule_keys and key != "n_seeds"]
     return found
@@ -130,6 +137,10 @@ def test_rule_threshold_check_finds_a_planted_assertion():
     planted = 'def test_x(results):\n    assert results("t").number("wins") >= 6\n'
     assert rule_thresholds_asserted(planted, "t", {"wins"}) == ['t.wins: assert results("t").number("wins") >= 6']
     assert rule_thresholds_asserted(planted, "t", {"other"}) == []
+    scaled = 'def test_x(r):\n    assert r.number("wins") >= 0.75 * r.number("n_seeds")\n'
+    assert len(rule_thresholds_asserted(scaled, "t", {"wins"})) == 1
+    invariant = 'def test_x(r):\n    assert 0 <= r.number("low") <= r.number("wins") <= 1\n'
+    assert rule_thresholds_asserted(invariant, "t", {"wins", "low"}) == []
 
 
 def test_no_snippet_test_asserts_a_rule_on_a_recorded_number():

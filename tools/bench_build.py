@@ -22,14 +22,19 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD = [sys.executable, str(ROOT / "tools" / "build_site.py")]
 
 
-def timed_build(env_extra: dict | None = None) -> tuple[float, int]:
+def timed_build(env_extra: dict | None = None, phases: list | None = None) -> tuple[float, int]:
+    """Seconds and snippet executions of one build; ``phases`` gets (snippet phase, summed
+    snippet run time, after the snippet phase) in seconds."""
     env = dict(os.environ, **(env_extra or {}))
     start = time.perf_counter()
     done = subprocess.run(BUILD, cwd=ROOT, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"build failed:\n{done.stdout}\n{done.stderr}")
-    match = re.search(r"snippets: (\d+) executed", done.stdout)
+    match = re.search(r"snippets: (\d+) executed.*\(([\d.]+) s\)", done.stdout)
+    if phases is not None and match:
+        summed = sum(float(t) for t in re.findall(r"^  ran +\S+ +([\d.]+) s$", done.stdout, re.M))
+        phases.append((float(match.group(2)), summed, seconds - float(match.group(2))))
     return seconds, int(match.group(1)) if match else 0
 
 
@@ -42,10 +47,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    cold, warm, no_exec, executions = [], [], [], []
+    cold, warm, no_exec, executions, phases = [], [], [], [], []
     for _ in range(args.runs):
         clear_caches()
-        seconds, executed = timed_build()
+        seconds, executed = timed_build(phases=phases)
         cold.append(seconds)
         executions.append(executed)
         warm.append(timed_build()[0])
@@ -58,6 +63,10 @@ def main() -> None:
     print(f"snippet executions in a cold build: {executions[0]} "
           f"(snippets: {len(list((ROOT / 'snippets').glob('[!_]*.py')))})")
     print(f"warm / no-exec: {statistics.median(warm) / statistics.median(no_exec):.2f}")
+    cores = os.cpu_count() or 1
+    for phase, summed, after in phases:  # the budget: phase <= 1.15 x summed / cores, after <= 30 s
+        print(f"cold build: snippet phase {phase:.1f} s = {phase / (summed / cores):.2f} x (summed snippet "
+              f"time {summed:.1f} s / {cores} cores); after it {after:.1f} s")
 
 
 if __name__ == "__main__":

@@ -135,6 +135,7 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
     """The ledger in Markdown. ``where`` maps a snippet to (page path, page title);
     ``assessments`` (tools/claims.assess) add each trained verdict's stability."""
     assessments = assessments or {}
+    colon = "：" if lang == "zh" else ":"
     ui = UI[lang]
     counts = {v: sum(1 for x in verdicts.values() if x == v) for v in registry.VERDICTS}
     count_text = ("、" if lang == "zh" else ", ").join(
@@ -151,13 +152,13 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
         sources = "、".join if lang == "zh" else ", ".join
         lines += [f"## {claim_id} · {claim.title[lang]} {{#{claim_id}}}", "",
                   '<div class="claim-text" markdown>', "", claim.text[lang], "", "</div>", "",
-                  f"**{ui['verdict']}:** {verdict_badge(verdicts[claim_id], lang)}", "",
-                  *([f"**{ui['stability']}:** {stability(assessments[claim_id], lang)}", ""]
+                  f"**{ui['verdict']}{colon}** {verdict_badge(verdicts[claim_id], lang)}", "",
+                  *([f"**{ui['stability']}{colon}** {stability(assessments[claim_id], lang)}", ""]
                     if stability(assessments.get(claim_id), lang) else []),
-                  f"**{ui['source']}:** " + sources(source_link(a, lang, sources_href)
-                                                    for a in claim.source), "",
-                  f"**{ui['rule']}:** {claim.rule_text[lang]}", "",
-                  f"**{ui['experiments']}:**", ""]
+                  f"**{ui['source']}{colon}** " + sources(source_link(a, lang, sources_href)
+                                                          for a in claim.source), "",
+                  f"**{ui['rule']}{colon}** {claim.rule_text[lang]}", "",
+                  f"**{ui['experiments']}{colon}**", ""]
         if not claim.experiments:
             lines += [f"- {ui['no_experiment']}"]
         for experiment in claim.experiments:
@@ -188,7 +189,7 @@ def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
                 verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None) -> str:
     claim = claims[claim_id]
     note = stability((assessments or {}).get(claim_id), lang)
-    note = f"\n\n*{UI[lang]['stability']}:* {note}" if note else ""
+    note = f"\n\n*{UI[lang]['stability']}{'：' if lang == 'zh' else ':'}* {note}" if note else ""
     return (f'<div class="claim-badge" markdown>\n\n'
             f'[{claim_id} · {claim.title[lang]}]({ledger_href}#{claim_id}) '
             f'{verdict_badge(verdicts.get(claim_id), lang)}\n\n{claim.text[lang]}{note}\n\n</div>\n')
