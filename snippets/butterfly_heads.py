@@ -161,6 +161,7 @@ print(f"kept the lead in {hits} of {n} seeds (chance {chance * n:.0f}), p = {bin
 # ## Figures
 
 # %%
+SHOWN = 16   # seeds drawn in the scatter plot: 128 heads keep the figure light for the page
 TEXT = {
     "en": {"rank": "the positional head's rank at initialisation\n(1 = it started most positional)",
            "seeds": "random seeds", "chance": "chance ({:.0f} seeds each)",
@@ -170,10 +171,11 @@ TEXT = {
            "caption": "Did the eventual positional head already lead at initialisation?",
            "start": "previous-token score at initialisation\n(minus the layer's mean)",
            "end": "previous-token score\nafter training",
-           "alt_scatter": f"Scatter plot of every head of every seed ({n * N_HEADS} heads): its previous-token "
-                          "score at initialisation, relative to the mean of its layer, against its score after "
-                          "training. Heads that led at the start are drawn as filled dots.",
-           "caption_scatter": "Each head's slight initial preference against its final previous-token score.",
+           "alt_scatter": f"Scatter plot of every head of the first {SHOWN} seeds ({SHOWN * N_HEADS} heads): its "
+                          "previous-token score at initialisation, relative to the mean of its layer, against its "
+                          "score after training. Heads that led at the start are drawn as filled dots.",
+           "caption_scatter": f"Each head's slight initial preference against its final previous-token score "
+                              f"(the first {SHOWN} seeds).",
            "led": "led at initialisation", "other": "other heads"},
     "zh": {"rank": "位置头在初始化时的排名\n（1 = 起初最偏向前一个词元）",
            "seeds": "随机种子数", "chance": "随机水平（每个名次 {:.0f} 个种子）",
@@ -182,14 +184,15 @@ TEXT = {
            "caption": "最终的位置头，在初始化时是否就已领先？",
            "start": "初始化时的前一个词元得分\n（减去本层平均）",
            "end": "训练后的\n前一个词元得分",
-           "alt_scatter": f"散点图，每个种子的每个头（共 {n * N_HEADS} 个）：横轴是初始化时的前一个词元得分"
+           "alt_scatter": f"散点图，前 {SHOWN} 个种子的每个头（共 {SHOWN * N_HEADS} 个）：横轴是初始化时的前一个词元得分"
                           "（相对于本层平均），纵轴是训练后的得分。起初领先的头画成实心点。",
-           "caption_scatter": "每个头起初的一点点偏好，与它训练后的前一个词元得分。",
+           "caption_scatter": f"每个头起初的一点点偏好，与它训练后的前一个词元得分（前 {SHOWN} 个种子）。",
            "led": "起初领先", "other": "其余的头"},
 }
 counts = torch.stack([(positional & (start_rank == r)).sum() for r in range(1, N_HEADS + 1)])
-relative = before - before.mean(dim=1, keepdim=True)                       # (M, nh)
-led = torch.zeros_like(before, dtype=torch.bool).scatter_(1, lead_at_start[:, None], True)
+relative = (before - before.mean(dim=1, keepdim=True))[:SHOWN]             # (SHOWN, nh)
+led = torch.zeros_like(before, dtype=torch.bool).scatter_(1, lead_at_start[:, None], True)[:SHOWN]
+shown_after = after[:SHOWN]                                                 # (SHOWN, nh)
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = plt.subplots(figsize=(5.6, 3.6))
@@ -203,8 +206,8 @@ for lang in LANGS:
     report.figure("start_rank", fig, lang, alt=text["alt"], caption=text["caption"])
 
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
-    ax.scatter(relative[~led], after[~led], s=14, facecolors="none", edgecolors="#7570b3", label=text["other"])
-    ax.scatter(relative[led], after[led], s=16, color="#d95f02", label=text["led"])
+    ax.scatter(relative[~led], shown_after[~led], s=14, facecolors="none", edgecolors="#7570b3", label=text["other"])
+    ax.scatter(relative[led], shown_after[led], s=16, color="#d95f02", label=text["led"])
     ax.set_xlabel(text["start"])
     ax.set_ylabel(text["end"])
     ax.legend(fontsize=9)

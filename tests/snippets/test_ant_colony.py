@@ -31,3 +31,8 @@ def test_without_positions_reversing_the_words_changes_nothing(results):
     r = results("ant_colony")
     assert r.number("exercise_reversed_largest_logit_change") < 1e-4
     assert abs(r.number("exercise_reversed_accuracy_mean") - r.number("accuracy_mean")) < 1e-9
+
+
+def test_exercise_answers_are_accuracies(results):
+    # Exercise 1 (attention frozen to an even spread) is scored like the trained colonies.
+    assert 0 <= results("ant_colony").number("exercise_even_attention_accuracy_mean") <= 1

@@ -32,3 +32,11 @@ def test_scores_and_shares_are_attention_weights(results):
     for key in ("positional_previous_mean", "entity_antecedent_mean", "qk_animal_wins_mean",
                 "single_accuracy_mean", "two_head_accuracy_mean"):
         assert all(-1e-6 <= v <= 1 + 1e-6 for v in r.per_seed(key)), key
+
+
+def test_exercise_answers_are_accuracies_of_the_same_probe(results):
+    r = results("antecedent_heads")
+    assert 0 <= r.number("exercise_without_entity_antecedent_mean") <= 1
+    assert 0 <= r.number("exercise_without_other_antecedent_mean") <= 1
+    assert 0 <= r.number("exercise_without_entity_verb_mean") <= 1
+    assert 0 <= r.number("exercise_without_other_verb_mean") <= 1

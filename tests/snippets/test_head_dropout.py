@@ -19,3 +19,11 @@ def test_r2_on_held_out_sentences_is_at_most_one(results):
     r = results("head_dropout")
     for value in r.per_seed("r2_none_mean") + r.per_seed("r2_dropout_mean"):
         assert value <= 1 + 1e-6
+
+
+def test_exercise_answers_are_loss_rises_from_a_non_negative_loss(results):
+    # A cross-entropy is never negative, so removing heads can lower the loss by at most
+    # the full model's loss: a rise of at least -loss.
+    r = results("head_dropout")
+    assert r.number("exercise_pair_ablation_cost_none_mean") >= -r.number("loss_none_mean")
+    assert r.number("exercise_pair_ablation_cost_dropout_mean") >= -r.number("loss_dropout_mean")

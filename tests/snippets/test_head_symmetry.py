@@ -54,3 +54,10 @@ def test_two_identical_heads_are_one_head_doubled(results):
     # Same computation in both heads, so dropping one and doubling the other's slice of
     # W^O gives the same output up to float32 rounding.
     assert results("head_symmetry").number("one_head_error") < 1e-4
+
+
+def test_the_exercise_answer_is_a_relative_change(results):
+    # ||two heads - one doubled head|| / ||two heads||: not negative; and for the identical
+    # pair the same replacement moves the output only by rounding.
+    r = results("head_symmetry")
+    assert r.number("exercise_random_one_head_change") >= 0

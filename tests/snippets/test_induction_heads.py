@@ -26,3 +26,9 @@ def test_scores_are_attention_weights(results):
                 "control_induction_score_max"):
         assert -1e-6 <= r.number(key) <= 1 + 1e-6, key
     assert r.number("exercise_without_positions_min") <= r.number("exercise_without_positions_max")
+
+
+def test_exercise_answers_are_accuracies(results):
+    r = results("induction_heads")
+    assert 0 <= r.number("exercise_without_layer1_mean") <= 1
+    assert 0 <= r.number("exercise_without_positions_mean") <= 1

@@ -24,3 +24,7 @@ def test_exercise_answers(results):
     # 1: a looser yardstick (90 % instead of 95 % of the full accuracy) removes heads in the
     #    same order and stops later: it can only let more heads go, or as many.
     assert r.number("exercise_prunable_share_at_90_mean") >= r.number("prunable_share_mean")
+
+
+def test_the_reverse_order_exercise_is_an_accuracy(results):
+    assert 0 <= results("pruning_heads").number("exercise_accuracy_half_reverse_mean") <= 1

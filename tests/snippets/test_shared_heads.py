@@ -20,3 +20,7 @@ def test_exercise_answers(results):
     # Heads with shared W_Q, W_K, W_V compute the same head output, so one head with both
     # columns of W^O is the same layer, up to float32 rounding.
     assert results("shared_heads").number("exercise_merged_change_shared_max") < 1e-4
+
+
+def test_the_free_heads_exercise_is_a_relative_change(results):
+    assert results("shared_heads").number("exercise_merged_change_free_max") >= 0

@@ -22,3 +22,7 @@ def test_exercise_answers(results):
     #    earlier word with or without the causal mask: the translations cannot change.
     r = results("translation")
     assert r.number("exercise_unmasked_decoding_held_out_exact") == r.number("held_out_exact_mean")
+
+
+def test_the_cut_off_exercise_is_a_share_of_sentences(results):
+    assert 0 <= results("translation").number("exercise_no_cross_attention_held_out_exact") <= 1
