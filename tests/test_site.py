@@ -127,6 +127,19 @@ def ledger_verdicts(html: str) -> dict[str, str]:
     return verdicts
 
 
+def test_the_ledger_shows_what_the_rules_give_on_the_recorded_numbers(built_site, snippet_outcomes):
+    # The verdict on the page is the rule's on this build's numbers (or nuanced where
+    # resampling the seeds leaves it undecided), recomputed here from results.json.
+    import claims as registry
+    import snippet_runner
+
+    results = {name: snippet_runner.load_results(o) for name, o in snippet_outcomes.items()}
+    expected = {claim_id: a.verdict for claim_id, a in registry.assess(results).items()}
+    for lang_root in ("", "zh/"):
+        html = (built_site / lang_root / "claims" / "index.html").read_text(encoding="utf-8")
+        assert ledger_verdicts(html) == expected, lang_root
+
+
 def test_every_claim_has_one_verdict_the_same_on_the_ledger_and_every_page(built_site):
     for lang_root in ("", "zh/"):
         html = (built_site / lang_root / "claims" / "index.html").read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ when any shown verdict differs.
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -19,7 +20,6 @@ import time
 from pathlib import Path
 
 import claims as registry
-import ledger
 import snippet_runner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,12 +57,13 @@ def main() -> int:
     pinned = registry.assess(results_under(None, names), claims)
     other = registry.assess(results_under(kernel, names), claims)
     differ = []
-    print(f"\n{'claim':<6} {'pinned':<28} {kernel}")
+    print(f"\n{'claim':<6} {'pinned':<34} {kernel}")
     for claim_id in claims:
         a, b = pinned[claim_id], other[claim_id]
-        show = lambda x: f"{x.verdict} ({ledger.stability(x, 'en', short=True)} at n = {x.n_seeds})"  # noqa: E731
+        show = lambda x: (f"{x.verdict} ({math.floor(100 * x.stability)} % at n = {x.n_seeds}"  # noqa: E731
+                          + (", undecided)" if x.undecided else ")"))
         mark = "" if a.verdict == b.verdict else "   <- differs"
-        print(f"{claim_id:<6} {show(a):<28} {show(b)}{mark}")
+        print(f"{claim_id:<6} {show(a):<34} {show(b)}{mark}")
         if a.verdict != b.verdict:
             differ.append(claim_id)
     seconds = time.perf_counter() - start
