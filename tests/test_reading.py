@@ -60,6 +60,28 @@ def test_the_line_break_check_sees_a_break_and_accepts_one_line_paragraphs():
     assert chinese_line_breaks('??? note "答案"\n    折叠起来的答案。\n') == []
 
 
+ADMONITION_TITLE = re.compile(r'^\s*(!!!|\?\?\?\+?)\s*\w+(\s+[\w-]+)*(\s+"[^"]*")?\s*$')
+
+
+def admonitions_with_text_on_their_title_line(text: str) -> list[int]:
+    """Line numbers of admonitions ("!!! note \"Title\" body…") whose body sits on the title
+    line: Markdown then shows the whole line as raw text."""
+    return [i for i, line in enumerate(text.splitlines(), 1)
+            if line.lstrip().startswith(("!!!", "???")) and not ADMONITION_TITLE.match(line)]
+
+
+def test_no_admonition_carries_text_after_its_title():
+    found = {str(p.relative_to(ROOT)): admonitions_with_text_on_their_title_line(p.read_text(encoding="utf-8"))
+             for lang in ("en", "zh") for p in sorted((ROOT / "docs" / lang).rglob("*.md"))}
+    assert {page: lines for page, lines in found.items() if lines} == {}
+
+
+def test_the_admonition_check_sees_a_body_on_the_title_line():
+    assert admonitions_with_text_on_their_title_line('!!! note "标题" 正文。\n') == [1]
+    assert admonitions_with_text_on_their_title_line('!!! note "标题"\n\n    正文。\n') == []
+    assert admonitions_with_text_on_their_title_line('??? note "答案"\n    答案。\n!!! tip\n') == []
+
+
 # --- a value never starts a list ----------------------------------------------------------
 
 class FakeFile:
