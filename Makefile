@@ -14,9 +14,12 @@ setup: system $(VENV)/.installed node_modules/.installed
 system:
 	@tools/install_system_packages.sh
 
-$(VENV)/.installed: requirements.txt
+# explainer installed (editable), as a reader's `pip install` would: a snippet in a chapter
+# folder (python snippets/many_heads/pruning.py) imports it from anywhere.
+$(VENV)/.installed: requirements.txt snippets/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --disable-pip-version-check --quiet -r requirements.txt
+	$(BIN)/pip install --disable-pip-version-check --quiet --no-deps --no-build-isolation -e snippets
 	touch $@
 
 node_modules/.installed: package.json package-lock.json

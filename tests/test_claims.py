@@ -14,7 +14,7 @@ import claims as registry  # noqa: E402
 import snippet_runner  # noqa: E402
 
 CLAIMS = registry.load()
-SNIPPETS = {path.stem for path in snippet_runner.discover()}
+SNIPPETS = {snippet_runner.name_of(path) for path in snippet_runner.discover()}
 
 
 def test_registry_has_every_claim_from_c01_in_order():
@@ -39,7 +39,7 @@ def test_rule_reads_only_its_own_experiments(claim_id):
     claim = CLAIMS[claim_id]
     listed = {e.snippet or e.reference for e in claim.experiments}
     for name in claim.names():
-        source, _, key = name.partition(".")
+        source, _, key = name.rpartition(".")
         assert source in listed, f"{claim_id}: the rule reads {name}; list {source} under experiments"
         literature = {e.reference: e for e in claim.experiments if e.kind == "literature"}
         if source in literature:
@@ -56,16 +56,16 @@ def test_a_construction_alone_never_verifies_what_models_do(claim_id):
     for verdict, condition in claim.cases:
         if verdict != "verified":
             continue
-        read = {name.partition(".")[0] for name in registry._names(registry._parse(claim_id, condition))}
+        read = {name.rpartition(".")[0] for name in registry._names(registry._parse(claim_id, condition))}
         assert {kinds[s] for s in read} & {"trained", "real", "literature"}, \
             f"{claim_id}: 'verified' must rest on a trained or real model (or the literature)"
 
 
 def test_a_missing_measurement_names_the_snippet_and_the_key():
     claim = CLAIMS["C05"]
-    with pytest.raises(registry.MissingMeasurement, match=r"snippets/scaling\.py recorded no number "
+    with pytest.raises(registry.MissingMeasurement, match=r"snippets/three_roles/scaling\.py recorded no number "
                                                           r"'grad_softmax_ratio_1024'"):
-        registry.decide(claim, {"scaling.grad_query_mean_slope": 0.1})
+        registry.decide(claim, {"three_roles.scaling.grad_query_mean_slope": 0.1})
 
 
 def test_a_rule_may_not_run_code(tmp_path):
@@ -88,7 +88,7 @@ def test_every_claim_gets_one_verdict_from_this_build(snippet_outcomes):
 def test_trained_experiments_count_over_at_least_eight_random_seeds(results):
     trained = sorted({e.snippet for c in CLAIMS.values() for e in c.experiments if e.kind == "trained"})
     for name in trained:
-        assert results(name).number("n_seeds") >= 8, f"snippets/{name}.py: fewer than 8 seeds"
+        assert results(name).number("n_seeds") >= 8, f"snippets/{name.replace('.', '/')}.py: fewer than 8 seeds"
 
 
 def test_source_sections_named_by_claims_exist_on_the_sources_page():

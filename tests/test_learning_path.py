@@ -22,7 +22,9 @@ HEADINGS = {
     "zh": {"map": "本章各页", "summary": "小结", "exercises": "练习",
            "answer": "答案（由运行结果给出）"},
 }
-VALUE = re.compile(r"\{\{\s*value\s+(\w+)\.(\w+)\s*\}\}")
+VALUE = re.compile(r"\{\{\s*value\s+([\w.]+)\.(\w+)\s*\}\}")  # many_heads.pruning . key
+CODE = re.compile(r"\{\{\s*code\s+([\w.]+)\s*\}\}")
+SNIPPETS = ROOT / "snippets"
 LINK = re.compile(r"\]\(([^)\s#]+\.md)(?:#[^)\s]*)?\)")
 
 
@@ -155,8 +157,29 @@ def test_every_content_page_has_two_exercises_answered_by_the_run(lang):
     assert not problems, "\n" + "\n".join(problems)
 
 
+def test_a_page_and_its_snippets_share_a_place_and_so_do_their_tests():
+    """docs/en/many-heads/a-head-for-it.md shows snippets/many_heads/a_head_for_it.py (or the
+    snippets in snippets/many_heads/a_head_for_it/), tested by tests/snippets/many_heads/..."""
+    shown = {}
+    for page in sorted((DOCS / "en").rglob("*.md")):
+        for name in CODE.findall(page.read_text(encoding="utf-8")):
+            shown[name] = page.relative_to(DOCS / "en").with_suffix("").as_posix()
+    assert shown
+    misplaced = []
+    for name, page in shown.items():
+        place = name.replace(".", "/")
+        own = place.replace("_", "-") == page or place.rpartition("/")[0].replace("_", "-") == page
+        script = SNIPPETS / f"{place}.py"
+        test = TESTS / place.rpartition("/")[0] / f"test_{place.rpartition('/')[2]}.py"
+        if not (own and script.is_file() and test.is_file()):
+            misplaced.append(f"docs/en/{page}.md shows {name}: expected at snippets/"
+                             f"{page.replace('-', '_')}.py (or in snippets/{page.replace('-', '_')}/), "
+                             f"tested by {test.relative_to(ROOT)}")
+    assert misplaced == []
+
+
 def test_every_exercise_number_a_page_shows_is_asserted_by_a_snippet_test():
-    tests = {path.stem: path.read_text(encoding="utf-8") for path in TESTS.glob("test_*.py")}
+    tests = {path.stem: path.read_text(encoding="utf-8") for path in TESTS.rglob("test_*.py")}
     shown = {(snippet, key) for lang in LANGS for page in content_pages(lang)
              for snippet, key in VALUE.findall(page.read_text(encoding="utf-8"))
              if key.startswith("exercise_")}

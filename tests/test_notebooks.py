@@ -20,7 +20,7 @@ import notebooks  # noqa: E402
 import snippet_runner  # noqa: E402
 
 SNIPPETS = snippet_runner.discover()
-NAMES = [path.stem for path in SNIPPETS]
+NAMES = [snippet_runner.name_of(path) for path in SNIPPETS]
 ENVIRONMENTS = ROOT / ".cache" / "notebook-env"
 NOTEBOOK_TIMEOUT_S = 600
 
@@ -39,7 +39,7 @@ def test_committed_notebooks_are_what_the_snippet_makes_today(snippet):
     (`python tools/notebooks.py` or a build rewrites it)."""
     url = notebooks.committed_repo_url()
     for lang in notebooks.LANGS:
-        committed = notebooks.committed_path(snippet.stem, lang)
+        committed = notebooks.committed_path(snippet_runner.name_of(snippet), lang)
         assert committed.is_file(), f"{committed} is missing"
         assert committed.read_text(encoding="utf-8") == notebooks.colab_notebook(snippet, lang, url), \
             f"{committed.relative_to(ROOT)} is out of step: run python tools/notebooks.py and commit"

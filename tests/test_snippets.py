@@ -13,7 +13,7 @@ import claims as registry
 import snippet_runner
 
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = [path.stem for path in snippet_runner.discover()]
+NAMES = [snippet_runner.name_of(path) for path in snippet_runner.discover()]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -27,8 +27,9 @@ def pages_showing(name: str, lang: str) -> list[str]:
 @pytest.mark.parametrize("name", NAMES)
 def test_snippet_records_numbers_and_picks_no_verdict(results, name):
     # Verdicts come from the rules in docs/claims.yml (tools/claims.py), never from the snippet.
-    source = (ROOT / "snippets" / f"{name}.py").read_text(encoding="utf-8")
-    assert "report.claim(" not in source, f"snippets/{name}.py picks a verdict itself"
+    place = snippet_runner.path_of(name)
+    source = (ROOT / "snippets" / f"{place}.py").read_text(encoding="utf-8")
+    assert "report.claim(" not in source, f"snippets/{place}.py picks a verdict itself"
     assert results(name).data.get("claims", []) == []
     assert results(name).data["numbers"] or results(name).data.get("data")
 
@@ -46,7 +47,8 @@ def test_snippet_figures_exist_in_both_languages_with_alt_text(results, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_snippet_has_a_test_that_asserts_what_it_shows(name):
-    test_file = ROOT / "tests" / "snippets" / f"test_{name}.py"
+    folder, _, file = snippet_runner.path_of(name).rpartition("/")
+    test_file = ROOT / "tests" / "snippets" / folder / f"test_{file}.py"
     assert test_file.is_file(), f"write {test_file.relative_to(ROOT)}"
     source = test_file.read_text(encoding="utf-8")
     assert re.search(r"def test_\w+\(", source) and f'results("{name}")' in source
@@ -94,7 +96,7 @@ def test_numbers_over_seeds_agree_with_their_per_seed_values(results, name):
 # Numbers a trained claim's rule may read without per-seed values: they do not depend on
 # the seeds of the training (said why, one by one).
 SEED_FREE = {
-    "near_orthogonal.slope": "fitted on random vectors drawn once per dimension, before any training",
+    "many_heads.why_heads_differ.near_orthogonal.slope": "fitted on random vectors drawn once per dimension, before any training",
 }
 
 
@@ -103,7 +105,7 @@ def test_every_number_a_trained_rule_reads_can_be_resampled_over_seeds(results):
         for snippet in claim.trained_snippets():
             numbers = results(snippet).data["numbers"]
             for name in sorted(n for n in claim.names() if n.startswith(f"{snippet}.")):
-                key = name.split(".", 1)[1]
+                key = name.rpartition(".")[2]
                 assert key == "n_seeds" or "per_seed" in numbers[key] or name in SEED_FREE, (
                     f"{claim.id} reads {name}, recorded without its per-seed values: the build "
                     "cannot tell whether the verdict survives another draw of the seeds")
@@ -152,12 +154,14 @@ def test_no_snippet_test_asserts_a_rule_on_a_recorded_number():
     for claim in registry.load().values():
         measured = {e.snippet for e in claim.experiments if e.kind in ("trained", "real")}
         for name in claim.names():
-            snippet, _, key = name.partition(".")
+            snippet, _, key = name.rpartition(".")
             if snippet in measured:
                 read.setdefault(snippet, set()).add(key)
     offending = []
-    for test_file in sorted(TESTS.glob("test_*.py")):
-        snippet = test_file.stem.removeprefix("test_")
+    for test_file in sorted(TESTS.rglob("test_*.py")):
+        # tests/snippets/many_heads/test_pruning.py tests snippets/many_heads/pruning.py
+        snippet = ".".join([*test_file.relative_to(TESTS).parent.parts,
+                            test_file.stem.removeprefix("test_")])
         offending += rule_thresholds_asserted(test_file.read_text(encoding="utf-8"), snippet,
                                               read.get(snippet, set()))
     assert offending == []
@@ -168,7 +172,7 @@ MEASURED_COMMENT = re.compile(r"#.*(?:\bmeasured\b|\b\d+ of \d+\b)", re.I)
 
 def test_no_snippet_test_comment_quotes_a_measured_number():
     # Such comments go stale at the next run; the numbers live in results.json and on the pages.
-    stale = [f"{f.name}:{i}: {line.strip()}" for f in sorted(TESTS.glob("test_*.py"))
+    stale = [f"{f.name}:{i}: {line.strip()}" for f in sorted(TESTS.rglob("test_*.py"))
              for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
              if MEASURED_COMMENT.search(line)]
     assert stale == []

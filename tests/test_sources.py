@@ -35,7 +35,7 @@ SOURCES_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s#]*sources\.md)(?:#([^)\s]*))?\)
 
 def prose(text: str) -> str:
     """Running text: no code, no link targets, and a measured number wherever a placeholder
-    stood ("{{ value head_symmetry.n_seeds }} seeds" reads as "7 seeds")."""
+    stood ("{{ value many_heads.why_heads_differ.head_symmetry.n_seeds }} seeds" reads as "7 seeds")."""
     text = FENCED_CODE.sub(" ", text)
     text = PLACEHOLDER.sub(" 7 ", text)
     text = INLINE_CODE.sub(" ", text)
@@ -140,7 +140,7 @@ def test_the_english_check_flags_seed_for_a_source(text):
 
 
 @pytest.mark.parametrize("text", [
-    "over 8 random seeds", "two seeds each", "{{ value shared_heads.seeds }} seeds", "seed 3",
+    "over 8 random seeds", "two seeds each", "{{ value many_heads.duplicate_heads.shared_heads.seeds }} seeds", "seed 3",
     "in every seed", "from the same seed", "| seed | loss |", "a seed dimension", "with fixed seeds",
     "computed from both seeds", 'the word "seed" only ever means', "seed 0 and seed 1",
     "in at least 75 % of the seeds", "| mean over seeds | lowest seed | highest seed |",

@@ -6,7 +6,7 @@ and gives the verdict:
 
     rule:
       cases:                       # checked in order; the first that holds decides
-        - refuted: "scaling.grad_softmax_ratio_1024 < 0.01"
+        - refuted: "three_roles.scaling.grad_softmax_ratio_1024 < 0.01"
       otherwise: nuanced
 
 A condition is a small expression: numbers, names, + - * /, comparisons, and / or / not,
@@ -44,7 +44,7 @@ class MissingMeasurement(KeyError):
 
     def __init__(self, claim_id: str, name: str, source: str, key: str):
         self.claim_id, self.name = claim_id, name
-        where = (f"snippets/{source}.py recorded no number '{key}'" if source
+        where = (f"snippets/{source.replace('.', '/')}.py recorded no number '{key}'" if source
                  else f"'{name}' is not written snippet.key")
         super().__init__(f"{claim_id}: its rule reads {name}, but {where}")
 
@@ -96,8 +96,10 @@ _FUNCTIONS = {"abs": abs, "min": min, "max": max}
 
 
 def _dotted(node) -> str | None:
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
+    """``many_heads.pruning.prunable_share`` (an attribute chain on a name) as one string."""
+    if isinstance(node, ast.Attribute):
+        head = node.value.id if isinstance(node.value, ast.Name) else _dotted(node.value)
+        return f"{head}.{node.attr}" if head else None
     return None
 
 
@@ -122,15 +124,11 @@ def _parse(claim_id: str, condition: str) -> ast.Expression:
 
 
 def _names(tree) -> list[str]:
-    names = []
-    for node in ast.walk(tree):
-        dotted = _dotted(node)
-        if dotted:
-            names.append(dotted)
-        elif isinstance(node, ast.Name) and node.id not in _FUNCTIONS:
-            # A bare name is only allowed as the head of snippet.key (or as a function).
-            pass
-    return names
+    """Every snippet.key a rule reads, in order (a dotted chain is one name, not its parts)."""
+    dotted = _dotted(tree)
+    if dotted:
+        return [dotted]
+    return [name for child in ast.iter_child_nodes(tree) for name in _names(child)]
 
 
 def _evaluate(claim_id: str, node, lookup):
@@ -233,7 +231,7 @@ def decide(claim: Claim, numbers: dict[str, float]) -> str:
     numbers included). A number the rule reads but nobody recorded raises MissingMeasurement."""
     def lookup(name: str) -> float:
         if name not in numbers:
-            source, _, key = name.partition(".")
+            source, _, key = name.rpartition(".")
             raise MissingMeasurement(claim.id, name, source, key)
         return numbers[name]
 

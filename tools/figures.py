@@ -34,7 +34,7 @@ def svg_size(path: Path) -> tuple[int, int]:
 
 def site_path(name: str, key: str, dark: bool = False) -> str:
     """Where a figure lives in the built site."""
-    return f"figures/{name}/{key}{'.dark' if dark else ''}.svg"
+    return f"figures/{name.replace('.', '/')}/{key}{'.dark' if dark else ''}.svg"
 
 
 def html_figure(number: int, name: str, key: str, figure: dict, output_dir: Path,

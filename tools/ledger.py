@@ -168,7 +168,7 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
                 title = f"[{experiment.reference}]({target})" if target else experiment.reference
             else:
                 path, page_title = where.get(experiment.snippet, ("", experiment.snippet))
-                title = f"[{page_title}]({path})" if path else f"`snippets/{experiment.snippet}.py`"
+                title = f"[{page_title}]({path})" if path else f"`snippets/{experiment.snippet.replace('.', '/')}.py`"
             measured = _measured(experiment, results, lang)
             lines.append(f"- {kind} · {title}" + (f" — {measured}" if measured else ""))
         lines.append("")

@@ -5,13 +5,13 @@ A page cites a snippet with placeholders (each replaced at build time):
     {{ code four_steps }}                  the source, with .py / .ipynb downloads
     {{ figure four_steps.heatmap }}        a numbered, captioned figure (tools/figures.py)
     {{ value four_steps.weight_it_animal }} a number the run computed
-    {{ text butterfly_heads.leader_outcome }} a phrase the run built from its numbers (an outcome)
+    {{ text many_heads.why_heads_differ.butterfly_heads.leader_outcome }} a phrase the run built from its numbers (an outcome)
     {{ output four_steps }}                nothing any more: every page that cites numbers
                                            ends with their table (tools/numbers_table.py)
     {{ claims four_steps }}                the claims this snippet's experiment bears on,
                                            each with its one verdict (tools/claims.py)
     {{ claim C05 }}                        one claim with its verdict
-    {{ data real_model_explorer.attention }} URL of a JSON file the snippet published
+    {{ data real_model.explorer.attention }} URL of a JSON file the snippet published
 
 Snippets run through ``snippet_runner`` (cached, so the second language
 build executes nothing). ``EXPLAINER_NO_EXEC=1`` builds without running them.
@@ -115,7 +115,7 @@ def on_config(config):
     except registry.RegistryError as error:
         raise PluginError(f"docs/claims.yml: {error}") from None
     _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
-                  snippets={p.stem: p for p in snippet_runner.discover()}, claims=claims)
+                  snippets={snippet_runner.name_of(p): p for p in snippet_runner.discover()}, claims=claims)
     _state["assessments"] = _assess(results)
     _state["verdicts"] = {claim_id: a.verdict if a else None
                           for claim_id, a in _state["assessments"].items()}
@@ -143,16 +143,17 @@ def on_files(files: Files, config):
     notebooks.write_committed(list(_state["snippets"].values()), log=log.info, langs=(lang,))
     pages = ROOT / ".cache" / "notebook-pages" / lang
     for name, path in _state["snippets"].items():
-        _add(files, config, f"downloads/{name}.py", path)
+        place = snippet_runner.path_of(name)  # many_heads/pruning: the snippet's place
+        _add(files, config, f"downloads/{place}.py", path)
         download, page = _executed_notebooks(name, path, config)
         # In memory, so mkdocs-jupyter (which matches notebooks/*.ipynb) leaves it alone.
-        files.append(File.generated(config, f"downloads/{name}.ipynb", content=download))
+        files.append(File.generated(config, f"downloads/{place}.ipynb", content=download))
         # mkdocs-jupyter renders this one as a page; it needs a file in a real folder.
-        (pages / "notebooks").mkdir(parents=True, exist_ok=True)
-        written = pages / "notebooks" / f"{name}.ipynb"
+        written = pages / "notebooks" / f"{place}.ipynb"
+        written.parent.mkdir(parents=True, exist_ok=True)
         if not written.is_file() or written.read_text(encoding="utf-8") != page:
             written.write_text(page, encoding="utf-8")
-        files.append(File(f"notebooks/{name}.ipynb", str(pages), config.site_dir,
+        files.append(File(f"notebooks/{place}.ipynb", str(pages), config.site_dir,
                           config.use_directory_urls))
         results = _state["results"].get(name, {})
         for key, by_lang in results.get("figures", {}).items():
@@ -166,7 +167,7 @@ def on_files(files: Files, config):
             files.append(File.generated(config, numbers_table.download_path(name),
                                         content=numbers_table.public_output(stdout, results["_dir"], ROOT)))
         for key, filename in results.get("data", {}).items():
-            _add(files, config, f"data/{name}/{key}.json", results["_dir"] / filename)
+            _add(files, config, f"data/{place}/{key}.json", results["_dir"] / filename)
 
     _state["deciding_page"] = {}
     for file in files.documentation_pages():
@@ -189,8 +190,11 @@ def _executed_notebooks(name: str, path: Path, config) -> tuple[str, str]:
     article_path = notebooks.page_url(article) if article else ""
     site = config.site_url or notebooks.site_url(config.repo_url, lang)
     download = notebooks.notebook(path, lang, config.repo_url, site + article_path, run_dir)
-    page = notebooks.notebook(path, lang, config.repo_url, f"../../{article_path}", run_dir,
-                              notebooks.linked_figure(f"../../figures/{name}/{{key}}.svg"))
+    place = snippet_runner.path_of(name)
+    # From the notebook page's URL (notebooks/<place>/; notebooks/ for index) to the site's root.
+    up = "../" * notebooks.page_url(f"notebooks/{place}.md").count("/")
+    page = notebooks.notebook(path, lang, config.repo_url, f"{up}{article_path}", run_dir,
+                              notebooks.linked_figure(f"{up}figures/{place}/{{key}}.svg"))
     return download, page
 
 
@@ -245,7 +249,7 @@ def _more_seeds_note(name: str) -> str:
     if not results or "@" not in results["_dir"].name:
         return ""
     seeds = results["_dir"].name.rpartition("@")[2]
-    command = f"`EXPLAINER_SEEDS={seeds} python snippets/{name}.py`"
+    command = f"`EXPLAINER_SEEDS={seeds} python snippets/{snippet_runner.path_of(name)}.py`"
     return f'\n<p class="snippet-seeds" markdown>{_state["ui"]["more_seeds"].format(n=seeds, command=command)}</p>\n'
 
 
@@ -257,13 +261,13 @@ def _listing(name: str, source: str, title: str) -> str:
     return (f'<details class="snippet-listing" data-snippet="{name}" data-search-exclude>\n'
             f"<summary>{html.escape(title)}</summary>\n"
             f'<template><div class="language-python highlight">'
-            f'<span class="filename">snippets/{name}.py</span>{code}</div></template>\n'
+            f'<span class="filename">snippets/{snippet_runner.path_of(name)}.py</span>{code}</div></template>\n'
             f"</details>\n")
 
 
 def _render(kind: str, target: str, page) -> str:
     ui = _state["ui"]
-    name, _, key = target.partition(".")
+    name, key = (target, "") if target in _state["snippets"] else target.rpartition(".")[::2]
     where = f"{page.file.src_uri}: {{{{ {kind} {target} }}}}"
     if kind == "claim":
         if target not in _state["claims"]:
@@ -271,20 +275,22 @@ def _render(kind: str, target: str, page) -> str:
         return ledger.claim_badge(target, _state["lang"], _state["claims"], _state["verdicts"],
                                   _relative(page, "claims.md"), _state["assessments"])
     if name not in _state["snippets"]:
-        raise PluginError(f"{where}: there is no snippets/{name}.py")
+        raise PluginError(f"{where}: there is no snippets/{snippet_runner.path_of(name)}.py")
     if kind in ("figure", "value", "text", "data") and not key:
         raise PluginError(f"{where}: write {kind} {name}.<key>")
     if kind == "code":
         source = _state["snippets"][name].read_text(encoding="utf-8")
+        place = snippet_runner.path_of(name)
+        file = place.rpartition("/")[2]
         links = " · ".join([
-            f"[{ui['download']} {name}.py]({_relative(page, f'downloads/{name}.py')})"
-            f'{{ download="{name}.py" }}',
-            f"[{ui['download']} {name}.ipynb]({_relative(page, f'downloads/{name}.ipynb')})"
-            f'{{ download="{name}.ipynb" }}',
-            f"[{ui['notebook']}]({_relative(page, f'notebooks/{name}.ipynb')})",
+            f"[{ui['download']} {file}.py]({_relative(page, f'downloads/{place}.py')})"
+            f'{{ download="{file}.py" }}',
+            f"[{ui['download']} {file}.ipynb]({_relative(page, f'downloads/{place}.ipynb')})"
+            f'{{ download="{file}.ipynb" }}',
+            f"[{ui['notebook']}]({_relative(page, f'notebooks/{place}.ipynb')})",
             f"[{ui['colab']}]({_colab_url(name)})",
         ])
-        title = ui["script"].format(name=name, lines=source.count("\n"))
+        title = ui["script"].format(name=place, lines=source.count("\n"))
         return (_listing(name, source, title) + f'\n<p class="snippet-links" markdown>{links}</p>\n'
                 + _more_seeds_note(name))
     results = _state["results"].get(name)
@@ -292,28 +298,28 @@ def _render(kind: str, target: str, page) -> str:
         return ui["not_run"]
     if kind == "value":
         if key not in results["numbers"]:
-            raise PluginError(f"{where}: snippets/{name}.py recorded no number '{key}' "
+            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py recorded no number '{key}' "
                               f"(it has: {', '.join(sorted(results['numbers']))})")
         text = results["numbers"][key]["text"].strip()
         if not text:  # an empty value would leave a blank table cell or a gap in a sentence
-            raise PluginError(f"{where}: snippets/{name}.py formats '{key}' as an empty string")
+            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py formats '{key}' as an empty string")
         return text.replace("|", "\\|")  # a "|" would split a table cell
     if kind == "text":
         if key not in results.get("texts", {}):
-            raise PluginError(f"{where}: snippets/{name}.py recorded no text '{key}'")
+            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py recorded no text '{key}'")
         return results["texts"][key][_state["lang"]]
     if kind == "figure":
         if key not in results["figures"]:
-            raise PluginError(f"{where}: snippets/{name}.py drew no figure '{key}'")
+            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py drew no figure '{key}'")
         _state["figure_count"] += 1
         return "\n\n" + figures.html_figure(
             _state["figure_count"], name, key, results["figures"][key][_state["lang"]],
             results["_dir"], page.url, _state["lang"]) + "\n"
     if kind == "data":
         if key not in results.get("data", {}):
-            raise PluginError(f"{where}: snippets/{name}.py published no data '{key}'")
+            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py published no data '{key}'")
         # Used inside HTML attributes, which MkDocs does not rewrite: relative to the page URL.
-        return posixpath.relpath(f"data/{name}/{key}.json", page.url.rstrip("/") or ".")
+        return posixpath.relpath(f"data/{snippet_runner.path_of(name)}/{key}.json", page.url.rstrip("/") or ".")
     if kind == "output":
         return ""  # replaced by the table of the page's numbers (numbers_table.py)
     # claims: the verdicts of the claims this snippet's experiment bears on

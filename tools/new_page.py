@@ -4,8 +4,9 @@
                              [--title-en "..."] [--title-zh "..."]
     make page NAME=softmax_temperature CHAPTER=three-roles CLAIM=C05
 
-Creates docs/{en,zh}/[DIR/]NAME-with-dashes.md, snippets/NAME.py,
-tests/snippets/test_NAME.py, and a nav line in mkdocs.yml and mkdocs.zh.yml
+Creates docs/{en,zh}/[DIR/]NAME-with-dashes.md, snippets/[DIR_]/NAME.py,
+tests/snippets/[DIR_]/test_NAME.py (DIR with underscores: snippets/ mirrors docs/en/),
+the Chinese narrative snippets/zh/[DIR_]/NAME.md, and a nav line in mkdocs.yml and mkdocs.zh.yml
 (before the claims ledger). The result builds and passes its tests as is;
 then replace the example experiment with yours.
 """
@@ -73,11 +74,14 @@ def main() -> int:
     page = f"{args.chapter.strip('/')}/{slug}.md" if args.chapter else f"{slug}.md"
     title_en = args.title_en or args.name.replace("_", " ").capitalize()
     title_zh = args.title_zh or f"新页面：{title_en}"
-    values = {"NAME": args.name, "TITLE_EN": title_en, "TITLE_ZH": title_zh, "CLAIM": args.claim}
+    folder = args.chapter.strip("/").replace("-", "_")  # many-heads -> snippets/many_heads/
+    place = f"{folder}/{args.name}" if folder else args.name
+    dotted = place.replace("/", ".")  # the snippet's name in placeholders and rules
+    values = {"NAME": dotted, "TITLE_EN": title_en, "TITLE_ZH": title_zh, "CLAIM": args.claim}
 
     targets = {
-        ROOT / "snippets" / f"{args.name}.py": "snippet.py",
-        ROOT / "tests" / "snippets" / f"test_{args.name}.py": "test_snippet.py",
+        ROOT / "snippets" / f"{place}.py": "snippet.py",
+        ROOT / "tests" / "snippets" / folder / f"test_{args.name}.py": "test_snippet.py",
         ROOT / "docs" / "en" / page: "page.en.md",
         ROOT / "docs" / "zh" / page: "page.zh.md",
     }
@@ -93,10 +97,11 @@ def main() -> int:
     # The snippet's narrative in Chinese, for its Chinese notebook (tools/notebooks.py).
     import notebooks
 
-    snippet = ROOT / "snippets" / f"{args.name}.py"
+    snippet = ROOT / "snippets" / f"{place}.py"
     cells = notebooks.read_cells(snippet.read_text(encoding="utf-8"))
     hashes = {f"HASH_{i}": notebooks.english_hash(c.source) for i, c in enumerate(cells) if c.kind == "markdown"}
-    narrative = notebooks.NARRATIVE["zh"] / f"{args.name}.md"
+    narrative = notebooks.NARRATIVE["zh"] / f"{place}.md"
+    narrative.parent.mkdir(parents=True, exist_ok=True)
     narrative.write_text(fill((TEMPLATES / "narrative.zh.md").read_text(encoding="utf-8"),
                               {**values, **hashes}), encoding="utf-8")
     print(f"created {narrative.relative_to(ROOT)}")
@@ -110,7 +115,7 @@ def main() -> int:
         path.write_text(add_to_nav(text, anchor, args.chapter.strip("/"), title, page), encoding="utf-8")
         print(f"added to the nav of {config}: {title}")
         add_to_chapter_map("en" if config == "mkdocs.yml" else "zh", args.chapter.strip("/"), title, page)
-    print(f"next: edit snippets/{args.name}.py, then `make test`")
+    print(f"next: edit snippets/{place}.py, then `make test`")
     return 0
 
 

@@ -92,7 +92,7 @@ def narrative(name: str, lang: str) -> dict[str, str]:
     """hash of an English markdown cell -> its translation, from snippets/<lang>/<name>.md."""
     if lang == "en":
         return {}
-    path = NARRATIVE[lang] / f"{name}.md"
+    path = NARRATIVE[lang] / f"{_path_of(name)}.md"
     if not path.is_file():
         return {}
     parts = CELL_HEADING.split(path.read_text(encoding="utf-8"))  # [before, hash, body, hash, body, …]
@@ -102,8 +102,9 @@ def narrative(name: str, lang: str) -> dict[str, str]:
 def narrative_problems(snippet: Path, lang: str) -> list[str]:
     """What is missing or left over in a snippet's narrative in ``lang`` (empty: in step)."""
     cells = read_cells(snippet.read_text(encoding="utf-8"))
-    translated = narrative(snippet.stem, lang)
-    where = f"snippets/{lang}/{snippet.stem}.md"
+    name = _name_of(snippet)
+    translated = narrative(name, lang)
+    where = f"snippets/{lang}/{_path_of(name)}.md"
     english = {english_hash(c.source): c.source for c in cells if c.kind == "markdown"}
     problems = [f"{where}: cell {i} (en {english_hash(c.source)}) has no translation of its "
                 f"current text:\n{c.source}"
@@ -161,10 +162,12 @@ def run(snippet: Path, output_dir: Path | None = None) -> None:
         with contextlib.redirect_stdout(_Tee(sys.stdout, printed)):
             exec(code, namespace)
         log.append({"cell": index, "stdout": printed.getvalue(), "figures": list(recorded)})
-    target = output_dir or Path(os.environ.get("EXPLAINER_OUTPUT_DIR", Path("outputs") / snippet.stem))
+    # Where a reader's run writes: outputs/<the Report's name> (explainer/report.py).
+    name = getattr(namespace.get("report"), "name", snippet.stem)
+    target = output_dir or Path(os.environ.get("EXPLAINER_OUTPUT_DIR", Path("outputs") / name))
     target.mkdir(parents=True, exist_ok=True)
     for entry in log:  # the build's scratch folder, shown as where a reader's run writes
-        entry["stdout"] = entry["stdout"].replace(str(target), f"outputs/{snippet.stem}")
+        entry["stdout"] = entry["stdout"].replace(str(target), f"outputs/{name}")
     (target / "cells.json").write_text(json.dumps(log, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
@@ -239,6 +242,15 @@ if "google.colab" in sys.modules:
                    "rm -rf ~/.cache/matplotlib", shell=True, check=True)'''
 
 
+def _name_of(snippet: Path) -> str:
+    import snippet_runner  # not at import: the snippet worker imports this module
+    return snippet_runner.name_of(snippet)
+
+
+def _path_of(name: str) -> str:
+    return name.replace(".", "/")
+
+
 # --- articles ------------------------------------------------------------------------------
 
 def article_page(name: str) -> str | None:
@@ -250,7 +262,7 @@ def article_page(name: str) -> str | None:
 def _articles() -> dict[str, str]:
     found: dict[str, str] = {}
     for page in sorted((ROOT / "docs" / "en").rglob("*.md")):
-        for name in re.findall(r"\{\{\s*code\s+(\w+)\s*\}\}", page.read_text(encoding="utf-8")):
+        for name in re.findall(r"\{\{\s*code\s+([\w.]+)\s*\}\}", page.read_text(encoding="utf-8")):
             found.setdefault(name, page.relative_to(ROOT / "docs" / "en").as_posix())
     return found
 
@@ -291,7 +303,7 @@ def notebook(snippet: Path, lang: str, repo_url: str, article_url: str,
     figure's output (default: the SVG itself)."""
     import nbformat.v4 as nbf
 
-    name = snippet.stem
+    name = _name_of(snippet)
     cells = read_cells(snippet.read_text(encoding="utf-8"))
     translated = narrative(name, lang)
     page = article_page(name)
@@ -355,12 +367,13 @@ def linked_figure(src: str):
 
 
 def committed_path(name: str, lang: str) -> Path:
-    return NOTEBOOKS / f"{name}.ipynb" if lang == "en" else NOTEBOOKS / lang / f"{name}.ipynb"
+    place = f"{_path_of(name)}.ipynb"
+    return NOTEBOOKS / place if lang == "en" else NOTEBOOKS / lang / place
 
 
 def colab_notebook(snippet: Path, lang: str, repo_url: str) -> str:
     """The committed notebook: what Colab opens from GitHub."""
-    page = article_page(snippet.stem)
+    page = article_page(_name_of(snippet))
     url = site_url(repo_url, lang) + (page_url(page) if page else "")
     return notebook(snippet, lang, repo_url, url)
 
@@ -377,7 +390,7 @@ def write_committed(snippets: list[Path], log=print, langs=LANGS) -> None:
     url = committed_repo_url()
     for snippet in snippets:
         for lang in langs:
-            target = committed_path(snippet.stem, lang)
+            target = committed_path(_name_of(snippet), lang)
             text = colab_notebook(snippet, lang, url)
             if not target.is_file() or target.read_text(encoding="utf-8") != text:
                 target.parent.mkdir(parents=True, exist_ok=True)

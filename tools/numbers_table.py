@@ -8,7 +8,7 @@ import re
 import tempfile
 from pathlib import Path
 
-VALUE = re.compile(r"\{\{\s*value\s+(\w+)\.(\w+)\s*\}\}")
+VALUE = re.compile(r"\{\{\s*value\s+([\w.]+)\.(\w+)\s*\}\}")
 
 UI = {
     "en": {"title": "The numbers on this page", "name": "Number", "value": "Value",
@@ -26,7 +26,7 @@ def cited(markdown: str) -> list[tuple[str, str]]:
 
 
 def download_path(name: str) -> str:
-    return f"downloads/{name}.output.txt"
+    return f"downloads/{name.replace('.', '/')}.output.txt"
 
 
 def public_output(stdout: str, *private_dirs: Path) -> str:

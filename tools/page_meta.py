@@ -38,7 +38,7 @@ def repository_file(src_uri: str, lang: str) -> str:
     if src_uri in MADE_FROM:
         return MADE_FROM[src_uri]
     if src_uri.startswith("notebooks/") and src_uri.endswith(".ipynb"):
-        return f"snippets/{Path(src_uri).stem}.py"
+        return "snippets/" + src_uri.removeprefix("notebooks/").removesuffix(".ipynb") + ".py"
     return f"docs/{lang}/{src_uri}"
 
 

@@ -3,7 +3,7 @@ cached under a key of its source, the shared modules it imports and the
 installed package versions.
 
     python tools/snippet_runner.py              # run what changed, show progress
-    python tools/snippet_runner.py four_steps   # only this snippet
+    python tools/snippet_runner.py many_heads.pruning   # only this snippet
     python tools/snippet_runner.py --force      # run everything again
 """
 
@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = Path(os.environ.get("EXPLAINER_SNIPPETS_DIR", ROOT / "snippets"))
 SHARED_PACKAGE = "explainer"
 CACHE = Path(os.environ.get("EXPLAINER_CACHE_DIR", ROOT / ".cache" / "snippets"))
+NOT_SNIPPETS = {SHARED_PACKAGE, "notebooks", "zh", "build", "__pycache__"}
 TIMEOUT_S = float(os.environ.get("SNIPPET_TIMEOUT", 300))
 CACHE_FORMAT = "2"  # bump when the layout of cached results changes
 
@@ -54,8 +55,27 @@ class Outcome:
 
 
 def discover() -> list[Path]:
-    """Every ``snippets/*.py`` is a snippet; the ``explainer`` package is shared code."""
-    return sorted(p for p in SNIPPETS.glob("*.py") if not p.name.startswith("_"))
+    """Every snippet: ``snippets/`` mirrors ``docs/en/`` (the page ``many-heads/pruning.md``
+    has ``snippets/many_heads/pruning.py``; a page with several has a folder of them). The
+    ``explainer`` package, the notebooks and the Chinese narratives are not snippets."""
+    return sorted(p for p in SNIPPETS.rglob("*.py")
+                  if not p.name.startswith("_")
+                  and p.relative_to(SNIPPETS).parts[0] not in NOT_SNIPPETS)
+
+
+def name_of(path: Path) -> str:
+    """A snippet's name is its module path: snippets/many_heads/pruning.py is
+    ``many_heads.pruning`` (a claim's rule reads ``many_heads.pruning.<key>``). A script
+    outside snippets/ (a reader's copy) is named by its file name."""
+    path = Path(path).resolve()
+    if not path.is_relative_to(SNIPPETS.resolve()):
+        return path.stem
+    return ".".join(path.relative_to(SNIPPETS.resolve()).with_suffix("").parts)
+
+
+def path_of(name: str) -> str:
+    """``many_heads.pruning`` -> ``many_heads/pruning``: the snippet's place, in URLs too."""
+    return name.replace(".", "/")
 
 
 def imported_names(path: Path) -> list[str]:
@@ -226,7 +246,7 @@ def _execute(path: Path, output_dir: Path, workers: Workers, env: dict[str, str]
 
 def _place(path: Path, seeds: int | None = None) -> Path:
     """Where a snippet's results are cached: one folder per number of seeds asked for."""
-    return CACHE / (path.stem if seeds is None else f"{path.stem}@{seeds}")
+    return CACHE / (name_of(path) if seeds is None else f"{name_of(path)}@{seeds}")
 
 
 def _cached(path: Path, key: str, seeds: int | None = None) -> bool:
@@ -238,7 +258,7 @@ def _expected_seconds(path: Path) -> float:
     """How long the snippet took last time (0 if never run here): the longest start first,
     so two workers finish close together instead of one waiting on a late long snippet."""
     try:
-        return float((CACHE / path.stem / "seconds").read_text())
+        return float((CACHE / name_of(path) / "seconds").read_text())
     except (OSError, ValueError):
         return 0.0
 
@@ -247,10 +267,10 @@ def _run_one(path: Path, key: str, force: bool, log, workers: Workers,
              seeds: int | None = None) -> Outcome:
     target = _place(path, seeds)
     if not force and _cached(path, key, seeds):
-        return Outcome(path.stem, target, executed=False)
-    log(f"  running {path.name}" + (f" with {seeds} seeds" if seeds else ""))
+        return Outcome(name_of(path), target, executed=False)
+    log(f"  running {_shown(path)}" + (f" with {seeds} seeds" if seeds else ""))
     CACHE.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".{path.stem}-", dir=CACHE))
+    scratch = Path(tempfile.mkdtemp(prefix=f".{name_of(path)}-", dir=CACHE))
     start = time.perf_counter()
     try:
         _execute(path, scratch, workers, {"EXPLAINER_SEEDS": str(seeds)} if seeds else {})
@@ -260,7 +280,7 @@ def _run_one(path: Path, key: str, force: bool, log, workers: Workers,
         scratch.rename(target)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return Outcome(path.stem, target, executed=True, seconds=time.perf_counter() - start)
+    return Outcome(name_of(path), target, executed=True, seconds=time.perf_counter() - start)
 
 
 def run_all(force: bool = False, log=print, only: list[str] | None = None,
@@ -274,11 +294,11 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
     other snippets still run. The outcome of a snippet is its largest run."""
     snippets = discover()
     if only is not None:
-        unknown = set(only) - {p.stem for p in snippets}
+        unknown = set(only) - {name_of(p) for p in snippets}
         if unknown:
             raise SnippetError(f"no such snippet: {', '.join(sorted(unknown))} (in {SNIPPETS})")
-        snippets = [p for p in snippets if p.stem in only]
-    by_name = {path.stem: path for path in snippets}
+        snippets = [p for p in snippets if name_of(p) in only]
+    by_name = {name_of(path): path for path in snippets}
     log = _one_line_at_a_time(log)
     environment = environment_fingerprint()
     outcomes: dict[str, Outcome] = {}
@@ -303,8 +323,8 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
                 try:
                     outcome = future.result()
                 except SnippetError as error:
-                    errors[path.stem] = str(error)
-                    log(f"  FAILED  {path.name}")
+                    errors[name_of(path)] = str(error)
+                    log(f"  FAILED  {_shown(path)}")
                     continue
                 outcomes[outcome.name] = outcome
                 results[outcome.name] = load_results(outcome)

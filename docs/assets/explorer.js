@@ -1,7 +1,7 @@
 // Attention explorer: pick a sentence, a layer and a head; point at a token to preview
 // where it attends, click or tap it to pin it; see all 72 heads for that token at once.
 // The state lives in the URL (?s=sentence&l=layer&h=head&t=token), so a page can link to
-// an exact view. The weights are JSON files that snippets/real_model_explorer.py
+// an exact view. The weights are JSON files that snippets/real_model/explorer.py
 // publishes at build time on this same site; nothing is fetched from anywhere else.
 (function () {
   "use strict";

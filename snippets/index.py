@@ -1,0 +1,94 @@
+# %% [markdown]
+# # What this site does, in one picture
+#
+# A source explanation says that in "The animal didn't cross the street because
+# it was too tired", attention lets *it* find *animal*. This site does not take
+# that on trust: it builds the attention, runs it and measures where the word
+# *it* looks. The home page shows the result as arcs from *it* to every word,
+# as thick as the attention weight, above the three steps every page follows.
+
+# %%
+import numpy as np
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from explainer.plotting import LANGS, column_figure
+from explainer.report import Report
+
+report = Report("index")
+
+tokens = ["The", "animal", "didn't", "cross", "the", "street",
+          "because", "it", "was", "too", "tired"]
+IT, ANIMAL, STREET = tokens.index("it"), tokens.index("animal"), tokens.index("street")
+
+# The hand-built layer of the first chapter, in brief: two key features,
+# "can get tired" and "is a place"; the pronoun's query asks for the first and
+# against the second.
+can_tire = np.array([0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0], float)  # (T,)
+place = np.array([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0], float)     # (T,)
+keys = 2.0 * np.stack([can_tire, place], axis=1)                  # (T, d_k=2)
+query_of_it = np.array([3.0, -1.0])                               # (d_k,)
+scores = keys @ query_of_it / np.sqrt(2)                          # (T,)
+weights = np.exp(scores - scores.max())
+weights /= weights.sum()                                          # (T,) sums to 1
+
+report.number("weight_it_animal", weights[ANIMAL], "{:.0%}",
+              en="share of the attention of “it” on “animal”", zh="“it” 分给 “animal” 的注意力")
+report.number("weight_it_street", weights[STREET], "{:.1%}",
+              en="share of the attention of “it” on “street”", zh="“it” 分给 “street” 的注意力")
+
+# %% [markdown]
+# ## The picture
+
+# %%
+TEXT = {
+    "en": {
+        "steps": ["a claim from the\nsource explanations", "code that tests it,\nrun at build time",
+                  "numbers, figures\nand a verdict"],
+        "label": "{:.0%} of the attention of “it”",
+        "alt": "The sentence The animal didn't cross the street because it was too tired, with "
+               "arcs from it to every word; the arc to animal is by far the thickest. Below, "
+               "three boxes joined by arrows: a claim from the source explanations, code that "
+               "tests it, numbers, figures and a verdict.",
+        "caption": "Every page works like this: take a claim, build it in code, run it, and "
+                   "report what was measured.",
+    },
+    "zh": {
+        "steps": ["原文里的一条论断", "检验它的代码，\n构建时运行", "数字、图表\n和结论"],
+        "label": "“it” 的注意力有 {:.0%}",
+        "alt": "句子 The animal didn't cross the street because it was too tired，从 it 向每个词元"
+               "画出弧线，通向 animal 的那条最粗。下方三个方框用箭头相连：原文里的一条论断、"
+               "检验它的代码、数字图表和结论。",
+        "caption": "每一页都是这样做的：拿一条论断，用代码搭出来，跑一遍，报告测到了什么。",
+    },
+}
+ARC, BOX = "#d95f02", "#1b9e77"
+
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = column_figure(height=3.6)
+    ax.set_xlim(-0.6, len(tokens) - 0.4)
+    ax.set_ylim(-2.6, 2.1)
+    ax.axis("off")
+    for i, token in enumerate(tokens):
+        ax.text(i, 0, token, ha="center", va="center", fontsize=11,
+                fontweight="bold" if i in (IT, ANIMAL) else "normal")
+    for j, weight in enumerate(weights):
+        if j == IT:
+            continue
+        bend = 0.4 if j < IT else -0.4  # every arc above the sentence, higher for farther words
+        ax.add_patch(FancyArrowPatch((IT, 0.3), (j, 0.3), connectionstyle=f"arc3,rad={bend}",
+                                     arrowstyle="-|>", mutation_scale=8,
+                                     lw=0.6 + 7 * weight, color=ARC, alpha=0.35 + 0.65 * weight))
+    ax.text((IT + ANIMAL) / 2, 1.85, text["label"].format(weights[ANIMAL]), ha="center",
+            va="center", fontsize=10.5, color=ARC)
+    for k, step in enumerate(text["steps"]):
+        x = 0.4 + k * 3.7
+        ax.add_patch(FancyBboxPatch((x - 0.2, -2.35), 2.9, 1.25, boxstyle="round,pad=0.05",
+                                    fc="none", ec=BOX, lw=1.5))
+        ax.text(x + 1.25, -1.72, step, ha="center", va="center", fontsize=10)
+        if k < 2:
+            ax.add_patch(FancyArrowPatch((x + 2.75, -1.72), (x + 3.45, -1.72), arrowstyle="-|>",
+                                         mutation_scale=12, color=BOX, lw=1.5))
+    report.figure("overview", fig, lang, alt=text["alt"], caption=text["caption"])
+
+report.save()

@@ -1,0 +1,405 @@
+# %% [markdown]
+# # A head for "it": one positional head, one content-based head
+#
+# A toy language (explainer/pronoun_language.py) with two kinds of dependency:
+#
+# - agreement across one word: `cats often are`, `road still is` — the verb
+#   after an adverb agrees with the noun *just before* the adverb;
+# - a pronoun: `... because it` is followed by the animal the sentence
+#   mentioned, never the thing (source A's "it → animal, not street").
+#
+#     so  cats often are  and  road still is  because it  → cats
+#
+# Animal and thing come in either order, after 0-2 filler words, so neither
+# dependency sits at a fixed position. A 1-layer, 2-head attention-only model
+# is trained to make the three predictions, for 8 random seeds at once (one
+# model with a seed dimension on every parameter); we name each head by what
+# it does and count the seeds in which the two heads of the layer divide the work.
+
+# %%
+import random
+
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.head_metrics import attention_to, previous_token_score
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.pronoun_language import ANIMALS, SENTENCE_LENGTH, VOCAB, batch, sentence
+from explainer.report import Report
+from explainer.seeded_training import (SeededTrainingConfig, evaluate_seeds, n_seeds, report_seed_count,
+                                       report_spread, train_seeds)
+from explainer.seeded_transformer import SeededTransformer, per_seed_matmul
+from explainer.tiny_transformer import TransformerConfig
+from explainer.training import IGNORE, sample_from
+
+torch.set_num_threads(1)
+report = Report("many_heads.a_head_for_it")
+
+V, T = len(VOCAB), SENTENCE_LENGTH
+N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
+SEEDS = list(range(N_SEEDS))
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
+
+# Training sentences come from a pool (cheap to draw from); the probe is held out.
+pool_tokens, pool_targets, _ = batch(random.Random(0), 6000)
+task = sample_from(pool_tokens, pool_targets)
+probe_tokens, probe_targets, places = batch(random.Random(1234), 400)
+it_at, animal_at, thing_at = places.T                        # (B,) each
+rows = torch.arange(len(it_at))
+verb_targets = probe_targets.clone()
+verb_targets[rows, it_at] = IGNORE                           # only the two agreement predictions
+antecedent_targets = torch.full_like(probe_targets, IGNORE)
+antecedent_targets[rows, it_at] = probe_targets[rows, it_at]
+words, *_ = sentence(random.Random(7))
+print("a sentence:", " ".join(words))
+
+# %% [markdown]
+# ## Named scores per head, for every seed
+#
+# - *previous-token score*: mean weight on the position just before;
+# - *antecedent score*: the weight from `it` to the animal (and, for
+#   comparison, to the thing).
+
+# %%
+def per_head(score_fn, weights):
+    """A head metric for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
+    return torch.stack([score_fn(w) for w in weights])
+
+
+def measure(model):
+    _, accuracy = evaluate_seeds(model, (probe_tokens, probe_targets))   # (S,), keeps the weights
+    weights = model.attention_weights()[0]                               # (S, B, nh, T, T)
+    adverbs = [animal_at + 1, thing_at + 1]                              # where agreement needs t-1
+    return dict(accuracy=accuracy, weights=weights,
+                previous=per_head(previous_token_score, weights),        # (S, nh)
+                antecedent=per_head(lambda w: attention_to(w, it_at, animal_at), weights),
+                to_thing=per_head(lambda w: attention_to(w, it_at, thing_at), weights),
+                at_adverbs=sum(per_head(lambda w: attention_to(w, a, a - 1), weights)
+                               for a in adverbs) / 2)
+
+
+def train_and_watch(n_heads, steps=300):
+    model = SeededTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32,
+                                                n_heads=n_heads, n_layers=1), SEEDS)
+    history = []
+
+    def probe(step, model):
+        if step % 20 == 0:
+            history.append(dict(step=step, **measure(model)))
+
+    train_seeds(model, task, SeededTrainingConfig(steps=steps, batch_size=32, lr=1e-2), on_step=probe)
+    return model, history
+
+
+model, history = train_and_watch(n_heads=2)
+final = measure(model)
+seeds = torch.arange(N_SEEDS)
+positional = final["previous"].argmax(dim=1)                 # (S,) the most positional head
+entity = final["antecedent"].argmax(dim=1)                   # (S,) the head that looks most at the animal
+verb_accuracy = evaluate_seeds(model, (probe_tokens, verb_targets))[1]
+antecedent_accuracy = evaluate_seeds(model, (probe_tokens, antecedent_targets))[1]
+print("previous-token score per seed and head:\n", final["previous"].numpy().round(2))
+print("antecedent score per seed and head:\n", final["antecedent"].numpy().round(2))
+print("weight on the noun before, at the adverbs, per seed and head:\n", final["at_adverbs"].numpy().round(2))
+
+# Heads of the SAME layer taking different roles (source A, §heads-2/3): one head
+# positional (previous-token score >= 0.5) and another head of that layer the
+# entity head (weight from the pronoun to its antecedent >= 0.5).
+is_positional = final["previous"] >= 0.5                     # (S, nh)
+is_entity = final["antecedent"] >= 0.5                       # (S, nh)
+other = ~torch.eye(2, dtype=torch.bool)                      # pairs of different heads
+same_layer_split = (is_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1)
+report_seed_count(report, "same_layer_split_seeds", same_layer_split,
+                  en="seeds in which one head of the layer has previous-token score ≥ 0.5 and another "
+                     "head of the same layer puts ≥ 0.5 from it on the antecedent",
+                  zh="同一层里一个头的前一个词得分 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+# The same count with the positional score taken where agreement needs it: at the
+# adverbs, the weight on the noun just before (the previous-token score above
+# averages over every position, most of which need nothing from the word before).
+at_adverbs_positional = final["at_adverbs"] >= 0.5           # (S, nh)
+report.number("same_layer_split_at_adverbs_seeds",
+              (at_adverbs_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1).sum(),
+              "{:.0f}",
+              en="seeds in which one head puts ≥ 0.5 from each adverb on the noun before it and another "
+                 "head of the same layer puts ≥ 0.5 from it on the antecedent",
+              zh="同一层里一个头在副词处分给前面名词的权重 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1),
+                  en="seeds with a head whose previous-token score is ≥ 0.5",
+                  zh="有一个头前一个词得分 ≥ 0.5 的种子数")
+report_seed_count(report, "entity_head_seeds", is_entity.any(dim=1),
+                  en="seeds with a head that puts ≥ 0.5 from it on the antecedent",
+                  zh="有一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+report_seed_count(report, "distinct_roles_seeds", (positional != entity),
+                  en="seeds in which the most positional head and the most antecedent-seeking head differ",
+                  zh="最偏位置的头和最会找先行词的头不是同一个头的种子数")
+
+report_spread(report, "verb_accuracy", verb_accuracy, "{:.2f}",
+              en="accuracy of the agreement predictions (2 heads)", zh="一致关系预测的准确率（两个头）")
+report_spread(report, "antecedent_accuracy", antecedent_accuracy, "{:.2f}",
+              en="accuracy of naming the animal after it (2 heads)", zh="在 it 之后说出动物的准确率（两个头）")
+report_spread(report, "positional_previous", final["previous"][seeds, positional], "{:.2f}",
+              en="previous-token score of the positional head", zh="位置头的前一个词得分")
+report_spread(report, "positional_at_adverbs", final["at_adverbs"][seeds, positional], "{:.2f}",
+              en="positional head at the adverbs: weight on the noun just before",
+              zh="位置头在副词处分给前面名词的权重")
+report.number("positional_antecedent_mean", final["antecedent"][seeds, positional].mean(), "{:.2f}",
+              en="antecedent score of the positional head (mean over seeds)", zh="位置头的先行词得分（各种子的平均）")
+report_spread(report, "entity_antecedent", final["antecedent"][seeds, entity], "{:.2f}",
+              en="antecedent score of the entity head (it → animal)", zh="实体头的先行词得分（it → 动物）")
+report_spread(report, "entity_to_thing", final["to_thing"][seeds, entity], "{:.3f}",
+              en="weight of the entity head from it on the thing", zh="实体头从 it 分给物体的权重")
+report.number("entity_previous_mean", final["previous"][seeds, entity].mean(), "{:.2f}",
+              en="previous-token score of the entity head (mean over seeds)", zh="实体头的前一个词得分（各种子的平均）")
+report.number("antecedent_at_init_mean", history[0]["antecedent"].max(dim=1).values.mean(), "{:.2f}",
+              en="best antecedent score at initialisation (mean over seeds)", zh="初始化时最高的先行词得分（各种子的平均）")
+report.number("to_thing_at_init_mean", history[0]["to_thing"][seeds, entity].mean(), "{:.2f}",
+              en="entity head's weight on the thing at initialisation (mean over seeds)",
+              zh="初始化时实体头分给物体的权重（各种子的平均）")
+report.number("previous_at_init_mean", history[0]["previous"].max(dim=1).values.mean(), "{:.2f}",
+              en="best previous-token score at initialisation (mean over seeds)",
+              zh="初始化时最高的前一个词得分（各种子的平均）")
+
+# %% [markdown]
+# ## Recognition is a large q·k (C02) and the output is v(animal) (C03)
+#
+# Inside each seed's entity head: the score of `it`'s query with the animal's
+# key and with the thing's key, and what the head hands to position `it`.
+
+# %%
+with torch.no_grad():
+    x = model.embed(probe_tokens)                                        # (S, B, T, C)
+    q, k, v = (model.split_heads(per_seed_matmul(x, W[:, 0])) for W in (model.W_Q, model.W_K, model.W_V))
+    q, k, v = (t[seeds, :, entity] for t in (q, k, v))                   # (S, B, T, hs) entity head
+scale = model.head_size ** 0.5
+qk_animal = (q[:, rows, it_at] * k[:, rows, animal_at]).sum(-1) / scale  # (S, B)
+qk_thing = (q[:, rows, it_at] * k[:, rows, thing_at]).sum(-1) / scale    # (S, B)
+animal_wins = (qk_animal > qk_thing).float()                             # (S, B)
+weights_it = final["weights"][seeds, :, entity][:, rows, it_at]          # (S, B, T) row of `it`
+head_output = (weights_it[..., None] * v).sum(dim=2)                     # (S, B, hs)
+from_animal = weights_it[:, rows, animal_at, None] * v[:, rows, animal_at]   # (S, B, hs)
+from_thing = weights_it[:, rows, thing_at, None] * v[:, rows, thing_at]      # (S, B, hs)
+norm2 = (head_output * head_output).sum(-1)                              # (S, B)
+# Share of the output that the animal's weighted value accounts for (its projection
+# on the output, over the output's squared length); the shares of all positions sum to 1.
+share_animal = ((from_animal * head_output).sum(-1) / norm2).mean(dim=1)   # (S,)
+share_thing = ((from_thing * head_output).sum(-1) / norm2).mean(dim=1)     # (S,)
+cos_animal = torch.cosine_similarity(head_output, v[:, rows, animal_at], dim=-1).mean(dim=1)  # (S,)
+cos_thing = torch.cosine_similarity(head_output, v[:, rows, thing_at], dim=-1).mean(dim=1)    # (S,)
+
+report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}",
+              en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√d_k，句子平均")
+report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}",
+              en="entity head: q(it)·k(thing)/√d_k, mean over sentences", zh="实体头：q(it)·k(物体)/√d_k，句子平均")
+report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), "{:.2f}",
+              en="share of sentences in which the animal's key scores above the thing's",
+              zh="动物的键得分高于物体的键的句子比例")
+report_seed_count(report, "qk_prefers_antecedent_seeds", (animal_wins.mean(dim=1) > 0.5),
+                  en="seeds in which q(it)·k(animal) > q(it)·k(thing) in most sentences",
+                  zh="多数句子里 q(it)·k(动物) > q(it)·k(物体) 的种子数")
+report_spread(report, "value_share_antecedent", share_animal, "{:.2f}",
+              en="share of the entity head's output at it made of v(animal)",
+              zh="实体头在 it 处的输出中，由 v(动物) 构成的比例")
+report.number("value_share_thing_mean", share_thing.mean(), "{:.2f}",
+              en="share of that output made of v(thing) (mean over seeds)", zh="这个输出中由 v(物体) 构成的比例（各种子的平均）")
+report_seed_count(report, "value_share_antecedent_seeds", (share_animal >= 0.5),
+                  en="seeds in which v(animal) makes up at least half of that output",
+                  zh="v(动物) 至少占这个输出一半的种子数")
+report_spread(report, "cos_output_animal", cos_animal, "{:.2f}",
+              en="cosine of the entity head's output at it with v(animal)", zh="实体头在 it 处的输出与 v(动物) 的余弦")
+report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}",
+              en="cosine of that output with v(thing) (mean over seeds)", zh="这个输出与 v(物体) 的余弦（各种子的平均）")
+
+# Per animal word: does the entity head look at it? A word the head never looks
+# at must be answered another way (by elimination: "none of the others").
+animal_words = probe_tokens[rows, animal_at]                             # (B,)
+weight_on_animal = weights_it[:, rows, animal_at]                        # (S, B)
+with torch.no_grad():
+    answers = model(probe_tokens)[:, rows, it_at].argmax(-1)             # (S, B)
+ignored_counts, ignored_sentences, ignored_correct = [], 0, 0
+for s in range(N_SEEDS):
+    ignored = [w for w in animal_words.unique().tolist()
+               if weight_on_animal[s, animal_words == w].mean() < 0.5]
+    ignored_counts.append(len(ignored))
+    in_ignored = torch.isin(animal_words, torch.tensor(ignored, dtype=torch.long))
+    ignored_sentences += int(in_ignored.sum())
+    ignored_correct += int((answers[s] == animal_words)[in_ignored].sum())
+    print(f"seed {s}: animal words the entity head does not look at:",
+          [VOCAB[w] for w in ignored] or "none")
+report.number("animal_words", len(ANIMALS) * 2, "{:.0f}", en="animal words in the language", zh="语言里的动物词数")
+report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}",
+              en="animal words the entity head does not look at (weight < 0.5)",
+              zh="实体头不去看的动物词数（权重 < 0.5）")
+report.number("ignored_sentences", ignored_sentences, "{:.0f}",
+              en="probe sentences (all seeds) whose animal the entity head does not look at",
+              zh="实体头不看其动物的探测句子数（所有种子合计）")
+report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences, 1), "{:.2f}",
+              en="share of those sentences in which the model still names the animal (0 if none)",
+              zh="这些句子里模型仍然说对动物的比例（没有这类句子时记 0）")
+
+# %% [markdown]
+# ## The same language with one head of the same width
+
+# %%
+single, single_history = train_and_watch(n_heads=1)
+single_final = measure(single)
+single_verb = evaluate_seeds(single, (probe_tokens, verb_targets))[1]
+single_antecedent = evaluate_seeds(single, (probe_tokens, antecedent_targets))[1]
+report_spread(report, "single_accuracy", single_final["accuracy"], "{:.2f}",
+              en="accuracy with one head of 32", zh="一个 32 维的头的准确率")
+report_spread(report, "two_head_accuracy", final["accuracy"], "{:.2f}",
+              en="accuracy with two heads of 16", zh="两个 16 维的头的准确率")
+report_seed_count(report, "two_heads_better_seeds", (final["accuracy"] >= single_final["accuracy"] + 0.02),
+                  en="seeds in which two heads beat one by at least 0.02 accuracy",
+                  zh="两个头比一个头准确率高至少 0.02 的种子数")
+report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}",
+              en="one head: accuracy of the agreement predictions (mean over seeds)", zh="单头：一致关系预测的准确率（各种子的平均）")
+report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}",
+              en="one head: accuracy of naming the animal (mean over seeds)", zh="单头：说出动物的准确率（各种子的平均）")
+report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}",
+              en="previous-token score of the single head", zh="单头的前一个词得分")
+report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:.2f}",
+              en="antecedent score of the single head", zh="单头的先行词得分")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+def accuracies_without(head_of_seed):
+    """Agreement and antecedent accuracy of the 2-head models with one head per seed ablated."""
+    mask = torch.ones(N_SEEDS, 1, 2)
+    mask[seeds, 0, head_of_seed] = 0
+    model.set_head_mask(mask)
+    verb = evaluate_seeds(model, (probe_tokens, verb_targets))[1]            # (S,)
+    antecedent = evaluate_seeds(model, (probe_tokens, antecedent_targets))[1]  # (S,)
+    model.set_head_mask(torch.ones(N_SEEDS, 1, 2))
+    return verb, antecedent
+
+
+# Exercise 1: remove the entity head. Which prediction breaks: the animal after "it",
+# the agreement, or both?
+verb, antecedent = accuracies_without(entity)
+report.number("exercise_without_entity_antecedent_mean", antecedent.mean(), "{:.2f}",
+              en="exercise 1: accuracy of naming the animal after it, entity head removed (mean)",
+              zh="练习 1：去掉实体头后，在 it 之后说出动物的准确率（平均）")
+report.number("exercise_without_entity_verb_mean", verb.mean(), "{:.2f}",
+              en="exercise 1: agreement accuracy, entity head removed (mean)",
+              zh="练习 1：去掉实体头后，一致关系预测的准确率（平均）")
+# Exercise 2: remove the other head instead, and keep the entity head.
+verb, antecedent = accuracies_without(1 - entity)
+report.number("exercise_without_other_verb_mean", verb.mean(), "{:.2f}",
+              en="exercise 2: agreement accuracy, the head other than the entity head removed (mean)",
+              zh="练习 2：去掉实体头以外的那个头后，一致关系预测的准确率（平均）")
+report.number("exercise_without_other_antecedent_mean", antecedent.mean(), "{:.2f}",
+              en="exercise 2: accuracy of naming the animal after it, the other head removed (mean)",
+              zh="练习 2：去掉实体头以外的那个头后，在 it 之后说出动物的准确率（平均）")
+
+# %% [markdown]
+# ## Figures
+#
+# Every seed's two heads as points; the attention maps of the first seed (an
+# example, not the best); the training curves of every seed, faint, and their mean.
+
+# %%
+# Captions state only what the counts above say, so they are built from them.
+n_split, n_distinct = int(same_layer_split.sum()), int((positional != entity).sum())
+n_entity, n_positional = int(is_entity.any(dim=1).sum()), int(is_positional.any(dim=1).sum())
+one_head = int(positional[0]) if positional[0] == entity[0] else None      # the first seed's maps
+TEXT = {
+    "en": {
+        "positional": "most positional head (head {})", "entity": "entity head (head {})",
+        "maps_alt": "Attention of the first seed's heads over one toy sentence, words on both axes: left, "
+                    "the head with the highest previous-token score; right, the head that puts the most "
+                    "weight from it on the animal"
+                    + (f" (the same head, head {one_head})." if one_head is not None else "."),
+        "maps_caption": (f"First seed: one head, head {one_head}, is both the most positional and the entity head."
+                         if one_head is not None else
+                         "First seed: the most positional head and the entity head are different heads."),
+        "prev_axis": "previous-token score", "ant_axis": "antecedent score (it → animal)",
+        "two": "2-head model: one seed's two heads", "one": "1-head model: its head",
+        "scatter_alt": "Each seed's two heads as two points joined by a line, previous-token score across, "
+                       "antecedent score up, with lines at 0.5; the single heads of the 1-head models as "
+                       f"crosses. In {n_split} of {N_SEEDS} seeds one head lies right of 0.5 and the other "
+                       "above it.",
+        "scatter_caption": f"One layer, two roles in two heads (each score ≥ 0.5): {n_split} of {N_SEEDS} seeds.",
+        "step": "training step", "score": "score / accuracy", "acc": "accuracy",
+        "prev": "most positional head: previous-token score", "ant": "entity head: it → animal",
+        "thing": "entity head: it → thing",
+        "curve_alt": "Over 300 training steps, one faint line per seed and a bold mean: the most positional "
+                     "head's previous-token score, the entity head's weight from it to the animal and to the "
+                     "thing, and the accuracy.",
+        "curve_caption": f"An entity head (≥ 0.5 from it to the animal) forms in {n_entity} of {N_SEEDS} seeds, "
+                         f"a head with previous-token score ≥ 0.5 in {n_positional}.",
+    },
+    "zh": {
+        "positional": "最偏位置的头（头 {}）", "entity": "实体头（头 {}）",
+        "maps_alt": "第一个种子的头在一个玩具句子上的注意力，两条坐标轴都是词：左边是前一个词得分最高的头，"
+                    "右边是从 it 分给动物的权重最大的头"
+                    + (f"（是同一个头，头 {one_head}）。" if one_head is not None else "。"),
+        "maps_caption": (f"第一个种子：最偏位置的头和实体头是同一个头，即头 {one_head}。"
+                         if one_head is not None else "第一个种子：最偏位置的头和实体头是两个不同的头。"),
+        "prev_axis": "前一个词得分", "ant_axis": "先行词得分（it → 动物）",
+        "two": "两头模型：一个种子的两个头", "one": "单头模型：它的那个头",
+        "scatter_alt": "每个种子的两个头画成两个点，用线连起来；横轴是前一个词得分，纵轴是先行词得分，0.5 处各有一条线；"
+                       f"单头模型的头画成叉。{N_SEEDS} 个种子里有 {n_split} 个，一个头在 0.5 右边、另一个头在 0.5 上边。",
+        "scatter_caption": f"同一层里两个头分担两种角色（两项得分各 ≥ 0.5）：{N_SEEDS} 个种子中有 {n_split} 个。",
+        "step": "训练步数", "score": "得分 / 准确率", "acc": "准确率",
+        "prev": "最偏位置的头：前一个词得分", "ant": "实体头：it → 动物", "thing": "实体头：it → 物体",
+        "curve_alt": "300 步训练中，每个种子一条淡线，粗线是平均：最偏位置的头的前一个词得分、实体头从 it 指向动物"
+                     "和指向物体的权重，以及准确率。",
+        "curve_caption": f"实体头（从 it 分给动物 ≥ 0.5）在 {N_SEEDS} 个种子中的 {n_entity} 个里形成，"
+                         f"前一个词得分 ≥ 0.5 的头在 {n_positional} 个里形成。",
+    },
+}
+example_seed, example = 0, 0
+labels = [VOCAB[i] for i in probe_tokens[example]]
+steps = [h["step"] for h in history]
+curves = {"acc": (torch.stack([h["accuracy"] for h in history]), "black", "-"),
+          "prev": (torch.stack([h["previous"][seeds, positional] for h in history]), "#1b9e77", "-"),
+          "ant": (torch.stack([h["antecedent"][seeds, entity] for h in history]), "#d95f02", "-"),
+          "thing": (torch.stack([h["to_thing"][seeds, entity] for h in history]), "#d95f02", ":")}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(6.0, 5.0))
+    for s in range(N_SEEDS):
+        ax.plot(final["previous"][s], final["antecedent"][s], color="#7570b3", lw=0.8, alpha=0.5,
+                marker="o", label=text["two"] if s == 0 else None)
+    ax.scatter(single_final["previous"][:, 0], single_final["antecedent"][:, 0], color="#d95f02",
+               marker="x", s=50, label=text["one"])
+    ax.axvline(0.5, color="grey", lw=0.8, ls=":")
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel(text["prev_axis"])
+    ax.set_ylabel(text["ant_axis"])
+    ax.legend(fontsize=10, loc="upper right")
+    fig.tight_layout()
+    report.figure("roles_per_seed", fig, lang, alt=text["scatter_alt"], caption=text["scatter_caption"])
+
+    panels = [(final["weights"][example_seed, example, positional[example_seed]],
+               text["positional"].format(int(positional[example_seed]))),
+              (final["weights"][example_seed, example, entity[example_seed]],
+               text["entity"].format(int(entity[example_seed])))]
+    fig, axes = plt.subplots(1, 2, figsize=(7.2, 4.3))
+    for ax, (pattern, title) in zip(axes, panels):
+        ax.imshow(pattern, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
+        ax.set_xticks(range(T), labels, rotation=80, fontsize=9)
+        ax.set_yticks(range(T), labels, fontsize=9)
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    report.figure("attention_maps", fig, lang, alt=text["maps_alt"], caption=text["maps_caption"])
+
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    for key, (values, color, style) in curves.items():          # values (probes, S)
+        ax.plot(steps, values, color=color, ls=style, lw=0.8, alpha=0.25)
+        ax.plot(steps, values.mean(dim=1), color=color, ls=style, lw=2.2, label=text[key])
+    ax.set_xlabel(text["step"])
+    ax.set_ylabel(text["score"])
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, frameon=False)
+    fig.tight_layout()
+    report.figure("roles_over_training", fig, lang, alt=text["curve_alt"], caption=text["curve_caption"])
+
+report.save()

@@ -1,0 +1,300 @@
+# %% [markdown]
+# # Division of labour between layers: a previous-token head feeds an induction head
+#
+# A sequence contains a random segment twice, with random tokens around it:
+# `[noise] A B C D E [noise] A B C D E`. Inside the second copy the next token
+# can be read off the first copy: after `C` comes `D`. A model that has learnt
+# this looks back at the token that *followed* the earlier copy of the current
+# token — an induction head (Elhage et al. 2021; Olsson et al. 2022). That needs
+# two steps: first each position must learn which token came just before it.
+#
+# We train a 2-layer, 2-head attention-only transformer, and a 1-layer control
+# with the same heads, for N_SEEDS random seeds at once (one model with a seed
+# dimension on every parameter), and name every head by what it measurably does.
+# The division measured here is between *layers*; the far-reaching head is an
+# induction head, not the entity head of source A (that one is on the page
+# "A head for it"). The sequences come from explainer/repeated_segments.py.
+
+# %%
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.head_metrics import induction_score, previous_token_score
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.repeated_segments import LENGTH, VOCAB_SIZE, repeated_segment
+from explainer.report import Report
+from explainer.seeded_training import (SeededTrainingConfig, evaluate_seeds, n_seeds, report_seed_count,
+                                       report_spread, train_seeds)
+from explainer.seeded_transformer import SeededTransformer
+from explainer.tiny_transformer import TransformerConfig
+from explainer.training import IGNORE
+
+torch.set_num_threads(1)
+report = Report("many_heads.division_of_labour")
+
+V, T = VOCAB_SIZE, LENGTH  # 32 tokens, sequences of 24
+N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
+SEEDS = list(range(N_SEEDS))
+STEPS, PROBE_EVERY, BATCH = 300, 25, 16
+print("a sequence:", repeated_segment(torch.Generator().manual_seed(7), 1)[0][0].tolist())
+
+probe = repeated_segment(torch.Generator().manual_seed(1234), 256)   # held out, same for every seed
+probe_tokens = probe[0]                                              # (B, T)
+watch = (probe[0][:96], probe[1][:96])                               # a smaller probe during training
+
+
+def per_head(score_fn, weights):
+    """A head metric of head_metrics.py for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
+    return torch.stack([score_fn(w) for w in weights])
+
+
+def induction(weights):
+    return induction_score(weights, probe_tokens[:weights.shape[0]])
+
+
+def build(n_layers):
+    return SeededTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=2,
+                                               n_layers=n_layers, d_mlp=0), SEEDS)  # attention-only
+
+# %% [markdown]
+# ## Train every seed, and measure every head as it learns
+#
+# At every probe step: accuracy on held-out sequences, each layer-0 head's
+# previous-token score, each last-layer head's induction score — per seed.
+
+# %%
+def train_and_watch(n_layers):
+    model = build(n_layers)
+    history = []
+
+    def probe_heads(step, model):
+        if step % PROBE_EVERY:
+            return
+        _, accuracy = evaluate_seeds(model, watch)               # (S,), keeps the weights
+        weights = model.attention_weights()                       # n_layers x (S, B, nh, T, T)
+        history.append(dict(step=step, accuracy=accuracy,
+                            previous=per_head(previous_token_score, weights[0]),   # (S, nh)
+                            induction=per_head(induction, weights[-1])))           # (S, nh)
+
+    train_seeds(model, repeated_segment, SeededTrainingConfig(steps=STEPS, batch_size=BATCH, lr=1e-2),
+                on_step=probe_heads)
+    return model, history
+
+
+model, history = train_and_watch(n_layers=2)
+control, control_history = train_and_watch(n_layers=1)
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
+
+_, accuracy = evaluate_seeds(model, probe)                      # (S,)
+weights = model.attention_weights()                             # [(S, B, nh, T, T)] * 2
+scores = {(layer, name): per_head(fn, weights[layer])           # (S, nh) each
+          for layer in (0, 1)
+          for name, fn in (("previous", previous_token_score), ("induction", induction))}
+for (layer, name), values in scores.items():
+    print(f"layer {layer} {name:>9} score per seed and head:\n{values.numpy().round(2)}")
+seeds = torch.arange(N_SEEDS)
+previous_head = scores[0, "previous"].argmax(dim=1)             # (S,) the layer-0 previous-token head
+induction_head = scores[1, "induction"].argmax(dim=1)           # (S,) the stronger layer-1 induction head
+# The previous-token score on the first 12 positions only (the top-left block
+# of the pattern), where the first copy — the keys the induction head reads — lives.
+first_half = per_head(previous_token_score, weights[0][..., :T // 2, :T // 2])      # (S, nh)
+previous_first_half = first_half[seeds, previous_head]                               # (S,)
+control_induction = control_history[-1]["induction"].max(dim=1).values              # (S,)
+control_accuracy = control_history[-1]["accuracy"]                                   # (S,)
+
+report_spread(report, "accuracy", accuracy, "{:.2f}",
+              en="accuracy of the 2-layer model in the second copy", zh="两层模型在第二份拷贝里的准确率")
+report_spread(report, "control_accuracy", control_accuracy, "{:.2f}",
+              en="accuracy of the 1-layer control", zh="单层对照模型的准确率")
+report.number("chance", 1 / V, "{:.2f}", en="chance accuracy (1 / vocabulary)", zh="瞎猜的准确率（1 / 词表大小）")
+report_spread(report, "previous_score", scores[0, "previous"][seeds, previous_head], "{:.2f}",
+              en="best previous-token score in layer 0, all positions", zh="第 0 层最高的前一个词得分（全部位置）")
+report.number("previous_score_other_mean", scores[0, "previous"][seeds, 1 - previous_head].mean(), "{:.2f}",
+              en="previous-token score of the other layer-0 head (mean over seeds)",
+              zh="第 0 层另一个头的前一个词得分（各种子的平均）")
+report_spread(report, "previous_score_first_half", previous_first_half, "{:.2f}",
+              en="previous-token score of that head on the first 12 positions",
+              zh="这个头在前 12 个位置上的前一个词得分")
+report.number("previous_score_layer1_mean", scores[1, "previous"].max(dim=1).values.mean(), "{:.2f}",
+              en="best previous-token score in layer 1 (mean over seeds)", zh="第 1 层最高的前一个词得分（各种子的平均）")
+report_spread(report, "induction_score", scores[1, "induction"][seeds, induction_head], "{:.2f}",
+              en="best induction score in layer 1", zh="第 1 层最高的归纳得分")
+report.number("induction_score_other_mean", scores[1, "induction"][seeds, 1 - induction_head].mean(), "{:.2f}",
+              en="induction score of the other layer-1 head (mean over seeds)",
+              zh="第 1 层另一个头的归纳得分（各种子的平均）")
+report.number("induction_score_layer0_mean", scores[0, "induction"].max(dim=1).values.mean(), "{:.2f}",
+              en="best induction score in layer 0 (mean over seeds)", zh="第 0 层最高的归纳得分（各种子的平均）")
+report_spread(report, "control_induction_score", control_induction, "{:.2f}",
+              en="best induction score of the 1-layer control", zh="单层对照模型最高的归纳得分")
+report.number("previous_score_at_init_mean", history[0]["previous"].max(dim=1).values.mean(), "{:.2f}",
+              en="best layer-0 previous-token score at initialisation (mean over seeds)",
+              zh="初始化时第 0 层最高的前一个词得分（各种子的平均）")
+report.number("induction_score_at_init_mean", history[0]["induction"].max(dim=1).values.mean(), "{:.2f}",
+              en="best layer-1 induction score at initialisation (mean over seeds)",
+              zh="初始化时第 1 层最高的归纳得分（各种子的平均）")
+
+# How many seeds show each role, and the division between the two layers.
+has_previous_head = previous_first_half >= 0.5
+has_induction_head = scores[1, "induction"][seeds, induction_head] >= 0.5
+report_seed_count(report, "previous_head_seeds", has_previous_head,
+                  en="seeds with a layer-0 head whose previous-token score on the first 12 positions is ≥ 0.5",
+                  zh="第 0 层有一个头在前 12 个位置上前一个词得分 ≥ 0.5 的种子数")
+report_seed_count(report, "induction_head_seeds", has_induction_head,
+                  en="seeds with a layer-1 head whose induction score is ≥ 0.5",
+                  zh="第 1 层有一个头归纳得分 ≥ 0.5 的种子数")
+report_seed_count(report, "layer_split_seeds", (has_previous_head & has_induction_head),
+                  en="seeds with both: a previous-token head in layer 0 and an induction head in layer 1",
+                  zh="两者兼有的种子数：第 0 层有前一个词头，第 1 层有归纳头")
+report_seed_count(report, "control_worse_seeds", (control_accuracy <= accuracy - 0.3),
+                  en="seeds in which the 1-layer control is at least 0.3 below the 2-layer model",
+                  zh="单层对照模型比两层模型低至少 0.3 的种子数")
+
+
+def first_step(history, values, level):
+    """Per seed: the first probed step at which ``values(h)`` (S,) reaches ``level``;
+    STEPS + PROBE_EVERY for a seed that never does."""
+    reached = torch.stack([values(h) >= level for h in history])          # (probes, S)
+    steps = torch.tensor([h["step"] for h in history])                    # (probes,)
+    first = torch.where(reached, steps[:, None], STEPS + PROBE_EVERY)     # (probes, S)
+    return first.min(dim=0).values                                        # (S,)
+
+
+step_accuracy_half = first_step(history, lambda h: h["accuracy"], 0.5)
+step_induction_half = first_step(history, lambda h: h["induction"].max(dim=1).values, 0.5)
+report_spread(report, "step_accuracy_half", step_accuracy_half, "{:.0f}",
+              en=f"first step (probed every {PROBE_EVERY}) at which accuracy reaches 0.5",
+              zh=f"准确率首次达到 0.5 的步数（每 {PROBE_EVERY} 步测一次）")
+report_spread(report, "step_induction_half", step_induction_half, "{:.0f}",
+              en="first probed step at which the best induction score reaches 0.5",
+              zh="最高归纳得分首次达到 0.5 的步数")
+
+# %% [markdown]
+# ## Remove one head at a time
+#
+# Ablating a head zeroes its output before W_O (the `head_mask`, one per
+# seed). If the layer-0 previous-token head really feeds the layer-1
+# induction head, removing it must break the model although it never looks
+# at the answer itself.
+
+# %%
+def accuracy_without(layer, head_of_seed):
+    """Accuracy of every seed with head ``head_of_seed[s]`` of ``layer`` ablated: (S,)."""
+    mask = torch.ones(N_SEEDS, 2, 2)
+    mask[seeds, layer, head_of_seed] = 0
+    model.set_head_mask(mask)
+    result = evaluate_seeds(model, probe)[1]
+    model.set_head_mask(torch.ones(N_SEEDS, 2, 2))
+    return result
+
+
+ablated = {"previous_head": accuracy_without(0, previous_head),
+           "other_layer0_head": accuracy_without(0, 1 - previous_head),
+           "induction_head": accuracy_without(1, induction_head),
+           "other_layer1_head": accuracy_without(1, 1 - induction_head)}
+about = {"previous_head": ("the layer-0 previous-token head", "第 0 层的前一个词头"),
+         "other_layer0_head": ("the other layer-0 head", "第 0 层的另一个头"),
+         "induction_head": ("the stronger layer-1 induction head", "第 1 层较强的归纳头"),
+         "other_layer1_head": ("the other layer-1 head", "第 1 层的另一个头")}
+for name, values in ablated.items():
+    report_spread(report, f"ablate_{name}", values, "{:.2f}",
+                  en=f"accuracy without {about[name][0]}", zh=f"去掉{about[name][1]}后的准确率")
+report_seed_count(report, "previous_head_needed_seeds", (ablated["previous_head"] <= accuracy - 0.2),
+                  en="seeds in which removing the previous-token head costs at least 0.2 accuracy",
+                  zh="去掉前一个词头后准确率下降至少 0.2 的种子数")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: remove BOTH layer-1 heads at once (each one alone is removed above).
+mask = torch.ones(N_SEEDS, 2, 2)
+mask[:, 1] = 0
+model.set_head_mask(mask)
+report_spread(report, "exercise_without_layer1", evaluate_seeds(model, probe)[1], "{:.2f}",
+              en="exercise 1: accuracy without both layer-1 heads", zh="练习 1：去掉第 1 层两个头后的准确率")
+model.set_head_mask(torch.ones(N_SEEDS, 2, 2))
+# Exercise 2: set the learned position embeddings to zero. Can the model still find
+# "the token before"?
+saved = model.position_embedding.data.clone()
+model.position_embedding.data.zero_()
+report_spread(report, "exercise_without_positions", evaluate_seeds(model, probe)[1], "{:.2f}",
+              en="exercise 2: accuracy with the position embeddings set to zero",
+              zh="练习 2：位置嵌入置零后的准确率")
+model.position_embedding.data.copy_(saved)
+
+# %% [markdown]
+# ## Figures
+#
+# The attention maps are those of the first seed (an example, not the best);
+# the curves show every seed faintly and the mean over seeds boldly.
+
+# %%
+TEXT = {
+    "en": {
+        "head": "layer {} head {}", "previous": "previous-token {:.2f}", "induction": "induction {:.2f}",
+        "key": "key position", "query": "query position",
+        "maps_alt": "Attention maps of the four heads of the first seed's model for one sequence whose "
+                    "segment appears twice. A layer-0 head is bright on the diagonal just below the main "
+                    "one (previous token). Layer-1 heads, inside the second copy, are bright on an "
+                    "off-diagonal stripe that points at the token after the earlier copy.",
+        "maps_caption": "First seed: a previous-token head in layer 0, induction heads in layer 1.",
+        "step": "training step", "score": "score / accuracy",
+        "acc": "accuracy, 2 layers", "prev": "best previous-token score, layer 0",
+        "ind": "best induction score, layer 1", "c_acc": "accuracy, 1-layer control",
+        "curve_alt": "Scores over 300 training steps, one faint line per seed and a bold mean. The "
+                     "layer-0 previous-token score, the layer-1 induction score and the accuracy of the "
+                     "2-layer model rise together; the 1-layer control's accuracy stays far lower.",
+        "curve_caption": "Roles and accuracy rise together in every seed; one layer stays far behind.",
+    },
+    "zh": {
+        "head": "第 {} 层 头 {}", "previous": "前一个词 {:.2f}", "induction": "归纳 {:.2f}",
+        "key": "键的位置", "query": "查询的位置",
+        "maps_alt": "第一个种子的模型在一条含重复片段的序列上，四个头的注意力图。第 0 层有一个头在主对角线下方那条斜线上发亮"
+                    "（前一个词）。第 1 层的头在第二份拷贝里沿一条偏离对角线的斜线发亮，指向上一次出现之后的那个词。",
+        "maps_caption": "第一个种子：第 0 层有前一个词头，第 1 层是归纳头。",
+        "step": "训练步数", "score": "得分 / 准确率",
+        "acc": "准确率（两层）", "prev": "第 0 层最高的前一个词得分",
+        "ind": "第 1 层最高的归纳得分", "c_acc": "准确率（单层对照）",
+        "curve_alt": "300 步训练中各项得分的变化，每个种子一条淡线，粗线是平均。两层模型第 0 层的前一个词得分、"
+                     "第 1 层的归纳得分和准确率一同上升；单层对照模型的准确率一直低得多。",
+        "curve_caption": "每个种子里，角色和准确率都一起上升；只有一层的模型远远落后。",
+    },
+}
+example_seed = 0
+example = int((probe[1] != IGNORE).sum(dim=1).argmax())        # a sequence with a long repeat
+steps = [h["step"] for h in history]
+curves = {"acc": (torch.stack([h["accuracy"] for h in history]), "black", "-"),
+          "prev": (torch.stack([h["previous"].max(dim=1).values for h in history]), "#1b9e77", "-"),
+          "ind": (torch.stack([h["induction"].max(dim=1).values for h in history]), "#d95f02", "-"),
+          "c_acc": (torch.stack([h["accuracy"] for h in control_history]), "black", "--")}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, axes = plt.subplots(2, 2, figsize=(7.2, 7.4))
+    for ax, (layer, head) in zip(axes.flat, [(0, 0), (0, 1), (1, 0), (1, 1)]):
+        ax.imshow(weights[layer][example_seed, example, head], cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
+        ax.set_title(text["head"].format(layer, head) + "\n"
+                     + text["previous"].format(scores[layer, "previous"][example_seed, head].item()) + " · "
+                     + text["induction"].format(scores[layer, "induction"][example_seed, head].item()),
+                     fontsize=10)
+    for ax in axes[1]:
+        ax.set_xlabel(text["key"])
+    for ax in axes[:, 0]:
+        ax.set_ylabel(text["query"])
+    fig.tight_layout()
+    report.figure("attention_maps", fig, lang, alt=text["maps_alt"], caption=text["maps_caption"])
+
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    for key, (values, color, style) in curves.items():          # values (probes, S)
+        ax.plot(steps, values, color=color, ls=style, lw=0.8, alpha=0.25)
+        ax.plot(steps, values.mean(dim=1), color=color, ls=style, lw=2.2, label=text[key])
+    ax.set_xlabel(text["step"])
+    ax.set_ylabel(text["score"])
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, frameon=False)
+    fig.tight_layout()
+    report.figure("roles_over_training", fig, lang, alt=text["curve_alt"], caption=text["curve_caption"])
+
+report.save()

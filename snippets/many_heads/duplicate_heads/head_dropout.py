@@ -1,0 +1,219 @@
+# %% [markdown]
+# # Why heads differ (3): does dropping whole heads make them complementary?
+#
+# The source argues: dropout can switch a head off at any step, so a model whose
+# heads duplicate each other is fragile and wasteful, and to keep the loss low
+# it makes heads carry *complementary* information. Test exactly that: train a
+# 1-layer, 4-head model on the pronoun language with and without *head dropout*
+# (each head of each sentence switched off with probability 0.25 during
+# training), 8 random seeds, both arms from the same draw and the same batches.
+# Then, with dropout off, measure what each head carries:
+#
+# - redundancy: how well a linear regression on the other three heads' outputs
+#   (what they write into the residual stream) predicts the fourth head's
+#   output, R^2 on held-out sentences; complementary heads are hard to predict;
+# - ablation cost: how much the loss rises when that head alone is removed.
+
+# %%
+import random
+
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.head_metrics import pattern_similarity
+from explainer.plotting import LANGS, plt
+from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
+from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count
+from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
+from explainer.tiny_transformer import TransformerConfig
+from explainer.training import sample_from
+
+torch.set_num_threads(1)
+report = Report("many_heads.duplicate_heads.head_dropout")
+
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+ARMS = ("none", "dropout")
+N_HEADS, HEAD_DROPOUT, STEPS = 4, 0.25, 300
+pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)
+task = sample_from(pool_tokens, pool_targets)
+fit_tokens, fit_targets, _ = batch(random.Random(1234), 400)      # to fit the regressions
+test_tokens, test_targets, _ = batch(random.Random(4321), 400)    # to score them
+
+config = TransformerConfig(vocab_size=len(VOCAB), n_ctx=SENTENCE_LENGTH, d_model=32, n_heads=N_HEADS)
+model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in SEEDS])
+n = len(SEEDS)
+arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
+head_dropout = torch.tensor([HEAD_DROPOUT if arm == "dropout" else 0.0 for arm in ARMS for _ in SEEDS])
+train_stacked(model, task, steps=STEPS, batch_size=16, data_seeds=SEEDS * len(ARMS),
+              head_dropout=head_dropout)
+
+# %% [markdown]
+# ## What each head carries
+#
+# A head's output at every position is a vector in the residual stream (C = 32
+# numbers). Fit, on one set of sentences, a linear map from the other heads'
+# outputs (3 x 32 numbers, plus a constant) to this head's output; score it on
+# other sentences: R^2 = 1 - (residual sum of squares) / (total sum of squares).
+
+# %%
+
+
+def head_outputs(model, tokens) -> torch.Tensor:
+    """What each head writes into the residual stream, flattened over positions: (M, nh, B*T, C)."""
+    evaluate_stacked(model, tokens, torch.zeros_like(tokens))              # eval-mode forward pass
+    written = model.last_head_outputs                                      # (M, B, nh, T, C)
+    return written.transpose(1, 2).flatten(2, 3)                           # (M, nh, B*T, C)
+
+
+def predictability(fit: torch.Tensor, test: torch.Tensor) -> torch.Tensor:
+    """R^2 of each head's output predicted linearly from the other heads': (M, nh)."""
+    M, nh, N, C = fit.shape
+    r2 = torch.empty(M, nh)
+    for h in range(nh):
+        others = [g for g in range(nh) if g != h]
+        def design(outputs):                                               # (M, N, 3C + 1)
+            x = outputs[:, others].transpose(1, 2).flatten(2)
+            return torch.cat([x, torch.ones(M, x.shape[1], 1)], dim=-1)
+        X = design(fit)                                                     # (M, N, 3C + 1)
+        gram = X.transpose(1, 2) @ X                                        # (M, 3C + 1, 3C + 1)
+        # A touch of ridge: the heads' outputs fill few directions, plain least squares
+        # would amplify the empty ones on new sentences.
+        ridge = 1e-3 * gram.diagonal(dim1=1, dim2=2).mean(-1)[:, None, None] * torch.eye(gram.shape[-1])
+        coef = torch.linalg.solve(gram + ridge, X.transpose(1, 2) @ fit[:, h])  # (M, 3C + 1, C)
+        residual = test[:, h] - design(test) @ coef                         # (M, N, C)
+        total = test[:, h] - test[:, h].mean(dim=1, keepdim=True)
+        r2[:, h] = 1 - residual.pow(2).sum((1, 2)) / total.pow(2).sum((1, 2)).clamp_min(1e-12)
+    return r2
+
+
+r2 = predictability(head_outputs(model, fit_tokens), head_outputs(model, test_tokens))  # (M, nh)
+loss, accuracy = evaluate_stacked(model, test_tokens, test_targets)         # (M,)
+similarity = torch.stack([pattern_similarity(w)[~torch.eye(N_HEADS, dtype=torch.bool)].mean()
+                          for w in model.last_weights])                     # (M,)
+ablation_cost = torch.empty(model.n_models, N_HEADS)                        # loss rise without head h
+for h in range(N_HEADS):
+    mask = torch.ones(model.n_models, len(test_tokens), N_HEADS)
+    mask[:, :, h] = 0
+    ablation_cost[:, h] = evaluate_stacked(model, test_tokens, test_targets, head_mask=mask)[0] - loss
+
+# %% [markdown]
+# ## Over the seeds
+
+# %%
+report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained with and without head dropout)",
+              zh="随机种子数（每个都加与不加头 dropout 各训练一次）")
+report.number("head_dropout", HEAD_DROPOUT, "{:.2f}", en="probability of switching a head off in training",
+              zh="训练中关掉一个头的概率")
+NAMES_ZH = {"none": "不加 dropout", "dropout": "头 dropout"}
+STAT_ZH = {"mean": "平均", "min": "最小值", "max": "最大值"}
+per_seed = {"r2": r2.mean(dim=1), "ablation_cost": ablation_cost.mean(dim=1),
+            "worst_ablation_cost": ablation_cost.amax(dim=1), "accuracy": accuracy, "loss": loss,
+            "pattern_similarity": similarity}
+ABOUT = {"r2": ("R^2 of a head's output predicted from the other heads' (mean over heads)",
+                "用其余头的输出预测一个头的输出的 R^2（各头平均）"),
+         "ablation_cost": ("loss rise when one head is removed (mean over heads)", "去掉一个头后损失的上升（各头平均）"),
+         "worst_ablation_cost": ("loss rise when the most needed head is removed", "去掉最要紧的那个头后损失的上升"),
+         "accuracy": ("accuracy on held-out sentences", "留出句子上的准确率"),
+         "loss": ("loss on held-out sentences", "留出句子上的损失"),
+         "pattern_similarity": ("mean pattern similarity between two heads", "两个头注意力模式的平均相似度")}
+for key, values in per_seed.items():
+    for arm in ARMS:
+        v = values[arm_of[arm]]
+        en, zh = ABOUT[key]
+        for stat, number in (("mean", v.mean()), ("min", v.min()), ("max", v.max())):
+            report.number(f"{key}_{arm}_{stat}", number, "{:.3f}", per_seed=v, of=stat,
+                          en=f"{en}, {stat} over seeds ({'no dropout' if arm == 'none' else 'head dropout'})",
+                          zh=f"{zh}，各种子的{STAT_ZH[stat]}（{NAMES_ZH[arm]}）")
+    print(f"{key:>20}: none {values[arm_of['none']].mean():.3f}  dropout {values[arm_of['dropout']].mean():.3f}")
+
+
+less_redundant = per_seed["r2"][arm_of["dropout"]] < per_seed["r2"][arm_of["none"]]
+report_seed_count(report, "less_redundant_seeds", less_redundant,
+                  en="seeds in which head dropout lowers the mean R^2 (heads less predictable from each other)",
+                  zh="头 dropout 让平均 R^2 降低（各头更难互相预测）的种子数")
+cheaper = per_seed["ablation_cost"][arm_of["dropout"]] < per_seed["ablation_cost"][arm_of["none"]]
+report_seed_count(report, "cheaper_ablation_seeds", cheaper,
+                  en="seeds in which head dropout makes removing one head cheaper",
+                  zh="头 dropout 让去掉一个头的代价变小的种子数")
+
+# The page's sentences about the outcome, built from these numbers.
+mean_of = {key: {arm: float(values[arm_of[arm]].mean()) for arm in ARMS} for key, values in per_seed.items()}
+easier = mean_of["r2"]["dropout"] > mean_of["r2"]["none"] and less_redundant.sum() < n / 2
+harder = mean_of["r2"]["dropout"] < mean_of["r2"]["none"] and less_redundant.sum() > n / 2
+robust = mean_of["ablation_cost"]["dropout"] < mean_of["ablation_cost"]["none"] and cheaper.sum() > n / 2
+alike = mean_of["pattern_similarity"]["dropout"] > mean_of["pattern_similarity"]["none"]
+report.text("predictability", en=("Head dropout made the heads *easier* to predict from each other, not harder: "
+                                  "their $R^2$ fell in only" if easier else
+                                  "Head dropout made the heads *harder* to predict from each other, as the source "
+                                  "expects: their $R^2$ fell in" if harder else
+                                  "Head dropout did not clearly change how well the heads predict each other: "
+                                  "their $R^2$ fell in"),
+            zh=("头 dropout 让各个头*更容易*互相预测，而不是更难" if easier else
+                "头 dropout 让各个头*更难*互相预测，正如原文所料" if harder else
+                "头 dropout 没有明显改变各个头互相预测的难易"))
+report.text("patterns", en="grew a little more alike" if alike else "grew less alike",
+            zh="更相像了一些" if alike else "变得不那么相像")
+report.text("robust", en="And the model did become robust, as the source expects" if robust else
+            "The model did not clearly become more robust",
+            zh="模型也确实如原文所料变得更稳" if robust else "模型并没有明显变得更稳")
+report.text("conclusion", en=("In these runs the robustness came with more overlap between heads, not less: what "
+                              "one head writes, the others partly write too." if robust and easier and alike else
+                              "These runs do not show robustness bought with more overlap between heads."),
+            zh=("在这些实验里，稳健是靠头与头之间更多的重叠换来的，而不是更少：一个头写进去的东西，其他头也写了一部分。"
+                if robust and easier and alike else "这些实验并没有显示稳健是靠头与头之间更多的重叠换来的。"))
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise: remove two heads at once: heads 0 and 1, then heads 2 and 3. Mean loss rise, per arm?
+pairs = [(0, 1), (2, 3)]
+pair_cost = torch.empty(model.n_models, len(pairs))                         # loss rise without a pair
+for i, pair in enumerate(pairs):
+    mask = torch.ones(model.n_models, len(test_tokens), N_HEADS)
+    mask[:, :, list(pair)] = 0
+    pair_cost[:, i] = evaluate_stacked(model, test_tokens, test_targets, head_mask=mask)[0] - loss
+for arm in ARMS:
+    report.number(f"exercise_pair_ablation_cost_{arm}_mean", pair_cost[arm_of[arm]].mean(), "{:.3f}",
+                  en=f"exercise: loss rise when two heads are removed (heads 0 and 1, heads 2 and 3), mean ({arm})",
+                  zh=f"练习：去掉两个头（头 0 和 1、头 2 和 3）后损失的上升，取平均（{NAMES_ZH[arm]}）")
+
+# %% [markdown]
+# ## Figure: each seed, with and without head dropout
+
+# %%
+TEXT = {
+    "en": {"arms": ["no dropout", f"head dropout {HEAD_DROPOUT}"],
+           "r2": "R² of one head's output\npredicted from the others",
+           "cost": "loss rise when\none head is removed",
+           "alt": f"Two panels, one line per random seed ({n} seeds) joining the model without dropout (left) to "
+                  "the model trained with head dropout (right). Top: how well the other heads' outputs predict "
+                  "one head's output (R², mean over the 4 heads). Bottom: the loss rise when one head is removed "
+                  "(mean over the heads).",
+           "caption": "What head dropout does to what each head carries: redundancy between heads (top) and the cost of losing one (bottom), per seed."},
+    "zh": {"arms": ["不加 dropout", f"头 dropout {HEAD_DROPOUT}"],
+           "r2": "用其余头预测\n一个头输出的 R²",
+           "cost": "去掉一个头后\n损失的上升",
+           "alt": f"两幅子图，每条线是一个随机种子（共 {n} 个），左端是不加 dropout 的模型，右端是加头 dropout 训练的模型。"
+                  "上图：其余头的输出能多好地预测一个头的输出（R²，4 个头平均）。下图：去掉一个头后损失的上升（各头平均）。",
+           "caption": "头 dropout 对各头所携带信息的影响：头与头之间的冗余（上）和失去一个头的代价（下），每个种子一条线。"},
+}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, axes = plt.subplots(2, 1, figsize=(5.2, 5.6), sharex=True)
+    for ax, key, label in ((axes[0], "r2", text["r2"]), (axes[1], "ablation_cost", text["cost"])):
+        none, dropped = per_seed[key][arm_of["none"]], per_seed[key][arm_of["dropout"]]
+        for a, b in zip(none, dropped):
+            ax.plot([0, 1], [a, b], color="#7570b3", alpha=0.5, marker="o", ms=4)
+        ax.plot([0, 1], [none.mean(), dropped.mean()], color="#d95f02", lw=2.5, marker="s", ms=7)
+        ax.set_ylabel(label)
+    axes[1].set_xticks([0, 1], text["arms"])
+    axes[1].set_xlim(-0.3, 1.3)
+    fig.tight_layout()
+    report.figure("what_heads_carry", fig, lang, alt=text["alt"], caption=text["caption"])
+
+report.save()

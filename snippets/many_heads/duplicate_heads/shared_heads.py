@@ -1,0 +1,184 @@
+# %% [markdown]
+# # Why heads differ (4): heads forced to share their weights
+#
+# The source's last argument: only a division of labour reaches the lowest
+# loss; a team of identical heads loses. Test it directly. For each of 8 random
+# seeds, train the same 1-layer, 2-head model on the pronoun language twice,
+# from the same draw and on the same batches:
+#
+# - *free*: every head has its own W_Q, W_K, W_V slice (the normal case);
+# - *shared*: all heads are forced to use head 0's slices (W_O stays free),
+#   so they always attend alike — whatever training does.
+#
+# "The lowest loss" is the loss at the end of training. We cannot train forever,
+# so we stand in for it: 600 steps with a learning rate that decays to zero
+# (a half cosine), and we record how much the held-out loss still moved in the
+# last 100 steps — a flat curve is as low as this training gets.
+
+# %%
+import random
+
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.plotting import LANGS, plain_log_ticks, plt
+from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
+from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count
+from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
+from explainer.tiny_transformer import TransformerConfig
+from explainer.training import sample_from
+
+torch.set_num_threads(1)
+report = Report("many_heads.duplicate_heads.shared_heads")
+
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+ARMS = ("free", "shared")
+STEPS, EVERY = 600, 25
+pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)
+task = sample_from(pool_tokens, pool_targets)
+probe_tokens, probe_targets, _ = batch(random.Random(1234), 400)   # held-out sentences
+
+config = TransformerConfig(vocab_size=len(VOCAB), n_ctx=SENTENCE_LENGTH, d_model=32, n_heads=2)
+model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in SEEDS])
+n = len(SEEDS)
+arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
+model.shared[arm_of["shared"]] = True    # these models' heads all use head 0's W_Q, W_K, W_V
+
+
+def held_out(step, model):
+    if step % EVERY == 0:
+        curve.append(evaluate_stacked(model, probe_tokens, probe_targets)[0])
+
+
+curve = []
+train_stacked(model, task, steps=STEPS, batch_size=16, data_seeds=SEEDS * len(ARMS),
+              cosine_decay=True, on_step=held_out)
+curve = torch.stack(curve, dim=1)                                            # (M, STEPS / EVERY + 1)
+loss, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)       # (M,)
+weights = model.last_weights                                                # (M, B, 2, T, T)
+pattern_gap = (weights[:, :, 0] - weights[:, :, 1]).abs().flatten(1).amax(dim=1)  # (M,)
+
+# %% [markdown]
+# ## Over the seeds
+
+# %%
+report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained with free and with shared heads)",
+              zh="随机种子数（每个都训练独立的头和共享的头各一次）")
+report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
+NAMES_ZH = {"free": "独立的头", "shared": "共享权重的头"}
+STAT_ZH = {"mean": "平均", "std": "标准差", "min": "最小值", "max": "最大值"}
+back = STEPS // EVERY - 100 // EVERY                                         # the eval 100 steps before the end
+for arm in ARMS:
+    s = arm_of[arm]
+    for key, values, fmt, en, zh in (
+            ("loss", loss[s], "{:.3f}", "loss on held-out sentences", "留出句子上的损失"),
+            ("accuracy", accuracy[s], "{:.3f}", "accuracy on held-out sentences", "留出句子上的准确率")):
+        for stat, number in (("mean", values.mean()), ("std", values.std()),
+                             ("min", values.min()), ("max", values.max())):
+            report.number(f"{key}_{arm}_{stat}", number, fmt, en=f"{en}, {stat} over seeds ({arm} heads)",
+                          zh=f"{zh}，各种子的{STAT_ZH[stat]}（{NAMES_ZH[arm]}）",
+                          **({} if stat == "std" else {"per_seed": values, "of": stat}))
+    late = curve[s, back] - curve[s, -1]                                     # (n,) still falling by ...
+    report.number(f"last_100_steps_drop_{arm}_mean", late.mean(), "{:.4f}",
+                  en=f"how much the held-out loss still fell in the last 100 steps, mean over seeds ({arm} heads)",
+                  zh=f"最后 100 步里留出损失还下降了多少，各种子平均（{NAMES_ZH[arm]}）")
+    report.number(f"last_100_steps_drop_{arm}_max", late.max(), "{:.4f}",
+                  en=f"the same, largest over seeds ({arm} heads)", zh=f"同上，各种子中最大（{NAMES_ZH[arm]}）")
+    print(f"{arm:>6}: loss {loss[s].mean():.4f} ± {loss[s].std():.4f}  per seed {[round(x, 4) for x in loss[s].tolist()]}")
+
+free_wins = loss[arm_of["free"]] < loss[arm_of["shared"]]
+report_seed_count(report, "free_wins_seeds", free_wins,
+                  en="seeds in which free heads end with the lower held-out loss",
+                  zh="独立的头最终留出损失更低的种子数")
+report.number("loss_gap_mean", (loss[arm_of["shared"]] - loss[arm_of["free"]]).mean(), "{:.3f}",
+              en="loss of shared heads minus loss of free heads, mean over seeds",
+              zh="共享权重的头与独立的头损失之差，各种子平均")
+# The page's conclusions, built from these numbers.
+wins, n_models = int(free_wins.sum()), len(free_wins)
+free_mean, shared_mean = loss[arm_of["free"]].mean(), loss[arm_of["shared"]].mean()
+if wins == n_models:
+    outcome = ("Identical heads lose here in every seed, as the source says.",
+               "在这里，雷同的头每个种子都输，原文说得对。")
+    road = ("the road to a low loss on this language", "是通往低损失的路")
+elif wins > n_models / 2 and free_mean < shared_mean:
+    outcome = ("Identical heads do lose here, as the source says — but not in every seed.",
+               "在这里，雷同的头确实会输，原文说得对——但并不是每个种子都输。")
+    road = ("the surer road to a low loss on this language, not the only one", "是通往低损失更稳妥的路，但不是唯一的路")
+else:
+    outcome = ("Identical heads do not lose here as a rule.", "在这里，雷同的头并不总是输。")
+    road = ("not the surer road to a low loss on this language", "并不是通往低损失更稳妥的路")
+report.text("free_on_average", en="and lower on average" if free_mean < shared_mean else "but not lower on average",
+            zh="平均值也更低" if free_mean < shared_mean else "但平均值并不更低")
+report.text("identical_lose", en=outcome[0], zh=outcome[1])
+report.text("division_road", en=road[0], zh=road[1])
+gap = abs(float(shared_mean - free_mean))
+flat = all(abs(float((curve[arm_of[arm], back] - curve[arm_of[arm], -1]).mean())) < gap / 10 for arm in ARMS)
+report.text("flattened", en="have flattened" if flat else "have not quite flattened",
+            zh="已经走平" if flat else "还没有完全走平")
+report.number("shared_pattern_gap", pattern_gap[arm_of["shared"]].max(), "{:.1f}",
+              en="largest difference between the shared heads' attention patterns",
+              zh="共享权重的两个头注意力模式的最大差")
+report.number("free_pattern_gap_mean", pattern_gap[arm_of["free"]].mean(), "{:.2f}",
+              en="largest difference between the free heads' attention patterns, mean over seeds",
+              zh="独立的两个头注意力模式的最大差，各种子平均")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise: merge the two heads into one. Keep head 0, give it both heads' columns of
+# W_O (their sum), switch head 1 off. How much does the output change, per arm?
+hs = model.head_size
+only_head_0 = torch.tensor([1.0, 0.0]).expand(model.n_models, len(probe_tokens), 2)  # (M, B, nh)
+with torch.no_grad():
+    both = model(probe_tokens)                                              # (M, B, T, V)
+    saved = model.W_O.clone()
+    model.W_O[:, :, :hs] += model.W_O[:, :, hs:2 * hs]
+    merged = model(probe_tokens, head_mask=only_head_0)                     # (M, B, T, V)
+    model.W_O.copy_(saved)
+change = ((merged - both).flatten(1).norm(dim=1) / both.flatten(1).norm(dim=1))  # (M,)
+for arm in ARMS:
+    report.number(f"exercise_merged_change_{arm}_max", change[arm_of[arm]].max(), "{:.2g}",
+                  en=f"exercise: largest relative change of the output when the two heads are merged ({arm})",
+                  zh=f"练习：把两个头合成一个时，输出的最大相对变化（{NAMES_ZH[arm]}）")
+
+# %% [markdown]
+# ## Figure: held-out loss of every seed, free vs shared
+
+# %%
+TEXT = {
+    "en": {"free": "free heads", "shared": "shared weights", "step": "training step",
+           "loss": "loss on held-out sentences", "mean": "mean of {} seeds",
+           "alt": f"Held-out loss over {STEPS} training steps, log scale, one faint line per random seed "
+                  f"({n} seeds) and the mean in bold, for free heads and for heads forced to share their "
+                  "weights. Both flatten out as the learning rate decays.",
+           "caption": "Free heads vs heads forced to share their weights: held-out loss, every seed."},
+    "zh": {"free": "独立的头", "shared": "共享权重", "step": "训练步数",
+           "loss": "留出句子上的损失", "mean": "{} 个种子的平均",
+           "alt": f"{STEPS} 步训练中留出句子上的损失（对数坐标），每个随机种子一条淡线（共 {n} 个），粗线为平均："
+                  "各自独立的头与被迫共享权重的头。随着学习率衰减，两者都趋于平坦。",
+           "caption": "独立的头与被迫共享权重的头：留出损失，每个种子一条线。"},
+}
+colors = {"free": "#1b9e77", "shared": "#d95f02"}
+steps = torch.arange(0, STEPS + 1, EVERY)
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    for arm in ARMS:
+        for seed_curve in curve[arm_of[arm]]:
+            ax.plot(steps, seed_curve, color=colors[arm], alpha=0.3, lw=0.8)
+        ax.plot(steps, curve[arm_of[arm]].mean(dim=0), color=colors[arm], lw=2.2,
+                label=f"{text[arm]} ({text['mean'].format(n)})")
+    ax.set_yscale("log")
+    plain_log_ticks(ax.yaxis)  # 0.01, not 10⁻² with a tiny exponent
+    ax.set_xlabel(text["step"])
+    ax.set_ylabel(text["loss"])
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    report.figure("loss_curves", fig, lang, alt=text["alt"], caption=text["caption"])
+
+report.save()

@@ -1,0 +1,306 @@
+# %% [markdown]
+# # One head or many, at the same width
+#
+# A task that needs a near token *and* a far token at every position
+# (explainer/first_and_previous.py): the target at position t is
+# (previous token + first token) mod V, with V = 10 and sequences of 10.
+# The claim under test: one head has one score per pair of tokens, so it
+# cannot look near and far at once and must average. We train the same
+# one-layer model (d_model = 32, so the same number of parameters) with
+# 1, 2, 4 and 8 heads, each for 8 random seeds at once (one model with a seed
+# dimension on every parameter), and look at what each head does.
+
+# %%
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.first_and_previous import T, V, near_and_far, ordered_pair
+from explainer.head_metrics import first_token_score, previous_token_score
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.report import Report
+from explainer.seeded_training import (SeededTrainingConfig, evaluate_seeds, n_seeds, report_seed_count,
+                                       report_spread, train_seeds)
+from explainer.seeded_transformer import SeededTransformer
+from explainer.tiny_transformer import TransformerConfig
+
+torch.set_num_threads(1)
+report = Report("many_heads.one_head_or_many")
+
+D_MODEL = 32
+HEAD_COUNTS = (1, 2, 4, 8)        # head size 32, 16, 8, 4
+N_SEEDS = n_seeds(8)              # the build trains more when a verdict is undecided at 8
+SEEDS = list(range(N_SEEDS))      # seed s of every model: same data stream, its own initial weights
+STEPS, EVAL_EVERY, BATCH = 400, 40, 32
+PAIR_STEPS = 200
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
+
+
+def build(n_heads, vocab_out=V):
+    return SeededTransformer(TransformerConfig(
+        vocab_size=max(V, vocab_out), n_ctx=T, d_model=D_MODEL, n_heads=n_heads,
+        n_layers=1, d_mlp=64), SEEDS)
+
+
+def per_head(score_fn, weights):
+    """A head metric for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
+    return torch.stack([score_fn(w) for w in weights])
+
+
+test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)
+watch_batch = near_and_far(torch.Generator().manual_seed(4321), 128)   # during training
+
+# %% [markdown]
+# ## Train 1, 2, 4 and 8 heads on the same data, 8 seeds each
+
+# %%
+runs = {}
+for n_heads in HEAD_COUNTS:
+    model = build(n_heads)
+    curve = []
+
+    def record(step, model):
+        if step % EVAL_EVERY == 0:
+            curve.append((step, evaluate_seeds(model, watch_batch)[1]))      # (S,)
+
+    train_seeds(model, near_and_far, SeededTrainingConfig(steps=STEPS, batch_size=BATCH, lr=1e-2),
+                on_step=record)
+    _, accuracy = evaluate_seeds(model, test_batch)     # (S,), also keeps the attention weights
+    weights = model.attention_weights()[0]              # (S, B, nh, T, T)
+    runs[n_heads] = dict(curve=curve, accuracy=accuracy, weights=weights,
+                         parameters=sum(p[0].numel() for p in model.parameters()),   # one seed's model
+                         previous=per_head(previous_token_score, weights),          # (S, nh)
+                         first=per_head(first_token_score, weights))                # (S, nh)
+    print(f"{n_heads} heads: accuracy per seed {accuracy.numpy().round(3)}")
+
+for n_heads, run in runs.items():
+    report.number(f"parameters_{n_heads}", run["parameters"], "{:,.0f}",
+                  en=f"parameters of the {n_heads}-head model (one seed)", zh=f"{n_heads} 头模型的参数量（一个种子）")
+
+
+def steps_to(curve, level=0.95):
+    """Per seed: first evaluated step at which accuracy reaches ``level`` (STEPS + EVAL_EVERY if never)."""
+    steps = torch.tensor([step for step, _ in curve])                      # (evals,)
+    reached = torch.stack([accuracy >= level for _, accuracy in curve])    # (evals, S)
+    return torch.where(reached, steps[:, None], STEPS + EVAL_EVERY).min(dim=0).values  # (S,)
+
+
+for n_heads, run in runs.items():
+    run["steps_to_95"] = steps_to(run["curve"])
+    report_spread(report, f"accuracy_{n_heads}", run["accuracy"], "{:.3f}",
+                  en=f"test accuracy on the sum, {n_heads} head(s)", zh=f"求和任务的测试准确率，{n_heads} 个头")
+    report_spread(report, f"steps_to_95_{n_heads}", run["steps_to_95"], "{:.0f}",
+                  en=f"first evaluated step with accuracy ≥ 95 %, {n_heads} head(s) "
+                     f"({STEPS + EVAL_EVERY} = never)",
+                  zh=f"准确率首次达到 95% 的步数，{n_heads} 个头（{STEPS + EVAL_EVERY} 表示没有达到）")
+
+# %% [markdown]
+# ## What the single head does, and what several heads do
+#
+# Named scores (explainer/head_metrics.py): the mean weight a position puts on
+# the previous position, and on the first position.
+
+# %%
+single = runs[1]
+report_spread(report, "single_previous", single["previous"][:, 0], "{:.2f}",
+              en="previous-token score of the single head", zh="单头的前一个词得分")
+report_spread(report, "single_first", single["first"][:, 0], "{:.2f}",
+              en="first-token score of the single head", zh="单头的首词得分")
+report_seed_count(report, "single_averages_seeds",
+                  (single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3),
+                  en="seeds in which the single head puts ≥ 0.3 on the previous AND ≥ 0.3 on the first token",
+                  zh="单头分给前一个词 ≥ 0.3、同时分给首词 ≥ 0.3 的种子数")
+report_seed_count(report, "single_slower_seeds", single["steps_to_95"] > runs[2]["steps_to_95"],
+                  en="seeds in which the single head reaches 95 % later than 2 heads (same seed)",
+                  zh="单头比两头（同一种子）更晚达到 95% 的种子数")
+report_seed_count(report, "single_worse_seeds", single["accuracy"] < runs[2]["accuracy"] - 0.01,
+                  en="seeds in which the single head ends more than 0.01 below 2 heads",
+                  zh="单头最终准确率比两头低超过 0.01 的种子数")
+
+
+def split_heads(run):
+    """Per seed: one head with previous-token score >= 0.5 and ANOTHER with first-token score >= 0.5."""
+    near, far = run["previous"] >= 0.5, run["first"] >= 0.5                # (S, nh)
+    other = ~torch.eye(near.shape[1], dtype=torch.bool)                     # (nh, nh) pairs i != j
+    return (near[:, :, None] & far[:, None, :] & other).flatten(1).any(dim=1)  # (S,)
+
+
+# The strongest previous-token and first-token head of each model.
+for n_heads, run in runs.items():
+    report.number(f"best_previous_{n_heads}_mean", run["previous"].max(dim=1).values.mean(), "{:.2f}",
+                  en=f"strongest previous-token score, {n_heads} head(s) (mean over seeds)",
+                  zh=f"最强的前一个词得分，{n_heads} 个头（各种子的平均）")
+    report.number(f"best_first_{n_heads}_mean", run["first"].max(dim=1).values.mean(), "{:.2f}",
+                  en=f"strongest first-token score, {n_heads} head(s) (mean over seeds)",
+                  zh=f"最强的首词得分，{n_heads} 个头（各种子的平均）")
+    if n_heads > 1:
+        report.number(f"split_seeds_{n_heads}", split_heads(run).sum(), "{:.0f}",
+                      en=f"seeds in which, of {n_heads} heads, one is a previous-token head (≥ 0.5) "
+                         f"and another a first-token head (≥ 0.5)",
+                      zh=f"{n_heads} 个头里，一个是前一个词头（≥ 0.5）、另一个是首词头（≥ 0.5）的种子数")
+
+# The page's answers, built from the counts above.
+n_averages = int(((single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3)).sum())
+report.text("averages", en=("The single head does what the source describes: it averages."
+                            if n_averages > N_SEEDS / 2 else
+                            "In most seeds the single head does not average as the source describes."),
+            zh="单头的表现正如原文所说：它在取平均。" if n_averages > N_SEEDS / 2 else "多数种子里，单头并没有像原文说的那样取平均。")
+divided = all(int(split_heads(runs[h]).sum()) > N_SEEDS / 2 for h in (2, 4, 8))
+report.text("divide", en="Several heads instead divide the two jobs" if divided else
+            "Several heads do not always divide the two jobs",
+            zh="多个头则把两件事分开来做" if divided else "多个头并不总是把两件事分开来做")
+stopped = int((single["accuracy"] < 0.8).sum())       # seeds in which the single head fails the task
+costs = bool(single["accuracy"].mean() < runs[2]["accuracy"].mean())
+report.number("single_stopped_seeds", stopped, "{:.0f}",
+              en="seeds in which the single head ends below 0.8 accuracy", zh="单头最终准确率低于 0.8 的种子数")
+report.text("stopped", en=("Not in most seeds" + (", but it costs." if costs else ".")) if stopped <= N_SEEDS / 2
+            else "In most seeds, yes.",
+            zh=("多数种子里没有" + ("，但要付出代价。" if costs else "。")) if stopped <= N_SEEDS / 2 else "多数种子里是的。")
+
+# %% [markdown]
+# ## Harder on order: the pair (first, previous)
+#
+# A sum does not care which token came from where, so an average of the two
+# is enough. Here the target is the *ordered* pair — 100 classes — so the
+# single head must keep near and far apart.
+
+# %%
+pair_test = ordered_pair(torch.Generator().manual_seed(1234), 512)
+pair_runs = {}
+for n_heads in (1, 2):
+    model = build(n_heads, vocab_out=V * V)
+    train_seeds(model, ordered_pair, SeededTrainingConfig(steps=PAIR_STEPS, batch_size=BATCH, lr=1e-2))
+    _, accuracy = evaluate_seeds(model, pair_test)       # (S,)
+    weights = model.attention_weights()[0]               # (S, B, nh, T, T)
+    pair_runs[n_heads] = dict(accuracy=accuracy, weights=weights,
+                              previous=per_head(previous_token_score, weights),
+                              first=per_head(first_token_score, weights))
+    report_spread(report, f"pair_accuracy_{n_heads}", accuracy, "{:.3f}",
+                  en=f"test accuracy on the ordered pair, {n_heads} head(s)", zh=f"有序词对的测试准确率，{n_heads} 个头")
+    print(f"ordered pair, {n_heads} heads: accuracy per seed {accuracy.numpy().round(3)}")
+pair_single, pair_two = pair_runs[1], pair_runs[2]
+report_spread(report, "pair_previous", pair_single["previous"][:, 0], "{:.2f}",
+              en="previous-token score of the single head, ordered pair", zh="有序词对任务中单头的前一个词得分")
+report_spread(report, "pair_first", pair_single["first"][:, 0], "{:.2f}",
+              en="first-token score of the single head, ordered pair", zh="有序词对任务中单头的首词得分")
+seeds = torch.arange(N_SEEDS)
+near_head = pair_two["previous"].argmax(dim=1)          # (S,)
+far_head = 1 - near_head
+report_spread(report, "pair_two_near_previous", pair_two["previous"][seeds, near_head], "{:.2f}",
+              en="2 heads, ordered pair: previous-token score of the near head",
+              zh="有序词对、两个头：近处那个头的前一个词得分")
+report_spread(report, "pair_two_far_first", pair_two["first"][seeds, far_head], "{:.2f}",
+              en="2 heads, ordered pair: first-token score of the other head",
+              zh="有序词对、两个头：另一个头的首词得分")
+report.number("pair_two_split_seeds", split_heads(pair_two).sum(), "{:.0f}",
+              en="seeds in which the two heads split near (≥ 0.5) and far (≥ 0.5), ordered pair",
+              zh="有序词对任务中两个头分成近处（≥ 0.5）和远处（≥ 0.5）的种子数")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# `model` is still the last one trained: two heads on the ordered pair.
+def pair_accuracy_without(head_of_seed):
+    """Accuracy of the 2-head ordered-pair models with one head per seed ablated: (S,)."""
+    mask = torch.ones(N_SEEDS, 1, 2)
+    mask[seeds, 0, head_of_seed] = 0
+    model.set_head_mask(mask)
+    accuracy = evaluate_seeds(model, pair_test)[1]
+    model.set_head_mask(torch.ones(N_SEEDS, 1, 2))
+    return accuracy
+
+
+# Exercise 1: remove the far head (the first-token head). Accuracy on the ordered pair?
+report.number("exercise_pair_without_far_head_mean", pair_accuracy_without(far_head).mean(), "{:.2f}",
+              en="exercise 1: ordered-pair accuracy of 2 heads without the first-token head (mean over seeds)",
+              zh="练习 1：两个头去掉首词头后，有序词对的准确率（各种子平均）")
+# Exercise 2: remove the near head (the previous-token head) instead.
+report.number("exercise_pair_without_near_head_mean", pair_accuracy_without(near_head).mean(), "{:.2f}",
+              en="exercise 2: ordered-pair accuracy of 2 heads without the previous-token head (mean over seeds)",
+              zh="练习 2：两个头去掉前一个词头后，有序词对的准确率（各种子平均）")
+
+# %% [markdown]
+# ## Figures
+#
+# The attention maps are those of the first seed (an example, not the best);
+# the learning curves show every seed faintly and the mean boldly.
+
+# %%
+TEXT = {
+    "en": {
+        "one": "sum: 1 head (width 32)", "two": "ordered pair: 2 heads, head {}",
+        "pair": "ordered pair: 1 head (width 32)",
+        "key": "key position", "query": "query position",
+        "maps_alt": "Attention weights of the first seed's models for one test sequence: the single head on the "
+                    "sum, the single head on the ordered pair, and the two heads on the ordered pair. The single "
+                    f"head's previous-token and first-token scores: {single['previous'][0, 0]:.2f} and "
+                    f"{single['first'][0, 0]:.2f} on the sum, {pair_single['previous'][0, 0]:.2f} and "
+                    f"{pair_single['first'][0, 0]:.2f} on the ordered pair.",
+        "maps_caption": "First seed: the single head's attention and the two heads' on the ordered pair.",
+        "step": "training step", "accuracy": "test accuracy", "heads": "{} head(s) of {}",
+        "curve_alt": "Test accuracy over 400 training steps for 1, 2, 4 and 8 heads of the same total "
+                     "width, one faint line per seed and a bold mean per model. Mean first step at 95 %: "
+                     + ", ".join(f"{h} head{'s' if h > 1 else ''} {runs[h]['steps_to_95'].float().mean():.0f}"
+                                 for h in HEAD_COUNTS) + f" ({STEPS + EVAL_EVERY} = never).",
+        "curve_caption": "Mean test accuracy after 400 steps: " + ", ".join(
+            f"{h} head{'s' if h > 1 else ''} {runs[h]['accuracy'].mean():.2f}" for h in HEAD_COUNTS) + ".",
+    },
+    "zh": {
+        "one": "求和：1 个头（宽 32）", "two": "有序词对：2 个头中的头 {}",
+        "pair": "有序词对：1 个头（宽 32）",
+        "key": "键的位置", "query": "查询的位置",
+        "maps_alt": "第一个种子的模型在一条测试序列上的注意力权重：求和任务的单头、有序词对任务的单头，以及有序词对任务的"
+                    f"两个头。单头的前一个词元得分和首词元得分：求和任务中为 {single['previous'][0, 0]:.2f} 和 "
+                    f"{single['first'][0, 0]:.2f}，有序词对任务中为 {pair_single['previous'][0, 0]:.2f} 和 "
+                    f"{pair_single['first'][0, 0]:.2f}。",
+        "maps_caption": "第一个种子：单头的注意力，以及有序词对任务中两个头的注意力。",
+        "step": "训练步数", "accuracy": "测试准确率", "heads": "{} 个头，每头 {} 维",
+        "curve_alt": "总宽度相同的 1、2、4、8 头模型在 400 步训练中的测试准确率，每个种子一条淡线，"
+                     "每个模型一条粗的平均线。首次达到 95% 的平均步数："
+                     + "，".join(f"{h} 个头 {runs[h]['steps_to_95'].float().mean():.0f}" for h in HEAD_COUNTS)
+                     + f"（{STEPS + EVAL_EVERY} 表示没有达到）。",
+        "curve_caption": "400 步后的平均测试准确率：" + "，".join(
+            f"{h} 个头 {runs[h]['accuracy'].mean():.2f}" for h in HEAD_COUNTS) + "。",
+    },
+}
+example_seed, example = 0, 0
+colors = dict(zip(HEAD_COUNTS, plt.get_cmap("viridis")([0.0, 0.35, 0.65, 0.9])))
+for lang in LANGS:
+    text = TEXT[lang]
+    near, far = int(near_head[example_seed]), int(far_head[example_seed])
+    panels = [(single["weights"][example_seed, example, 0], text["one"]),
+              (pair_single["weights"][example_seed, example, 0], text["pair"]),
+              (pair_two["weights"][example_seed, example, near], text["two"].format(near)),
+              (pair_two["weights"][example_seed, example, far], text["two"].format(far))]
+    fig, axes = plt.subplots(2, 2, figsize=(7.2, 7.0))
+    for ax, (pattern, title) in zip(axes.flat, panels):
+        ax.imshow(pattern, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
+        ax.set_title(title, fontsize=10)
+        ax.set_xticks(range(T))
+        ax.set_yticks(range(T))
+    for ax in axes[1]:
+        ax.set_xlabel(text["key"])
+    for ax in axes[:, 0]:
+        ax.set_ylabel(text["query"])
+    fig.tight_layout()
+    report.figure("attention_maps", fig, lang, alt=text["maps_alt"], caption=text["maps_caption"])
+
+    fig, ax = plt.subplots(figsize=(7.2, 4.4))
+    for n_heads, run in runs.items():
+        steps = [step for step, _ in run["curve"]]
+        accuracies = torch.stack([accuracy for _, accuracy in run["curve"]])   # (evals, S)
+        ax.plot(steps, accuracies, color=colors[n_heads], lw=0.8, alpha=0.3)
+        ax.plot(steps, accuracies.mean(dim=1), color=colors[n_heads], lw=2.2, marker=".",
+                label=text["heads"].format(n_heads, D_MODEL // n_heads))
+    ax.axhline(1 / V, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel(text["step"])
+    ax.set_ylabel(text["accuracy"])
+    ax.set_ylim(0, 1.02)
+    ax.legend(loc="lower right", fontsize=10)
+    fig.tight_layout()
+    report.figure("learning_curves", fig, lang, alt=text["curve_alt"], caption=text["curve_caption"])
+
+report.save()

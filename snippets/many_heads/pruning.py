@@ -1,0 +1,429 @@
+# %% [markdown]
+# # Are sixteen heads better than one? Pruning a trained model, over many seeds
+#
+# Michel et al. (2019) removed attention heads from trained translation and
+# BERT models and found many could go with little loss. We do the same to a
+# 2-layer, 16-head attention-only model trained on the ordered pair
+# (first token, previous token) of explainer/first_and_previous.py — a task
+# that needs only two kinds of attention — for 8 random seeds at once (one
+# model with a seed dimension on every parameter). A head is removed the way
+# that really removes it: its output is zeroed *before* W_O (`head_mask`), so
+# nothing of it reaches the residual stream.
+#
+# The yardstick (the same as for the real model): each head's importance is the
+# accuracy drop when it alone is removed, measured on held-out data; heads are
+# removed together, least important first; the prunable share is the largest
+# share of all heads that can go while accuracy stays at or above 95 % of the
+# full model's (measured on a second held-out set). Two other orders for
+# comparison: random, and Michel et al.'s gradient importance.
+# Then source A's explanation of the removable heads: backups, or noise smoothing?
+
+# %%
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.first_and_previous import T, V, ordered_pair
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+from explainer.seeded_training import (SeededTrainingConfig, evaluate_seeds, n_seeds, per_seed_loss,
+                                       report_seed_count, report_spread, train_seeds)
+from explainer.seeded_transformer import SeededTransformer
+from explainer.tiny_transformer import TransformerConfig
+
+torch.set_num_threads(1)
+report = Report("many_heads.pruning")
+
+N_LAYERS, N_HEADS = 2, 8
+N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
+SEEDS = list(range(N_SEEDS))
+H = N_LAYERS * N_HEADS             # 16 heads, numbered layer * N_HEADS + head
+STEPS, EARLY = 200, 30             # EARLY: a checkpoint while the loss is still high
+KEEP = 0.95                        # the yardstick: accuracy >= 95 % of the full model's
+seeds = torch.arange(N_SEEDS)
+config = TransformerConfig(vocab_size=V * V, n_ctx=T, d_model=32, n_heads=N_HEADS, n_layers=N_LAYERS)
+model = SeededTransformer(config, SEEDS)
+snapshots = {}
+train_seeds(model, ordered_pair, SeededTrainingConfig(steps=STEPS, batch_size=32, lr=1e-2),
+            on_step=lambda step, model: snapshots.update(
+                {step: {k: v.detach().clone() for k, v in model.state_dict().items()}})
+            if step == EARLY else None)
+ranking_set = ordered_pair(torch.Generator().manual_seed(1234), 128)  # held out: importance
+test_set = ordered_pair(torch.Generator().manual_seed(4321), 128)     # held out: pruning curves
+model.keep_weights = False   # no head metric here: evaluate with the fused attention kernel
+full_loss, full_accuracy = evaluate_seeds(model, test_set)            # (S,) each
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
+report.number("heads", H, "{:.0f}", en="heads in the model (2 layers × 8)", zh="模型的头数（2 层 × 8）")
+report_spread(report, "full_accuracy", full_accuracy, "{:.3f}",
+              en="accuracy of the full model (held out)", zh="完整模型的准确率（留出数据）")
+report.number("full_loss_mean", full_loss.mean(), "{:.4f}",
+              en="loss of the full model (mean over seeds)", zh="完整模型的损失（各种子的平均）")
+
+
+def mask_without(removed: torch.Tensor) -> torch.Tensor:
+    """removed (S, H) bool -> head mask (S, L, nh) with those heads zeroed."""
+    return (~removed).float().view(N_SEEDS, N_LAYERS, N_HEADS)
+
+
+def accuracy_without(removed: torch.Tensor, batch=test_set, net=model) -> torch.Tensor:
+    """Accuracy of every seed with the heads in ``removed`` (S, H) ablated: (S,)."""
+    net.set_head_mask(mask_without(removed))
+    accuracy = evaluate_seeds(net, batch)[1]
+    net.set_head_mask(torch.ones(N_SEEDS, N_LAYERS, N_HEADS))
+    return accuracy
+
+
+def one_hot(heads: torch.Tensor) -> torch.Tensor:
+    """heads (S,) or (S, k) head numbers -> (S, H) bool."""
+    removed = torch.zeros(N_SEEDS, H, dtype=torch.bool)
+    return removed.scatter(1, heads.view(N_SEEDS, -1), True)
+
+# %% [markdown]
+# ## Importance of each head, two ways
+#
+# Ablation damage: the accuracy drop when the head alone is removed (the
+# yardstick's importance). Gradient importance (Michel et al.):
+# I_h = E_x |Att_h(x)ᵀ ∂L/∂Att_h(x)|, normalised per layer — no ablation needed.
+
+# %%
+def ablation_damage(net, batch) -> torch.Tensor:
+    """(S, H): accuracy drop of each seed when one head alone is removed."""
+    full = evaluate_seeds(net, batch)[1]
+    return torch.stack([full - accuracy_without(one_hot(torch.full((N_SEEDS,), h)), batch, net)
+                        for h in range(H)], dim=1)
+
+
+def gradient_importance(net, batch) -> torch.Tensor:
+    """(S, H): per example |sum over positions and dims of Att_h * dL/dAtt_h|, averaged, l2-normalised per layer."""
+    net.keep_head_outputs = True
+    tokens, targets = batch
+    per_seed_loss(net(tokens), targets).sum().backward()
+    scores = []
+    for outputs in net.last_head_outputs:                                  # per layer (S, B, nh, T, hs)
+        per_example = (outputs * outputs.grad).sum(dim=(3, 4)).abs()       # (S, B, nh)
+        layer = per_example.mean(dim=1)                                    # (S, nh)
+        scores.append(layer / layer.norm(dim=1, keepdim=True))
+    net.keep_head_outputs, net.last_head_outputs = False, []
+    net.zero_grad()
+    return torch.cat(scores, dim=1)                                        # (S, H)
+
+
+def ranks(values: torch.Tensor) -> torch.Tensor:
+    """Rank of each head within its seed (0 = smallest), ties in head order: (S, H)."""
+    return values.argsort(dim=1, stable=True).argsort(dim=1).float()
+
+
+def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Spearman correlation of two per-head scores, per seed: (S,)."""
+    ra, rb = ranks(a), ranks(b)
+    ra, rb = ra - ra.mean(dim=1, keepdim=True), rb - rb.mean(dim=1, keepdim=True)
+    return (ra * rb).sum(dim=1) / (ra.norm(dim=1) * rb.norm(dim=1))
+
+
+damage = ablation_damage(model, ranking_set)                            # (S, H)
+importance = gradient_importance(model, ranking_set)                    # (S, H)
+print("ablation damage per seed and head:\n", damage.numpy().round(2))
+report.number("harmless_heads_mean", (damage <= 0.01).sum(dim=1).float().mean(), "{:.1f}",
+              en="heads whose removal alone costs at most 0.01 accuracy (mean over seeds)",
+              zh="单独去掉时准确率损失不超过 0.01 的头数（各种子的平均）")
+report.number("essential_heads_mean", (damage > 0.05).sum(dim=1).float().mean(), "{:.1f}",
+              en="heads whose removal alone costs more than 0.05 (mean over seeds)",
+              zh="单独去掉时损失超过 0.05 的头数（各种子的平均）")
+report_spread(report, "top_damage", damage.max(dim=1).values, "{:.2f}",
+              en="largest accuracy drop from removing one head", zh="去掉单个头造成的最大准确率下降")
+report_spread(report, "rank_correlation", rank_correlation(damage, importance), "{:.2f}",
+              en="rank correlation of gradient importance with ablation damage",
+              zh="梯度重要性与消融损害的秩相关")
+essential = damage > 0.05                                                # (S, H)
+gradient_rank = ranks(importance) + 1                                    # 1 = least important
+lowest = torch.where(essential, gradient_rank, float(H + 1)).min(dim=1).values  # (S,)
+report.number("essential_lowest_gradient_rank_mean", lowest[essential.any(dim=1)].mean()
+              if essential.any() else 0, "{:.1f}",
+              en="where gradient importance puts the essential heads: the lowest rank among them "
+                 "(1 = least important; mean over seeds that have one)",
+              zh="梯度重要性给关键头排的位置：其中最靠前的名次（1 = 最不重要；对有关键头的种子取平均）")
+
+# The same comparison at an early checkpoint, while the loss is still high.
+early = SeededTransformer(config, SEEDS)
+early.load_state_dict(snapshots[EARLY])
+early.keep_weights = False
+early_loss, _ = evaluate_seeds(early, ranking_set)
+early_correlation = rank_correlation(ablation_damage(early, ranking_set), gradient_importance(early, ranking_set))
+report.number("early_step", EARLY, "{:.0f}", en="step of the early checkpoint", zh="早期检查点的步数")
+report.number("early_loss_mean", early_loss.mean(), "{:.2f}",
+              en="loss at the early checkpoint (mean over seeds)", zh="早期检查点的损失（各种子的平均）")
+report_spread(report, "early_rank_correlation", early_correlation, "{:.2f}",
+              en="rank correlation of the two importances at the early checkpoint",
+              zh="早期检查点上两种重要性的秩相关")
+
+# %% [markdown]
+# ## Prune progressively, in each order
+
+# %%
+def curve(order: torch.Tensor) -> torch.Tensor:
+    """order (S, H): accuracy after removing the first k heads of each seed's order, k = 0..H: (S, H+1)."""
+    removed = torch.zeros(N_SEEDS, H, dtype=torch.bool)
+    accuracies = [accuracy_without(removed)]
+    for k in range(H):
+        removed = removed | one_hot(order[:, k])
+        accuracies.append(accuracy_without(removed))
+    return torch.stack(accuracies, dim=1)
+
+
+def prunable(accuracies: torch.Tensor) -> torch.Tensor:
+    """Per seed: the largest k such that removing the first 0..k heads keeps >= 95 % of full accuracy: (S,)."""
+    kept = accuracies >= KEEP * accuracies[:, :1]                          # (S, H+1)
+    return kept.int().cumprod(dim=1).sum(dim=1) - 1                        # length of the kept prefix
+
+
+by_damage = damage.argsort(dim=1, stable=True)                           # least important first
+by_gradient = importance.argsort(dim=1, stable=True)
+generator = torch.Generator().manual_seed(0)
+N_RANDOM = 10
+random_orders = [torch.stack([torch.randperm(H, generator=generator) for _ in range(N_SEEDS)])
+                 for _ in range(N_RANDOM)]
+curves = {"damage": curve(by_damage), "gradient": curve(by_gradient)}
+random_curves = torch.stack([curve(order) for order in random_orders])   # (orders, S, H+1)
+curves["random"] = random_curves.mean(dim=0)
+fractions = torch.arange(H + 1) / H
+
+removable_count = prunable(curves["damage"])                            # (S,)
+report_spread(report, "prunable_share", removable_count / H, "{:.2f}",
+              en="prunable share: largest share of heads removed (least important first) with accuracy "
+                 "≥ 95 % of the full model's",
+              zh="可剪比例：按重要性从低到高一起剪，准确率不低于完整模型 95% 时最多能剪掉的比例")
+report.number("prunable_share_random_mean", (torch.stack([prunable(c) for c in random_curves]) / H).mean(),
+              "{:.2f}", en="the same share for random orders (mean over seeds and orders)",
+              zh="随机顺序下的同一比例（对种子和顺序取平均）")
+report.number("prunable_share_gradient_mean", (prunable(curves["gradient"]) / H).mean(), "{:.2f}",
+              en="the same share in gradient-importance order (mean over seeds)",
+              zh="按梯度重要性顺序的同一比例（各种子的平均）")
+for name, accuracies in curves.items():
+    report.number(f"accuracy_half_{name}_mean", accuracies[:, H // 2].mean(), "{:.2f}",
+                  en=f"accuracy with half the heads removed, {name} order (mean over seeds)",
+                  zh=f"剪掉一半的头后的准确率，{dict(damage='按消融损害', gradient='按梯度重要性', random='随机')[name]}"
+                     f"顺序（各种子的平均）")
+report.number("accuracy_all_but_one_damage_mean", curves["damage"][:, -2].mean(), "{:.2f}",
+              en="accuracy with one head left, damage order (mean over seeds)",
+              zh="按消融损害顺序只剩一个头时的准确率（各种子的平均）")
+report.number("chance", 1 / (V * V), "{:.2f}", en="chance accuracy (1 / 100 classes)", zh="瞎猜的准确率（1 / 100 类）")
+
+# %% [markdown]
+# ## Backups? Remove a head's twin first
+#
+# Source A says the removable heads act as backups or smooth out noise. If a
+# removable head is a backup, some other head does the same job: removing
+# that twin first should make the head's own removal costly. Each head's twin
+# is the other head whose contribution to the residual stream (its output
+# through W_O) is most alike (cosine over the held-out set). The control:
+# the same head removed after any other single head, on average.
+
+# %%
+with torch.no_grad():
+    model.keep_head_outputs = True
+    model(test_set[0])
+    contributions = torch.cat([model.head_contributions(layer) for layer in range(N_LAYERS)], dim=2)
+    model.keep_head_outputs, model.last_head_outputs = False, []
+flat = torch.nn.functional.normalize(contributions.transpose(1, 2).flatten(2), dim=-1)  # (S, H, B*T*C)
+similarity = flat @ flat.transpose(1, 2)                                 # (S, H, H) cosine
+similarity.diagonal(dim1=1, dim2=2).fill_(-2.0)                          # a head is not its own twin
+twin = similarity.argmax(dim=2)                                          # (S, H)
+
+alone = full_accuracy[:, None] - torch.stack(
+    [accuracy_without(one_hot(torch.full((N_SEEDS,), h))) for h in range(H)], dim=1)      # (S, H)
+without_pair = torch.zeros(N_SEEDS, H, H)                                # accuracy without g and h
+for g in range(H):
+    for h in range(g + 1, H):
+        both = one_hot(torch.tensor([g, h]).expand(N_SEEDS, 2))
+        without_pair[:, g, h] = without_pair[:, h, g] = accuracy_without(both)
+without_one = full_accuracy[:, None] - alone                             # (S, H) accuracy without g
+cost_after = without_one[:, :, None] - without_pair                      # (S, g, h): cost of h once g is gone
+extra = cost_after - alone[:, None, :]                                   # (S, g, h): extra cost of h after g
+rows = torch.arange(H)
+twin_extra = extra[seeds[:, None], twin, rows]                           # (S, H): after its twin
+others = torch.ones(N_SEEDS, H, H, dtype=torch.bool)                     # (S, g, h): g is neither h nor twin(h)
+others[:, rows, rows] = False
+others[seeds[:, None], twin, rows] = False
+other_extra = (extra * others).sum(dim=1) / others.sum(dim=1)            # (S, H)
+is_backup = (twin_extra >= 0.05) & (twin_extra > other_extra)            # (S, H)
+
+removable = torch.zeros(N_SEEDS, H, dtype=torch.bool)                    # the heads the yardstick removes
+for s in range(N_SEEDS):
+    removable[s, by_damage[s, :removable_count[s]]] = True
+n_removable = removable.sum(dim=1)                                       # (S,)
+backup_share = (is_backup & removable).sum(dim=1) / n_removable.clamp(min=1)
+has_removable = n_removable > 0
+
+
+def mean_over_removable(values):
+    """Per seed, the mean of ``values`` (S, H) over its removable heads (0 for a seed without any)."""
+    return (values * removable).sum(dim=1) / n_removable.clamp(min=1)
+
+
+report_spread(report, "removable_heads", n_removable, "{:.1f}",
+              en="removable heads per seed (the yardstick's pruned set)", zh="每个种子的可剪头数（按标尺剪掉的那些头）")
+report.number("seeds_with_removable_heads", has_removable.sum(), "{:.0f}",
+              en="seeds with at least one removable head", zh="至少有一个可剪头的种子数")
+report.number("twin_similarity_mean", mean_over_removable(similarity.max(dim=2).values)[has_removable].mean()
+              if has_removable.any() else 0, "{:.2f}",
+              en="cosine of a removable head's contribution with its twin's (mean over seeds)",
+              zh="可剪头与其孪生头贡献的余弦（各种子的平均）")
+report.number("twin_extra_cost_mean", mean_over_removable(twin_extra)[has_removable].mean()
+              if has_removable.any() else 0, "{:.3f}",
+              en="extra accuracy cost of removing a removable head once its twin is gone (mean over seeds)",
+              zh="孪生头去掉之后，再去掉可剪头多出来的准确率损失（各种子的平均）")
+report.number("other_extra_cost_mean", mean_over_removable(other_extra)[has_removable].mean()
+              if has_removable.any() else 0, "{:.3f}",
+              en="the same extra cost after removing any other single head first (mean over seeds)",
+              zh="先去掉任意另一个头时的同一额外损失（各种子的平均）")
+report.number("backup_heads", (is_backup & removable).sum(), "{:.0f}",
+              en="removable heads (all seeds) whose removal costs ≥ 0.05 more once their twin is gone, "
+                 "and more than after another head", zh="孪生头去掉后再去掉它多损失 ≥ 0.05、且多于先去掉别的头时的可剪头数（所有种子合计）")
+report.number("removable_heads_total", n_removable.sum(), "{:.0f}",
+              en="removable heads, all seeds together", zh="可剪头数，所有种子合计")
+report_seed_count(report, "backup_seeds", (has_removable & (backup_share >= 0.5)),
+                  en="seeds in which at least half of the removable heads are backups",
+                  zh="至少一半可剪头是备份的种子数")
+
+# %% [markdown]
+# ## Noise smoothing? Remove them under noisy input
+#
+# Gaussian noise on the input embeddings. Per seed the level is the smallest of
+# a fixed grid (multiples of the embeddings' root-mean-square) that costs the
+# full model at least 0.1 accuracy. The *noise cost* of removing a set of heads
+# is how much more accuracy their removal costs under noise than on clean input;
+# if the removable heads smooth noise, removing them should cost more under
+# noise — and more than removing as many random heads.
+
+# %%
+GRID = torch.tensor([0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0])
+with torch.no_grad():
+    rms = model.embed(test_set[0]).pow(2).mean(dim=(1, 2, 3)).sqrt()   # (S,)
+
+
+def noisy_accuracy(removed: torch.Tensor, level: torch.Tensor) -> torch.Tensor:
+    """Accuracy with heads ``removed`` (S, H) ablated and noise of std level * rms (S,): (S,)."""
+    model.input_noise = level * rms
+    model.noise_generator.manual_seed(0)                                 # the same noise for every set
+    accuracy = accuracy_without(removed)
+    model.input_noise = None
+    return accuracy
+
+
+nobody = torch.zeros(N_SEEDS, H, dtype=torch.bool)
+grid_accuracy = torch.stack([noisy_accuracy(nobody, level.expand(N_SEEDS)) for level in GRID])  # (levels, S)
+costly = full_accuracy - grid_accuracy >= 0.1                             # (levels, S)
+level_index = torch.where(costly.any(dim=0), costly.int().argmax(dim=0), len(GRID) - 1)        # (S,)
+level = GRID[level_index]                                                 # (S,)
+noisy_full = noisy_accuracy(nobody, level)
+
+
+def noise_cost(removed):
+    """Extra accuracy lost under noise by removing ``removed`` (S, H), beyond its cost on clean input: (S,)."""
+    return (noisy_full - noisy_accuracy(removed, level)) - (full_accuracy - accuracy_without(removed))
+
+
+cost_removable = noise_cost(removable)
+random_sets = []
+for _ in range(N_RANDOM):
+    chosen = torch.zeros(N_SEEDS, H, dtype=torch.bool)
+    for s in range(N_SEEDS):
+        chosen[s, torch.randperm(H, generator=generator)[:n_removable[s]]] = True
+    random_sets.append(chosen)
+cost_random = torch.stack([noise_cost(chosen) for chosen in random_sets]).mean(dim=0)   # (S,)
+smoothing = has_removable & (cost_removable >= 0.02) & (cost_removable > cost_random)
+report.number("noise_level_mean", level.mean(), "{:.2f}",
+              en="noise std, as a multiple of the embeddings' RMS (mean over seeds)",
+              zh="噪声标准差，以嵌入均方根的倍数计（各种子的平均）")
+report_spread(report, "noisy_accuracy_full", noisy_full, "{:.2f}",
+              en="full model's accuracy under that noise", zh="完整模型在这种噪声下的准确率")
+report_spread(report, "noise_cost_removable", cost_removable, "{:.3f}",
+              en="noise cost of removing the removable heads", zh="去掉可剪头的噪声代价")
+report.number("noise_cost_random_mean", cost_random.mean(), "{:.3f}",
+              en="noise cost of removing as many random heads (mean over seeds and draws)",
+              zh="随机去掉同样多个头的噪声代价（对种子和抽取取平均）")
+report_seed_count(report, "smoothing_seeds", smoothing,
+                  en="seeds in which removing the removable heads costs ≥ 0.02 more under noise than on clean "
+                     "input, and more than removing as many random heads",
+                  zh="去掉可剪头在有噪声时比无噪声时多损失 ≥ 0.02、且多于随机去掉同样多个头的种子数")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: loosen the yardstick from 95 % to 90 % of the full accuracy.
+# What share of the heads can go then (least important first)?
+kept = curves["damage"] >= 0.90 * curves["damage"][:, :1]                  # (S, H+1)
+report.number("exercise_prunable_share_at_90_mean", ((kept.int().cumprod(dim=1).sum(dim=1) - 1) / H).mean(),
+              "{:.2f}", en="exercise 1: prunable share at 90 % of the full accuracy (mean over seeds)",
+              zh="练习 1：以完整模型准确率的 90% 为准时的可剪比例（各种子平均）")
+# Exercise 2: prune in the opposite order, most important head first.
+reverse = curve(by_damage.flip(dims=[1]))                                  # (S, H+1)
+report.number("exercise_accuracy_half_reverse_mean", reverse[:, H // 2].mean(), "{:.2f}",
+              en="exercise 2: accuracy with half the heads removed, most important first (mean over seeds)",
+              zh="练习 2：从最重要的头开始剪掉一半后的准确率（各种子平均）")
+
+# %% [markdown]
+# ## Figures
+#
+# Every seed's curve faintly, the mean over seeds boldly.
+
+# %%
+TEXT = {
+    "en": {"damage": "ablation damage (least first)", "random": "random order (mean of 10)",
+           "gradient": "gradient importance (Michel et al.)", "fraction": "fraction of heads removed",
+           "accuracy": "accuracy / full model's", "keep": "95 % of the full model",
+           "alt": "Accuracy, relative to the full model, against the fraction of the 16 heads removed, "
+                  "for three orders; one faint line per seed and a bold mean. Removing heads in order of "
+                  "least ablation damage keeps accuracy highest the longest; random orders fall earlier; "
+                  "the gradient-importance order lies in between or near the random one.",
+           "caption": "A few heads can go at little cost; which ones matters as much as how many.",
+           "alone": "cost of removing the head alone", "after": "cost once its twin is gone",
+           "removable": "removable head", "other": "other head",
+           "twin_alt": "For every head of every seed, the accuracy cost of removing it alone (across) "
+                       "against its cost once its most similar twin has been removed (up); removable heads "
+                       "are highlighted. Points above the diagonal are heads that their twin was backing up.",
+           "twin_caption": "Points above the diagonal: heads whose twin was covering for them."},
+    "zh": {"damage": "按消融损害（最小的先剪）", "random": "随机顺序（10 次平均）",
+           "gradient": "按梯度重要性（Michel 等）", "fraction": "剪掉的头所占比例",
+           "accuracy": "准确率 / 完整模型的准确率", "keep": "完整模型的 95%",
+           "alt": "准确率（相对完整模型）随 16 个头中被剪掉比例的变化，三种顺序；每个种子一条淡线，粗线是平均。"
+                  "按消融损害从小到大剪，准确率保持最久；随机顺序更早下跌；按梯度重要性剪的曲线落在两者之间或靠近随机顺序。",
+           "caption": "少数几个头可以剪掉而几乎无损；剪哪些头和剪多少个头同样要紧。",
+           "alone": "单独去掉这个头的损失", "after": "孪生头去掉之后再去掉它的损失",
+           "removable": "可剪的头", "other": "其他的头",
+           "twin_alt": "每个种子的每个头：横轴是单独去掉它的准确率损失，纵轴是先去掉与它最相似的孪生头之后再去掉它的损失；"
+                       "可剪的头单独标出。对角线上方的点，是孪生头一直在替它兜底的头。",
+           "twin_caption": "对角线上方的点：孪生头在替它们兜底。"}}
+styles = {"damage": ("#1b9e77", "o"), "random": ("grey", "."), "gradient": ("#d95f02", "s")}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(7.2, 4.8))
+    for name, accuracies in curves.items():
+        relative = accuracies / accuracies[:, :1]                           # (S, H+1)
+        color, marker = styles[name]
+        ax.plot(fractions, relative.T, color=color, lw=0.7, alpha=0.25)
+        ax.plot(fractions, relative.mean(dim=0), color=color, lw=2.2, marker=marker, label=text[name])
+    ax.axhline(KEEP, color="black", lw=0.8, ls=":", label=text["keep"])
+    ax.set_xlabel(text["fraction"])
+    ax.set_ylabel(text["accuracy"])
+    ax.set_ylim(0, 1.05)
+    ax.legend(fontsize=10, loc="lower left")
+    fig.tight_layout()
+    report.figure("pruning_curves", fig, lang, alt=text["alt"], caption=text["caption"])
+
+    fig, ax = plt.subplots(figsize=(6.0, 5.0))
+    after_twin = alone + twin_extra                                          # (S, H)
+    ax.scatter(alone[~removable], after_twin[~removable], s=14, color="#bbbbbb", label=text["other"])
+    ax.scatter(alone[removable], after_twin[removable], s=30, color="#7570b3", label=text["removable"])
+    top = max(float(after_twin.max()), float(alone.max()), 0.1) * 1.05
+    ax.plot([0, top], [0, top], color="black", lw=0.8, ls=":")
+    ax.set_xlabel(text["alone"])
+    ax.set_ylabel(text["after"])
+    ax.legend(fontsize=10, loc="upper left")
+    fig.tight_layout()
+    report.figure("twin_test", fig, lang, alt=text["twin_alt"], caption=text["twin_caption"])
+
+report.save()

@@ -1,0 +1,239 @@
+# %% [markdown]
+# # Splitting the space: eight heads of 64 inside d_model = 512
+#
+# The project's `MultiHeadAttention` (snippets/explainer/attention.py) is
+# followed shape by shape for d_model = 512 and h = 8 heads, checked against
+# `torch.nn.MultiheadAttention` loaded with the same weights, and compared with
+# a single head of 512 that uses *the very same matrices*.
+
+# %%
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.attention import AttentionConfig, MultiHeadAttention
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
+from explainer.report import Report
+
+torch.set_num_threads(1)
+torch.manual_seed(0)
+report = Report("many_heads.splitting_the_space")
+
+d_model, n_heads = 512, 8
+d_k = d_model // n_heads          # 64 dimensions per head, for queries/keys and values
+B, T = 2, 6                       # two sequences of six tokens
+x = torch.randn(B, T, d_model)    # (B, T, C) token vectors
+
+attention = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=n_heads))
+with torch.no_grad():
+    # Weights with std 1/sqrt(d_model), so queries and keys have unit-size
+    # entries and the attention patterns in the figure are not all flat.
+    for layer in (attention.W_Q, attention.W_K, attention.W_V, attention.W_O):
+        layer.weight.normal_(0.0, d_model ** -0.5)
+
+# %% [markdown]
+# ## Shapes, step by step
+#
+# Each projection is one 512 x 512 matrix; "splitting" is only a reshape of
+# its output: columns 0-63 belong to head 0, 64-127 to head 1, and so on.
+
+# %%
+def show(name, tensor):
+    print(f"{name:<34} {tuple(tensor.shape)}")
+
+
+with torch.no_grad():
+    show("x", x)                                   # (B, T, C)
+    q_all = attention.W_Q(x)
+    show("W_Q(x)", q_all)                          # (B, T, C)
+    q = attention.split_heads(q_all)
+    k = attention.split_heads(attention.W_K(x))
+    v = attention.split_heads(attention.W_V(x))
+    show("q, split into heads", q)                 # (B, nh, T, hs)
+    head_scores = q @ k.transpose(-2, -1) / d_k ** 0.5
+    show("scores, one T x T matrix per head", head_scores)  # (B, nh, T, T)
+    head_weights = head_scores.softmax(dim=-1)
+    heads = head_weights @ v
+    show("each head's output", heads)              # (B, nh, T, hs)
+    concat = heads.transpose(1, 2).reshape(B, T, d_model)
+    show("heads concatenated", concat)             # (B, T, C)
+    output = attention.W_O(concat)
+    show("after W_O", output)                      # (B, T, C)
+
+    fused = attention(x, fused=True)               # the module, fused kernel
+    manual = attention(x)                          # the module, manual path (keeps its weights)
+step_error = (output - manual).abs().max().item()
+fused_error = (fused - manual).abs().max().item()
+report.number("step_error", step_error, "{:.1e}",
+              en="largest difference between the steps written out and the module",
+              zh="逐步写出的计算与模块输出的最大差")
+report.number("fused_error", fused_error, "{:.1e}",
+              en="largest difference from F.scaled_dot_product_attention",
+              zh="与 F.scaled_dot_product_attention 的最大差")
+
+# %% [markdown]
+# ## Same weights in torch.nn.MultiheadAttention
+#
+# PyTorch keeps W_Q, W_K, W_V stacked in one (3C, C) `in_proj_weight` and W_O
+# as `out_proj`. Load ours key by key, asserting every shape, and compare.
+
+# %%
+reference = torch.nn.MultiheadAttention(d_model, n_heads, bias=False, batch_first=True)
+with torch.no_grad():
+    stacked = torch.cat([attention.W_Q.weight, attention.W_K.weight, attention.W_V.weight])
+    assert stacked.shape == reference.in_proj_weight.shape == (3 * d_model, d_model)
+    reference.in_proj_weight.copy_(stacked)
+    assert attention.W_O.weight.shape == reference.out_proj.weight.shape
+    reference.out_proj.weight.copy_(attention.W_O.weight)
+    torch_output, torch_weights = reference(x, x, x, average_attn_weights=False)
+torch_error = (torch_output - manual).abs().max().item()
+torch_weights_error = (torch_weights - attention.last_weights).abs().max().item()
+report.number("torch_error", torch_error, "{:.1e}",
+              en="largest output difference from torch.nn.MultiheadAttention, same weights",
+              zh="与装入同样权重的 torch.nn.MultiheadAttention 的输出最大差")
+report.number("torch_weights_error", torch_weights_error, "{:.1e}",
+              en="largest attention-weight difference from torch.nn.MultiheadAttention",
+              zh="与 torch.nn.MultiheadAttention 的注意力权重最大差")
+
+# %% [markdown]
+# ## Parameters: 8 heads of 64 cost what 1 head of 512 costs
+
+# %%
+one_head = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=1))
+
+
+def parameter_count(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+params_eight = report.number("params_eight_heads", parameter_count(attention), "{:,.0f}",
+                             en="parameters of 8 heads of 64 dimensions (with Wᴼ)",
+                             zh="8 个 64 维头的参数个数（含 Wᴼ）")
+params_one = report.number("params_one_head", parameter_count(one_head), "{:,.0f}",
+                           en="parameters of 1 head of 512 dimensions (with Wᴼ)",
+                           zh="1 个 512 维头的参数个数（含 Wᴼ）")
+params_torch = report.number("params_torch", parameter_count(reference), "{:,.0f}",
+                             en="parameters of torch.nn.MultiheadAttention(512, 8)",
+                             zh="torch.nn.MultiheadAttention(512, 8) 的参数个数")
+# One head's own share of W_Q: the 64 rows of the (out, in) weight that feed it.
+report.number("params_per_head_slice", attention.W_Q.weight[:d_k].numel(), "{:,.0f}",
+              en="one head's own share of the query matrix", zh="一个头在查询矩阵里自己的那一份参数")
+
+# %% [markdown]
+# ## What does change: how the scores are computed
+#
+# Give the single head the very same four matrices. Its score for a pair
+# (t, s) is q·k over all 512 dimensions, which is the *sum* of the eight
+# heads' 64-dimensional dot products. One head therefore gets one softmax over
+# the summed score; eight heads get eight softmaxes over eight separate scores.
+
+# %%
+with torch.no_grad():
+    for mine, theirs in ((one_head.W_Q, attention.W_Q), (one_head.W_K, attention.W_K),
+                         (one_head.W_V, attention.W_V), (one_head.W_O, attention.W_O)):
+        mine.weight.copy_(theirs.weight)
+    one_head_output = one_head(x)                             # (B, T, C)
+    one_head_scores = q_all @ attention.W_K(x).transpose(-2, -1) / d_model ** 0.5  # (B, T, T)
+# q·k over 512 dims = sum of the 8 per-head dot products; rescale sqrt(64) -> sqrt(512).
+summed_scores = head_scores.sum(dim=1) * d_k ** 0.5 / d_model ** 0.5            # (B, T, T)
+sum_error = (one_head_scores - summed_scores).abs().max().item()
+report.number("sum_error", sum_error, "{:.1e}",
+              en="largest difference between the one head's score and the sum of the eight heads' scores",
+              zh="单头的分数与 8 个头分数之和的最大差")
+relative_change = ((one_head_output - manual).norm() / manual.norm()).item()
+report.number("output_change", relative_change, "{:.2f}",
+              en="relative change of the output, one head instead of eight, same weights",
+              zh="同样的权重，单头代替 8 个头时输出的相对变化")
+
+one_head_weights = one_head.last_weights[0, 0]                # (T, T)
+query = T - 1                                                 # the last token looks back
+differing_argmax = (head_weights[0, :, query].argmax(-1) != head_weights[0, 0, query].argmax()).sum()
+report.number("heads_with_other_favourite", differing_argmax, "{:.0f}",
+              en="heads whose favourite key differs from head 0's", zh="最偏爱的键与头 0 不同的头数")
+
+# %% [markdown]
+# ## Does a head see only part of the features?
+#
+# The split is of the *outputs* of W_Q, W_K, W_V: head h gets rows
+# h·64 … h·64+63 of each (out, in) weight. Each of those rows still reads the
+# whole token vector. Count, for every head, how many of the 512 input
+# features its slice of W_Q reads (a non-zero weight in that input column).
+
+# %%
+features_read = [int((attention.W_Q.weight[h * d_k:(h + 1) * d_k] != 0).any(dim=0).sum())
+                 for h in range(n_heads)]                      # per head: inputs with a weight
+report.number("d_model", d_model, "{:.0f}", en="width of a token vector", zh="词元向量的宽度")
+report.number("input_features_read_per_head_min", min(features_read), "{:.0f}",
+              en="input features read by the head that reads the fewest",
+              zh="读入输入特征最少的那个头读入的特征数")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: sixteen heads of 32 instead of eight of 64. Parameters?
+sixteen = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=16))
+report.number("exercise_params_sixteen_heads", parameter_count(sixteen), "{:,.0f}",
+              en="exercise 1: parameters of 16 heads of 32", zh="练习 1：16 个 32 维的头的参数个数")
+# Exercise 2: the same four matrices as two heads of 256. How far is the output
+# from the eight heads', and from the single head's?
+two_heads = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=2))
+with torch.no_grad():
+    for mine, theirs in ((two_heads.W_Q, attention.W_Q), (two_heads.W_K, attention.W_K),
+                         (two_heads.W_V, attention.W_V), (two_heads.W_O, attention.W_O)):
+        mine.weight.copy_(theirs.weight)
+    two_heads_output = two_heads(x)                                       # (B, T, C)
+report.number("exercise_two_heads_change", ((two_heads_output - manual).norm() / manual.norm()).item(),
+              "{:.2f}", en="exercise 2: relative change of the output, 2 heads of 256 against 8 heads of 64",
+              zh="练习 2：2 个 256 维的头相对 8 个 64 维的头，输出的相对变化")
+
+# %% [markdown]
+# ## Figure: eight softmaxes versus one
+
+# %%
+TEXT = {
+    "en": {
+        "scores": "scores of the last token", "weights": "attention weights of the last token",
+        "head": "head {}", "one": "1 head of 512\n(same weights)", "key": "key position",
+        "score_bar": "score", "weight_bar": "weight",
+        "alt": "Two heatmaps for the last token of a random sequence. Top: the eight heads' "
+               "scores over six keys, and below them the single 512-wide head's score, which "
+               "is their sum divided by the square root of 8. Bottom: the softmax weights; the "
+               "eight heads favour different keys, the single head has one pattern.",
+        "caption": "Same weights, split or not: eight heads make eight softmaxes and favour "
+                   "different keys; one head sees only their summed score.",
+    },
+    "zh": {
+        "scores": "最后一个词元的分数", "weights": "最后一个词元的注意力权重",
+        "head": "头 {}", "one": "1 个 512 维的头\n（同样的权重）", "key": "键的位置",
+        "score_bar": "分数", "weight_bar": "权重",
+        "alt": "随机序列中最后一个词元的两幅热力图。上图：8 个头对 6 个键的分数，最下面一行是 512 维单头的"
+               "分数，等于前 8 行之和除以根号 8。下图：softmax 之后的权重；8 个头各自偏爱不同的键，"
+               "单头只有一种分布。",
+        "caption": "权重相同，只是切不切分：8 个头做 8 次 softmax，偏爱不同的键；单头只看到它们分数的总和。",
+    },
+}
+score_rows = torch.cat([head_scores[0, :, query], one_head_scores[0, query][None]])  # (nh+1, T)
+weight_rows = torch.cat([head_weights[0, :, query], one_head_weights[query][None]])  # (nh+1, T)
+for lang in LANGS:
+    text = TEXT[lang]
+    labels = [text["head"].format(h) for h in range(n_heads)] + [text["one"]]
+    # Scores above, weights below: one column of panels, labels at full size.
+    fig, axes = column_figure(height=8, nrows=2, width=6)
+    for ax, rows, title, bar, cmap in ((axes[0], score_rows, text["scores"], text["score_bar"], "RdBu_r"),
+                                       (axes[1], weight_rows, text["weights"], text["weight_bar"],
+                                        SEQUENTIAL_CMAP)):
+        limit = rows.abs().max().item()
+        image = ax.imshow(rows, cmap=cmap, vmin=-limit if cmap == "RdBu_r" else 0, vmax=limit,
+                          aspect="auto")
+        ax.axhline(n_heads - 0.5, color="black", lw=2)
+        ax.set_yticks(range(n_heads + 1), labels)
+        ax.set_xticks(range(T))
+        ax.set_xlabel(text["key"])
+        ax.set_title(title)
+        fig.colorbar(image, ax=ax, label=bar)
+    report.figure("eight_vs_one", fig, lang, alt=text["alt"], caption=text["caption"])
+
+report.save()

@@ -1,0 +1,217 @@
+# %% [markdown]
+# # Why heads differ (5): does a head's first slight preference decide its role?
+#
+# The source's "butterfly effect": at initialisation one head happens to respond
+# a little more to nearby words, another to something else; gradient descent is
+# greedy, so each head goes further down its own path and the slight initial
+# preference becomes its role. Test it over many random seeds:
+#
+# 1. a 1-layer, 8-head model on the near-and-far task (target = previous token
+#    + first token, mod 10; explainer/first_and_previous.py), which needs a
+#    head that looks at the previous position;
+# 2. before training, measure each head's previous-token score;
+# 3. after training, measure it again, and ask per seed: do the heads that
+#    started higher end higher? (the rank correlation of the two scores over
+#    the 8 heads: 1 = the same order, 0 = no relation);
+# 4. also count the seeds in which the head that ends most positional is the
+#    head that started with the highest score. Chance is 1 in 8.
+#
+# All 64 models (one per seed) train together as one batched model.
+
+# %%
+import math
+
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.first_and_previous import T, V, near_and_far
+from explainer.head_metrics import previous_token_score
+from explainer.plotting import LANGS, plt
+from explainer.report import Report, over_seeds
+from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
+from explainer.tiny_transformer import TransformerConfig
+
+torch.set_num_threads(1)
+report = Report("many_heads.why_heads_differ.butterfly_heads")
+
+SEEDS = list(range(n_seeds(64)))   # the build trains more when a verdict is undecided
+N_HEADS, STEPS = 8, 800   # long enough that every seed learns the task (accuracy >= 0.9)
+probe_tokens, probe_targets = near_and_far(torch.Generator().manual_seed(1234), 256)
+other_probe = near_and_far(torch.Generator().manual_seed(4321), 256)   # to see the measurement's noise
+
+config = TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=N_HEADS)
+model = StackedTransformer.from_seeds(config, SEEDS)
+n = len(SEEDS)
+
+
+def previous_scores(model, probe=(probe_tokens, probe_targets)) -> torch.Tensor:
+    """Each head's previous-token score on the probe sequences: (M, nh)."""
+    evaluate_stacked(model, *probe)
+    return per_model(previous_token_score, model.last_weights)
+
+
+def rank_correlation(a, b) -> torch.Tensor:
+    """Spearman rank correlation over the heads of each seed: (M, nh), (M, nh) -> (M,)."""
+    ranks_a, ranks_b = a.argsort(dim=1).argsort(dim=1).float(), b.argsort(dim=1).argsort(dim=1).float()
+    k = a.shape[1]
+    return 1 - 6 * (ranks_a - ranks_b).pow(2).sum(dim=1) / (k * (k ** 2 - 1))
+
+
+before = previous_scores(model)                                             # (M, nh)
+before_other_probe = previous_scores(model, other_probe)                    # (M, nh)
+train_stacked(model, near_and_far, steps=STEPS, batch_size=32, data_seeds=SEEDS)
+after = previous_scores(model)                                              # (M, nh)
+_, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)          # (M,)
+
+# %% [markdown]
+# ## Did the head that started most positional end up the positional head?
+
+# %%
+lead_at_start = before.argmax(dim=1)                                        # (M,)
+positional_head = after.argmax(dim=1)                                       # (M,)
+positional = after.amax(dim=1) >= 0.5                                       # (M,) a positional head emerged
+kept_lead = positional & (positional_head == lead_at_start)
+# Where did the eventual positional head rank at the start? 1 = it led, 4 = it was last.
+start_rank = 1 + (before > before.gather(1, positional_head[:, None])).sum(dim=1)   # (M,)
+hits, chance = int(kept_lead.sum()), 1 / N_HEADS
+binomial_p = sum(math.comb(n, k) * chance ** k * (1 - chance) ** (n - k) for k in range(hits, n + 1))
+top_two = before.topk(2, dim=1).values                                      # (M, 2)
+
+report.number("n_seeds", n, "{:.0f}", en="random seeds (one model each)", zh="随机种子数（每个种子一个模型）")
+report.number("n_heads", N_HEADS, "{:.0f}", en="heads in the layer", zh="这一层的头数")
+report_seed_count(report, "positional_seeds", positional,
+                  en="seeds in which a positional head emerged (previous-token score >= 0.5)",
+                  zh="出现了位置头（前一个词元得分 >= 0.5）的种子数")
+report_seed_count(report, "kept_lead_seeds", kept_lead,
+                  en="seeds in which the positional head is the head that started most positional",
+                  zh="位置头正是起初最偏向前一个词元的那个头的种子数")
+report.number("chance", chance, "{:.3f}", en=f"chance of that, one head in {N_HEADS}",
+              zh=f"随机猜中的概率（{N_HEADS} 个头里挑一个）")
+report.number("expected_by_chance", chance * n, "{:.0f}", en="seeds expected by chance", zh="按随机猜预期的种子数")
+report.number("binomial_p", binomial_p, "{:.2g}", per_seed=kept_lead, of="binomial_p", chance=chance,
+              en="one-sided binomial p-value of at least that many hits at chance",
+              zh="按随机猜至少猜中这么多次的单侧二项检验 p 值")
+for rank in range(1, N_HEADS + 1):
+    report.number(f"positional_started_rank_{rank}", (positional & (start_rank == rank)).sum(), "{:.0f}",
+                  en=f"seeds whose positional head ranked {rank} of {N_HEADS} in previous-token score at the start",
+                  zh=f"位置头起初的前一个词元得分在 {N_HEADS} 个头中排第 {rank} 的种子数")
+report.number("start_score_mean", before.mean(), "{:.3f}",
+              en="previous-token score of a head at initialisation, mean over heads and seeds",
+              zh="初始化时一个头的前一个词元得分，各头各种子平均")
+report.number("start_lead_margin_mean", (top_two[:, 0] - top_two[:, 1]).mean(), "{:.4f}",
+              en="at initialisation, how far the leading head is ahead of the second, mean over seeds",
+              zh="初始化时领先的头比第二名高出多少，各种子平均")
+report.number("end_positional_score_mean", after.amax(dim=1).mean(), "{:.2f}",
+              en="previous-token score of the positional head after training, mean over seeds",
+              zh="训练后位置头的前一个词元得分，各种子平均")
+end_top_two = after.topk(2, dim=1).values                                  # (M, 2)
+report.number("end_lead_margin_mean", (end_top_two[:, 0] - end_top_two[:, 1]).mean(), "{:.2f}",
+              en="after training, how far the positional head is ahead of the next head, mean over seeds",
+              zh="训练后位置头比下一个头高出多少，各种子平均")
+report_seed_count(report, "single_positional_seeds", ((after >= 0.5).sum(dim=1) == 1),
+                  en="seeds in which exactly one head ends with previous-token score >= 0.5",
+                  zh="训练后恰好只有一个头的前一个词元得分 >= 0.5 的种子数")
+# Several heads can share the previous-token job; a looser question than "which head wins":
+# do heads that start higher end higher? Spearman rank correlation over the heads of a seed.
+spearman = rank_correlation(before, after)                                  # (M,)
+for stat, about_en, about_zh in (("mean", "mean over seeds", "各种子平均"),
+                                 ("ci95_low", "lower end of the mean's 95 % interval", "均值 95% 区间的下端"),
+                                 ("ci95_high", "upper end of the mean's 95 % interval", "均值 95% 区间的上端")):
+    report.number(f"rank_correlation_{stat}", over_seeds(spearman.tolist(), stat), "{:.2f}",
+                  per_seed=spearman, of=stat,
+                  en=f"rank correlation between heads' previous-token scores before and after training, "
+                     f"{about_en} (0 = none)",
+                  zh=f"各头训练前后前一个词元得分的秩相关，{about_zh}（0 = 无关）")
+report_seed_count(report, "positive_correlation_seeds", (spearman > 0),
+                  en="seeds with a positive rank correlation", zh="秩相关为正的种子数")
+# Two notes that help read the correlation: how far the step-0 order itself is measurable
+# (the same heads on another probe batch), and what is left without the head that ends on top.
+report_spread(report, "start_order_repeatability", rank_correlation(before, before_other_probe), "{:.2f}",
+              en="rank correlation of the heads' step-0 scores on two different probe batches",
+              zh="同一批头在两批不同探针序列上第 0 步得分的秩相关")
+keep = after.argsort(dim=1)[:, :-1].sort(dim=1).values                     # (M, nh-1) all but the top head
+report_spread(report, "rank_correlation_without_top", rank_correlation(before.gather(1, keep), after.gather(1, keep)),
+              "{:.2f}", en="the before/after rank correlation over the other 7 heads (the final top head left out)",
+              zh="去掉训练后得分最高的那个头，其余 7 个头训练前后的秩相关")
+report.number("accuracy_mean", accuracy.mean(), "{:.3f}", en="accuracy after training, mean over seeds",
+              zh="训练后的准确率，各种子平均")
+report.number("accuracy_min", accuracy.min(), "{:.3f}", en="accuracy after training, lowest seed",
+              zh="训练后的准确率，最低的种子")
+# The page's sentences about the outcome, built from the numbers above.
+low, high = over_seeds(spearman.tolist(), "ci95_low"), over_seeds(spearman.tolist(), "ci95_high")
+if low > 0:
+    report.text("order_outcome", en="heads that started higher did tend to end higher",
+                zh="起初得分高的头，训练后确实往往也更高")
+elif high < 0:
+    report.text("order_outcome", en="heads that started higher tended to end lower",
+                zh="起初得分高的头，训练后反而往往更低")
+else:
+    report.text("order_outcome", en="the run cannot tell whether heads that started higher end higher",
+                zh="这次运行分辨不出起初得分高的头训练后是否也更高")
+if binomial_p < 0.05:
+    report.text("leader_outcome", en="more often than chance", zh="比随便挑一个头更常成为位置头")
+else:
+    report.text("leader_outcome", en="not clearly more often than chance",
+                zh="并不比随便挑一个头明显更常成为位置头")
+print(f"kept the lead in {hits} of {n} seeds (chance {chance * n:.0f}), p = {binomial_p:.2g}; "
+      f"start rank of the positional head: {start_rank[positional].bincount(minlength=N_HEADS + 1)[1:].tolist()}")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+SHOWN = 16   # seeds drawn in the scatter plot: 128 heads keep the figure light for the page
+TEXT = {
+    "en": {"rank": "the positional head's rank at initialisation\n(1 = it started most positional)",
+           "seeds": "random seeds", "chance": "chance ({:.0f} seeds each)",
+           "alt": f"Bar chart over {n} random seeds: for the head that became the positional head, its rank among "
+                  f"the {N_HEADS} heads in previous-token score before training. A dashed line marks what chance "
+                  "gives each rank.",
+           "caption": "Did the eventual positional head already lead at initialisation?",
+           "start": "previous-token score at initialisation\n(minus the layer's mean)",
+           "end": "previous-token score\nafter training",
+           "alt_scatter": f"Scatter plot of every head of the first {SHOWN} seeds ({SHOWN * N_HEADS} heads): its "
+                          "previous-token score at initialisation, relative to the mean of its layer, against its "
+                          "score after training. Heads that led at the start are drawn as filled dots.",
+           "caption_scatter": f"Each head's slight initial preference against its final previous-token score "
+                              f"(the first {SHOWN} seeds).",
+           "led": "led at initialisation", "other": "other heads"},
+    "zh": {"rank": "位置头在初始化时的排名\n（1 = 起初最偏向前一个词元）",
+           "seeds": "随机种子数", "chance": "随机水平（每个名次 {:.0f} 个种子）",
+           "alt": f"{n} 个随机种子的柱状图：最终成为位置头的那个头，在训练前按前一个词元得分在 {N_HEADS} 个头中排第几。"
+                  "虚线是随机情况下每个名次应有的种子数。",
+           "caption": "最终的位置头，在初始化时是否就已领先？",
+           "start": "初始化时的前一个词元得分\n（减去本层平均）",
+           "end": "训练后的\n前一个词元得分",
+           "alt_scatter": f"散点图，前 {SHOWN} 个种子的每个头（共 {SHOWN * N_HEADS} 个）：横轴是初始化时的前一个词元得分"
+                          "（相对于本层平均），纵轴是训练后的得分。起初领先的头画成实心点。",
+           "caption_scatter": f"每个头起初的一点点偏好，与它训练后的前一个词元得分（前 {SHOWN} 个种子）。",
+           "led": "起初领先", "other": "其余的头"},
+}
+counts = torch.stack([(positional & (start_rank == r)).sum() for r in range(1, N_HEADS + 1)])
+relative = (before - before.mean(dim=1, keepdim=True))[:SHOWN]             # (SHOWN, nh)
+led = torch.zeros_like(before, dtype=torch.bool).scatter_(1, lead_at_start[:, None], True)[:SHOWN]
+shown_after = after[:SHOWN]                                                 # (SHOWN, nh)
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    ax.bar(range(1, N_HEADS + 1), counts, color="#1b9e77")
+    ax.axhline(chance * n, color="grey", ls="--", lw=1, label=text["chance"].format(chance * n))
+    ax.set_xticks(range(1, N_HEADS + 1))
+    ax.set_xlabel(text["rank"])
+    ax.set_ylabel(text["seeds"])
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    report.figure("start_rank", fig, lang, alt=text["alt"], caption=text["caption"])
+
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    ax.scatter(relative[~led], shown_after[~led], s=14, facecolors="none", edgecolors="#7570b3", label=text["other"])
+    ax.scatter(relative[led], shown_after[led], s=16, color="#d95f02", label=text["led"])
+    ax.set_xlabel(text["start"])
+    ax.set_ylabel(text["end"])
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    report.figure("start_vs_end", fig, lang, alt=text["alt_scatter"], caption=text["caption_scatter"])
+
+report.save()

@@ -1,0 +1,110 @@
+# %% [markdown]
+# # Data for the attention explorer
+#
+# The explorer page lets a reader pick a sentence, a layer and a head, and see
+# where each token attends. Its data is computed here, at build time, from the
+# real model: every head's attention weights for the sentences the chapter
+# discusses, and a few more. The page's own script (docs/assets/explorer.js)
+# draws them; nothing is fetched from elsewhere.
+#
+# Format: weights are rounded to thousandths and written as two base-36 digits
+# each ("00" = 0.000 … "rs" = 1.000), one string per head, row after row — about
+# a third of the size of plain JSON numbers.
+
+# %%
+
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.minilm import MiniLM, Tokenizer, run_sentences
+from explainer.report import Report
+
+torch.set_num_threads(1)
+report = Report("real_model.explorer")
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+
+SENTENCES = [  # the explorer's URL names a sentence by its index here: append, don't reorder
+    # The pronoun pairs of "Does it look at the animal?": one word changes what "it" is.
+    "The animal didn't cross the street because it was too tired.",
+    "The animal didn't cross the street because it was too wide.",
+    "The trophy didn't fit in the suitcase because it was too big.",
+    "The trophy didn't fit in the suitcase because it was too small.",
+    # bank: money or river?
+    "He walked down to the bank and looked at the money.",
+    "He walked down to the bank and looked at the river.",
+    "The cat chases the laser dot.",
+    "The cat could not catch the bird because it was too slow.",
+    "The cat could not catch the bird because it was too fast.",
+    "The ship could not pass under the bridge because it was too tall.",
+    "The ship could not pass under the bridge because it was too low.",
+    # bank where the sense is plain
+    "The bank raised its interest rates on loans.",
+    "The boat drifted toward the muddy bank of the stream.",
+    # a paraphrase pair of the pruning page, and a sentence of the head-roles sample
+    "The cat is sleeping on the sofa.",
+    "A cat naps on the couch.",
+    "The teacher wrote the answer on the board and asked us to copy it.",
+]
+DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def encode(weights: torch.Tensor) -> str:
+    """(T, T) weights in [0, 1] -> 2 base-36 digits per weight, row-major."""
+    thousandths = (weights * 1000).round().int().flatten().tolist()
+    return "".join(DIGITS[w // 36] + DIGITS[w % 36] for w in thousandths)
+
+
+# %% [markdown]
+# One file per sentence: the page loads only the sentence a reader looks at.
+
+# %%
+index = {"layers": model.config.n_layers, "heads": model.config.n_heads, "sentences": []}
+for number, (sentence, out) in enumerate(zip(SENTENCES, run_sentences(model, tokenizer, SENTENCES))):
+    weights = torch.stack([a[0] for a in out.attentions])        # (L, nh, T, T)
+    key = f"sentence_{number}"
+    index["sentences"].append({"text": sentence, "tokens": tokenizer.tokens(sentence),
+                               "file": f"{key}.json"})
+    report.data(key, {"attention": [[encode(weights[l, h]) for h in range(weights.shape[1])]
+                                    for l in range(weights.shape[0])]})
+
+report.data("attention", index)  # the explorer page fetches these files from the site itself
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+import numpy as np
+
+from explainer.role_sentences import word_position
+
+outputs = run_sentences(model, tokenizer, SENTENCES[:4])
+# Exercise 1: in sentence 0 ("…too tired"), pin "it" and look through all 72 heads:
+# which head prefers "animal" to "street" the most, and how much does it give "animal"?
+tokens = tokenizer.tokens(SENTENCES[0])
+it, animal, street = (word_position(tokens, w) for w in ("it", "animal", "street"))
+rows = torch.stack([a[0, :, it] for a in outputs[0].attentions])                  # (L, nh, T)
+preference = rows[..., animal] - rows[..., street]                                 # (L, nh)
+layer, head = np.unravel_index(int(preference.argmax()), tuple(preference.shape))
+report.number("exercise_it_animal_layer", layer + 1, "{:.0f}",
+              en="exercise 1: layer of the head preferring animal to street the most (sentence 0)",
+              zh="练习 1：第 0 句里最偏向 animal 而不是 street 的头所在的层")
+report.number("exercise_it_animal_head", head + 1, "{:.0f}", en="exercise 1: its number in the layer",
+              zh="练习 1：它在层内的编号")
+report.number("exercise_it_animal_weight", rows[layer, head, animal], "{:.2f}",
+              en="exercise 1: that head's weight from it to animal (sentence 0)",
+              zh="练习 1：那个头里 it 到 animal 的权重（第 0 句）")
+# Exercise 2: sentences 2 and 3, the trophy and the suitcase: "…too big" means the trophy,
+# "…too small" the suitcase. In how many heads does "it" prefer the right noun in both?
+right_both = torch.ones(model.config.n_layers, model.config.n_heads, dtype=torch.bool)
+for number, right, wrong in ((2, "trophy", "suitcase"), (3, "suitcase", "trophy")):
+    tokens = tokenizer.tokens(SENTENCES[number])
+    it = word_position(tokens, "it")
+    rows = torch.stack([a[0, :, it] for a in outputs[number].attentions])          # (L, nh, T)
+    right_both &= rows[..., word_position(tokens, right)] > rows[..., word_position(tokens, wrong)]
+report.number("exercise_trophy_pair_right_heads", right_both.sum(), "{:.0f}",
+              en="exercise 2: heads in which it prefers the right noun in both trophy sentences",
+              zh="练习 2：在奖杯那两句里，it 都偏向正确名词的头数")
+
+report.save()

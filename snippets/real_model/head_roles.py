@@ -1,0 +1,546 @@
+# %% [markdown]
+# # Head roles in a real model, each against chance
+#
+# Source A (§ "visual evidence") names the roles heads are said to take:
+# the previous or next word, a verb and its direct object, a pronoun and the
+# entity it refers to, *bank* and the word that decides its sense. We give each
+# role a named metric, measure all 72 heads of all-MiniLM-L6-v2 on a sentence
+# set made for that role, and say a head *has* the role only when it beats
+# chance after correcting for the 72 heads tried.
+#
+# The same metric, one recipe: for each item (a query token in a sentence), the
+# head's **most attended key among the candidates** either is the target or not
+# (Clark et al. 2019 measure syntax and coreference this way). Accuracy = share
+# of items where it is. Chance = one over the number of candidates.
+
+# %%
+import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.head_metrics import (first_token_score, last_token_score, next_token_score,
+                                    previous_token_score, prefers, top_candidate_hits,
+                                    top_key_hits)
+from explainer.minilm import MiniLM, Tokenizer, run_sentences
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.report import Report
+from explainer.role_sentences import (ambiguous_word_sentences, context_words,
+                                      control_sentences, coreference_sentences,
+                                      verb_object_sentences, word_position)
+from explainer.sample_sentences import SENTENCES
+from explainer.significance import bonferroni_binomial, pair_relabelling_max_statistic
+
+torch.set_num_threads(1)
+report = Report("real_model.head_roles")
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+L, H = model.config.n_layers, model.config.n_heads
+ALPHA = 0.05       # corrected significance level
+MAJORITY = 0.5     # a role also needs the target to be the top pick in half the items
+
+
+def head_name(flat: int) -> str:
+    """1-based 'layer-head' for a flat head index 0..71 (Clark et al. name heads so)."""
+    return f"{flat // H + 1}-{flat % H + 1}"
+
+
+def stacked_attention(outputs) -> list[torch.Tensor]:
+    """One (L, nh, T, T) tensor per sentence."""
+    return [torch.stack([a[0] for a in out.attentions]) for out in outputs]
+
+
+def query_rows(attentions, queries: list[int]) -> torch.Tensor:
+    """(N, L*nh, S_max): the attention row of one query per sentence, zero-padded."""
+    S = max(a.shape[-1] for a in attentions)
+    rows = torch.zeros(len(attentions), L * H, S)
+    for n, (a, q) in enumerate(zip(attentions, queries)):
+        rows[n, :, :a.shape[-1]] = a[:, :, q, :].reshape(L * H, -1)
+    return rows
+
+
+def mask_of(positions: list[list[int]], S: int) -> torch.Tensor:
+    """(N, S) bool from lists of allowed positions."""
+    mask = torch.zeros(len(positions), S, dtype=torch.bool)
+    for n, allowed in enumerate(positions):
+        mask[n, allowed] = True
+    return mask
+
+
+ROLE_NAMES = {
+    "en": {"previous_token": "previous token", "next_token": "next token",
+           "cls_sink": "[CLS] sink", "sep_sink": "[SEP] sink",
+           "verb_object": "verb → object", "object_verb": "object → verb",
+           "coreference": "it → referent (of two nouns)",
+           "coreference_clark": "it → referent (Clark: of all nouns)",
+           "disambiguation": "ambiguous word → deciding word"},
+    "zh": {"previous_token": "前一个词元", "next_token": "后一个词元",
+           "cls_sink": "停在 [CLS]", "sep_sink": "停在 [SEP]",
+           "verb_object": "动词 → 宾语", "object_verb": "宾语 → 动词",
+           "coreference": "it → 所指（两个名词里选）",
+           "coreference_clark": "it → 所指（Clark：所有名词里选）",
+           "disambiguation": "多义词 → 线索词"},
+}
+
+roles = {}   # role -> dict(accuracy (72,), p (72,), chance, n)
+
+
+def record_role(role: str, hits: np.ndarray, n: int, chance: float, p: np.ndarray) -> None:
+    """Keep a role's per-head accuracy and corrected p; record its counts and best head."""
+    accuracy = hits / n
+    passes = (p < ALPHA) & (accuracy >= MAJORITY)
+    best = int(accuracy.argmax())
+    roles[role] = dict(accuracy=accuracy, p=p, chance=chance, n=n, passes=passes, best=best)
+    en, zh = ROLE_NAMES["en"][role], ROLE_NAMES["zh"][role]
+    report.number(f"{role}_heads", passes.sum(), "{:.0f}",
+                  en=f"heads that pass the corrected test: {en}",
+                  zh=f"通过校正检验的头数：{zh}")
+    report.number(f"{role}_heads_significant", (p < ALPHA).sum(), "{:.0f}",
+                  en=f"heads beyond chance after correction, majority not required: {en}",
+                  zh=f"校正后超出偶然的头数（不要求过半）：{zh}")
+    report.number(f"{role}_best_accuracy", accuracy[best], "{:.0%}",
+                  en=f"best head's accuracy: {en}", zh=f"最好的头的准确率：{zh}")
+    report.number(f"{role}_best_layer", best // H + 1, "{:.0f}",
+                  en=f"layer of the best head: {en}", zh=f"最好的头所在的层：{zh}")
+    report.number(f"{role}_best_head", best % H + 1, "{:.0f}",
+                  en=f"the best head's number in its layer: {en}", zh=f"最好的头在层内的编号：{zh}")
+    report.number(f"{role}_best_p", max(p[best], 1e-300), "{:.2g}",   # 0.0 would be an underflow
+                  en=f"corrected p-value of the best head (floored at 1e-300): {en}",
+                  zh=f"最好的头校正后的 p 值（最小记为 1e-300）：{zh}")
+    report.number(f"{role}_chance", chance, "{:.0%}",
+                  en=f"chance accuracy: {en}", zh=f"偶然水平的准确率：{zh}")
+
+
+# %% [markdown]
+# ## Position and sink roles, on the shipped sample text
+#
+# Items: every query token of the sample sentences that is a word (not [CLS] or
+# [SEP]). Previous token: is the top key at t-1? Next token: at t+1? [CLS] /
+# [SEP] sink: is it position 0 / the last position? Chance: one over the number
+# of keys. Tokens of one sentence are not independent, so the binomial p-value is
+# lenient here; the majority condition (top pick in at least half the queries) is
+# what makes these roles strict.
+
+# %%
+sample = stacked_attention(run_sentences(model, tokenizer, SENTENCES))
+report.number("n_sample_sentences", len(SENTENCES), "{:.0f}",
+              en="sample sentences (position and sink roles)", zh="样本句子数（位置与停靠角色）")
+positional = {"previous_token": lambda t, T: t - 1 if 2 <= t <= T - 2 else -1,
+              "next_token": lambda t, T: t + 1 if 1 <= t <= T - 3 else -1,
+              "cls_sink": lambda t, T: 0 if 1 <= t <= T - 2 else -1,
+              "sep_sink": lambda t, T: T - 1 if 1 <= t <= T - 2 else -1}
+for role, target_of in positional.items():
+    hits, n, chance_sum = np.zeros(L * H), 0, 0.0
+    for a in sample:                                             # (L, nh, T, T)
+        T = a.shape[-1]
+        target = torch.tensor([[target_of(t, T) for t in range(T)]])  # (1, T)
+        h, count = top_key_hits(a.reshape(1, L * H, T, T), target)
+        hits += h.numpy()
+        n += count
+        chance_sum += count / T
+    chance = chance_sum / n
+    record_role(role, hits, n, chance, bonferroni_binomial(hits, n, chance))
+
+# Mean weights (the TransformerLens-style scores), for the by-layer figure
+scores = {name: np.zeros((L, H)) for name in ("previous", "next", "cls", "sep")}
+for a in sample:
+    for name, score in (("previous", previous_token_score), ("next", next_token_score),
+                        ("cls", first_token_score), ("sep", last_token_score)):
+        per_layer = torch.stack([score(a[l:l + 1]) for l in range(L)])  # (L, nh), batch of 1
+        scores[name] += per_layer.numpy() / len(sample)
+for name in ("previous", "next"):
+    where = np.unravel_index(scores[name].argmax(), (L, H))
+    report.number(f"top_{name}", scores[name][where], "{:.2f}",
+                  en=f"highest mean weight on the {name} token, over heads",
+                  zh=f"所有头里放在{'前' if name == 'previous' else '后'}一个词元上的最高平均权重")
+    report.number(f"top_{name}_layer", where[0] + 1, "{:.0f}",
+                  en=f"layer of the head with the most weight on the {name} token",
+                  zh=f"{'前' if name == 'previous' else '后'}一个词元权重最高的头所在层")
+    report.number(f"top_{name}_head", where[1] + 1, "{:.0f}",
+                  en=f"that head's number in its layer ({name} token)",
+                  zh=f"该头在层内的编号（{'前' if name == 'previous' else '后'}一个词元）")
+by_layer = {name: s.mean(axis=1) for name, s in scores.items()}   # (L,) each
+report.number("cls_weight_max_layer", by_layer["cls"].max(), "{:.2f}",
+              en="largest mean weight on [CLS] of a layer (12 heads averaged)",
+              zh="一层（12 个头平均）放在 [CLS] 上的最大平均权重")
+report.number("sep_weight_max_layer", by_layer["sep"].max(), "{:.2f}",
+              en="largest mean weight on [SEP] of a layer (12 heads averaged)",
+              zh="一层（12 个头平均）放在 [SEP] 上的最大平均权重")
+
+# %% [markdown]
+# ## Verb → direct object, across 1–3 adjectives (C22)
+#
+# 45 sentences, "The farmer sold the big old wooden cart at the market.", with 1,
+# 2 or 3 adjectives between verb and object. Candidates: every word but the query
+# itself (no [CLS], [SEP], punctuation). Both directions: from the verb, is the
+# object the top pick? From the object, is the verb? Baseline beyond chance: the
+# best *fixed offset* (always pick the word d tokens away), as Clark et al. use.
+
+# %%
+vo_set = verb_object_sentences()
+vo_outputs = run_sentences(model, tokenizer, [s.text for s in vo_set])
+vo_attention = stacked_attention(vo_outputs)
+vo_tokens = [tokenizer.tokens(s.text) for s in vo_set]
+verbs = [word_position(t, s.verb) for t, s in zip(vo_tokens, vo_set)]
+objects = [word_position(t, s.object) for t, s in zip(vo_tokens, vo_set)]
+n_adjectives = np.array([s.n_adjectives for s in vo_set])
+report.number("n_verb_object_sentences", len(vo_set), "{:.0f}",
+              en="verb–object sentences", zh="动词–宾语句子数")
+vo_hits = {}
+for role, queries, targets in (("verb_object", verbs, objects), ("object_verb", objects, verbs)):
+    rows = query_rows(vo_attention, queries)                     # (N, 72, S)
+    candidates = mask_of([[i for i, w in enumerate(t) if w.isalpha() and i != q]  # every word
+                          for t, q in zip(vo_tokens, queries)], rows.shape[-1])
+    hits = top_candidate_hits(rows, candidates, torch.tensor(targets)).numpy()  # (N, 72)
+    vo_hits[role] = (hits, rows, candidates)
+    chance = float(np.mean(1 / candidates.sum(dim=1).numpy()))
+    record_role(role, hits.sum(axis=0), len(vo_set), chance,
+                bonferroni_binomial(hits.sum(axis=0), len(vo_set), chance))
+    best = roles[role]["best"]
+    for k in (1, 2, 3):
+        report.number(f"{role}_best_accuracy_{k}adj", hits[n_adjectives == k, best].mean(), "{:.0%}",
+                      en=f"best head's accuracy with {k} adjective(s) in between ({ROLE_NAMES['en'][role]})",
+                      zh=f"中间隔 {k} 个形容词时最好的头的准确率（{ROLE_NAMES['zh'][role]}）")
+offsets = np.array(objects) - np.array(verbs)
+report.number("verb_object_position_baseline", np.bincount(offsets).max() / len(offsets), "{:.0%}",
+              en="best fixed-offset rule (always the word d tokens away)",
+              zh="最好的固定偏移规则（总选隔 d 个词元的词）")
+
+# %% [markdown]
+# ## *it* → its referent (C02; the C07 coreference role)
+#
+# 20 minimal pairs, 40 sentences: "In the garden, the cat could not catch the
+# bird because it was too slow / fast." Ours: of the two nouns, does *it* attend
+# more to the right one (chance 50 %)? Clark et al.'s: of all the nouns before
+# *it* (here three, with the opening phrase's), is the right one the most
+# attended (chance 1/3)? Corrected by relabelling the pairs (max statistic): a
+# head that ignores meaning is right in one sentence of a pair and wrong in the
+# other, whichever labels we give.
+
+# %%
+co_set = coreference_sentences()
+co_outputs = run_sentences(model, tokenizer, [s.text for s in co_set])
+co_attention = stacked_attention(co_outputs)
+co_tokens = [tokenizer.tokens(s.text) for s in co_set]
+it_pos = [word_position(t, "it") for t in co_tokens]
+right = torch.tensor([word_position(t, s.right) for t, s in zip(co_tokens, co_set)])
+wrong = torch.tensor([word_position(t, s.wrong) for t, s in zip(co_tokens, co_set)])
+other = torch.tensor([word_position(t, s.other) for t, s in zip(co_tokens, co_set)])
+pair = np.array([s.pair for s in co_set])
+co_rows = query_rows(co_attention, it_pos)                      # (N, 72, S)
+report.number("n_coreference_sentences", len(co_set), "{:.0f}",
+              en="coreference sentences (minimal pairs × 2)", zh="指代句子数（最小对 × 2）")
+ours_right = prefers(co_rows, right, wrong).numpy()             # (N, 72)
+ours_wrong = prefers(co_rows, wrong, right).numpy()
+nouns = mask_of([[int(o), int(r), int(w)] for o, r, w in zip(other, right, wrong)], co_rows.shape[-1])
+clark_right = top_candidate_hits(co_rows, nouns, right).numpy()
+clark_wrong = top_candidate_hits(co_rows, nouns, wrong).numpy()
+for role, hit_right, hit_wrong, chance in (("coreference", ours_right, ours_wrong, 0.5),
+                                           ("coreference_clark", clark_right, clark_wrong, 1 / 3)):
+    p = pair_relabelling_max_statistic(hit_right, hit_wrong, pair)
+    record_role(role, hit_right.sum(axis=0), len(co_set), chance, p)
+
+# %% [markdown]
+# ## An ambiguous word → the word that decides its sense (C21)
+#
+# 40 sentences: 10 words (bank, bat, spring, mouse, seal, bark, key, pen, crane,
+# organ), each in two frames, each frame once with a cue for each sense. From the
+# ambiguous word, is the cue the most attended of the sentence's content words?
+# Position-only baselines: the best fixed offset, and "the nearest content word".
+
+# %%
+am_set = ambiguous_word_sentences()
+am_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in am_set]))
+am_tokens = [tokenizer.tokens(s.text) for s in am_set]
+word_pos = [word_position(t, s.word) for t, s in zip(am_tokens, am_set)]
+cue_pos = [word_position(t, s.cue) for t, s in zip(am_tokens, am_set)]
+am_candidates = [context_words(t, w) for t, w in zip(am_tokens, word_pos)]
+am_rows = query_rows(am_attention, word_pos)                    # (N, 72, S)
+am_hits = top_candidate_hits(am_rows, mask_of(am_candidates, am_rows.shape[-1]),
+                             torch.tensor(cue_pos)).numpy()      # (N, 72)
+chance = float(np.mean([1 / len(c) for c in am_candidates]))
+record_role("disambiguation", am_hits.sum(axis=0), len(am_set), chance,
+            bonferroni_binomial(am_hits.sum(axis=0), len(am_set), chance))
+report.number("n_ambiguous_sentences", len(am_set), "{:.0f}",
+              en="ambiguous-word sentences", zh="多义词句子数")
+cue_offsets = np.array(cue_pos) - np.array(word_pos)
+fixed_offset = max(np.mean(cue_offsets == d) for d in set(cue_offsets))
+nearest = np.mean([min(c, key=lambda i: (abs(i - w), i)) == cue
+                   for c, w, cue in zip(am_candidates, word_pos, cue_pos)])
+report.number("disambiguation_position_baseline", max(fixed_offset, nearest), "{:.0%}",
+              en="best position-only rule (fixed offset or nearest content word)",
+              zh="只看位置的最好规则（固定偏移或最近的实词）")
+
+# %% [markdown]
+# The cue is a noun, and often the only other noun: a head that simply looks from
+# a noun to the next noun would pass too. Control: the same 40 sentences with the
+# ambiguous word replaced by a plain noun of one sense (*bank* → *house*, *bat* →
+# *box*, …). A head that picks the cue just as often there is not resolving a sense.
+
+# %%
+ct_set = control_sentences()
+ct_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in ct_set]))
+ct_tokens = [tokenizer.tokens(s.text) for s in ct_set]
+ct_rows = query_rows(ct_attention, word_pos)                    # same positions as the originals
+ct_hits = top_candidate_hits(ct_rows, mask_of([context_words(t, w) for t, w in zip(ct_tokens, word_pos)],
+                                              ct_rows.shape[-1]), torch.tensor(cue_pos)).numpy()
+ct_p = bonferroni_binomial(ct_hits.sum(axis=0), len(ct_set), chance)
+ct_passes = (ct_p < ALPHA) & (ct_hits.mean(axis=0) >= MAJORITY)
+passing = roles["disambiguation"]["passes"]
+best = roles["disambiguation"]["best"]
+report.number("disambiguation_control_heads", ct_passes.sum(), "{:.0f}",
+              en="heads that pass the same test when the ambiguous word is replaced by a plain noun",
+              zh="把多义词换成只有一个词义的普通名词后，仍通过同一检验的头数")
+report.number("disambiguation_heads_also_on_control", (passing & ct_passes).sum(), "{:.0f}",
+              en="heads that pass both with the ambiguous word and with the plain noun",
+              zh="多义词和普通名词两种句子都通过检验的头数")
+report.number("disambiguation_best_control_accuracy", ct_hits[:, best].mean(), "{:.0%}",
+              en="the best disambiguation head's accuracy when the ambiguous word is replaced",
+              zh="把多义词换掉以后，最好的消歧头的准确率")
+report.number("disambiguation_control_best_accuracy", ct_hits.mean(axis=0).max(), "{:.0%}",
+              en="best head's accuracy on the control sentences (plain noun)",
+              zh="对照句（普通名词）上最好的头的准确率")
+for sense in (0, 1):
+    report.number(f"disambiguation_best_accuracy_sense{sense}",
+                  am_hits[[s.sense == sense for s in am_set], best].mean(), "{:.0%}",
+                  en=f"best head's accuracy on the sentences of sense {sense + 1}",
+                  zh=f"最好的头在第 {sense + 1} 种词义句子上的准确率")
+
+# %% [markdown]
+# ## Direction or length? (C23)
+#
+# Source A §3 says recognition is "a small angle between q and k". A score is
+# q·k = |q|·|k|·cos θ, and for one query |q| is the same for every key, so the
+# winner is decided by |k| and cos θ together. In the best coreference head and
+# the best verb–object head we ask, sentence by sentence: would the cosine alone
+# pick the same winner? Would the key's length alone?
+
+# %%
+def query_key(outputs, n: int, layer: int, head: int):
+    """Query and key vectors of one head in sentence n: (T, hs) each."""
+    attention = model.layers[layer].attention
+    x = outputs[n].hidden_states[layer]                          # (1, T, C): the layer's input
+    q = attention.split_heads(attention.W_Q(x))[0, head]         # (T, hs)
+    k = attention.split_heads(attention.W_K(x))[0, head]         # (T, hs)
+    return q, k
+
+
+@torch.no_grad()
+def direction_or_length(outputs, role: str, queries, candidates) -> dict:
+    best = roles[role]["best"]
+    layer, head = divmod(best, H)
+    by = {"cos": [], "norm": [], "attention": [], "winner_cos": [], "d_cos": [], "d_log_norm": []}
+    for n, (query, allowed) in enumerate(zip(queries, candidates)):
+        q, k = query_key(outputs, n, layer, head)
+        keys = k[allowed]                                        # (c, hs)
+        score = keys @ q[query]                                  # (c,)
+        cos = torch.nn.functional.cosine_similarity(keys, q[query][None], dim=-1)  # (c,)
+        norm = keys.norm(dim=-1)                                 # (c,)
+        winner = int(score.argmax())
+        runner = int(score.clone().index_fill_(0, torch.tensor([winner]), -1e9).argmax())
+        weights = outputs[n].attentions[layer][0, head, query, allowed]           # (c,)
+        by["cos"].append(int(cos.argmax()) == winner)
+        by["norm"].append(int(norm.argmax()) == winner)
+        by["attention"].append(int(weights.argmax()) == winner)
+        by["winner_cos"].append(float(cos[winner].detach()))
+        by["d_cos"].append(float(cos[winner] - cos[runner]))
+        by["d_log_norm"].append(float(norm[winner].log() - norm[runner].log()))
+    return {key: np.array(value) for key, value in by.items()} | {"head": head_name(best)}
+
+
+vo_role = max(("verb_object", "object_verb"), key=lambda r: roles[r]["accuracy"].max())
+vo_queries = verbs if vo_role == "verb_object" else objects
+direction = {
+    "coreference": direction_or_length(
+        co_outputs, "coreference", it_pos, [n.nonzero()[:, 0] for n in nouns]),
+    "verb_object": direction_or_length(
+        vo_outputs, vo_role, vo_queries, [c.nonzero()[:, 0] for c in vo_hits[vo_role][2]]),
+}
+report.number("direction_verb_object_is_object_to_verb", vo_role == "object_verb", "{:.0f}",
+              en="1 if the better verb–object direction is object → verb",
+              zh="若动词–宾语两个方向里更好的是宾语 → 动词，则为 1")
+for name, d in direction.items():
+    en, zh = ("it → referent", "it → 所指") if name == "coreference" else ("verb–object", "动词–宾语")
+    report.number(f"direction_{name}_cos_share", d["cos"].mean(), "{:.0%}",
+                  en=f"sentences where the cosine alone picks the winning key ({en} head)",
+                  zh=f"只看余弦就能挑出胜出的键的句子比例（{zh}头）")
+    report.number(f"direction_{name}_norm_share", d["norm"].mean(), "{:.0%}",
+                  en=f"sentences where the key's length alone picks the winning key ({en} head)",
+                  zh=f"只看键的长度就能挑出胜出的键的句子比例（{zh}头）")
+    report.number(f"direction_{name}_winner_cos", d["winner_cos"].mean(), "{:.2f}",
+                  en=f"mean cosine between q and the winning k ({en} head)",
+                  zh=f"q 与胜出的 k 之间余弦的平均值（{zh}头）")
+    report.number(f"direction_{name}_winner_angle", np.degrees(np.arccos(d["winner_cos"])).mean(),
+                  "{:.0f}", en=f"mean angle between q and the winning k, degrees ({en} head)",
+                  zh=f"q 与胜出的 k 之间夹角的平均值，单位度（{zh}头）")
+    report.number(f"direction_{name}_score_matches_attention", d["attention"].mean(), "{:.0%}",
+                  en=f"sentences where the largest q·k is also the most attended candidate ({en} head)",
+                  zh=f"q·k 最大的候选同时也是注意力最大的候选的句子比例（{zh}头）")
+
+# A sink head's top pick is [CLS] for most tokens, not for all: how many content-role
+# heads are also [CLS]-sink heads?
+sinks = roles["cls_sink"]["passes"]
+for role in ("verb_object", "object_verb", "coreference", "disambiguation"):
+    report.number(f"{role}_heads_also_cls_sink", (roles[role]["passes"] & sinks).sum(), "{:.0f}",
+                  en=f"heads passing {ROLE_NAMES['en'][role]} that are also [CLS]-sink heads",
+                  zh=f"通过“{ROLE_NAMES['zh'][role]}”且同时是 [CLS] 停靠头的头数")
+
+# Every head's accuracy and corrected p for every role, for a page's own script
+# (heads in flat order: index = (layer - 1) * 12 + head - 1).
+report.data("head_roles", {role: {"accuracy": np.round(r["accuracy"], 3).tolist(),
+                                  "p": [float(f"{x:.3g}") for x in r["p"]],
+                                  "passes": r["passes"].astype(int).tolist(),
+                                  "chance": round(r["chance"], 4), "items": r["n"]}
+                           for role, r in roles.items()})
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+from scipy.stats import binom
+
+# Exercise 1: forget that 72 heads were tried: compare each head's binomial p with 0.05
+# directly (no Bonferroni). How many heads beat chance at verb → object now?
+vo = roles["verb_object"]
+uncorrected_p = binom.sf(np.round(vo["accuracy"] * vo["n"]) - 1, vo["n"], vo["chance"])  # (72,)
+report.number("exercise_verb_object_significant_uncorrected", (uncorrected_p < ALPHA).sum(), "{:.0f}",
+              en="exercise 1: heads beyond chance at verb → object without the correction for 72 heads",
+              zh="练习 1：不对 72 个头做校正时，“动词 → 宾语”超出偶然的头数")
+# Exercise 2: judge the previous-token role by the mean weight instead of the top pick:
+# how many heads put more than half of their attention on the token before, on average?
+report.number("exercise_previous_token_mean_weight_heads", (scores["previous"] > 0.5).sum(), "{:.0f}",
+              en="exercise 2: heads whose mean weight on the previous token is above 0.5",
+              zh="练习 2：放在前一个词元上的平均权重超过 0.5 的头数")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+def passing_heads(role: str) -> str:
+    names = [head_name(f) for f in np.flatnonzero(roles[role]["passes"])]
+    return ", ".join(names) if names else "—"
+
+
+TEXT = {
+    "en": {
+        "layer": "layer", "head": "head", "control": "control: plain noun → deciding word",
+        "passes": "heads passing: {n}", "chance": "chance {c:.0%}",
+        "colour": "accuracy: share of items where the target is the head's top pick",
+        "mark": "○ = passes the corrected test",
+        "alt_grid": "Grids of 6 layers by 12 heads, one per role, coloured by accuracy; the heads "
+                    "that pass the corrected test are circled. Passing heads: {lists}.",
+        "cap_position": "One head each for the previous and the next token; {cls} of 72 heads put "
+                        "their top weight on [CLS] for most tokens, none on [SEP].",
+        "cap_content": "Verb–object and ambiguous-word heads abound; only {co} heads pick the "
+                       "referent of it beyond chance, and {ct} heads pick the cue just as well "
+                       "when the ambiguous word is replaced by a plain noun.",
+        "weight": "mean attention weight", "by_layer_title": "average over the 12 heads of each layer",
+        "lines": {"cls": "on [CLS]", "sep": "on [SEP]", "previous": "on the previous token",
+                  "next": "on the next token"},
+        "alt_layers": "Line chart over layers 1 to 6 of the mean weight on [CLS], on [SEP], on the "
+                      "previous and on the next token. From layer 2 on, [CLS] takes about half of the weight.",
+        "cap_layers": "After layer 1, much of MiniLM's attention parks on [CLS] (up to {cls:.2f} of a "
+                      "layer's weight); [SEP] gets at most {sep:.2f}.",
+        "d_cos": "cos(winner) − cos(runner-up)", "d_norm": "log |k winner| − log |k runner-up|",
+        "dir_title": {"coreference": "head {h}: it → referent", "verb_object": "head {h}: verb–object"},
+        "alt_dir": "Two scatter plots, one point per sentence: the winning key's cosine with the "
+                   "query minus the runner-up's (x) against the log ratio of their lengths (y). "
+                   "Almost all points lie right of zero; many lie below zero.",
+        "cap_dir": "The winner has the larger cosine in nearly every sentence, often with the "
+                   "shorter key — yet the winning angle averages {a1:.0f}° and {a2:.0f}°, far from small.",
+    },
+    "zh": {
+        "layer": "层", "head": "头", "control": "对照：普通名词 → 线索词",
+        "passes": "{n} 个通过", "chance": "偶然 {c:.0%}",
+        "colour": "准确率：目标是该头首选的比例",
+        "mark": "○ = 通过校正检验",
+        "alt_grid": "每个角色一张 6 层 × 12 个头的网格，颜色表示准确率；通过校正检验的头画了圈。"
+                    "通过的头：{lists}。",
+        "cap_position": "看前一个词元和后一个词元的头各一个；72 个头里有 {cls} 个对大多数词元把最大权重放在 [CLS] 上，[SEP] 一个也没有。",
+        "cap_content": "动词–宾语头和多义词头很多；能超出偶然地挑出 it 所指对象的头只有 {co} 个；把多义词换成普通名词后，仍有 {ct} 个头照样挑中那个线索词。",
+        "weight": "平均注意力权重", "by_layer_title": "每层 12 个头的平均",
+        "lines": {"cls": "给 [CLS]", "sep": "给 [SEP]", "previous": "给前一个词元",
+                  "next": "给后一个词元"},
+        "alt_layers": "折线图，第 1 到第 6 层：放在 [CLS]、[SEP]、前一个词元、后一个词元上的平均权重。"
+                      "从第 2 层起，大约一半的权重落在 [CLS] 上。",
+        "cap_layers": "第 1 层之后，MiniLM 的注意力有很大一部分停在 [CLS] 上（一层最多 {cls:.2f}）；[SEP] 最多只有 {sep:.2f}。",
+        "d_cos": "cos(胜者) − cos(次者)", "d_norm": "log |k 胜者| − log |k 次者|",
+        "dir_title": {"coreference": "头 {h}：it → 所指", "verb_object": "头 {h}：动词–宾语"},
+        "alt_dir": "两张散点图，每个点是一句：横轴是胜出的键与查询的余弦减去第二名的余弦，纵轴是两者长度之比的对数。"
+                   "几乎所有点都在零的右边，不少点在零的下方。",
+        "cap_dir": "几乎每一句都是余弦更大的键胜出，而且常常是较短的键——可胜出的夹角平均 {a1:.0f}° 和 {a2:.0f}°，远谈不上“很小”。",
+    },
+}
+ROLE_ORDER = {"position": ["previous_token", "next_token", "cls_sink", "sep_sink"],
+              "content": ["verb_object", "object_verb", "coreference", "coreference_clark",
+                          "disambiguation", "control"]}
+roles["control"] = dict(accuracy=ct_hits.mean(axis=0), passes=ct_passes, chance=chance)
+lists = "; ".join(f"{ROLE_NAMES['en'][r]}: {passing_heads(r)}" for r in ROLE_NAMES["en"])
+lists_zh = "；".join(f"{ROLE_NAMES['zh'][r]}：{passing_heads(r)}" for r in ROLE_NAMES["zh"])
+
+
+def draw_grid(ax, role: str, text: dict, names: dict) -> None:
+    r = roles[role]
+    image = ax.imshow(r["accuracy"].reshape(L, H), cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
+    layer, head = np.divmod(np.flatnonzero(r["passes"]), H)
+    ax.scatter(head, layer, s=40, facecolor="none", edgecolor="white", linewidth=1.8)
+    ax.scatter(head, layer, s=40, facecolor="none", edgecolor="black", linewidth=0.6)
+    title = text["control"] if role == "control" else names[role]
+    ax.set_title(f"{title}\n{text['passes'].format(n=int(r['passes'].sum()))}, "
+                 f"{text['chance'].format(c=r['chance'])}", fontsize=10)
+    ax.set_xticks(range(0, H, 2), [str(h + 1) for h in range(0, H, 2)], fontsize=9)
+    ax.set_yticks(range(L), [str(l + 1) for l in range(L)], fontsize=9)
+    ax.set_xlabel(text["head"], fontsize=9)
+    ax.set_ylabel(text["layer"], fontsize=9)
+    return image
+
+
+for lang in LANGS:
+    text, names = TEXT[lang], ROLE_NAMES[lang]
+    for group, rows_, height in (("position", 2, 5.4), ("content", 3, 7.9)):
+        fig, axes = plt.subplots(rows_, 2, figsize=(7.2, height))
+        for ax, role in zip(axes.flat, ROLE_ORDER[group]):
+            image = draw_grid(ax, role, text, names)
+        fig.tight_layout(rect=(0, 0.1 if group == "position" else 0.07, 1, 1))
+        bar = fig.add_axes([0.15, 0.04 if group == "position" else 0.03, 0.7, 0.018])
+        fig.colorbar(image, cax=bar, orientation="horizontal")
+        bar.tick_params(labelsize=9)
+        bar.set_xlabel(f"{text['colour']}    {text['mark']}", fontsize=9)
+        caption = (text["cap_position"].format(cls=int(roles["cls_sink"]["passes"].sum()))
+                   if group == "position" else
+                   text["cap_content"].format(co=int(roles["coreference"]["passes"].sum()),
+                                              ct=int((passing & ct_passes).sum())))
+        report.figure(f"roles_{group}", fig, lang,
+                      alt=text["alt_grid"].format(lists=lists if lang == "en" else lists_zh),
+                      caption=caption)
+
+    fig, ax = plt.subplots(figsize=(7.2, 3.2))
+    for name, style, colour in (("cls", "o-", "#7570b3"), ("sep", "s-", "#e7298a"),
+                                ("previous", "v--", "#1b9e77"), ("next", "d--", "#d95f02")):
+        ax.plot(range(1, L + 1), by_layer[name], style, color=colour, label=text["lines"][name])
+    ax.set_ylim(0, 1)
+    ax.set_xlabel(text["layer"], fontsize=10)
+    ax.set_ylabel(text["weight"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="upper center", ncol=2)
+    ax.set_title(text["by_layer_title"], fontsize=10)
+    fig.tight_layout()
+    report.figure("by_layer", fig, lang, alt=text["alt_layers"],
+                  caption=text["cap_layers"].format(cls=by_layer["cls"].max(), sep=by_layer["sep"].max()))
+
+    fig, axes = plt.subplots(1, 2, figsize=(7.2, 3.4))
+    for ax, (name, d) in zip(axes, direction.items()):
+        ax.scatter(d["d_cos"], d["d_log_norm"], s=18, color="#1b9e77", alpha=0.8)
+        ax.axhline(0, color="grey", lw=0.6)
+        ax.axvline(0, color="grey", lw=0.6)
+        ax.set_title(text["dir_title"][name].format(h=d["head"]), fontsize=10)
+        ax.set_xlabel(text["d_cos"], fontsize=9)
+        ax.set_ylabel(text["d_norm"], fontsize=9)
+        ax.tick_params(labelsize=9)
+    fig.tight_layout()
+    report.figure("direction", fig, lang, alt=text["alt_dir"],
+                  caption=text["cap_dir"].format(a1=np.degrees(np.arccos(direction["coreference"]["winner_cos"])).mean(),
+                                                 a2=np.degrees(np.arccos(direction["verb_object"]["winner_cos"])).mean()))
+
+report.save()

@@ -1,0 +1,366 @@
+# %% [markdown]
+# # Does *it* look at the animal? Measured in a real model
+#
+# Source A §3–4: in "The animal didn't cross the street because it was too
+# tired", the query of *it* meets the key of *animal*, so *it* attends to the
+# animal, takes in v(animal), and later layers treat *it* as the animal. We read
+# every head of pretrained all-MiniLM-L6-v2. A head that really resolves *it*
+# must do more than look at *animal*: when one word changes ("…too wide") and
+# *it* becomes the street, its attention must move too.
+
+# %%
+import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.minilm import MiniLM, Tokenizer, run_sentences
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+from explainer.role_sentences import SOURCE_PAIR, coreference_sentences, word_position
+
+torch.set_num_threads(1)
+report = Report("real_model.it_animal")
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+L, H = model.config.n_layers, model.config.n_heads
+report.number("n_heads_total", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
+
+# %% [markdown]
+# ## The source sentence, head by head
+#
+# One forward pass for the source pair (tired / wide) and the 20 minimal pairs
+# of `explainer.role_sentences` (40 sentences, the set of the head-roles page).
+
+# %%
+pairs = coreference_sentences()
+sentences = SOURCE_PAIR + pairs
+outputs = run_sentences(model, tokenizer, [s.text for s in sentences])
+tokens = [tokenizer.tokens(s.text) for s in sentences]
+it = [word_position(t, "it") for t in tokens]
+right = [word_position(t, s.right) for t, s in zip(tokens, sentences)]
+wrong = [word_position(t, s.wrong) for t, s in zip(tokens, sentences)]
+first = [r if s.right_is_first else w for r, w, s in zip(right, wrong, sentences)]
+second = [w if s.right_is_first else r for r, w, s in zip(right, wrong, sentences)]
+
+# to_first[n, l, h]: attention of "it" to the first noun in sentence n, layer l, head h
+to_first = np.array([[out.attentions[l][0, :, i, f].numpy() for l in range(L)]
+                     for out, i, f in zip(outputs, it, first)])          # (N, L, nh)
+to_second = np.array([[out.attentions[l][0, :, i, s].numpy() for l in range(L)]
+                      for out, i, s in zip(outputs, it, second)])        # (N, L, nh)
+preference = to_first - to_second     # > 0: "it" looks more at the first noun
+
+TIRED, WIDE = 0, 1
+best = np.unravel_index(preference[TIRED].argmax(), (L, H))
+for key, value, en, zh in [
+    ("source_best_layer", best[0] + 1, "layer of the head preferring animal most (source sentence)",
+     "原句上最偏向 animal 的头所在层"),
+    ("source_best_head", best[1] + 1, "that head's number in its layer", "该头在层内的编号"),
+    ("seed_best_layer", best[0] + 1, "same as source_best_layer (kept for the explorer page)",
+     "同 source_best_layer（供探索页使用）"),
+    ("seed_best_head", best[1] + 1, "same as source_best_head (kept for the explorer page)",
+     "同 source_best_head（供探索页使用）"),
+]:
+    report.number(key, value, "{:.0f}", en=en, zh=zh)
+for key, value, en, zh in [
+    ("source_best_to_animal", to_first[TIRED][best], "its attention from it to animal, “…too tired”",
+     "“…too tired” 中它从 it 到 animal 的注意力"),
+    ("source_best_to_street", to_second[TIRED][best], "its attention from it to street, “…too tired”",
+     "“…too tired” 中它从 it 到 street 的注意力"),
+    ("source_best_wide_to_animal", to_first[WIDE][best], "its attention from it to animal, “…too wide”",
+     "“…too wide” 中它从 it 到 animal 的注意力"),
+    ("source_best_wide_to_street", to_second[WIDE][best], "its attention from it to street, “…too wide”",
+     "“…too wide” 中它从 it 到 street 的注意力"),
+]:
+    report.number(key, value, "{:.2f}", en=en, zh=zh)
+report.number("source_heads_prefer_animal", (preference[TIRED] > 0).sum(), "{:.0f}",
+              en="heads giving animal more than street, “…too tired”",
+              zh="“…too tired” 中给 animal 多于 street 的头数")
+same_preference = int((np.sign(preference[TIRED]) == np.sign(preference[WIDE])).sum())
+report.number("source_heads_same_preference", same_preference, "{:.0f}",
+              en="heads that prefer the same noun with “tired” and with “wide”",
+              zh="在 “tired” 句和 “wide” 句里偏向同一个名词的头数")
+report.number("source_wide_heads_prefer_street", (preference[WIDE] < 0).sum(), "{:.0f}",
+              en="heads giving street more than animal, “…too wide”",
+              zh="“…too wide” 中给 street 多于 animal 的头数")
+
+# %% [markdown]
+# ## The head that best picks the referent
+#
+# Over the 40 sentences, a head is right when *it* attends more to the right noun
+# than to the other (the head-roles page tests every head against the best of 72
+# by chance; here we follow the best one). Its accuracy and its corrected p-value
+# are recorded there; we look at what it does.
+
+# %%
+P = slice(2, None)                                               # the 40 sentences of the pairs
+right_is_first = np.array([s.right_is_first for s in pairs])
+correct = np.where(right_is_first[:, None, None], preference[P] > 0, preference[P] < 0)  # (40, L, nh)
+accuracy = correct.mean(axis=0)                                  # (L, nh)
+resolver = np.unravel_index(accuracy.argmax(), (L, H))          # the same head as on head-roles
+report.number("resolver_layer", resolver[0] + 1, "{:.0f}",
+              en="layer of the head that best picks the referent (40 sentences)",
+              zh="最会挑出所指对象的头所在层（40 句）")
+report.number("resolver_head", resolver[1] + 1, "{:.0f}",
+              en="that head's number in its layer", zh="该头在层内的编号")
+report.number("resolver_accuracy", accuracy[resolver], "{:.0%}",
+              en="its accuracy: share of sentences where it attends more to the right noun",
+              zh="它的准确率：对正确名词的注意力多于另一个名词的句子比例")
+report.number("follower_layer", resolver[0] + 1, "{:.0f}",
+              en="same as resolver_layer (kept for the explorer page)", zh="同 resolver_layer（供探索页使用）")
+report.number("follower_head", resolver[1] + 1, "{:.0f}",
+              en="same as resolver_head (kept for the explorer page)", zh="同 resolver_head（供探索页使用）")
+pair_hits = correct[0::2, resolver[0], resolver[1]].astype(int) + correct[1::2, resolver[0], resolver[1]]
+report.number("resolver_pairs_both_right", (pair_hits == 2).sum(), "{:.0f}",
+              en="pairs in which it is right in both sentences", zh="两句都选对的组数")
+report.number("resolver_pairs_both_wrong", (pair_hits == 0).sum(), "{:.0f}",
+              en="pairs in which it is wrong in both sentences", zh="两句都选错的组数")
+report.number("n_pairs", len(pairs) // 2, "{:.0f}", en="minimal pairs", zh="最小对的组数")
+for k, label in ((TIRED, "tired"), (WIDE, "wide")):
+    report.number(f"resolver_{label}_to_animal", to_first[k][resolver], "{:.2f}",
+                  en=f"its attention from it to animal, “…too {label}”",
+                  zh=f"“…too {label}” 中它从 it 到 animal 的注意力")
+    report.number(f"resolver_{label}_to_street", to_second[k][resolver], "{:.2f}",
+                  en=f"its attention from it to street, “…too {label}”",
+                  zh=f"“…too {label}” 中它从 it 到 street 的注意力")
+report.number("resolver_to_right_mean", np.where(right_is_first, to_first[P][:, resolver[0], resolver[1]],
+                                                 to_second[P][:, resolver[0], resolver[1]]).mean(), "{:.2f}",
+              en="its mean attention from it to the right noun (40 sentences)",
+              zh="它从 it 到正确名词的平均注意力（40 句）")
+
+# %% [markdown]
+# ## How much of the output at *it* is v(referent)? (C03, part 1)
+#
+# A head's output at *it* is o = Σ_j a_j v_j. The share of the referent's term is
+# its projection on o: (a_r v_r · o) / |o|²; the shares of all positions add up
+# to 1. We also measure it for the whole attention layer (12 heads through W_O,
+# without the bias), which is what the next layer actually receives.
+
+# %%
+@torch.no_grad()
+def value_shares(n: int, layer: int, head: int) -> tuple[float, float]:
+    attention = model.layers[layer].attention
+    x = outputs[n].hidden_states[layer]                           # (1, T, C): the layer's input
+    v = attention.split_heads(attention.W_V(x))[0]               # (nh, T, hs)
+    a = outputs[n].attentions[layer][0, :, it[n]]                # (nh, T): weights of "it"
+    terms = a[:, :, None] * v                                    # (nh, T, hs)
+    o = terms[head].sum(dim=0)                                   # (hs,)
+    head_share = float(terms[head, right[n]] @ o / (o @ o).clamp_min(1e-12))
+    W_O = attention.W_O.weight.view(-1, H, attention.head_size)  # (C, nh, hs)
+    per_position = torch.einsum("chs,hts->tc", W_O, terms)       # (T, C): each position's part
+    total = per_position.sum(dim=0)                              # (C,)
+    layer_share = float(per_position[right[n]] @ total / (total @ total).clamp_min(1e-12))
+    return head_share, layer_share
+
+
+shares = np.array([value_shares(k, *resolver) for k in range(2, len(sentences))])  # (40, 2)
+report.number("value_share_mean", shares[:, 0].mean(), "{:.2f}",
+              en="share of the resolving head's output at it that is v(referent), mean of 40 sentences",
+              zh="解析头在 it 处的输出里 v(所指对象) 所占的比例，40 句平均")
+report.number("value_share_max", shares[:, 0].max(), "{:.2f}",
+              en="the same share, largest over the 40 sentences", zh="同一比例在 40 句中的最大值")
+report.number("value_share_layer_mean", shares[:, 1].mean(), "{:.2f}",
+              en="share of the whole attention layer's output at it coming from the referent (after W_O)",
+              zh="整个注意力层（经 W_O）在 it 处的输出里来自所指对象的比例")
+report.number("value_share_source", value_shares(TIRED, *resolver)[0], "{:.2f}",
+              en="the resolving head's share of v(animal) on the source sentence",
+              zh="原句上解析头输出里 v(animal) 的比例")
+
+# %% [markdown]
+# ## Do later layers represent *it* closer to its referent? (C03, part 2)
+#
+# After each layer, lean = cos(it, first noun) − cos(it, second noun). When the
+# referent moves from the first noun to the second, a model that "treats *it* as
+# the referent" should lower the lean. Per pair: shift = lean(sentence 1) −
+# lean(sentence 2); positive = toward the referent. Chance: flip the sign of each
+# pair's shift at random (20 000 times) — if the model ignores the referent, a
+# shift is as likely to be negative as positive.
+
+# %%
+def lean(k: int, layer: int) -> float:
+    h = outputs[k].hidden_states[layer][0]                       # (T, C)
+    cos = torch.nn.functional.cosine_similarity
+    return float(cos(h[it[k]], h[first[k]], dim=0) - cos(h[it[k]], h[second[k]], dim=0))
+
+
+leans = np.array([[lean(k, layer) for layer in range(L + 1)] for k in range(2, len(sentences))])
+shift = leans[0::2] - leans[1::2]                                # (20, L+1)
+final = shift[:, -1]
+rng = np.random.default_rng(0)
+signs = rng.choice([-1.0, 1.0], size=(20000, len(final)))
+null = (signs * final).mean(axis=1)
+p_value = (1 + (null >= final.mean() - 1e-12).sum()) / (1 + len(null))
+report.number("lean_shift_mean", final.mean(), "{:.3f}",
+              en="mean shift of the lean toward the referent after the last layer (20 pairs)",
+              zh="最后一层之后，偏向所指对象的平均移动（20 组）")
+report.number("lean_pairs_right", (final > 0).sum(), "{:.0f}",
+              en="pairs whose shift is toward the referent", zh="朝所指对象移动的组数")
+report.number("lean_p_value", p_value, "{:.4f}",
+              en="one-sided p of the mean shift against random sign flips",
+              zh="平均移动对随机翻转符号的单侧 p 值")
+report.number("lean_typical_gap", np.abs(leans[:, -1]).mean(), "{:.2f}",
+              en="typical size of the lean itself after the last layer", zh="最后一层之后偏向本身的典型大小")
+report.number("lean_shift_embeddings", shift[:, 0].mean(), "{:.3f}",
+              en="mean shift already in the embeddings (before layer 1)", zh="词嵌入（第 1 层之前）就有的平均移动")
+peak = int(shift.mean(axis=0).argmax())
+report.number("lean_peak_layer", peak, "{:.0f}",
+              en="layer after which the mean shift is largest (0 = embeddings)",
+              zh="平均移动最大的是哪一层之后（0 = 词嵌入）")
+report.number("lean_peak_shift", shift.mean(axis=0)[peak], "{:.3f}",
+              en="the largest mean shift over layers", zh="各层中最大的平均移动")
+
+# %% [markdown]
+# ## The source's *bank* sentence, for the explorer
+#
+# The head-roles page tests ambiguous words on 40 sentences. Here only the pair
+# the explorer shows: from *bank*, which head looks most at *river*?
+
+# %%
+BANK = ["He walked down to the bank and looked at the money.",
+        "He walked down to the bank and looked at the river."]
+bank_out = run_sentences(model, tokenizer, BANK)
+bank_tokens = tokenizer.tokens(BANK[1])
+bank, noun = word_position(bank_tokens, "bank"), word_position(bank_tokens, "river")
+to_noun = np.array([[o.attentions[l][0, :, bank, noun].numpy() for l in range(L)] for o in bank_out])
+where = np.unravel_index(to_noun[1].argmax(), (L, H))
+report.number("bank_to_river_max", to_noun[1][where], "{:.2f}",
+              en="largest attention from bank to river, over heads", zh="所有头里 bank 到 river 的最大注意力")
+report.number("bank_to_river_layer", where[0] + 1, "{:.0f}", en="its layer", zh="它所在的层")
+report.number("bank_to_river_head", where[1] + 1, "{:.0f}", en="its number in the layer", zh="它在层内的编号")
+report.number("bank_to_river_other", to_noun[0][where], "{:.2f}",
+              en="the same head, from bank to money in the money sentence",
+              zh="同一个头在 money 句里从 bank 到 money 的注意力")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: replace the heads by a rule that ignores meaning: "it" always prefers the
+# first noun. Accuracy over the 40 sentences, and pairs with both sentences right?
+first_rule_right = right_is_first                                # (40,) right when the first noun is
+report.number("exercise_first_noun_rule_accuracy", first_rule_right.mean(), "{:.0%}",
+              en="exercise 1: accuracy of the rule “always the first noun” over the 40 sentences",
+              zh="练习 1：“永远选第一个名词”这条规则在 40 句上的准确率")
+report.number("exercise_first_noun_rule_pairs_both_right",
+              (first_rule_right[0::2] & first_rule_right[1::2]).sum(), "{:.0f}",
+              en="exercise 1: pairs in which that rule is right in both sentences",
+              zh="练习 1：这条规则两句都对的组数")
+# Exercise 2: judge the heads on the source pair alone. How many of the 72 prefer
+# animal with "tired" AND street with "wide"?
+report.number("exercise_source_pair_resolvers",
+              ((preference[TIRED] > 0) & (preference[WIDE] < 0)).sum(), "{:.0f}",
+              en="exercise 2: heads right on both sentences of the source pair",
+              zh="练习 2：原句这一对两句都选对的头数")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+def name(layer: int, head: int) -> str:
+    return f"{layer + 1}-{head + 1}"
+
+
+TEXT = {
+    "en": {
+        "tired": "“…too tired”: it→animal − it→street",
+        "wide": "“…too wide”: it→animal − it→street",
+        "accuracy": f"accuracy over {len(pairs)} sentences: attends more to the right noun (chance 50%)",
+        "layer": "layer", "head": "head",
+        "grid_alt": "Three grids of 6 layers by 12 heads. Top and middle: how much more it attends "
+                    "to animal than to street, with tired and with wide; the two look almost the "
+                    "same. Bottom: each head's accuracy at picking the referent over the minimal "
+                    "pairs, near 50 % for most heads.",
+        "grid_cap": "{same} of 72 heads prefer the same noun with “tired” and with “wide”; the best "
+                    "head over {n} sentences is right {acc:.0%} of the time.",
+        "bars_title": "head {}: attention of “it”", "sent_tired": "…too tired", "sent_wide": "…too wide",
+        "weight": "attention weight",
+        "bars_alt": "Bar chart of where it attends in head {h} for the tired and the wide "
+                    "sentence. Both bars are tall at animal and short at street.",
+        "bars_cap": "Head {h} gives animal {a:.2f} with “tired” and still {w:.2f} with “wide”, "
+                    "where it is the street.",
+        "lean_y": "shift toward the referent", "lean_x": "after layer (0 = embeddings)",
+        "mean": "mean of {n} pairs", "pair": "one pair",
+        "lean_alt": "Per layer, each pair's shift of cos(it, first noun) − cos(it, second noun) "
+                    "toward the referent, with the mean. The mean is zero in the embeddings and "
+                    "grows to about {m:.2f} after the last layer; the pairs scatter on both sides.",
+        "lean_cap": "After the last layer, it leans toward its referent in {r} of {n} pairs "
+                    "(mean {m:.3f}, p = {p:.4f}), a small move beside a typical lean of {g:.2f}.",
+    },
+    "zh": {
+        "tired": "“…too tired”：it→animal − it→street",
+        "wide": "“…too wide”：it→animal − it→street",
+        "accuracy": f"{len(pairs)} 句上的准确率：给正确名词的注意力更多（偶然 50%）",
+        "layer": "层", "head": "头",
+        "grid_alt": "三张 6 层 × 12 个头的网格。上、中：it 看 animal 比看 street 多多少，分别是 tired 句和 wide 句，"
+                    "两张几乎一样。下：每个头在最小对上挑出所指对象的准确率，大多数头都在 50% 附近。",
+        "grid_cap": "72 个头里有 {same} 个在 “tired” 句和 “wide” 句里偏向同一个名词；{n} 句上最好的头只对了 {acc:.0%}。",
+        "bars_title": "头 {}：“it” 的注意力", "sent_tired": "…too tired", "sent_wide": "…too wide",
+        "weight": "注意力权重",
+        "bars_alt": "柱状图：头 {h} 中 it 在 tired 句和 wide 句里分别看向哪里。两句在 animal 处都很高，"
+                    "在 street 处都很低。",
+        "bars_cap": "头 {h} 在 “tired” 句里给 animal {a:.2f}，到了 it 指街道的 “wide” 句仍给 {w:.2f}。",
+        "lean_y": "向所指对象的移动", "lean_x": "第几层之后（0 = 词嵌入）",
+        "mean": "{n} 组的平均", "pair": "一组",
+        "lean_alt": "逐层画出每组句子里 cos(it, 第一个名词) − cos(it, 第二个名词) 向所指对象的移动，以及平均值。"
+                    "平均值在词嵌入里为零，到最后一层之后约为 {m:.2f}；各组散布在零的两侧。",
+        "lean_cap": "最后一层之后，{n} 组里有 {r} 组 it 偏向所指对象（平均 {m:.3f}，p = {p:.4f}），"
+                    "比起偏向本身的典型大小 {g:.2f}，这一步很小。",
+    },
+}
+limit = np.abs(preference[:2]).max()
+source_tokens = tokens[TIRED]
+labels = source_tokens[:-3] + ["tired/wide"] + source_tokens[-2:]
+bars = [outputs[k].attentions[best[0]][0, best[1], it[k]].numpy() for k in (TIRED, WIDE)]
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, axes = plt.subplots(3, 1, figsize=(7.2, 6.6))
+    panels = [(preference[TIRED], text["tired"], "PuOr", -limit, limit),
+              (preference[WIDE], text["wide"], "PuOr", -limit, limit),
+              (accuracy, text["accuracy"], "PuOr", 0.2, 0.8)]
+    for ax, (grid, title, cmap, lo, hi) in zip(axes, panels):
+        image = ax.imshow(grid, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
+        ax.set_title(title, fontsize=10)
+        ax.set_xticks(range(H), [str(h + 1) for h in range(H)], fontsize=9)
+        ax.set_yticks(range(L), [str(l + 1) for l in range(L)], fontsize=9)
+        ax.set_xlabel(text["head"], fontsize=9)
+        ax.set_ylabel(text["layer"], fontsize=9)
+        bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
+        bar.ax.tick_params(labelsize=9)
+    fig.tight_layout()
+    report.figure("referent_grid", fig, lang, alt=text["grid_alt"],
+                  caption=text["grid_cap"].format(n=len(pairs), acc=accuracy.max(), same=same_preference))
+
+    fig, ax = plt.subplots(figsize=(7.2, 3.6))
+    x = np.arange(len(source_tokens))
+    ax.bar(x - 0.2, bars[0], 0.4, label=text["sent_tired"], color="#d95f02")
+    ax.bar(x + 0.2, bars[1], 0.4, label=text["sent_wide"], color="#7570b3")
+    ax.set_xticks(x, labels, rotation=60, fontsize=9)
+    ax.tick_params(axis="y", labelsize=9)
+    ax.set_ylabel(text["weight"], fontsize=10)
+    ax.set_title(text["bars_title"].format(name(*best)), fontsize=10)
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    report.figure("source_head", fig, lang, alt=text["bars_alt"].format(h=name(*best)),
+                  caption=text["bars_cap"].format(h=name(*best), a=to_first[TIRED][best],
+                                                  w=to_first[WIDE][best]))
+
+    fig, ax = plt.subplots(figsize=(7.2, 3.4))
+    layers = np.arange(L + 1)
+    for k, row in enumerate(shift):
+        ax.plot(layers, row, "-", color="#999999", lw=0.7, alpha=0.6,
+                label=text["pair"] if k == 0 else None)
+    ax.plot(layers, shift.mean(axis=0), "o-", color="#1b9e77", lw=2,
+            label=text["mean"].format(n=len(shift)))
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xlabel(text["lean_x"], fontsize=10)
+    ax.set_ylabel(text["lean_y"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    report.figure("lean", fig, lang, alt=text["lean_alt"].format(m=final.mean()),
+                  caption=text["lean_cap"].format(r=int((final > 0).sum()), n=len(final),
+                                                  m=final.mean(), p=p_value,
+                                                  g=np.abs(leans[:, -1]).mean()))
+
+report.save()

@@ -1,0 +1,480 @@
+# %% [markdown]
+# # Keys, queries and values in a real model
+#
+# Source B's postscript says three things about what Q, K and V carry:
+# a key is an *index* of all of a token's features while a query is a *view*
+# that looks for one of them (C18); Q and K are *more abstract* than V (C20);
+# and source B §4 says single dimensions of the trained vectors come to mean
+# features such as "edible" (C28). Each is measured here in MiniLM, head by
+# head, by a number that can come out either way. The snippet records the
+# numbers; the claims registry (docs/claims.yml) holds the rules.
+
+# %%
+import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.minilm import MiniLM, Tokenizer, run_sentences
+from explainer.noun_classes import FOOD_NOUNS, FRAMES, OTHER_NOUNS, framed_sentences
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.report import Report
+from explainer.sample_sentences import SENTENCE_PAIRS, SENTENCES
+
+torch.set_num_threads(1)
+report = Report("real_model.keys_queries")
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+L, H = model.config.n_layers, model.config.n_heads
+hs = model.config.d_model // H                                     # 32 dimensions per head
+
+# %% [markdown]
+# ## The token sample
+#
+# Every token (without [CLS] and [SEP]) of the project's sample sentences, of
+# the sentence pairs, and of 100 concrete nouns put into six neutral frames.
+# For each layer we keep the layer's input x and project it with that layer's
+# W_Q, W_K and W_V, exactly as attention does.
+
+# %%
+framed = framed_sentences()                                        # (sentence, noun, frame)
+sentences = (SENTENCES + sorted({s for pair in SENTENCE_PAIRS for s in pair})
+             + [sentence for sentence, _, _ in framed])
+outputs = run_sentences(model, tokenizer, sentences)
+
+
+def project(x: torch.Tensor, layer: int) -> dict[str, torch.Tensor]:
+    """Q, K, V of layer ``layer`` for inputs x (N, C), split into heads: each (N, nh, hs)."""
+    attention = model.layers[layer].attention
+    with torch.no_grad():
+        return {name: getattr(attention, f"W_{name}")(x).view(-1, H, hs)
+                for name in ("Q", "K", "V")}
+
+
+inner = [out.hidden_states for out in outputs]                     # per sentence: L+1 tensors (1, T, C)
+n_tokens = sum(h[0].shape[1] - 2 for h in inner)
+report.number("n_sentences", len(sentences), "{:.0f}",
+              en="sentences in the token sample", zh="词元样本中的句子数")
+report.number("n_tokens", n_tokens, "{:.0f}",
+              en="tokens in the sample ([CLS] and [SEP] left out)",
+              zh="样本中的词元数（不含 [CLS] 和 [SEP]）")
+report.number("n_heads", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
+
+# %% [markdown]
+# ## C18: how many directions do keys and queries span?
+#
+# The participation ratio of a cloud of vectors, (Σλ)² / Σλ² over the
+# eigenvalues λ of their covariance, counts its directions: d for a round
+# cloud in d dimensions, 1 for a line. An index of *all* features should span
+# more directions than a view on *one*.
+
+# %%
+def participation_ratio(vectors: torch.Tensor) -> torch.Tensor:
+    """(N, nh, hs) -> (nh,): effective number of directions of each head's vectors."""
+    centred = vectors - vectors.mean(dim=0)                        # (N, nh, hs)
+    covariance = torch.einsum("nha,nhb->hab", centred, centred) / len(vectors)  # (nh, hs, hs)
+    eigenvalues = torch.linalg.eigvalsh(covariance.double()).clamp(min=0)       # (nh, hs)
+    return eigenvalues.sum(-1) ** 2 / (eigenvalues ** 2).sum(-1)
+
+
+ratio = {name: np.zeros((L, H)) for name in ("Q", "K", "V")}
+for layer in range(L):
+    x = torch.cat([h[layer][0, 1:-1] for h in inner])              # (N, C): no [CLS], [SEP]
+    for name, vectors in project(x, layer).items():
+        ratio[name][layer] = participation_ratio(vectors).numpy()
+
+keys_over_queries = ratio["K"] / ratio["Q"]                        # (L, H)
+report.number("keys_wider_heads", (keys_over_queries > 1).sum(), "{:.0f}",
+              en="heads whose keys span more directions than their queries",
+              zh="键张成的方向多于查询的头数")
+report.number("pr_ratio_median", np.median(keys_over_queries), "{:.2f}",
+              en="median over heads of (key directions / query directions)",
+              zh="各头“键方向数 / 查询方向数”的中位数")
+report.number("pr_ratio_min", keys_over_queries.min(), "{:.2f}",
+              en="smallest keys/queries ratio of a head", zh="各头键/查询之比的最小值")
+report.number("pr_ratio_max", keys_over_queries.max(), "{:.2f}",
+              en="largest keys/queries ratio of a head", zh="各头键/查询之比的最大值")
+for name in ("Q", "K", "V"):
+    label = {"Q": ("queries", "查询"), "K": ("keys", "键"), "V": ("values", "值")}[name]
+    report.number(f"pr_{label[0]}_median", np.median(ratio[name]), "{:.1f}",
+                  en=f"median over heads of the directions the {label[0]} span (of {hs})",
+                  zh=f"各头{label[1]}张成的方向数的中位数（共 {hs} 维）")
+for layer in range(L):
+    report.number(f"keys_wider_heads_layer{layer + 1}", (keys_over_queries[layer] > 1).sum(),
+                  "{:.0f}", en=f"heads of layer {layer + 1} whose keys span more directions",
+                  zh=f"第 {layer + 1} 层里键的方向更多的头数")
+widest = np.unravel_index(keys_over_queries.argmax(), (L, H))
+narrowest = np.unravel_index(keys_over_queries.argmin(), (L, H))
+for tag, (layer, head) in (("widest", widest), ("narrowest", narrowest)):
+    report.number(f"{tag}_layer", layer + 1, "{:.0f}",
+                  en=f"layer of the head with the {'largest' if tag == 'widest' else 'smallest'} "
+                     "keys/queries ratio", zh=f"键/查询之比{'最大' if tag == 'widest' else '最小'}的头所在的层")
+    report.number(f"{tag}_head", head + 1, "{:.0f}",
+                  en=f"that head's number in its layer", zh="该头在层内的编号")
+
+# %% [markdown]
+# ## The nouns in their frames
+#
+# For C20 and C28 we need the vectors of one token, the noun, in each frame:
+# per layer, Q, K and V of shape (nouns, frames, heads, 32).
+
+# %%
+nouns = FOOD_NOUNS + OTHER_NOUNS
+n_nouns, n_frames = len(nouns), len(FRAMES)
+noun_inputs = torch.zeros(L, n_nouns, n_frames, model.config.d_model)  # (L, n, F, C)
+found = 0
+first_framed = len(sentences) - len(framed)
+for k, (sentence, noun, frame) in enumerate(framed):
+    tokens = tokenizer.tokens(sentence)
+    if noun not in tokens:                                         # not one token: leave zeros
+        continue
+    position = tokens.index(noun)
+    for layer in range(L):
+        noun_inputs[layer, nouns.index(noun), frame] = inner[first_framed + k][layer][0, position]
+    found += 1
+report.number("n_food", len(FOOD_NOUNS), "{:.0f}", en="food nouns", zh="食物名词数")
+report.number("n_other", len(OTHER_NOUNS), "{:.0f}", en="other concrete nouns", zh="其他具体名词数")
+report.number("n_frames", n_frames, "{:.0f}", en="sentence frames per noun", zh="每个名词所放的句子框架数")
+report.number("nouns_found", found / len(framed), "{:.0%}",
+              en="share of framed sentences in which the noun is one token",
+              zh="名词恰为一个词元的框架句所占比例")
+
+noun_vectors = {name: torch.zeros(L, n_nouns, n_frames, H, hs) for name in ("Q", "K", "V")}
+for layer in range(L):
+    flat = noun_inputs[layer].reshape(-1, model.config.d_model)    # (n*F, C)
+    for name, vectors in project(flat, layer).items():
+        noun_vectors[name][layer] = vectors.view(n_nouns, n_frames, H, hs)
+
+# %% [markdown]
+# ## C20: how much of Q, K and V is "which word"?
+#
+# Leave one frame out: predict a noun's vector in that frame by the same noun's
+# mean vector in the other five frames, and compare the error with predicting
+# it by the mean of *all* nouns in those frames. R² = 1 − error(word) /
+# error(average noun): 1 when the word alone fixes the vector, 0 when knowing
+# the word does not help. A nearest-mean classifier on the same split gives a
+# second, more familiar number: held-out accuracy at naming the noun.
+
+# %%
+def identity_readback(vectors: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """vectors (n, F, nh, hs) -> held-out R² (nh,) and nearest-mean accuracy (nh,)."""
+    n, F = vectors.shape[:2]
+    error_word = torch.zeros(vectors.shape[2])
+    error_mean = torch.zeros(vectors.shape[2])
+    correct = torch.zeros(vectors.shape[2])
+    for frame in range(F):
+        others = torch.cat([vectors[:, :frame], vectors[:, frame + 1:]], dim=1)  # (n, F-1, nh, hs)
+        prototypes = others.mean(dim=1)                            # (n, nh, hs)
+        held_out = vectors[:, frame]                               # (n, nh, hs)
+        error_word += ((held_out - prototypes) ** 2).sum(dim=(0, 2))
+        error_mean += ((held_out - prototypes.mean(dim=0)) ** 2).sum(dim=(0, 2))
+        distances = torch.cdist(held_out.transpose(0, 1), prototypes.transpose(0, 1))  # (nh, n, n)
+        correct += (distances.argmin(dim=-1) == torch.arange(n)).sum(dim=-1)
+    return 1 - error_word / error_mean, correct / (n * F)
+
+
+identity = {name: np.zeros((L, H)) for name in ("Q", "K", "V")}
+accuracy = {name: np.zeros((L, H)) for name in ("Q", "K", "V")}
+for name in ("Q", "K", "V"):
+    for layer in range(L):
+        r2, acc = identity_readback(noun_vectors[name][layer])
+        identity[name][layer], accuracy[name][layer] = r2.numpy(), acc.numpy()
+
+v_most = (identity["V"] > np.maximum(identity["Q"], identity["K"]))  # (L, H)
+report.number("v_most_specific_heads", v_most.sum(), "{:.0f}",
+              en="heads in which V is more word-specific (higher identity R²) than both Q and K",
+              zh="V 的词身份 R² 同时高于 Q 和 K 的头数")
+report.number("q_or_k_most_specific_heads", L * H - v_most.sum(), "{:.0f}",
+              en="heads in which Q or K is at least as word-specific as V",
+              zh="Q 或 K 的词身份 R² 不低于 V 的头数")
+for name in ("Q", "K", "V"):
+    low = name.lower()
+    report.number(f"identity_{low}_median", np.median(identity[name]), "{:.2f}",
+                  en=f"median over heads of the held-out identity R² of {name}",
+                  zh=f"各头 {name} 的留出词身份 R² 的中位数")
+    report.number(f"accuracy_{low}_median", np.median(accuracy[name]), "{:.0%}",
+                  en=f"median over heads of the held-out accuracy at naming the noun from {name}",
+                  zh=f"各头仅凭 {name} 认出是哪个名词的留出准确率（中位数）")
+    for layer in (0, L - 1):
+        report.number(f"identity_{low}_layer{layer + 1}", np.median(identity[name][layer]), "{:.2f}",
+                      en=f"median identity R² of {name} over the heads of layer {layer + 1}",
+                      zh=f"第 {layer + 1} 层各头 {name} 的词身份 R² 中位数")
+report.number("identity_min", min(identity[name].min() for name in ("Q", "K", "V")), "{:.2f}",
+              en="lowest identity R² of any head's Q, K or V", zh="所有头的 Q、K、V 中最低的词身份 R²")
+report.number("identity_chance_accuracy", 1 / n_nouns, "{:.0%}",
+              en="accuracy of guessing the noun", zh="随便猜中名词的准确率")
+for layer in range(L):
+    report.number(f"v_most_specific_heads_layer{layer + 1}", v_most[layer].sum(), "{:.0f}",
+                  en=f"heads of layer {layer + 1} in which V is the most word-specific",
+                  zh=f"第 {layer + 1} 层里 V 最“具体”的头数")
+
+# %% [markdown]
+# ## C28: a dimension that means "edible"?
+#
+# Each noun's query and key, averaged over its six frames: 144 spaces (72 heads
+# × Q, K) of 32 dimensions, 100 nouns, half of them food. In each space, with
+# 5-fold cross-validation over *words*: the best single coordinate (chosen on
+# the training words, with its sign) and the best direction (a linear
+# discriminant with shrinkage, fitted on the training words), both scored by
+# AUC on the held-out words, averaged over the folds. Shuffling the labels 200
+# times gives the chance level of the *best* of 144 spaces.
+
+# %%
+def rank_auc(ranks: torch.Tensor, positive: torch.Tensor) -> torch.Tensor:
+    """AUC from ranks (1 = lowest score) and a 0/1 mask of positives, both (..., n): (...,)."""
+    n_pos = positive.sum(dim=-1)
+    n_neg = positive.shape[-1] - n_pos
+    return ((ranks * positive).sum(dim=-1) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def ranks_of(scores: torch.Tensor, dim: int) -> torch.Tensor:
+    return scores.argsort(dim=dim).argsort(dim=dim).double() + 1
+
+
+def held_out_aucs(X: torch.Tensor, labels: torch.Tensor, folds: list, shrinkage: float = 0.2):
+    """X (S, n, d): S spaces; labels (P, n) bool (row 0 the true labels, the rest shuffled).
+
+    Returns the fold-averaged held-out AUC of the best coordinate and of the best
+    direction, each (P, S)."""
+    P, (S, n, d) = labels.shape[0], X.shape
+    X, y = X.double(), labels.double()
+    coordinate, direction = torch.zeros(P, S), torch.zeros(P, S)
+    for test in folds:
+        train = np.setdiff1d(np.arange(n), test)
+        Xtr, Xte, ytr, yte = X[:, train], X[:, test], y[:, train], y[:, test]
+        # best coordinate: chosen on the training words, with its sign
+        train_ranks = ranks_of(Xtr, dim=1)                          # (S, ntr, d)
+        test_ranks = ranks_of(Xte, dim=1)                           # (S, nte, d)
+        n_pos, n_neg = ytr.sum(1)[:, None, None], (1 - ytr).sum(1)[:, None, None]
+        train_auc = (torch.einsum("snd,pn->psd", train_ranks, ytr)
+                     - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)   # (P, S, d)
+        t_pos, t_neg = yte.sum(1)[:, None, None], (1 - yte).sum(1)[:, None, None]
+        test_auc = (torch.einsum("snd,pn->psd", test_ranks, yte)
+                    - t_pos * (t_pos + 1) / 2) / (t_pos * t_neg)    # (P, S, d)
+        best = (train_auc - 0.5).abs().argmax(dim=-1, keepdim=True)  # (P, S, 1)
+        chosen = test_auc.gather(-1, best)[..., 0]                  # (P, S)
+        above = train_auc.gather(-1, best)[..., 0] >= 0.5
+        coordinate += torch.where(above, chosen, 1 - chosen) / len(folds)
+        # best direction: a linear discriminant with shrinkage, w = B⁻¹ (μ_food − μ_other).
+        # For two classes the within-class scatter is the total scatter minus a
+        # multiple of δδᵀ (δ = μ_food − μ_other), which changes B⁻¹δ only by a
+        # positive factor (Sherman-Morrison). So B is built from the total
+        # covariance (shrunk towards its mean variance), once per space,
+        # whatever the labels: one inverse serves all 200 shuffles.
+        mean_pos = torch.einsum("snd,pn->psd", Xtr, ytr) / ytr.sum(1)[:, None, None]      # (P, S, d)
+        mean_neg = torch.einsum("snd,pn->psd", Xtr, 1 - ytr) / (1 - ytr).sum(1)[:, None, None]
+        centred = Xtr - Xtr.mean(dim=1, keepdim=True)               # (S, ntr, d)
+        total = centred.transpose(1, 2) @ centred / len(train)      # (S, d, d), label-free
+        scale = total.diagonal(dim1=-2, dim2=-1).mean(-1)[:, None, None]
+        B = (1 - shrinkage) * total + shrinkage * scale * torch.eye(d, dtype=X.dtype)
+        w = torch.einsum("sde,pse->psd", torch.linalg.inv(B), mean_pos - mean_neg)  # (P, S, d)
+        scores = torch.einsum("snd,psd->psn", Xte, w)               # (P, S, nte)
+        direction += rank_auc(ranks_of(scores, dim=-1), yte[:, None, :]) / len(folds)
+    return coordinate, direction
+
+
+is_food = torch.tensor([noun in FOOD_NOUNS for noun in nouns])    # (n,)
+rng = np.random.default_rng(0)
+folds = [np.concatenate(parts) for parts in zip(
+    *(np.array_split(rng.permutation(np.flatnonzero(is_food.numpy() == c)), 5) for c in (True, False)))]
+N_SHUFFLES = 200
+labels = torch.stack([is_food] + [is_food[torch.from_numpy(rng.permutation(n_nouns))]
+                                  for _ in range(N_SHUFFLES)])    # (P, n)
+spaces = torch.stack([noun_vectors[name][layer].mean(dim=1)[:, head]
+                      for name in ("Q", "K") for layer in range(L) for head in range(H)])  # (S, n, hs)
+coordinate, direction = held_out_aucs(spaces, labels, folds)      # (P, S) each
+coordinate_null = np.quantile(coordinate[1:].max(dim=1).values.numpy(), 0.95)
+direction_null = np.quantile(direction[1:].max(dim=1).values.numpy(), 0.95)
+coordinate_true, direction_true = coordinate[0].numpy(), direction[0].numpy()  # (S,)
+
+
+def space_name(s: int) -> tuple[str, int, int]:
+    """Index into the 144 spaces -> (projection, layer 1-6, head 1-12)."""
+    return ("Q", "K")[s // (L * H)], (s % (L * H)) // H + 1, s % H + 1
+
+
+report.number("coordinate_auc_best", coordinate_true.max(), "{:.2f}",
+              en="best held-out AUC of a single coordinate (of 144 spaces)",
+              zh="单个坐标的最佳留出 AUC（144 个空间中）")
+report.number("direction_auc_best", direction_true.max(), "{:.2f}",
+              en="best held-out AUC of a direction (of 144 spaces)",
+              zh="方向的最佳留出 AUC（144 个空间中）")
+report.number("coordinate_auc_median", np.median(coordinate_true), "{:.2f}",
+              en="median over the 144 spaces of the single-coordinate AUC",
+              zh="144 个空间中单坐标 AUC 的中位数")
+report.number("direction_auc_median", np.median(direction_true), "{:.2f}",
+              en="median over the 144 spaces of the direction AUC", zh="144 个空间中方向 AUC 的中位数")
+report.number("coordinate_null_p95", coordinate_null, "{:.2f}",
+              en="chance: 95th percentile of the best coordinate AUC with shuffled labels",
+              zh="偶然水平：标签打乱后最佳单坐标 AUC 的第 95 百分位")
+report.number("direction_null_p95", direction_null, "{:.2f}",
+              en="chance: 95th percentile of the best direction AUC with shuffled labels",
+              zh="偶然水平：标签打乱后最佳方向 AUC 的第 95 百分位")
+report.number("coordinate_heads_beyond_chance", (coordinate_true > coordinate_null).sum(), "{:.0f}",
+              en="spaces (head × Q/K) whose best coordinate separates food beyond chance",
+              zh="最佳单坐标区分食物超过偶然水平的空间数（头 × Q/K）")
+report.number("direction_heads_beyond_chance", (direction_true > direction_null).sum(), "{:.0f}",
+              en="spaces (head × Q/K) whose best direction separates food beyond chance",
+              zh="最佳方向区分食物超过偶然水平的空间数（头 × Q/K）")
+report.number("direction_wins_spaces", (direction_true > coordinate_true).sum(), "{:.0f}",
+              en="spaces in which the direction beats the best coordinate",
+              zh="方向胜过最佳单坐标的空间数")
+report.number("coordinate_near_direction_spaces",
+              (coordinate_true >= direction_true - 0.05).sum(), "{:.0f}",
+              en="spaces in which the best coordinate comes within 0.05 AUC of the direction",
+              zh="最佳单坐标与方向相差不超过 0.05 AUC 的空间数")
+report.number("n_spaces", len(spaces), "{:.0f}", en="spaces tried (72 heads × Q, K)",
+              zh="尝试的空间数（72 个头 × Q、K）")
+report.number("n_shuffles", N_SHUFFLES, "{:.0f}", en="label shuffles for the chance level",
+              zh="计算偶然水平时打乱标签的次数")
+for tag, values in (("coordinate", coordinate_true), ("direction", direction_true)):
+    projection, layer, head = space_name(int(values.argmax()))
+    report.number(f"{tag}_best_is_key", projection == "K", "{:.0f}",
+                  en=f"1 if the best {tag} is in a key space, 0 if in a query space",
+                  zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}在键空间为 1，在查询空间为 0")
+    report.number(f"{tag}_best_layer", layer, "{:.0f}",
+                  en=f"layer of the best {tag}", zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}所在的层")
+    report.number(f"{tag}_best_head", head, "{:.0f}",
+                  en=f"head of the best {tag}", zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}所在的头")
+best_space = int(direction_true.argmax())
+report.number("coordinate_auc_in_best_direction_space", coordinate_true[best_space], "{:.2f}",
+              en="best single coordinate's AUC in the space where the direction does best",
+              zh="在方向表现最好的那个空间里，最佳单坐标的 AUC")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: what does the participation ratio give for a perfectly round cloud, as
+# many random Gaussian vectors in 32 dimensions as there are tokens here?
+round_cloud = torch.randn(n_tokens, 1, hs, generator=torch.Generator().manual_seed(0))  # (N, 1, hs)
+report.number("exercise_pr_round_cloud", participation_ratio(round_cloud)[0], "{:.1f}",
+              en="exercise 1: participation ratio of as many random 32-dimensional vectors as tokens",
+              zh="练习 1：与词元数同样多的 32 维随机向量的参与比")
+# Exercise 2: break the link between vector and word: shuffle which noun is which, frame
+# by frame. What R² does V get then (median over heads)?
+shuffle_rng = np.random.default_rng(1)
+shuffled_r2 = []
+for layer in range(L):
+    v = noun_vectors["V"][layer]                                     # (n, F, nh, hs)
+    mixed = torch.stack([v[torch.from_numpy(shuffle_rng.permutation(n_nouns)), f]
+                         for f in range(v.shape[1])], dim=1)         # (n, F, nh, hs)
+    shuffled_r2.append(identity_readback(mixed)[0].numpy())
+report.number("exercise_identity_v_shuffled_median", np.median(shuffled_r2), "{:.2f}",
+              en="exercise 2: median R² of V when the nouns are shuffled frame by frame",
+              zh="练习 2：逐个句子框架打乱名词后，V 的 R² 中位数")
+
+# The exercises of the "edible" page.
+# Exercise 1 there: choose the best coordinate and score it on the SAME words, without
+# cross-validation. Median AUC over the 144 spaces?
+all_ranks = ranks_of(spaces, dim=1)                                 # (S, n, hs)
+in_sample = rank_auc(all_ranks.transpose(1, 2), is_food.double())   # (S, hs)
+in_sample = torch.maximum(in_sample, 1 - in_sample).amax(dim=1)     # (S,): best coordinate, either sign
+report.number("exercise_coordinate_auc_in_sample_median", in_sample.median(), "{:.2f}",
+              en="exercise (edible page) 1: median over spaces of the best coordinate's AUC, chosen and scored on the same words",
+              zh="练习（可食用页）1：在同一批词上挑选并打分时，各空间最佳单坐标 AUC 的中位数")
+# Exercise 2 there: fit the direction without shrinkage (32 dimensions, 80 training words).
+_, unshrunk = held_out_aucs(spaces, labels[:1], folds, shrinkage=0.0)  # (1, S)
+report.number("exercise_direction_auc_median_no_shrinkage", np.median(unshrunk[0].numpy()), "{:.2f}",
+              en="exercise (edible page) 2: median held-out direction AUC without shrinkage",
+              zh="练习（可食用页）2：不加收缩时方向的留出 AUC 中位数")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {
+        "pr_q": "directions spanned by the queries", "pr_k": "directions spanned by the keys",
+        "layer": "layer", "equal": "keys = queries",
+        "pr_alt": "Scatter plot of MiniLM's 72 heads: the number of directions spanned by each "
+                  "head's queries (x) against its keys (y), coloured by layer, with the diagonal "
+                  "where both are equal.",
+        "pr_caption": "Each dot is a head: above the diagonal its keys span more directions "
+                      "than its queries.",
+        "identity": "identity R² (held out)", "spread": "heads of the layer (min–max)",
+        "id_alt": "Line chart over layers 1 to 6 of the held-out word-identity R² of Q, K and V: "
+                  "the median over the 12 heads of each layer, with a band from the lowest to the "
+                  "highest head.",
+        "id_caption": "How much of each vector is fixed by which noun it is, layer by layer.",
+        "coordinate": "best single coordinate (AUC, held out)",
+        "direction": "best direction (AUC, held out)",
+        "chance": "chance (best of 144, shuffled labels)", "query": "query space", "key": "key space",
+        "dim_alt": "Scatter plot of 144 spaces (72 heads, queries and keys): the held-out AUC of "
+                   "the best single coordinate at telling food nouns from other nouns (x) against "
+                   "the AUC of the best direction (y), with dashed lines at the chance levels.",
+        "dim_caption": "Food against other nouns: a single coordinate (x) against a direction (y) "
+                       "in each head's query and key space.",
+    },
+    "zh": {
+        "pr_q": "查询张成的方向数", "pr_k": "键张成的方向数",
+        "layer": "层", "equal": "键 = 查询",
+        "pr_alt": "MiniLM 72 个头的散点图：横轴是每个头的查询张成的方向数，纵轴是键张成的方向数，"
+                  "颜色表示层，对角线表示两者相等。",
+        "pr_caption": "每个点是一个头：落在对角线上方，说明它的键比查询张成更多的方向。",
+        "identity": "词身份 R²（留出）", "spread": "该层各头（最小–最大）",
+        "id_alt": "第 1 到第 6 层 Q、K、V 的留出词身份 R² 折线图：每层 12 个头的中位数，"
+                  "阴影带从最低的头到最高的头。",
+        "id_caption": "每一层里，一个向量有多少是由“它是哪个名词”决定的。",
+        "coordinate": "最佳单个坐标（留出 AUC）", "direction": "最佳方向（留出 AUC）",
+        "chance": "偶然水平（144 个中的最大值，标签打乱）", "query": "查询空间", "key": "键空间",
+        "dim_alt": "144 个空间（72 个头的查询和键）的散点图：横轴是最佳单个坐标区分食物名词与其他名词的"
+                   "留出 AUC，纵轴是最佳方向的 AUC，虚线是偶然水平。",
+        "dim_caption": "食物名词对其他名词：每个头的查询空间和键空间里，单个坐标（横轴）对一个方向（纵轴）。",
+    },
+}
+COLOURS = {"Q": "#1b9e77", "K": "#7570b3", "V": "#d95f02"}
+for lang in LANGS:
+    text = TEXT[lang]
+
+    fig, ax = plt.subplots(figsize=(5.6, 4.6))
+    layer_of = np.repeat(np.arange(1, L + 1), H)
+    dots = ax.scatter(ratio["Q"].ravel(), ratio["K"].ravel(), c=layer_of, cmap=SEQUENTIAL_CMAP,
+                      s=28, edgecolor="black", linewidth=0.3)
+    top = max(ratio["Q"].max(), ratio["K"].max()) * 1.05
+    ax.plot([0, top], [0, top], color="grey", lw=1, ls="--", label=text["equal"])
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel(text["pr_q"], fontsize=10)
+    ax.set_ylabel(text["pr_k"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="upper left")
+    bar = fig.colorbar(dots, ax=ax, ticks=range(1, L + 1))
+    bar.set_label(text["layer"], fontsize=10)
+    bar.ax.tick_params(labelsize=9)
+    fig.tight_layout()
+    report.figure("directions", fig, lang, alt=text["pr_alt"], caption=text["pr_caption"])
+
+    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    layers = np.arange(1, L + 1)
+    for name in ("Q", "K", "V"):
+        ax.plot(layers, np.median(identity[name], axis=1), "o-", color=COLOURS[name], label=name)
+        ax.fill_between(layers, identity[name].min(axis=1), identity[name].max(axis=1),
+                        color=COLOURS[name], alpha=0.15)
+    ax.set_xlabel(text["layer"], fontsize=10)
+    ax.set_ylabel(text["identity"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, title=text["spread"], title_fontsize=9)
+    fig.tight_layout()
+    report.figure("identity", fig, lang, alt=text["id_alt"], caption=text["id_caption"])
+
+    fig, ax = plt.subplots(figsize=(5.6, 4.6))
+    half = L * H
+    ax.scatter(coordinate_true[:half], direction_true[:half], s=22, marker="o",
+               color=COLOURS["Q"], label=text["query"], alpha=0.8)
+    ax.scatter(coordinate_true[half:], direction_true[half:], s=22, marker="^",
+               color=COLOURS["K"], label=text["key"], alpha=0.8)
+    ax.axvline(coordinate_null, color="grey", lw=1, ls="--")
+    ax.axhline(direction_null, color="grey", lw=1, ls="--", label=text["chance"])
+    ax.plot([0.3, 1], [0.3, 1], color="black", lw=0.6, ls=":")
+    ax.set_xlim(0.3, 1.01)
+    ax.set_ylim(0.3, 1.01)
+    ax.set_xlabel(text["coordinate"], fontsize=10)
+    ax.set_ylabel(text["direction"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="lower right")
+    fig.tight_layout()
+    report.figure("dimensions", fig, lang, alt=text["dim_alt"], caption=text["dim_caption"])
+
+report.save()

@@ -1,0 +1,345 @@
+# %% [markdown]
+# # V and the residual stream
+#
+# Source B's postscript says a token's value V stays closest to its own
+# embedding and that, layer after layer, the token keeps its meaning — "and if
+# continuity fades, the residual path can make up for it" (C19); and that the
+# values are handed on, embedding → layer-1 V → layer-2 V → … (C29). In MiniLM
+# we measure how similar each token's vector stays to its own input embedding,
+# with the residual path as trained and with it removed; how much of the
+# embedding's structure survives in Q, K and V; and what each layer's output —
+# the next layer's input — is made of. The snippet records numbers; the rules
+# that turn them into verdicts are in docs/claims.yml.
+
+# %%
+import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+import torch.nn.functional as F
+
+from explainer.minilm import MiniLM, Tokenizer, run_sentences
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+from explainer.sample_sentences import SENTENCES
+
+torch.set_num_threads(1)
+report = Report("real_model.residual")
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+L = model.config.n_layers
+
+# %% [markdown]
+# ## Each token against its own embedding
+#
+# "Embedding" here is what enters layer 1: token + position + segment
+# embeddings after LayerNorm, `hidden_states[0]`. For every token of every
+# sentence: cosine of its vector after layer l with its own embedding, against
+# the mean cosine with the embeddings of the *other* tokens of its sentence
+# (BERT's vectors all share a common direction, so "other" is the baseline);
+# and whether its own embedding is the nearest one in the sentence.
+
+# %%
+def track_tokens(outputs):
+    """own[l], other[l], identified[l] averaged over all tokens; l = 0..L."""
+    own, other, identified = np.zeros(L + 1), np.zeros(L + 1), np.zeros(L + 1)
+    n_tokens = 0
+    for out in outputs:
+        embeddings = F.normalize(out.hidden_states[0][0], dim=-1)           # (T, C)
+        T = embeddings.shape[0]
+        off_diagonal = ~torch.eye(T, dtype=torch.bool)
+        for layer in range(L + 1):
+            vectors = F.normalize(out.hidden_states[layer][0], dim=-1)      # (T, C)
+            cos = vectors @ embeddings.T                                    # (T, T): token i vs embedding j
+            own[layer] += cos.diagonal().sum().item()
+            other[layer] += (cos[off_diagonal].view(T, T - 1).mean(dim=1)).sum().item()
+            identified[layer] += (cos.argmax(dim=1) == torch.arange(T)).sum().item()
+        n_tokens += T
+    return own / n_tokens, other / n_tokens, identified / n_tokens
+
+
+trained = run_sentences(model, tokenizer, SENTENCES)
+own, other, identified = track_tokens(trained)
+model.set_residual(False)   # x <- LN(attention(x)), x <- LN(feed_forward(x)): no "x +"
+no_residual = run_sentences(model, tokenizer, SENTENCES)
+model.set_residual(True)
+own_nr, other_nr, identified_nr = track_tokens(no_residual)
+
+report.number("n_sentences", len(SENTENCES), "{:.0f}", en="sample sentences", zh="样本句子数")
+report.number("n_tokens", sum(o.hidden_states[0].shape[1] for o in trained), "{:.0f}",
+              en="tokens of the sample sentences ([CLS] and [SEP] included)",
+              zh="样本句子的词元数（含 [CLS] 和 [SEP]）")
+for layer in (1, L):
+    report.number(f"own_layer{layer}", own[layer], "{:.2f}",
+                  en=f"mean cosine of a token after layer {layer} with its own embedding",
+                  zh=f"第 {layer} 层之后，词元与自己嵌入的平均余弦")
+    report.number(f"other_layer{layer}", other[layer], "{:.2f}",
+                  en=f"mean cosine after layer {layer} with the other tokens' embeddings (baseline)",
+                  zh=f"第 {layer} 层之后，与同句其他词元嵌入的平均余弦（基线）")
+    report.number(f"identified_layer{layer}", identified[layer], "{:.0%}",
+                  en=f"tokens whose own embedding is the nearest after layer {layer}",
+                  zh=f"第 {layer} 层之后，离自己的嵌入最近的词元所占比例")
+    report.number(f"own_no_residual_layer{layer}", own_nr[layer], "{:.2f}",
+                  en=f"as own_layer{layer}, with the residual path removed",
+                  zh=f"同上（与自己嵌入的余弦），去掉残差通路，第 {layer} 层之后")
+    report.number(f"identified_no_residual_layer{layer}", identified_nr[layer], "{:.0%}",
+                  en=f"as identified_layer{layer}, with the residual path removed",
+                  zh=f"同上（离自己嵌入最近的比例），去掉残差通路，第 {layer} 层之后")
+
+# %% [markdown]
+# ## Where do Q, K and V sit?
+#
+# Q, K and V live in spaces of their own (each head's projection has its own
+# basis), so a plain cosine with the embedding means nothing. Linear CKA
+# (centred kernel alignment, Kornblith et al. 2019) compares *structure*
+# instead: do two sets of vectors for the same tokens arrange those tokens the
+# same way? 1 = the same up to rotation and scale, 0 = unrelated.
+
+# %%
+def linear_cka(X, Y):
+    """CKA between (N, d1) and (N, d2) representations of the same N tokens."""
+    X = X - X.mean(dim=0)
+    Y = Y - Y.mean(dim=0)
+    return float((X.T @ Y).norm() ** 2 / ((X.T @ X).norm() * (Y.T @ Y).norm()))
+
+
+embedding_all = torch.cat([o.hidden_states[0][0] for o in trained])        # (N, C)
+cka = {name: np.zeros(L) for name in ("input", "Q", "K", "V")}
+values = []                                                                # per layer (N, C)
+for layer, block in enumerate(model.layers):
+    x = torch.cat([o.hidden_states[layer][0] for o in trained])            # (N, C): layer input
+    attention = block.attention
+    with torch.no_grad():
+        projections = {"input": x, "Q": attention.W_Q(x), "K": attention.W_K(x),
+                       "V": attention.W_V(x)}                               # each (N, C)
+    for name, vectors in projections.items():
+        cka[name][layer] = linear_cka(vectors, embedding_all)
+    values.append(projections["V"])
+NAMES = {"input": ("the layer input", "层输入"), "Q": ("Q", "Q"), "K": ("K", "K"), "V": ("V", "V")}
+for name in cka:
+    for tag, layer in (("first", 0), ("last", L - 1)):
+        report.number(f"cka_{name}_{tag}", cka[name][layer], "{:.2f}",
+                      en=f"CKA of {NAMES[name][0]} in layer {layer + 1} with the embedding",
+                      zh=f"第 {layer + 1} 层{NAMES[name][1]}与嵌入的 CKA")
+v_closest = cka["V"] > np.maximum(cka["Q"], cka["K"])                     # (L,)
+report.number("layers_v_closest", v_closest.sum(), "{:.0f}",
+              en="layers in which V keeps more of the embedding's structure than Q and K",
+              zh="V 比 Q、K 保留更多嵌入结构的层数")
+report.number("layers_q_closest", (cka["Q"] > np.maximum(cka["V"], cka["K"])).sum(), "{:.0f}",
+              en="layers in which Q keeps the most", zh="Q 保留得最多的层数")
+report.number("layers_k_closest", (cka["K"] > np.maximum(cka["V"], cka["Q"])).sum(), "{:.0f}",
+              en="layers in which K keeps the most", zh="K 保留得最多的层数")
+
+# %% [markdown]
+# ## Do the values change gradually?
+#
+# CKA between the values of two consecutive layers (same tokens), and, as the
+# chance level, the same CKA with the tokens of the later layer shuffled.
+
+# %%
+shuffle = torch.from_numpy(np.random.default_rng(0).permutation(len(embedding_all)))
+consecutive = np.array([linear_cka(values[l], values[l + 1]) for l in range(L - 1)])   # (L-1,)
+shuffled = np.array([linear_cka(values[l], values[l + 1][shuffle]) for l in range(L - 1)])
+report.number("cka_V_consecutive_min", consecutive.min(), "{:.2f}",
+              en="smallest CKA between the values of two consecutive layers",
+              zh="相邻两层值向量之间 CKA 的最小值")
+report.number("cka_V_consecutive_max", consecutive.max(), "{:.2f}",
+              en="largest CKA between the values of two consecutive layers",
+              zh="相邻两层值向量之间 CKA 的最大值")
+report.number("cka_V_shuffled_max", shuffled.max(), "{:.2f}",
+              en="chance: the largest such CKA with the tokens shuffled",
+              zh="偶然水平：打乱词元顺序后，这一 CKA 的最大值")
+
+# %% [markdown]
+# ## What does the next layer read?
+#
+# A BERT block is x₁ = LN₁(x + attention(x)), then x₂ = LN₂(x₁ + FFN(x₁)); x₂
+# is the next layer's input. LayerNorm subtracts the mean and divides by one
+# number per token, so x₂ splits *exactly* into four parts: what came in (x),
+# the attention output (the heads' weighted sums of values, through W_O), the
+# feed-forward output, and LN₁'s offset β₁ — plus LN₂'s own offset β₂. Each
+# part's share is its projection onto x₂ − β₂; the four shares add up to 1.
+
+# %%
+def input_shares(block, x):
+    """x (B, T, C) -> share of x2 - beta2 (summed over tokens) from the residual, attention,
+    feed-forward and LN1-offset parts, in that order; and the largest difference between
+    the rebuilt x2 and the block's own output (a check on the split)."""
+    ln1, ln2 = block.ln_attention, block.ln_feed_forward
+    with torch.no_grad():
+        a = block.attention(x)                                             # (B, T, C)
+        h = x + a
+        sigma1 = (h.var(-1, unbiased=False, keepdim=True) + ln1.eps).sqrt()  # (B, T, 1)
+        centre = lambda v: v - v.mean(-1, keepdim=True)
+        residual, attended = ln1.weight * centre(x) / sigma1, ln1.weight * centre(a) / sigma1
+        offset = ln1.bias.expand_as(x)
+        x1 = residual + attended + offset                                  # = LN1(x + a)
+        f = block.feed_forward(x1)
+        s = x1 + f
+        sigma2 = (s.var(-1, unbiased=False, keepdim=True) + ln2.eps).sqrt()
+        x2 = ln2.weight * centre(s) / sigma2                               # = LN2(s) - beta2
+        parts = [ln2.weight * centre(p) / sigma2 for p in (residual, attended, f, offset)]
+        error = float((x2 + ln2.bias - block(x)).abs().max())
+        total = (x2 * x2).sum()
+        return np.array([float((p * x2).sum() / total) for p in parts]), error
+
+
+shares = np.zeros((L, 4))                                                  # (L, [residual, attention, ffn, offset])
+n_total = sum(o.hidden_states[0].shape[1] for o in trained)
+split_error = 0.0
+for out in trained:
+    weight = out.hidden_states[0].shape[1] / n_total    # sentences weighted by their tokens
+    for layer, block in enumerate(model.layers):
+        share, error = input_shares(block, out.hidden_states[layer])
+        shares[layer] += weight * share
+        split_error = max(split_error, error)
+report.number("split_error", split_error, "{:.1e}",
+              en="largest difference between the four parts' sum and the layer's output",
+              zh="四个部分之和与该层实际输出之间的最大差值")
+PARTS = {"residual": ("the incoming residual stream", "流进来的残差流"),
+         "attention": ("the attention output", "注意力输出"),
+         "ffn": ("the feed-forward output", "前馈网络输出"),
+         "offset": ("LayerNorm's offset", "LayerNorm 的偏移")}
+for j, (part, (en, zh)) in enumerate(PARTS.items()):
+    for layer in range(L):
+        report.number(f"{part}_share_layer{layer + 1}", shares[layer, j], "{:.0%}",
+                      en=f"share of layer {layer + 1}'s output that is {en}",
+                      zh=f"第 {layer + 1} 层输出中{zh}所占的份额")
+    report.number(f"{part}_share_mean", shares[:, j].mean(), "{:.0%}",
+                  en=f"share of {en} in a layer's output, mean over the 6 layers",
+                  zh=f"{zh}在一层输出中的份额（6 层平均）")
+report.number("attention_share_min", shares[:, 1].min(), "{:.0%}",
+              en="smallest share of the attention output in a layer's output",
+              zh="注意力输出在一层输出中的最小份额")
+report.number("attention_share_max", shares[:, 1].max(), "{:.0%}",
+              en="largest share of the attention output in a layer's output",
+              zh="注意力输出在一层输出中的最大份额")
+report.number("residual_largest_layers", (shares[:, 0] >= shares.max(axis=1)).sum(), "{:.0f}",
+              en="layers whose output is made mostly of the incoming residual stream (largest part)",
+              zh="流进来的残差流是最大一份的层数")
+report.number("attention_above_residual_layers", (shares[:, 1] > shares[:, 0]).sum(), "{:.0f}",
+              en="layers whose output holds more attention output than incoming residual stream",
+              zh="输出中注意力输出的份额超过流进来的残差流的层数")
+
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: without the residual path, follow the tokens through all six layers.
+report.number("exercise_identified_no_residual_layer6", identified_nr[L], "{:.0%}",
+              en="exercise 1: tokens whose own embedding is the nearest after layer 6, no residual path",
+              zh="练习 1：去掉残差通路后，第 6 层之后离自己的嵌入最近的词元比例")
+# Exercise 2: keep the residual path but switch every attention head off (only the
+# feed-forward parts still act). Does a token stay itself?
+model.set_head_mask(torch.zeros(L, model.config.n_heads))
+own_na, _, identified_na = track_tokens(run_sentences(model, tokenizer, SENTENCES))
+model.set_head_mask(torch.ones(L, model.config.n_heads))
+report.number("exercise_identified_no_attention_layer6", identified_na[L], "{:.0%}",
+              en="exercise 2: tokens whose own embedding is the nearest after layer 6, every head off",
+              zh="练习 2：关掉所有注意力头后，第 6 层之后离自己的嵌入最近的词元比例")
+report.number("exercise_own_no_attention_layer6", own_na[L], "{:.2f}",
+              en="exercise 2: mean cosine with the own embedding after layer 6, every head off",
+              zh="练习 2：关掉所有注意力头后，第 6 层之后与自己嵌入的平均余弦")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {
+        "own": "own embedding, residual as trained", "other": "other tokens' embeddings",
+        "own_nr": "own embedding, residual removed",
+        "cos": "cosine with the input embedding", "layer": "after layer (0 = embedding)",
+        "cos_alt": "Line chart over layers 0 to 6 of the mean cosine between a token's vector and "
+                   "its own input embedding, with the residual path as trained and with it removed, "
+                   "and, as a baseline, the mean cosine with the other tokens' embeddings.",
+        "cos_caption": "A token's vector compared with its own embedding, layer by layer, with and "
+                       "without the residual path.",
+        "cka": "CKA with the embedding", "cka_layer": "layer",
+        "names": {"input": "layer input x", "Q": "Q", "K": "K", "V": "V"},
+        "consecutive": "V of this layer vs the previous layer's V",
+        "cka_alt": "Line chart over layers 1 to 6 of the linear CKA with the input embedding for "
+                   "the layer input, Q, K and V, and the CKA between the values of consecutive "
+                   "layers.",
+        "cka_caption": "How much of the embedding's structure the layer input, Q, K and V keep, and "
+                       "how alike the values of consecutive layers are.",
+        "share": "share of the layer's output", "parts": {
+            "residual": "incoming residual stream", "attention": "attention output (values)",
+            "ffn": "feed-forward output", "offset": "LayerNorm offset"},
+        "share_alt": "Stacked bars for layers 1 to 6: the shares of each layer's output that are "
+                     "the incoming residual stream, the attention output, the feed-forward output "
+                     "and LayerNorm's offset.",
+        "share_caption": "What the next layer reads: each layer's output split into its four parts.",
+    },
+    "zh": {
+        "own": "自己的嵌入（保留残差）", "other": "同句其他词元的嵌入",
+        "own_nr": "自己的嵌入（去掉残差）",
+        "cos": "与输入嵌入的余弦", "layer": "第几层之后（0 = 嵌入）",
+        "cos_alt": "第 0 到第 6 层的折线图：词元向量与自己输入嵌入的平均余弦，分别在保留和去掉残差通路时计算；"
+                   "作为基线，还画了与其他词元嵌入的平均余弦。",
+        "cos_caption": "逐层比较词元向量与它自己的嵌入：保留残差与去掉残差。",
+        "cka": "与嵌入的 CKA", "cka_layer": "层",
+        "names": {"input": "层输入 x", "Q": "Q", "K": "K", "V": "V"},
+        "consecutive": "本层的 V 对上一层的 V",
+        "cka_alt": "第 1 到第 6 层的折线图：层输入、Q、K、V 与输入嵌入的线性 CKA，以及相邻两层值向量之间的 CKA。",
+        "cka_caption": "层输入、Q、K、V 各自保留了多少嵌入的结构，相邻两层的值向量又有多像。",
+        "share": "在该层输出中的份额", "parts": {
+            "residual": "流进来的残差流", "attention": "注意力输出（值向量）",
+            "ffn": "前馈网络输出", "offset": "LayerNorm 偏移"},
+        "share_alt": "第 1 到第 6 层的堆叠柱状图：每层输出中，流进来的残差流、注意力输出、前馈网络输出和 "
+                     "LayerNorm 偏移各占的份额。",
+        "share_caption": "下一层读到的是什么：把每层的输出拆成四个部分。",
+    },
+}
+STYLE = {"input": ("o-", "#444444"), "Q": ("s-", "#1b9e77"), "K": ("^-", "#7570b3"),
+         "V": ("d-", "#d95f02")}
+PART_COLOURS = {"residual": "#440154", "attention": "#d95f02", "ffn": "#21918c", "offset": "#cccccc"}
+for lang in LANGS:
+    text = TEXT[lang]
+    steps = np.arange(L + 1)
+
+    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    ax.plot(steps, own, "o-", color="#d95f02", label=text["own"])
+    ax.plot(steps, own_nr, "s--", color="#7570b3", label=text["own_nr"])
+    ax.plot(steps, other, "^:", color="#666666", label=text["other"])
+    ax.set_xlabel(text["layer"], fontsize=10)
+    ax.set_ylabel(text["cos"], fontsize=10)
+    ax.set_ylim(-0.05, 1.05)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    report.figure("stays_itself", fig, lang, alt=text["cos_alt"], caption=text["cos_caption"])
+
+    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    for name, (style, colour) in STYLE.items():
+        ax.plot(np.arange(1, L + 1), cka[name], style, color=colour, label=text["names"][name])
+    ax.plot(np.arange(2, L + 1), consecutive, "d:", color="#d95f02", alpha=0.6,
+            label=text["consecutive"])
+    ax.set_xlabel(text["cka_layer"], fontsize=10)
+    ax.set_ylabel(text["cka"], fontsize=10)
+    ax.set_ylim(0, 1.05)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="lower left")
+    fig.tight_layout()
+    report.figure("cka", fig, lang, alt=text["cka_alt"], caption=text["cka_caption"])
+
+    fig, ax = plt.subplots(figsize=(5.6, 4.4))
+    bottom_pos, bottom_neg = np.zeros(L), np.zeros(L)
+    for j, part in enumerate(PART_COLOURS):
+        height = shares[:, j]
+        base = np.where(height >= 0, bottom_pos, bottom_neg)
+        ax.bar(np.arange(1, L + 1), height, bottom=base, color=PART_COLOURS[part],
+               label=text["parts"][part], edgecolor="white", linewidth=0.5)
+        bottom_pos += np.clip(height, 0, None)
+        bottom_neg += np.clip(height, None, 0)
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xlabel(text["cka_layer"], fontsize=10)
+    ax.set_ylabel(text["share"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    fig.tight_layout()
+    report.figure("input_parts", fig, lang, alt=text["share_alt"], caption=text["share_caption"])
+
+report.save()

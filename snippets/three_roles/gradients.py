@@ -1,0 +1,302 @@
+# %% [markdown]
+# # Where the gradients go
+#
+# One error signal at the output of an attention layer has to reach three
+# matrices, W_Q, W_K and W_V. We derive the three gradients by hand, check
+# them against PyTorch's autograd, and then look at what they are: three
+# different updates from one loss — and, as we will see, updates that depend
+# on each other.
+
+# %%
+import numpy as np
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.plotting import LANGS, MATH_FONT_PT, column_figure
+from explainer.report import Report
+
+torch.set_num_threads(1)
+report = Report("three_roles.gradients")
+rng = np.random.default_rng(0)
+
+T, d_model, d_k = 6, 8, 4      # 6 tokens, 8 features each, a 4-dimensional head (d_v = d_k)
+X = rng.standard_normal((T, d_model))                        # (T, d_model): the token vectors
+W_Q, W_K, W_V = (rng.standard_normal((d_model, d_k)) / np.sqrt(d_model) for _ in range(3))
+Y = rng.standard_normal((T, d_k))                            # (T, d_v): what the output should be
+
+# %% [markdown]
+# ## The forward pass and its gradients, by hand
+#
+# Forward: Q = XW_Q, K = XW_K, V = XW_V, S = QKᵀ/√d_k, P = softmax(S),
+# O = PV, L = ½‖O − Y‖². Backward, one step at a time (the chain rule read
+# from the end):
+#
+# - dO = O − Y
+# - dV = Pᵀ dO — the **value path**: W_V learns through the weighted sum
+# - dP = dO Vᵀ, then through the softmax, row by row, dS = P ⊙ (dP − rowsum(P ⊙ dP))
+# - dQ = dS K / √d_k — the **query path** goes *through the keys*
+# - dK = dSᵀ Q / √d_k — the **key path** goes *through the queries*
+# - dW = Xᵀ d(·) for each of the three projections.
+
+# %%
+def softmax(S):
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
+
+def attention_gradients(W_Q, W_K, W_V):
+    """Loss and hand-derived gradients of a single attention head."""
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V       # (T, d_k) each
+    S = Q @ K.T / np.sqrt(d_k)                 # (T, T) scores
+    P = softmax(S)                             # (T, T) weights, rows sum to 1
+    O = P @ V                                  # (T, d_v) output
+    loss = 0.5 * np.sum((O - Y) ** 2)
+    dO = O - Y                                 # (T, d_v)
+    dV = P.T @ dO                              # (T, d_v)  value path
+    dP = dO @ V.T                              # (T, T)
+    dS = P * (dP - np.sum(P * dP, axis=1, keepdims=True))  # (T, T) back through softmax
+    dQ = dS @ K / np.sqrt(d_k)                 # (T, d_k)  query path, via the keys
+    dK = dS.T @ Q / np.sqrt(d_k)               # (T, d_k)  key path, via the queries
+    return loss, {"Q": X.T @ dQ, "K": X.T @ dK, "V": X.T @ dV}  # each (d_model, d_k)
+
+
+loss, grads = attention_gradients(W_Q, W_K, W_V)
+report.number("loss", loss, "{:.3f}", en="the squared-error loss L", zh="平方误差损失 L")
+
+# %% [markdown]
+# ## The same gradients from autograd
+
+# %%
+weights = {name: torch.tensor(W, requires_grad=True)
+           for name, W in (("Q", W_Q), ("K", W_K), ("V", W_V))}
+x, y = torch.tensor(X), torch.tensor(Y)
+scores = (x @ weights["Q"]) @ (x @ weights["K"]).T / d_k ** 0.5   # (T, T)
+output = scores.softmax(dim=-1) @ (x @ weights["V"])              # (T, d_v)
+torch_loss = 0.5 * ((output - y) ** 2).sum()
+torch_loss.backward()
+autograd_error = max(np.abs(weights[n].grad.numpy() - grads[n]).max() for n in grads)
+report.number("autograd_error", autograd_error, "{:.1e}",
+              en="largest difference between the hand-derived gradients and autograd",
+              zh="手推梯度与 autograd 的最大差")
+report.number("loss_error", abs(torch_loss.item() - loss), "{:.1e}",
+              en="difference between the numpy loss and the PyTorch loss", zh="numpy 与 PyTorch 算出的损失之差")
+
+# %% [markdown]
+# ## One loss, three different updates
+#
+# The three gradients have the same shape, so we can compare them directly:
+# their sizes, and the cosine between them (1 = same direction, 0 = unrelated).
+
+# %%
+def cosine(a, b):
+    a, b = a.ravel(), b.ravel()
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+for name, grad in grads.items():
+    report.number(f"norm_{name}", np.linalg.norm(grad), "{:.3f}",
+                  en=f"size (Frobenius norm) of the gradient for W{name}",
+                  zh=f"W{name} 的梯度大小（Frobenius 范数）")
+pairs = [("Q", "K"), ("Q", "V"), ("K", "V")]
+cosines = {f"{a}{b}": cosine(grads[a], grads[b]) for a, b in pairs}
+for pair, value in cosines.items():
+    report.number(f"cosine_{pair}", value, "{:.2f}",
+                  en=f"cosine between the gradients for W{pair[0]} and W{pair[1]}",
+                  zh=f"W{pair[0]} 与 W{pair[1]} 的梯度之间的余弦")
+largest_cosine = report.number("largest_abs_cosine", max(abs(c) for c in cosines.values()),
+                               "{:.2f}", en="largest |cosine| between two of the three gradients",
+                               zh="三个梯度两两之间余弦绝对值的最大者")
+
+# %% [markdown]
+# ## Each path needs the other role
+#
+# The query's gradient is built from the keys, the key's gradient from the
+# queries. Make every query zero (W_Q = 0) and the keys receive nothing at
+# all, while the queries still do: a key only learns when somebody asks.
+
+# %%
+_, grads_without_queries = attention_gradients(np.zeros_like(W_Q), W_K, W_V)
+report.number("norm_K_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["K"]), "{:.1e}",
+              en="size of the gradient for WK when WQ = 0", zh="WQ = 0 时 WK 的梯度大小")
+report.number("norm_Q_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["Q"]), "{:.3f}",
+              en="size of the gradient for WQ when WQ = 0", zh="WQ = 0 时 WQ 的梯度大小")
+
+# %% [markdown]
+# ## Do the three updates interfere?
+#
+# If the three updates did not interfere, W_Q's gradient would not care what
+# W_K is. Move W_K alone, step by step towards an independent random matrix
+# of the same size, and watch all three gradients.
+
+# %%
+W_K_other = rng.standard_normal((d_model, d_k)) / np.sqrt(d_model)
+steps = np.linspace(0, 1, 21)
+change = {name: [] for name in grads}   # relative change of each gradient as W_K moves
+for t in steps:
+    _, moved = attention_gradients(W_Q, (1 - t) * W_K + t * W_K_other, W_V)
+    for name in grads:
+        change[name].append(np.linalg.norm(moved[name] - grads[name]) / np.linalg.norm(grads[name]))
+change = {name: np.array(values) for name, values in change.items()}
+# A small move first: one tenth of the way.
+small = int(np.argmin(np.abs(steps - 0.1)))
+report.number("small_move_of_W_K", np.linalg.norm(steps[small] * (W_K_other - W_K))
+              / np.linalg.norm(W_K), "{:.0%}",
+              en="size of the small move of WK, relative to WK", zh="WK 小幅移动的大小（相对于 WK）")
+report.number("change_of_dW_Q_after_small_move", change["Q"][small], "{:.0%}",
+              en="relative change of WQ's gradient after that small move",
+              zh="这次小幅移动之后 WQ 梯度的相对变化")
+_, moved = attention_gradients(W_Q, W_K_other, W_V)
+report.number("change_of_dW_Q_when_W_K_moves", change["Q"][-1], "{:.0%}",
+              en="relative change of WQ's gradient when WK is replaced by another matrix",
+              zh="WK 换成另一个矩阵时 WQ 梯度的相对变化")
+report.number("change_of_dW_V_when_W_K_moves", change["V"][-1], "{:.0%}",
+              en="relative change of WV's gradient when WK is replaced by another matrix",
+              zh="WK 换成另一个矩阵时 WV 梯度的相对变化")
+report.number("cosine_dW_Q_before_after", cosine(grads["Q"], moved["Q"]), "{:.2f}",
+              en="cosine between WQ's gradient before and after replacing WK",
+              zh="替换 WK 前后 WQ 梯度之间的余弦")
+
+# The same question for every pair: replace one matrix by an independent draw,
+# measure how much each gradient changes.
+others = {name: rng.standard_normal((d_model, d_k)) / np.sqrt(d_model) for name in "QKV"}
+coupling = np.zeros((3, 3))  # rows: matrix replaced, columns: gradient measured
+for i, replaced in enumerate("QKV"):
+    current = {"Q": W_Q, "K": W_K, "V": W_V}
+    current[replaced] = others[replaced]
+    _, new = attention_gradients(current["Q"], current["K"], current["V"])
+    for j, measured in enumerate("QKV"):
+        coupling[i, j] = np.linalg.norm(new[measured] - grads[measured]) / np.linalg.norm(
+            grads[measured])
+report.number("smallest_cross_coupling", min(coupling[i, j] for i in range(3) for j in range(3)
+                                             if i != j), "{:.0%}",
+              en="smallest change of one matrix's gradient when another matrix is replaced",
+              zh="替换一个矩阵时，另一个矩阵梯度变化的最小值")
+
+off_diagonal = coupling[~np.eye(3, dtype=bool)]
+report.number("largest_cross_coupling", off_diagonal.max(), "{:.0%}",
+              en="largest change of one matrix's gradient when another matrix is replaced",
+              zh="换掉一个矩阵时，另一个矩阵梯度的最大相对变化")
+
+# %% [markdown]
+# ## Do LSTM gates share their parameters?
+#
+# The source contrasts W_Q, W_K, W_V with "the gating of an LSTM, whose gates
+# share parameters". PyTorch's LSTM stores the four gates (input, forget,
+# cell, output) in one tensor, `weight_ih_l0` of shape (4·hidden, input), but
+# each gate owns its own block of rows. Test it: change one gate's block and
+# see which gates' pre-activations move.
+
+# %%
+hidden, n_gates = 3, 4
+lstm = torch.nn.LSTM(input_size=d_model, hidden_size=hidden)
+x_t = torch.randn(1, d_model)                                       # (1, input)
+with torch.no_grad():
+    before = (x_t @ lstm.weight_ih_l0.T).reshape(n_gates, hidden)   # (gates, hidden)
+    gates_with_own_weights = 0
+    for gate in range(n_gates):
+        block = slice(gate * hidden, (gate + 1) * hidden)
+        lstm.weight_ih_l0[block] += 1.0                             # move this gate's rows only
+        after = (x_t @ lstm.weight_ih_l0.T).reshape(n_gates, hidden)
+        lstm.weight_ih_l0[block] -= 1.0
+        moved = (after - before).abs().amax(dim=1) > 1e-6           # (gates,) which gates moved
+        gates_with_own_weights += int(moved[gate] and moved.sum() == 1)
+report.number("lstm_gates", n_gates, "{:.0f}", en="gates of an LSTM cell", zh="LSTM 单元的门数")
+report.number("lstm_gates_with_own_weights", gates_with_own_weights, "{:.0f}",
+              en="LSTM gates whose weights move that gate alone",
+              zh="权重只影响自己的 LSTM 门数")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: make every value zero (W_V = 0). Which of the three matrices still learn?
+_, grads_without_values = attention_gradients(W_Q, W_K, np.zeros_like(W_V))
+for name in "QKV":
+    report.number(f"exercise_norm_{name}_when_W_V_is_zero", np.linalg.norm(grads_without_values[name]),
+                  "{:.3g}", en=f"exercise 1: size of W_{name}'s gradient when W_V = 0",
+                  zh=f"练习 1：W_V = 0 时 W_{name} 梯度的大小")
+# Exercise 2: make every key zero (W_K = 0), the mirror image of W_Q = 0 above.
+_, grads_without_keys = attention_gradients(W_Q, np.zeros_like(W_K), W_V)
+report.number("exercise_norm_Q_when_W_K_is_zero", np.linalg.norm(grads_without_keys["Q"]), "{:.3g}",
+              en="exercise 2: size of W_Q's gradient when W_K = 0", zh="练习 2：W_K = 0 时 W_Q 梯度的大小")
+report.number("exercise_norm_K_when_W_K_is_zero", np.linalg.norm(grads_without_keys["K"]), "{:.3f}",
+              en="exercise 2: size of W_K's gradient when W_K = 0", zh="练习 2：W_K = 0 时 W_K 梯度的大小")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {
+        "rows": "input feature", "cols": "head dimension",
+        "moved": r"$W_K$ moved towards another matrix ($t$)",
+        "change": "relative change of the gradient",
+        "replaced": "matrix replaced", "measured": "gradient measured",
+        "coupling_title": "replace one, measure all",
+        "updates_alt": "Three heat maps of the same size: the gradients of the loss with respect "
+                       "to W_Q, W_K and W_V. Their patterns and scales differ.",
+        "updates_caption": "One loss, three gradients of the same shape, with different patterns "
+                           "and sizes.",
+        "coupling_alt": "Top: as W_K alone moves from its value towards another random matrix, "
+                        "the gradients for W_Q and W_V change as well as the one for W_K, all "
+                        "growing from zero. Bottom: a 3 by 3 grid; replacing any one matrix "
+                        "changes the gradient of every other one by tens of percent or more.",
+        "coupling_caption": "Moving one matrix changes the gradients of the other two: the three "
+                            "updates are coupled through the scores.",
+    },
+    "zh": {
+        "rows": "输入特征", "cols": "头的维度",
+        "moved": "键矩阵朝另一个矩阵移动的程度 t",
+        "change": "梯度的相对变化",
+        "replaced": "被替换的矩阵", "measured": "被测量的梯度",
+        "coupling_title": "换掉一个，测量全部",
+        "updates_alt": "三幅同样大小的热力图：损失对 W_Q、W_K、W_V 的梯度。三者的图案和数值大小各不相同。",
+        "updates_caption": "同一个损失，三个形状相同的梯度，图案和大小却各不相同。",
+        "coupling_alt": "上：只让 W_K 从原值朝另一个随机矩阵移动，W_Q 和 W_V 的梯度也跟着变，"
+                        "与 W_K 自己的梯度一样从零开始增长。下：3×3 的方格；换掉任何一个矩阵，"
+                        "其余每个矩阵的梯度都会变化几十个百分点以上。",
+        "coupling_caption": "动一个矩阵，另外两个的梯度也跟着变：三个更新通过分数耦合在一起。",
+    },
+}
+COLORS = {"Q": "#1b9e77", "K": "#d95f02", "V": "#7570b3"}
+# Math labels read the same in both languages: ∂L/∂W_Q.
+GRADIENT = {name: rf"$\partial L/\partial W_{name}$" for name in "QKV"}
+limit = max(np.abs(g).max() for g in grads.values())
+
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, axes = column_figure(height=4.2, ncols=3)
+    for ax, name in zip(axes, "QKV"):
+        image = ax.imshow(grads[name], cmap="RdBu_r", vmin=-limit, vmax=limit)
+        ax.set_title(GRADIENT[name], fontsize=MATH_FONT_PT)
+        ax.set_xlabel(text["cols"])
+        ax.set_xticks(range(d_k))
+        ax.set_yticks(range(d_model))
+    axes[0].set_ylabel(text["rows"])
+    fig.colorbar(image, ax=axes, shrink=0.8)
+    report.figure("updates", fig, lang, alt=text["updates_alt"], caption=text["updates_caption"])
+
+    # Stacked: the curves above, the replace-one grid below.
+    fig, (top, bottom) = column_figure(height=7.4, nrows=2, width=6,
+                                       gridspec_kw={"height_ratios": [1, 1.1]})
+    for name in "QKV":
+        top.plot(steps, change[name], "o-", ms=3, color=COLORS[name], label=GRADIENT[name])
+    top.set_xlabel(text["moved"], fontsize=MATH_FONT_PT if lang == "en" else None)
+    top.set_ylabel(text["change"])
+    top.legend(fontsize=MATH_FONT_PT)
+    image = bottom.imshow(coupling, cmap="viridis", vmin=0)
+    for i in range(3):
+        for j in range(3):
+            bottom.text(j, i, f"{coupling[i, j]:.0%}", ha="center", va="center",
+                        color="white" if coupling[i, j] < coupling.max() / 2 else "black")
+    bottom.set_xticks(range(3), [GRADIENT[n] for n in "QKV"], fontsize=MATH_FONT_PT)
+    bottom.set_yticks(range(3), [f"$W_{n}$" for n in "QKV"], fontsize=MATH_FONT_PT)
+    bottom.set_xlabel(text["measured"])
+    bottom.set_ylabel(text["replaced"])
+    bottom.set_title(text["coupling_title"])
+    report.figure("coupling", fig, lang, alt=text["coupling_alt"], caption=text["coupling_caption"])
+
+report.save()

@@ -1,0 +1,304 @@
+# %% [markdown]
+# # Why divide by √d_k?
+#
+# Attention divides every score q·k by √d_k before the softmax. One common
+# explanation says this "prevents the gradients from exploding". Here we
+# measure, for d_k from 1 to 1024, what the division changes: the spread of
+# the scores, how peaked the softmax becomes, and how much gradient gets
+# back through the softmax to the scores and to the query.
+#
+# The setting is the one of the original paper's footnote: the components of
+# q and k are independent, with mean 0 and variance 1 (roughly what a layer
+# norm followed by a standard initialisation gives).
+
+# %%
+import numpy as np
+
+from explainer.plotting import LANGS, column_figure, plain_log_ticks
+from explainer.report import Report
+
+report = Report("three_roles.scaling")
+rng = np.random.default_rng(0)
+
+SEQUENCES, T = 64, 32          # 64 sequences of 32 tokens: 2048 query rows per d_k
+D_K = [2 ** i for i in range(11)]  # 1, 2, 4, ..., 1024
+
+
+def softmax(z):
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def entropy(p):
+    """Entropy in nats of each row; ln T for a uniform row, 0 for a one-hot row."""
+    return -(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=-1)
+
+
+# %% [markdown]
+# ## One measurement per d_k, with and without the division
+#
+# The backward pass of a softmax: if p = softmax(z) and the loss sends back
+# g = ∂L/∂p, then ∂L/∂z = p ⊙ (g − p·g). When p is nearly one-hot this is
+# nearly zero whatever g is. We send back a random g (what a random value
+# vector and a random error at the output would give) and measure the
+# gradient norm per query row, at the softmax input and at the query vector.
+
+# %%
+stats = {"raw": {}, "scaled": {}}
+for d_k in D_K:
+    q = rng.standard_normal((SEQUENCES, T, d_k))      # (B, T, d_k)
+    k = rng.standard_normal((SEQUENCES, T, d_k))      # (B, T, d_k)
+    g = rng.standard_normal((SEQUENCES, T, T))        # (B, T, T): dL/dp from upstream
+    scores = q @ k.transpose(0, 2, 1)                 # (B, T, T): q·k
+    for variant, scale in (("raw", 1.0), ("scaled", 1 / np.sqrt(d_k))):
+        z = scores * scale                            # (B, T, T): the softmax input
+        p = softmax(z)                                # (B, T, T), rows sum to 1
+        grad_z = p * (g - (p * g).sum(axis=-1, keepdims=True))  # (B, T, T): dL/dz
+        grad_q = (grad_z * scale) @ k                 # (B, T, d_k): dL/dq
+        row_grad_z = np.linalg.norm(grad_z, axis=-1).ravel()  # (B*T,)
+        row_grad_q = np.linalg.norm(grad_q, axis=-1).ravel()  # (B*T,)
+        for name, value in [
+            ("variance", z.var()),
+            ("largest_weight", p.max(axis=-1).mean()),
+            ("entropy", entropy(p).mean()),
+            ("grad_softmax_median", np.median(row_grad_z)),
+            ("grad_softmax_p10", np.percentile(row_grad_z, 10)),
+            ("grad_softmax_p90", np.percentile(row_grad_z, 90)),
+            ("dead_rows", np.mean(row_grad_z < 1e-3)),
+            ("grad_query_median", np.median(row_grad_q)),
+            ("grad_query_mean", row_grad_q.mean()),
+            ("grad_query_p99", np.percentile(row_grad_q, 99)),
+        ]:
+            stats[variant].setdefault(name, []).append(float(value))
+stats = {v: {name: np.array(values) for name, values in s.items()} for v, s in stats.items()}
+raw, scaled = stats["raw"], stats["scaled"]
+for i, d_k in enumerate(D_K):
+    print(f"d_k={d_k:5d}  var raw {raw['variance'][i]:8.1f}  scaled {scaled['variance'][i]:.2f}"
+          f"  | max weight {raw['largest_weight'][i]:.2f} / {scaled['largest_weight'][i]:.2f}"
+          f"  | median grad {raw['grad_softmax_median'][i]:.1e} / {scaled['grad_softmax_median'][i]:.1e}")
+
+# %% [markdown]
+# ## 1. The spread of the scores
+#
+# q·k is a sum of d_k products of unit variance, so its variance should be
+# d_k. A straight line on log-log axes with slope 1 says exactly that.
+
+# %%
+slope, intercept = np.polyfit(np.log(D_K), np.log(raw["variance"]), 1)
+report.number("variance_slope", slope, "{:.3f}",
+              en="log-log slope of the score variance against dₖ (undivided)",
+              zh="不除时分数方差对 dₖ 的双对数斜率")
+report.number("variance_raw_1024", raw["variance"][-1], "{:.0f}",
+              en="variance of q·k at dₖ = 1024", zh="dₖ = 1024 时 q·k 的方差")
+report.number("variance_scaled_min", scaled["variance"].min(), "{:.2f}",
+              en="smallest variance of q·k/√dₖ over all dₖ", zh="所有 dₖ 中 q·k/√dₖ 方差的最小值")
+report.number("variance_scaled_max", scaled["variance"].max(), "{:.2f}",
+              en="largest variance of q·k/√dₖ over all dₖ", zh="所有 dₖ 中 q·k/√dₖ 方差的最大值")
+
+# %% [markdown]
+# ## 2. How peaked the softmax becomes
+
+# %%
+report.number("uniform_entropy", np.log(T), "{:.2f}",
+              en=f"entropy of weights spread evenly over {T} keys (nats)",
+              zh=f"权重平均分给 {T} 个键时的熵（nats）")
+# How each variant is named in the table of numbers.
+VARIANT = {"raw": ("undivided", "不除"), "scaled": ("divided by √dₖ", "除以 √dₖ")}
+for variant in ("raw", "scaled"):
+    en, zh = VARIANT[variant]
+    report.number(f"largest_weight_{variant}_1024", stats[variant]["largest_weight"][-1], "{:.2f}",
+                  en=f"mean largest softmax weight at dₖ = 1024, {en}",
+                  zh=f"dₖ = 1024、{zh}时 softmax 最大权重的平均")
+    report.number(f"entropy_{variant}_1024", stats[variant]["entropy"][-1], "{:.2f}",
+                  en=f"entropy of the weights at dₖ = 1024, {en} (nats)",
+                  zh=f"dₖ = 1024、{zh}时权重的熵（nats）")
+report.number("largest_weight_scaled_min", scaled["largest_weight"].min(), "{:.2f}",
+              en="smallest mean largest weight over all dₖ, divided by √dₖ",
+              zh="除以 √dₖ 时，各 dₖ 下最大权重平均值的最小者")
+report.number("largest_weight_scaled_max", scaled["largest_weight"].max(), "{:.2f}",
+              en="largest mean largest weight over all dₖ, divided by √dₖ",
+              zh="除以 √dₖ 时，各 dₖ 下最大权重平均值的最大者")
+
+# %% [markdown]
+# ## 3. How much gradient gets back
+
+# %%
+for variant in ("raw", "scaled"):
+    s = stats[variant]
+    en, zh = VARIANT[variant]
+    report.number(f"grad_softmax_{variant}_1", s["grad_softmax_median"][0], "{:.2f}",
+                  en=f"median gradient through the softmax per row at dₖ = 1, {en}",
+                  zh=f"dₖ = 1、{zh}时每行穿过 softmax 的梯度中位数")
+    report.number(f"grad_softmax_{variant}_1024", s["grad_softmax_median"][-1], "{:.1e}",
+                  en=f"median gradient through the softmax per row at dₖ = 1024, {en}",
+                  zh=f"dₖ = 1024、{zh}时每行穿过 softmax 的梯度中位数")
+    report.number(f"dead_rows_{variant}_1024", s["dead_rows"][-1], "{:.0%}",
+                  en=f"share of rows whose gradient is below 1e-3 at dₖ = 1024, {en}",
+                  zh=f"dₖ = 1024、{zh}时梯度低于 1e-3 的行所占比例")
+    report.number(f"grad_query_{variant}_1024", s["grad_query_median"][-1], "{:.1e}",
+                  en=f"median gradient reaching the query at dₖ = 1024, {en}",
+                  zh=f"dₖ = 1024、{zh}时到达查询向量的梯度中位数")
+    report.number(f"grad_query_mean_{variant}_32", s["grad_query_mean"][D_K.index(32)], "{:.2f}",
+                  en=f"mean gradient reaching the query at dₖ = 32, {en}",
+                  zh=f"dₖ = 32、{zh}时到达查询向量的梯度平均值")
+    report.number(f"grad_query_mean_{variant}_1024", s["grad_query_mean"][-1], "{:.2f}",
+                  en=f"mean gradient reaching the query at dₖ = 1024, {en}",
+                  zh=f"dₖ = 1024、{zh}时到达查询向量的梯度平均值")
+    report.number(f"grad_query_p99_{variant}_1024", s["grad_query_p99"][-1], "{:.2f}",
+                  en=f"99th percentile of the gradient reaching the query at dₖ = 1024, {en}",
+                  zh=f"dₖ = 1024、{zh}时到达查询向量的梯度的第 99 百分位")
+collapse = raw["grad_softmax_median"][-1] / scaled["grad_softmax_median"][-1]
+report.number("grad_softmax_ratio_1024", collapse, "{:.1e}",
+              en="median gradient through the softmax at dₖ = 1024, undivided over divided",
+              zh="dₖ = 1024 时穿过 softmax 的梯度中位数：不除 / 除以 √dₖ")
+report.number("grad_softmax_scaled_spread",
+              scaled["grad_softmax_median"].max() / scaled["grad_softmax_median"].min(), "{:.2f}",
+              en="largest over smallest median gradient across dₖ, divided by √dₖ",
+              zh="除以 √dₖ 时，各 dₖ 下梯度中位数的最大值 / 最小值")
+tail_ratio = raw["grad_query_p99"][-1] / scaled["grad_query_p99"][-1]
+report.number("grad_query_p99_ratio_1024", tail_ratio, "{:.0f}",
+              en="99th percentile of the query's gradient at dₖ = 1024, undivided over divided",
+              zh="dₖ = 1024 时查询梯度第 99 百分位：不除 / 除以 √dₖ")
+# The weight matrices receive the *sum* over rows, so the mean matters for them.
+# Does it keep growing with d_k? Slope on log-log axes over d_k >= 32;
+# growth like sqrt(d_k), the length of the keys, would be a slope of 0.5.
+upper = np.array(D_K) >= 32
+mean_slope = np.polyfit(np.log(np.array(D_K)[upper]), np.log(raw["grad_query_mean"][upper]), 1)[0]
+report.number("grad_query_mean_slope", mean_slope, "{:.2f}",
+              en="log-log slope of the mean query gradient against dₖ ≥ 32, undivided",
+              zh="不除时，dₖ ≥ 32 范围内查询梯度平均值对 dₖ 的双对数斜率")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: drop the division at d_k = 256. Largest weight in a row, on average?
+i256 = D_K.index(256)
+report.number("exercise_largest_weight_raw_256", raw["largest_weight"][i256], "{:.2f}",
+              en="exercise 1: mean largest softmax weight at d_k = 256, no division",
+              zh="练习 1：d_k = 256、不除时 softmax 最大权重的平均值")
+report.number("exercise_largest_weight_scaled_256", scaled["largest_weight"][i256], "{:.2f}",
+              en="exercise 1: the same with the division by √d_k",
+              zh="练习 1：除以 √d_k 时的同一数值")
+# Exercise 2: divide by d_k instead of sqrt(d_k). The loop above ended at d_k = 1024,
+# so `scores` still holds that run's q·k.
+over = softmax(scores / d_k)                          # (B, T, T)
+report.number("exercise_divide_by_d_k_largest_weight", over.max(axis=-1).mean(), "{:.3f}",
+              en="exercise 2: mean largest weight at d_k = 1024 when dividing by d_k",
+              zh="练习 2：d_k = 1024 时改为除以 d_k，最大权重的平均值")
+report.number("exercise_divide_by_d_k_entropy", entropy(over).mean(), "{:.2f}",
+              en="exercise 2: entropy of the weights (nats) when dividing by d_k",
+              zh="练习 2：改为除以 d_k 时权重的熵（nats）")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {
+        "raw": "q·k (not divided)", "scaled": "q·k / √dₖ",
+        "variance": "variance of the scores", "slope": "slope {:.2f}",
+        "largest": "largest softmax weight (mean)", "entropy": "entropy of the weights (nats)",
+        "uniform": "uniform over {} keys", "grad_softmax": "gradient through the softmax, per row",
+        "grad_query": "gradient reaching the query, per row",
+        "median": "median", "band": "10–90 % of rows", "mean": "mean",
+        "variance_alt": "Log-log plot of the variance of q·k against dₖ from 1 to 1024: a "
+                        "straight line of slope 1 without the division, a flat line at 1 with it.",
+        "softmax_alt": "Two stacked panels against dₖ. Without the division the largest softmax weight "
+                       "climbs towards 1 and the entropy falls towards 0; with it both stay flat "
+                       "near their values for dₖ = 1.",
+        "gradients_alt": "Two stacked log-scale panels against dₖ. Top: the median gradient through "
+                         "the softmax stays flat with the division and falls by orders of "
+                         "magnitude without it. Bottom: at the query, the median also collapses "
+                         "without the division, while the mean, carried by a few rows, sits a "
+                         "few times above the scaled curve and levels off.",
+    },
+    "zh": {
+        "raw": "q·k（不除）", "scaled": "q·k / √dₖ",
+        "variance": "分数的方差", "slope": "斜率 {:.2f}",
+        "largest": "softmax 最大权重（平均）", "entropy": "权重的熵（nats）",
+        "uniform": "{} 个键平均分配", "grad_softmax": "穿过 softmax 的梯度（每行）",
+        "grad_query": "到达查询向量的梯度（每行）",
+        "median": "中位数", "band": "10%–90% 的行", "mean": "平均",
+        "variance_alt": "q·k 的方差对 dₖ（1 到 1024）的双对数图：不除时是一条斜率为 1 的直线，"
+                        "除以 √dₖ 后是一条停在 1 的水平线。",
+        "softmax_alt": "上下两幅图，横轴为 dₖ。不除时，softmax 最大权重一路升向 1，熵一路降向 0；"
+                       "除以 √dₖ 后两者都保持在 dₖ = 1 时的水平。",
+        "gradients_alt": "上下两幅对数坐标图，横轴为 dₖ。上：穿过 softmax 的梯度中位数，缩放后保持"
+                         "水平，不缩放则下降好几个数量级。下：到达查询向量的梯度，不缩放时中位数"
+                         "同样崩塌；平均值靠少数几行撑着，比缩放后高出几倍，随后趋于平稳。",
+    },
+}
+CAPTIONS = {
+    "en": {"variance": "Undivided, the variance of the scores grows as dₖ; divided by √dₖ it stays at 1.",
+           "softmax": "Undivided, the softmax saturates as dₖ grows: one weight near 1, entropy near 0. "
+                      "Divided, it stays as spread as at dₖ = 1.",
+           "gradients": "Undivided, the typical gradient vanishes rather than explodes; only a few "
+                        "rows get more."},
+    "zh": {"variance": "不除时，分数的方差随 dₖ 线性增长；除以 √dₖ 后稳定在 1。",
+           "softmax": "不除时，dₖ 越大 softmax 越饱和：一个权重接近 1，熵接近 0。除以 √dₖ 后，"
+                      "分布和 dₖ = 1 时一样分散。",
+           "gradients": "不除时，典型的梯度不是爆炸，而是消失；只有少数几行得到更大的梯度。"},
+}
+COLORS = {"raw": "#d95f02", "scaled": "#1b9e77"}
+D_K_LABEL = "dₖ"
+
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = column_figure(height=4, width=5.6)
+    for variant in ("raw", "scaled"):
+        ax.loglog(D_K, stats[variant]["variance"], "o-", color=COLORS[variant], base=2,
+                  label=text[variant])
+    ax.loglog(D_K, np.exp(intercept) * np.array(D_K, float) ** slope, ":", color="grey", base=2,
+              label=text["slope"].format(slope))
+    ax.set_xlabel(D_K_LABEL)
+    ax.set_ylabel(text["variance"])
+    plain_log_ticks(ax.xaxis, D_K[::2])
+    plain_log_ticks(ax.yaxis, D_K[::2])
+    ax.legend()
+    report.figure("variance", fig, lang, alt=text["variance_alt"], caption=CAPTIONS[lang]["variance"])
+
+    # Stacked, sharing the d_k axis: each panel gets the column's full width.
+    fig, (top, bottom) = column_figure(height=6, nrows=2, width=6, sharex=True)
+    for variant in ("raw", "scaled"):
+        top.semilogx(D_K, stats[variant]["largest_weight"], "o-", base=2,
+                     color=COLORS[variant], label=text[variant])
+        bottom.semilogx(D_K, stats[variant]["entropy"], "o-", base=2, color=COLORS[variant],
+                        label=text[variant])
+    bottom.axhline(np.log(T), color="grey", ls=":", label=text["uniform"].format(T))
+    top.set_ylim(0, 1)
+    bottom.set_ylim(0, np.log(T) * 1.1)
+    top.set_ylabel(text["largest"])
+    bottom.set_ylabel(text["entropy"])
+    bottom.set_xlabel(D_K_LABEL)
+    plain_log_ticks(bottom.xaxis, D_K[::2])
+    top.legend()
+    bottom.legend()
+    report.figure("softmax", fig, lang, alt=text["softmax_alt"], caption=CAPTIONS[lang]["softmax"])
+
+    fig, (top, bottom) = column_figure(height=7, nrows=2, width=6, sharex=True)
+    for variant in ("raw", "scaled"):
+        s = stats[variant]
+        top.fill_between(D_K, s["grad_softmax_p10"], s["grad_softmax_p90"],
+                         color=COLORS[variant], alpha=0.2)
+        top.loglog(D_K, s["grad_softmax_median"], "o-", base=2, color=COLORS[variant],
+                   label=f"{text[variant]}, {text['median']}")
+        bottom.loglog(D_K, s["grad_query_median"], "o-", base=2, color=COLORS[variant],
+                      label=f"{text[variant]}, {text['median']}")
+        bottom.loglog(D_K, s["grad_query_mean"], "^--", base=2, color=COLORS[variant],
+                      label=f"{text[variant]}, {text['mean']}")
+    top.fill_between([], [], [], color="grey", alpha=0.2, label=text["band"])
+    top.set_title(text["grad_softmax"])
+    bottom.set_title(text["grad_query"])
+    for ax in (top, bottom):
+        ax.set_yscale("log")  # base 10: the raw curve falls by orders of magnitude
+        plain_log_ticks(ax.yaxis)
+        ax.legend(loc="lower left")
+    bottom.set_xlabel(D_K_LABEL)
+    plain_log_ticks(bottom.xaxis, D_K[::2])
+    report.figure("gradients", fig, lang, alt=text["gradients_alt"], caption=CAPTIONS[lang]["gradients"])
+
+report.save()

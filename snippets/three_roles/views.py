@@ -1,0 +1,282 @@
+# %% [markdown]
+# # Three views of one token
+#
+# A library picture: a token's **key** is its catalogue card, listing
+# everything the token offers; a **query** is one reader's question, aimed at
+# one field of the cards; the **value** is the book itself, handed over once
+# the card matches.
+#
+# Take the word 开车 ("to drive") in 司机昨天在马路上开车，汽车又快又稳
+# ("the driver drove on the road yesterday; the car was fast and steady").
+# Three hand-built query views of 开车 — *what is the tool?*, *who acts?*,
+# *how is it done?* — read one shared key space. Each should land on its own
+# word: 汽车 (car), 司机 (driver), 快/稳 (fast/steady).
+
+# %%
+import numpy as np
+
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
+from explainer.report import Report
+
+report = Report("three_roles.views")
+
+tokens = ["司机", "昨天", "在", "马路", "上", "开车", "汽车", "又", "快", "又", "稳"]
+gloss = ["driver", "yesterday", "at", "road", "on", "drive", "car", "both", "fast", "and", "steady"]
+DRIVE = tokens.index("开车")
+features = ["person", "vehicle", "concrete", "mobile", "place", "time", "speed", "steady", "action",
+            "function"]
+
+
+def word(**named):
+    """A token vector from named features, e.g. word(vehicle=1, concrete=1)."""
+    return [named.get(f, 0.0) for f in features]
+
+
+X = np.array([
+    word(person=1, concrete=1, mobile=1),   # 司机 driver
+    word(time=1),                  # 昨天 yesterday
+    word(function=1),              # 在 at
+    word(place=1, concrete=1),     # 马路 road
+    word(function=1),              # 上 on
+    word(action=1),                # 开车 drive
+    word(vehicle=1, concrete=1, mobile=1),  # 汽车 car
+    word(function=1),              # 又 both
+    word(speed=1),                 # 快 fast
+    word(function=1),              # 又 and
+    word(steady=1),                # 稳 steady
+])  # (T, d_model) = (11, 10)
+
+# %% [markdown]
+# ## The catalogue: one key space for everyone
+#
+# W_K writes each token's card. The card has seven fields; a content word fills
+# in every field that applies to it, so a card often lists several things
+# (the car is a tool, a concrete thing, and it moves).
+
+# %%
+fields = ["tool", "agent", "manner", "place", "time", "thing", "moves"]
+W_K = np.zeros((len(features), len(fields)))  # (d_model, d_k) = (10, 7)
+for feature, field in [("vehicle", "tool"), ("person", "agent"), ("speed", "manner"),
+                       ("steady", "manner"), ("place", "place"), ("time", "time"),
+                       ("concrete", "thing"), ("mobile", "moves")]:
+    W_K[features.index(feature), fields.index(field)] = 2.0
+K = X @ W_K  # (T, d_k): one catalogue card per token
+
+# %% [markdown]
+# ## Three readers with one question each
+#
+# Each view has its own W_Q. It reads the *action* feature of 开车 and turns it
+# into a question about a single field of the cards. Other tokens have no
+# action feature, so only 开车 asks anything.
+
+# %%
+ASK = 5.0  # how insistently the view asks; sets how peaked its softmax is
+views = {"tool": "tool", "agent": "agent", "manner": "manner"}
+W_Q = {}
+for view, field in views.items():
+    W = np.zeros((len(features), len(fields)))  # (d_model, d_k)
+    W[features.index("action"), fields.index(field)] = ASK
+    W_Q[view] = W
+
+W_V = np.eye(len(features))  # (d_model, d_v): the value is the book, i.e. the token's own features
+V = X @ W_V                  # (T, d_v)
+d_k = len(fields)
+
+
+def softmax(row):
+    e = np.exp(row - row.max())
+    return e / e.sum()
+
+
+weights, outputs, queries = {}, {}, {}
+for view in views:
+    q = X[DRIVE] @ W_Q[view]                       # (d_k,): this view's question
+    scores = K @ q / np.sqrt(d_k)                  # (T,): how well each card answers it
+    weights[view] = softmax(scores)                # (T,) one attention row per view
+    outputs[view] = weights[view] @ V              # (d_v,): the book this view fetches
+    queries[view] = q
+
+# %% [markdown]
+# ## What each view found
+
+# %%
+intended = {"tool": ["汽车"], "agent": ["司机"], "manner": ["快", "稳"]}
+
+
+def cosine(a, b):
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+VIEW_NAMES = {"tool": ("tool", "工具"), "agent": ("agent", "施事"), "manner": ("manner", "方式")}
+views_hit = True
+for view, words in intended.items():
+    row = weights[view]
+    top = tokens[int(row.argmax())]
+    on_target = sum(row[tokens.index(w)] for w in words)
+    views_hit &= top in words
+    en_view, zh_view = VIEW_NAMES[view]
+    report.number(f"{view}_weight_on_target", on_target, "{:.2f}",
+                  en=f"weight the {en_view} view puts on {'+'.join(words)}",
+                  zh=f"{zh_view}视角分给{'+'.join(words)}的权重")
+    report.number(f"{view}_largest_other", max(row[j] for j, t in enumerate(tokens)
+                                               if t not in words), "{:.3f}",
+                  en=f"largest weight the {en_view} view puts on any other token",
+                  zh=f"{zh_view}视角分给其他任一词元的最大权重")
+    target_book = np.mean([V[tokens.index(w)] for w in words], axis=0)
+    report.number(f"{view}_output_cosine_to_target_value", cosine(outputs[view], target_book),
+                  "{:.3f}", en=f"cosine of the {en_view} view's output with the value of its word",
+                  zh=f"{zh_view}视角的输出与目标词元的值的余弦")
+    print(f"view {view}: top key = {top}")
+report.number("manner_weight_fast", weights["manner"][tokens.index("快")], "{:.2f}",
+              en="weight the manner view puts on 快 (fast)", zh="方式视角分给“快”的权重")
+report.number("manner_weight_steady", weights["manner"][tokens.index("稳")], "{:.2f}",
+              en="weight the manner view puts on 稳 (steady)", zh="方式视角分给“稳”的权重")
+
+
+# %% [markdown]
+# ## How many fields does a card list, and how many does a question ask about?
+#
+# The participation ratio (Σ x²)² / Σ x⁴ counts the "effective number" of
+# non-zero entries of a vector: 1 if one entry carries everything, n if n
+# entries are equal.
+
+# %%
+def participation_ratio(vector):
+    squares = np.asarray(vector, dtype=float) ** 2
+    return float(squares.sum() ** 2 / (squares ** 2).sum())
+
+
+content = [tokens.index(t) for t in ("司机", "马路", "汽车", "快", "稳", "昨天")]
+key_fields = report.number("key_fields_per_card",
+                           np.mean([participation_ratio(K[i]) for i in content]), "{:.2f}",
+                           en="fields a content word's key lists (participation ratio, mean)",
+                           zh="实词的键平均列出几个字段（参与率）")
+query_fields = report.number("query_fields_per_view",
+                             np.mean([participation_ratio(q) for q in queries.values()]), "{:.2f}",
+                             en="fields a query of 开车 asks about (participation ratio, mean)",
+                             zh="开车的查询平均问到几个字段（参与率）")
+
+# %% [markdown]
+# ## Does the key *have* to list everything?
+#
+# In the standard multi-head layer every head has its own W_K, not one shared
+# catalogue. Give each view a one-field key of its own — just the column of
+# W_K its question looks at — and compare the attention rows.
+
+# %%
+largest_difference = 0.0
+for view, field in views.items():
+    W_K_head = W_K[:, [fields.index(field)]]         # (d_model, 1): a one-field card
+    q_head = np.array([ASK])                          # (1,)
+    # Keep the 1/sqrt(d_k) of the shared space so the two rows compare like for like.
+    scores_head = (X @ W_K_head) @ q_head / np.sqrt(d_k)  # (T,)
+    largest_difference = max(largest_difference,
+                             np.abs(softmax(scores_head) - weights[view]).max())
+report.number("per_head_keys_difference", largest_difference, "{:.1e}",
+              en="largest difference in attention between one shared key space and one-field keys per head",
+              zh="共享键空间与每头一个字段的键相比，注意力的最大差")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+def view_row(W_Q_view, keys=K):
+    """Attention row of 开车 for one view's W_Q, over the given keys."""
+    return softmax(keys @ (X[DRIVE] @ W_Q_view) / np.sqrt(d_k))   # (T,)
+
+
+CAR, DRIVER = tokens.index("汽车"), tokens.index("司机")
+# Exercise 1: ask less insistently (ASK = 2 instead of 5). Tool view's weight on 汽车?
+report.number("exercise_soft_ask_tool_weight", view_row(W_Q["tool"] * 2.0 / ASK)[CAR], "{:.2f}",
+              en="exercise 1: tool view's weight on 汽车 with ASK = 2",
+              zh="练习 1：ASK = 2 时工具视角给汽车的权重")
+# Exercise 2: the tool view also asks "does it move?" (a second field in its question).
+W_tool_moves = W_Q["tool"].copy()
+W_tool_moves[features.index("action"), fields.index("moves")] = ASK
+row = view_row(W_tool_moves)
+report.number("exercise_tool_and_moves_weight_car", row[CAR], "{:.2f}",
+              en="exercise 2: weight on 汽车 when the tool view also asks about “moves”",
+              zh="练习 2：工具视角同时问“会动吗”时给汽车的权重")
+report.number("exercise_tool_and_moves_weight_driver", row[DRIVER], "{:.2f}",
+              en="exercise 2: weight on 司机 when the tool view also asks about “moves”",
+              zh="练习 2：工具视角同时问“会动吗”时给司机的权重")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {
+        "tokens": [f"{g} {t}" for t, g in zip(tokens, gloss)],
+        "fields": ["tool", "agent", "manner", "place", "time", "thing", "moves"],
+        "cards": "keys: one catalogue card per token",
+        "value": "entry",
+        "questions": "queries of 开车 (drive)",
+        "views": {"tool": "view 1: what is the tool?", "agent": "view 2: who acts?",
+                  "manner": "view 3: how?"},
+        "weight": "attention weight",
+        "cards_alt": "Left, a heat map of the keys: each content word's card is bright in one "
+                     "to three fields (car: tool, thing, moves; driver: agent, thing, moves; "
+                     "fast and steady: manner). Right, the three queries of 开车, each bright in exactly "
+                     "one field: tool, agent, manner.",
+        "views_alt": "Three bar charts, one attention row per view of 开车. The tool view puts "
+                     "most weight on 汽车 (car), the agent view on 司机 (driver), the manner "
+                     "view splits it between 快 (fast) and 稳 (steady).",
+        "cards_caption": "Each key is a card listing a few fields; each query of 开车 asks about "
+                         "exactly one of them.",
+        "views_caption": "Three questions from the same token, three different answers: car, "
+                         "driver, and fast + steady.",
+    },
+    "zh": {
+        "tokens": tokens,
+        "fields": ["工具", "施事", "方式", "地点", "时间", "实物", "会动"],
+        "cards": "键：每个词元一张目录卡片",
+        "value": "取值",
+        "questions": "开车的三个查询",
+        "views": {"tool": "视角 1：用什么工具？", "agent": "视角 2：谁在做？",
+                  "manner": "视角 3：怎么做？"},
+        "weight": "注意力权重",
+        "cards_alt": "左图是键的热力图：每个实词的卡片在一到三个字段上发亮（汽车：工具、实物、"
+                     "会动；司机：施事、实物、会动；快、稳：方式）。右图是开车的三个查询，各自只在一个字段上"
+                     "发亮：工具、施事、方式。",
+        "views_alt": "三幅柱状图，开车的每个视角各一行注意力。工具视角把大部分权重给了汽车，"
+                     "施事视角给了司机，方式视角分给了快和稳。",
+        "cards_caption": "每个键是一张列出几个字段的卡片；开车的每个查询只问其中一个字段。",
+        "views_caption": "同一个词元提出三个问题，得到三个不同的答案：汽车、司机、快和稳。",
+    },
+}
+
+query_matrix = np.array([queries[v] for v in views])  # (3, d_k)
+for lang in LANGS:
+    text = TEXT[lang]
+    # Tall, not wide: the cards above, the three questions below, on the same field axis.
+    fig, (top, bottom) = column_figure(height=6.4, nrows=2, width=5.6,
+                                       gridspec_kw={"height_ratios": [len(tokens), 2 * len(views)]})
+    image = top.imshow(K, cmap=SEQUENTIAL_CMAP, vmin=0)
+    top.set_xticks(range(len(fields)), text["fields"], rotation=45, ha="right", rotation_mode="anchor")
+    top.set_yticks(range(len(tokens)), text["tokens"])
+    top.set_title(text["cards"])
+    fig.colorbar(image, ax=top, shrink=0.8, label=text["value"])
+    image = bottom.imshow(query_matrix, cmap=SEQUENTIAL_CMAP, vmin=0)
+    bottom.set_xticks(range(len(fields)), text["fields"], rotation=45, ha="right", rotation_mode="anchor")
+    bottom.set_yticks(range(len(views)), [text["views"][v] for v in views])
+    bottom.set_title(text["questions"])
+    fig.colorbar(image, ax=bottom, label=text["value"])
+    report.figure("cards", fig, lang, alt=text["cards_alt"], caption=text["cards_caption"])
+
+    # One view per row, so every token label gets room at full size.
+    fig, axes = column_figure(height=7.4 if lang == "en" else 6.2, nrows=3, sharey=True)
+    for ax, view in zip(axes, views):
+        colors = ["#d95f02" if t in intended[view] else "#1f77b4" for t in tokens]
+        ax.bar(range(len(tokens)), weights[view], color=colors)
+        ax.set_xticks(range(len(tokens)), text["tokens"], rotation=30 if lang == "en" else 0,
+                      ha="right" if lang == "en" else "center", rotation_mode="anchor")
+        ax.set_title(text["views"][view])
+        ax.set_ylim(0, 1)
+        ax.set_ylabel(text["weight"])
+    report.figure("views", fig, lang, alt=text["views_alt"], caption=text["views_caption"])
+
+report.save()

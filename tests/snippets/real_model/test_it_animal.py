@@ -1,0 +1,76 @@
+"""Does "it" look at the animal? MiniLM's attention and hidden states, checked for consistency;
+the verdicts on C03 are the rule's (docs/claims.yml)."""
+
+
+def test_a_head_looks_from_it_to_animal_on_the_source_sentence(results):
+    r = results("real_model.it_animal")
+    # the head that looks most from it to animal on the source sentence
+    assert r.number("source_best_to_animal") > 0.5
+    assert r.number("source_best_to_street") < 0.1
+
+
+def test_that_head_keeps_looking_at_animal_when_it_is_the_street(results):
+    r = results("real_model.it_animal")
+    # "...too wide": the same head still prefers animal
+    assert r.number("source_best_wide_to_animal") > 2 * r.number("source_best_wide_to_street")
+
+
+def test_most_heads_prefer_the_same_noun_whatever_it_refers_to(results):
+    r = results("real_model.it_animal")
+    # most heads prefer the same noun with "tired" and with "wide"
+    assert r.number("source_heads_same_preference") > r.number("n_heads_total") / 2
+
+
+def test_the_best_referent_head_is_the_one_the_head_roles_page_tests(results):
+    r, roles = results("real_model.it_animal"), results("real_model.head_roles")
+    assert r.number("resolver_layer") == roles.number("coreference_best_layer")
+    assert r.number("resolver_head") == roles.number("coreference_best_head")
+    assert r.number("resolver_accuracy") == roles.number("coreference_best_accuracy")
+
+
+def test_the_resolving_head_barely_attends_to_the_referent(results):
+    r = results("real_model.it_animal")
+    # the head that picks the referent most often gives it only a small part of its attention
+    assert r.number("resolver_to_right_mean") < 0.2
+
+
+def test_the_value_share_is_a_mean_over_sentences(results):
+    r = results("real_model.it_animal")
+    # C03 part 1: the share of v(referent) in the head's output, averaged over the sentences,
+    # is at most its largest value
+    mean_share = r.number("value_share_mean")
+    assert mean_share <= r.number("value_share_max") + 1e-9
+
+
+def test_the_lean_statistics_are_consistent(results):
+    r = results("real_model.it_animal")
+    # C03 part 2. The sign-flip p-value counts the observed shift among the 20 000 flips:
+    # between 1/20001 and 1.
+    p = r.number("lean_p_value")
+    assert 1 / 20001 - 1e-12 <= p <= 1
+    # A shift is the difference of two leans, so its mean size is at most twice the mean
+    # size of a lean (triangle inequality).
+    shift = r.number("lean_shift_mean")
+    assert abs(shift) <= 2 * r.number("lean_typical_gap") + 1e-9
+    # the peak is the largest mean shift over the layers, the last layer's included
+    assert shift <= r.number("lean_peak_shift") + 1e-9
+    assert 0 <= r.number("lean_pairs_right") <= r.number("n_pairs")
+
+
+def test_the_embeddings_carry_no_lean(results):
+    # Before layer 1 a token's vector depends on its word and position only, and the two
+    # sentences of a pair keep "it" and both nouns at the same positions: no shift at all.
+    assert abs(results("real_model.it_animal").number("lean_shift_embeddings")) < 1e-6
+
+
+def test_exercise_answers(results):
+    r = results("real_model.it_animal")
+    # 1: the pairs swap the referent and keep the positions, so a rule that ignores
+    #    meaning is right in exactly one sentence of every pair.
+    assert r.number("exercise_first_noun_rule_accuracy") == 0.5
+    assert r.number("exercise_first_noun_rule_pairs_both_right") == 0
+    # 2: on the source pair alone, a head is "right" only if it changes its preference; most
+    #    heads keep theirs, so fewer pass than the 72/4 that coin-flipping heads would give.
+    resolvers = r.number("exercise_source_pair_resolvers")
+    assert resolvers <= r.number("n_heads_total") - r.number("source_heads_same_preference")
+    assert resolvers < r.number("n_heads_total") / 4
