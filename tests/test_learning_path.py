@@ -179,7 +179,7 @@ def test_a_page_and_its_snippets_share_a_place_and_so_do_their_tests():
 
 
 def test_every_exercise_number_a_page_shows_is_asserted_by_a_snippet_test():
-    tests = {path.stem: path.read_text(encoding="utf-8") for path in TESTS.rglob("test_*.py")}
+    tests = {path: path.read_text(encoding="utf-8") for path in TESTS.rglob("test_*.py")}
     shown = {(snippet, key) for lang in LANGS for page in content_pages(lang)
              for snippet, key in VALUE.findall(page.read_text(encoding="utf-8"))
              if key.startswith("exercise_")}
