@@ -274,13 +274,14 @@ def _render(kind: str, target: str, page) -> str:
             raise PluginError(f"{where}: there is no claim {target} in docs/claims.yml")
         return ledger.claim_badge(target, _state["lang"], _state["claims"], _state["verdicts"],
                                   _relative(page, "claims.md"), _state["assessments"])
+    place = snippet_runner.path_of(name)  # many_heads/pruning: in file paths and URLs
+    script = f"snippets/{place}.py"
     if name not in _state["snippets"]:
-        raise PluginError(f"{where}: there is no snippets/{snippet_runner.path_of(name)}.py")
+        raise PluginError(f"{where}: there is no {script}")
     if kind in ("figure", "value", "text", "data") and not key:
         raise PluginError(f"{where}: write {kind} {name}.<key>")
     if kind == "code":
         source = _state["snippets"][name].read_text(encoding="utf-8")
-        place = snippet_runner.path_of(name)
         file = place.rpartition("/")[2]
         links = " · ".join([
             f"[{ui['download']} {file}.py]({_relative(page, f'downloads/{place}.py')})"
@@ -298,28 +299,28 @@ def _render(kind: str, target: str, page) -> str:
         return ui["not_run"]
     if kind == "value":
         if key not in results["numbers"]:
-            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py recorded no number '{key}' "
+            raise PluginError(f"{where}: {script} recorded no number '{key}' "
                               f"(it has: {', '.join(sorted(results['numbers']))})")
         text = results["numbers"][key]["text"].strip()
         if not text:  # an empty value would leave a blank table cell or a gap in a sentence
-            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py formats '{key}' as an empty string")
+            raise PluginError(f"{where}: {script} formats '{key}' as an empty string")
         return text.replace("|", "\\|")  # a "|" would split a table cell
     if kind == "text":
         if key not in results.get("texts", {}):
-            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py recorded no text '{key}'")
+            raise PluginError(f"{where}: {script} recorded no text '{key}'")
         return results["texts"][key][_state["lang"]]
     if kind == "figure":
         if key not in results["figures"]:
-            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py drew no figure '{key}'")
+            raise PluginError(f"{where}: {script} drew no figure '{key}'")
         _state["figure_count"] += 1
         return "\n\n" + figures.html_figure(
             _state["figure_count"], name, key, results["figures"][key][_state["lang"]],
             results["_dir"], page.url, _state["lang"]) + "\n"
     if kind == "data":
         if key not in results.get("data", {}):
-            raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py published no data '{key}'")
+            raise PluginError(f"{where}: {script} published no data '{key}'")
         # Used inside HTML attributes, which MkDocs does not rewrite: relative to the page URL.
-        return posixpath.relpath(f"data/{snippet_runner.path_of(name)}/{key}.json", page.url.rstrip("/") or ".")
+        return posixpath.relpath(f"data/{place}/{key}.json", page.url.rstrip("/") or ".")
     if kind == "output":
         return ""  # replaced by the table of the page's numbers (numbers_table.py)
     # claims: the verdicts of the claims this snippet's experiment bears on
