@@ -59,6 +59,8 @@ def add_tooltips(content: str, lang: str) -> str:
     which Material shows as a tooltip (feature content.tooltips)."""
     pending = []
     for term in terms():
+        if not term.get("match"):
+            continue  # listed on the glossary page only (and for its rejected variants)
         pending.append((matcher(term, lang), html.escape(term["define"][lang], quote=True)))
     parts = re.split(r"(<[^>]*>)", content)
     open_tags: list[tuple[str, bool]] = []  # (tag, no tooltip inside)
