@@ -104,11 +104,6 @@ def shared_environment(commands: list[list[str]]) -> Path:
     union = list(dict.fromkeys(argument for command in commands for argument in command))
     done = subprocess.run([str(python), "-m", "pip", *union], capture_output=True, text=True)
     assert done.returncode == 0, f"pip {' '.join(union)} failed:\n{done.stdout}\n{done.stderr}"
-    # pip keeps an installed package of the same version: the explainer of this checkout
-    # (edited since the environment was made) is installed again, by itself.
-    local = next(a for a in union if a.startswith("explainer @ file:"))
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", local],
-                   check=True, capture_output=True)
     (env / ".ready").touch()
     return env
 
