@@ -32,9 +32,9 @@ weights = np.exp(scores - scores.max())
 weights /= weights.sum()                                          # (T,) sums to 1
 
 report.number("weight_it_animal", weights[ANIMAL], "{:.0%}",
-              en="share of the attention of “it” on “animal”", zh="“it” 分给 “animal” 的注意力")
+              en="share of the attention of “it” on “animal”", zh="“it”分给“animal”的注意力")
 report.number("weight_it_street", weights[STREET], "{:.1%}",
-              en="share of the attention of “it” on “street”", zh="“it” 分给 “street” 的注意力")
+              en="share of the attention of “it” on “street”", zh="“it”分给“street”的注意力")
 
 # %% [markdown]
 # ## The picture
@@ -54,7 +54,7 @@ TEXT = {
     },
     "zh": {
         "steps": ["原文里的一条论断", "检验它的代码，\n构建时运行", "数字、图表\n和结论"],
-        "label": "“it” 的注意力有 {:.0%}",
+        "label": "“it”的注意力有 {:.0%}",
         "alt": "句子 The animal didn't cross the street because it was too tired，从 it 向每个词元"
                "画出弧线，通向 animal 的那条最粗。下方三个方框用箭头相连：原文里的一条论断、"
                "检验它的代码、数字图表和结论。",

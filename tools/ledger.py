@@ -7,8 +7,11 @@ decides anything itself.
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import claims as registry
+import numbers_table
 
 UI = {
     "en": {
@@ -75,8 +78,8 @@ SECTIONS = {
     "a-summary": ("summary", "总结"),
     "a-why-1": ("why heads differ §1", "各司其职第 1 节"), "a-why-2": ("why heads differ §2", "各司其职第 2 节"),
     "a-why-3": ("why heads differ §3", "各司其职第 3 节"), "a-why-4": ("why heads differ §4", "各司其职第 4 节"),
-    "b-intro": ("introduction", "引言"), "b-1": ("§1", "第一节"), "b-2": ("§2", "第二节"),
-    "b-3-1": ("§3.1", "第三节之 1"), "b-3-2": ("§3.2", "第三节之 2"), "b-4": ("§4", "第四节"),
+    "b-intro": ("introduction", "引言"), "b-1": ("§1", "第 1 节"), "b-2": ("§2", "第 2 节"),
+    "b-3-1": ("§3.1", "第 3.1 节"), "b-3-2": ("§3.2", "第 3.2 节"), "b-4": ("§4", "第 4 节"),
     "b-conclusion": ("conclusion", "结论"),
     "b-extra-qk": ("addendum: Q and K", "外一篇：Q 与 K"),
     "b-extra-example": ("addendum: 开车", "外一篇：“开车”的例子"),
@@ -84,6 +87,13 @@ SECTIONS = {
     "b-extra-v": ("addendum: V's continuity", "外一篇：V 的连续性"),
     "b-extra-abstract": ("addendum: Q/K vs V", "外一篇：Q/K 与 V"),
 }
+
+
+def reference_labels(lang: str) -> dict[str, str]:
+    """Each entry of the references page by its heading ("Vaswani 等（2017）"), by anchor."""
+    page = Path(__file__).resolve().parent.parent / "docs" / lang / "references.md"
+    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+    return {key: label for label, key in re.findall(r"^## (.+?) \{#([\w-]+)\}\s*$", text, re.M)}
 
 
 def stability(assessment, lang: str, short: bool = False) -> str:
@@ -125,8 +135,8 @@ def _measured(experiment: registry.Experiment, results: dict, lang: str) -> str:
         if key not in recorded:
             continue
         about = recorded[key].get("about", {}).get(lang) or f"`{key}`"
-        parts.append(f"{about} = {recorded[key]['text']}")
-    return "; ".join(parts)
+        parts.append(f"{about} = {numbers_table.shown(recorded[key], lang)}")
+    return ("；" if lang == "zh" else "; ").join(parts)
 
 
 def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str | None],
@@ -165,7 +175,8 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
             kind = f"*{ui['kinds'][experiment.kind]}*"
             if experiment.kind == "literature":
                 target = (f"{references_href}#{experiment.reference}" if references_href else None)
-                title = f"[{experiment.reference}]({target})" if target else experiment.reference
+                label = reference_labels(lang).get(experiment.reference, experiment.reference)
+                title = f"[{label}]({target})" if target else label
             else:
                 path, page_title = where.get(experiment.snippet, ("", experiment.snippet))
                 title = f"[{page_title}]({path})" if path else f"`snippets/{experiment.snippet.replace('.', '/')}.py`"

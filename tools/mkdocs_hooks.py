@@ -79,7 +79,7 @@ UI = {
         "more_seeds": "本页的数字来自 {n} 个随机种子：某条结论未定时，构建过程把脚本默认的种子数加倍重跑了。要复现这些数字：{command}",
         "glossary_title": "术语表",
         "glossary_intro": "本站用到的术语，中英对照。每一页上某个术语第一次出现时，把鼠标移上去（或轻点）就能看到它的解释。",
-        "term": "术语", "chinese": "English", "meaning": "含义",
+        "term": "术语", "chinese": "英文", "meaning": "含义",
         "behind": "本页可能落后于英文版",
         "behind_text": "英文版在本页上次更新之后又有改动：",
         "permalink": "本节链接",
@@ -300,7 +300,7 @@ def _render(kind: str, target: str, page) -> str:
         if key not in results["numbers"]:
             raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py recorded no number '{key}' "
                               f"(it has: {', '.join(sorted(results['numbers']))})")
-        text = results["numbers"][key]["text"].strip()
+        text = numbers_table.shown(results["numbers"][key], _state["lang"]).strip()
         if not text:  # an empty value would leave a blank table cell or a gap in a sentence
             raise PluginError(f"{where}: snippets/{snippet_runner.path_of(name)}.py formats '{key}' as an empty string")
         return text.replace("|", "\\|")  # a "|" would split a table cell

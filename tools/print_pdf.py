@@ -18,8 +18,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PDF_NAME = {"en": "attention-en.pdf", "zh": "attention-zh.pdf"}
 PRINT_FONT_ZH = '"WenQuanYi Micro Hei"'  # Debian package fonts-wqy-microhei
-FOOTER = ('<div style="font-size:9px;width:100%;text-align:center;color:#555">'
-          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+_FOOTER = '<div style="font-size:9px;width:100%;text-align:center;color:#555">{}</div>'
+FOOTER = {"en": _FOOTER.format('<span class="pageNumber"></span> / <span class="totalPages"></span>'),
+          "zh": _FOOTER.format('第 <span class="pageNumber"></span> 页，共 <span class="totalPages"></span> 页')}
 
 
 def pdf_path(site_dir: Path, lang: str) -> Path:
@@ -87,7 +88,7 @@ async def _print(browser, site_dir: Path, lang: str) -> Path:
     target = pdf_path(site_dir, lang)
     await page.pdf(path=str(target), format="A4", print_background=True, outline=True, tagged=True,
                    display_header_footer=True, header_template="<span></span>",
-                   footer_template=FOOTER,
+                   footer_template=FOOTER[lang],
                    margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"})
     await page.close()
     return target

@@ -28,8 +28,7 @@ model = MiniLM.from_pretrained()   # every tensor copied by name, every shape as
 tokenizer = Tokenizer()
 config = model.config
 n_params = sum(p.numel() for p in model.parameters())
-report.number("n_params_millions", n_params / 1e6, "{:.1f}",
-              en="parameters of the model, in millions", zh="模型的参数个数（单位：百万）")
+report.number("n_params", n_params, kind="params", en="parameters of the model", zh="模型的参数个数")
 report.number("n_layers", config.n_layers, "{:.0f}", en="layers", zh="层数")
 report.number("n_heads", config.n_heads, "{:.0f}", en="attention heads per layer",
               zh="每层的注意力头数")
