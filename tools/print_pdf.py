@@ -111,7 +111,9 @@ async def _print(browser, site_dir: Path, lang: str) -> Path:
         await page.add_style_tag(content=(
             f"html, body, .md-typeset {{ font-family: {PRINT_FONT_ZH}, sans-serif !important; }}"
             f"code, pre, kbd, samp {{ font-family: 'DejaVu Sans Mono', {PRINT_FONT_ZH}, "
-            "monospace !important; }"))
+            "monospace !important; }"
+            # KaTeX sets Chinese inside formulas (v(\\text{汽车})) in a fallback font of its own.
+            f".katex .cjk_fallback {{ font-family: {PRINT_FONT_ZH} !important; }}"))
     await page.emulate_media(media="print")
     targets = await page.evaluate(TOC_TARGETS)
     # Page size, margins and footer come from the print page's own @page rules.
