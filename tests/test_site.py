@@ -232,3 +232,16 @@ def test_whitespace_only_commits_do_not_put_a_translation_behind():
     # ce0b7bd re-wrapped the Chinese lines of four-steps.md; ddaf874 wrote the gradients page.
     assert not translation_status._changes_text("ce0b7bd", "docs/zh/four-steps.md")
     assert translation_status._changes_text("ddaf874", "docs/zh/three-roles/gradients.md")
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_the_search_index_has_formulas_as_text_not_tex(built_site, lang_root):
+    """Search previews show the index's text: a formula is there as √dₖ, not as KaTeX's
+    glyphs followed by its TeX ("divided by 8\\sqrt 88")."""
+    from test_pdf import raw_tex
+
+    index = json.loads((built_site / lang_root / "search" / "search_index.json").read_text(encoding="utf-8"))
+    found = [f"{doc['location']}: {fragment!r}" for doc in index["docs"]
+             for fragment in raw_tex(doc["title"] + " " + doc["text"])]
+    assert found == [], f"{len(found)} TeX fragments in the search index: {found[:5]}"
+    assert any("√dₖ" in doc["text"] for doc in index["docs"]), "the formulas are missing from the index"

@@ -46,6 +46,7 @@ import katex_math  # noqa: E402
 import ledger  # noqa: E402
 import numbers_table  # noqa: E402
 import page_meta  # noqa: E402
+import print_page  # noqa: E402
 import notebooks  # noqa: E402
 import repository  # noqa: E402
 import snippet_runner  # noqa: E402
@@ -403,6 +404,7 @@ def on_post_page(output: str, page, config):
     label = html.escape(_state["ui"]["search"], quote=True)
     output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + f' aria-label="{label}">')
     output = _hreflang_links(output, page, config)
+    output = katex_math.search_only_parts(output)  # the search index has read them
     if page.file.src_uri.startswith("notebooks/"):
         output = _share_notebook_css(output, page, config)
     return output
@@ -457,6 +459,7 @@ def _heading_ids_as_in_the_toc(output: str) -> str:
 PLAIN_TOKEN = re.compile(r'<span class="(?:n|o|p|w)">([^<]*)</span>')
 
 
+@event_priority(10)  # before print-site keeps each page's HTML for the print page and the PDFs
 def on_page_content(content: str, page, config, files):
     """Lighter code listings, glossary tooltips, and math typeset now (no math script)."""
     content = PLAIN_TOKEN.sub(r"\1", content)
@@ -467,9 +470,21 @@ def on_page_content(content: str, page, config, files):
     if page.file.src_uri.endswith(".md") and page.file.src_uri != "glossary.md":
         content = glossary.add_tooltips(content, _state["lang"])
     try:
-        return katex_math.typeset(content)
+        content = katex_math.typeset(content)
     except katex_math.MathError as error:
         raise PluginError(f"{page.file.src_uri}: {error}") from None
+    if page.file.src_uri == "sources.md":
+        _state["source_essays"] = print_page.source_essays(content)
+    return content
+
+
+def on_post_build(config):
+    """The print page (written by mkdocs-print-site just before): cover, title, footer."""
+    path = Path(config.site_dir) / "print_page" / "index.html"
+    if path.is_file():
+        print_page.finish(path, _state["lang"], config.site_name, config.site_description,
+                          _state.get("source_essays"), config.repo_url,
+                          print_page.build_commit(), dt.date.today())
 
 
 def on_shutdown():
