@@ -213,3 +213,31 @@ def test_search_ranks_pages_with_the_word_in_a_title_or_heading_first(page, site
     assert headings_first(hits), f"{query!r}: {hits}"
     previews = " ".join(results.all_inner_texts())
     assert "\\" not in previews, "a search preview shows TeX"
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_the_ledger_opens_compact_and_filters_by_verdict(page, site_url, lang_root):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{site_url}{lang_root}claims/")
+    cards = page.locator(".claim-card")
+    total = cards.count()
+    assert total >= 30
+    # Compact: every card folded, its verdict and the sentence that says why in view.
+    assert page.locator(".claim-card details[open]").count() == 0
+    assert page.locator(".claim-card .claim-why:visible").count() == total
+    print(f"ledger at 1280 px: {page.evaluate('document.documentElement.scrollHeight')} px tall")
+    verdict_of = "el => /verdict--(\\w+)/.exec(el.querySelector('.verdict').className)[1]"
+    rows = page.locator("article tr:has(td .verdict)")
+    assert rows.count() == total
+    for button in page.locator(".ledger-filter button[data-verdict]:not([data-verdict=''])").all():
+        verdict = button.get_attribute("data-verdict")
+        button.click()
+        assert button.get_attribute("aria-pressed") == "true"
+        shown_rows = [r.evaluate(verdict_of) for r in rows.all() if r.is_visible()]
+        shown_cards = [c.get_attribute("data-verdict") for c in cards.all() if c.is_visible()]
+        assert shown_rows and set(shown_rows) == {verdict}, verdict
+        assert shown_cards == [verdict] * len(shown_rows)
+        assert f"({len(shown_rows)})" in button.text_content()
+    page.locator(".ledger-filter button[data-verdict='']").click()
+    assert sum(r.is_visible() for r in rows.all()) == total
+    assert page.console_errors == []

@@ -120,6 +120,10 @@ def on_config(config):
     _state["assessments"] = _assess(results)
     _state["verdicts"] = {claim_id: a.verdict if a else None
                           for claim_id, a in _state["assessments"].items()}
+    try:
+        _state["reasons"] = ledger.reasons(lang, claims, results, _state["assessments"])
+    except (registry.MissingMeasurement, registry.RegistryError) as error:
+        raise PluginError(str(error)) from None
     _state["last_changed"] = page_meta.last_changed()
     return config
 
@@ -230,7 +234,7 @@ def _ledger(config) -> str:
     return ledger.page(lang, _state["claims"], _state["verdicts"], _state["results"], where,
                        "sources.md" if (docs / "sources.md").is_file() else None,
                        "references.md" if (docs / "references.md").is_file() else None,
-                       _state["assessments"])
+                       _state["assessments"], _state["reasons"], "../assets/ledger.js")
 
 
 def _colab_url(name: str) -> str:
@@ -274,7 +278,8 @@ def _render(kind: str, target: str, page) -> str:
         if target not in _state["claims"]:
             raise PluginError(f"{where}: there is no claim {target} in docs/claims.yml")
         return ledger.claim_badge(target, _state["lang"], _state["claims"], _state["verdicts"],
-                                  _relative(page, "claims.md"), _state["assessments"])
+                                  _relative(page, "claims.md"), _state["assessments"],
+                                  _state["reasons"])
     if name not in _state["snippets"]:
         raise PluginError(f"{where}: there is no snippets/{snippet_runner.path_of(name)}.py")
     if kind in ("figure", "value", "text", "data") and not key:
@@ -325,7 +330,7 @@ def _render(kind: str, target: str, page) -> str:
         return ""  # replaced by the table of the page's numbers (numbers_table.py)
     # claims: the verdicts of the claims this snippet's experiment bears on
     return ledger.badges(name, _state["lang"], _state["claims"], _state["verdicts"],
-                         _relative(page, "claims.md"), _state["assessments"])
+                         _relative(page, "claims.md"), _state["assessments"], _state["reasons"])
 
 
 def _behind_notice(commits: list[str]) -> str:

@@ -142,15 +142,18 @@ class Report:
         """Save ``fig`` as ``<key>.<lang>.svg`` with its alt text and its one-line
         caption (the takeaway, shown under the figure) in that language, and a twin
         for the dark theme, ``<key>.<lang>.dark.svg``. Records the figure's smallest
-        text size (pt), which the browser tests turn into rendered pixels."""
+        text size (pt), which the browser tests turn into rendered pixels. Data lines and
+        markers are made to stand out from the background in both (plotting.legible_data)."""
         if lang not in plotting.LANGS:
             raise ValueError(f"figure '{key}': language must be one of {plotting.LANGS}, not {lang!r}")
         if not alt.strip():
             raise ValueError(f"figure '{key}' ({lang}) needs alt text")
         filename, dark = f"{key}.{lang}.svg", f"{key}.{lang}.dark.svg"
+        plotting.legible_data(fig, background="white")
         plotting.save_svg(fig, self.output_dir / filename, close=False)
         smallest = plotting.smallest_font_pt(fig)  # after drawing: tick labels exist now
         plotting.to_dark(fig)
+        plotting.legible_data(fig, background=plotting.DARK_BACKGROUND)
         plotting.save_svg(fig, self.output_dir / dark)
         self.figures.setdefault(key, {})[lang] = {"file": filename, "dark_file": dark, "alt": alt,
                                                   "caption": caption, "smallest_font_pt": smallest}
