@@ -4,8 +4,10 @@
 # A source explanation says that in "The animal didn't cross the street because
 # it was too tired", attention lets *it* find *animal*. This site does not take
 # that on trust: it builds the attention, runs it and measures where the word
-# *it* looks. The home page shows the result as arcs from *it* to every word,
-# as thick as the attention weight, above the three steps every page follows.
+# *it* looks. The home page shows the hand-built layer of the first chapter as
+# arcs from *it* to every word, as thick as the attention weight, above the
+# three steps every page follows. The picture says it is hand-built: a trained
+# model's attention is measured on the pages of the last chapter.
 
 # %%
 import numpy as np
@@ -32,9 +34,9 @@ weights = np.exp(scores - scores.max())
 weights /= weights.sum()                                          # (T,) sums to 1
 
 report.number("weight_it_animal", weights[ANIMAL], "{:.0%}",
-              en="share of the attention of “it” on “animal”", zh="“it” 分给 “animal” 的注意力")
+              en="share of the attention of “it” on “animal”", zh="“it”分给“animal”的注意力")
 report.number("weight_it_street", weights[STREET], "{:.1%}",
-              en="share of the attention of “it” on “street”", zh="“it” 分给 “street” 的注意力")
+              en="share of the attention of “it” on “street”", zh="“it”分给“street”的注意力")
 
 # %% [markdown]
 # ## The picture
@@ -44,21 +46,23 @@ TEXT = {
     "en": {
         "steps": ["a claim from the\nsource explanations", "code that tests it,\nrun at build time",
                   "numbers, figures\nand a verdict"],
-        "label": "{:.0%} of the attention of “it”",
+        "label": "a layer built by hand: {:.0%} of the attention of “it”",
         "alt": "The sentence The animal didn't cross the street because it was too tired, with "
-               "arcs from it to every word; the arc to animal is by far the thickest. Below, "
+               "arcs from it to every word in a layer built by hand; the arc to animal is by far the thickest. Below, "
                "three boxes joined by arrows: a claim from the source explanations, code that "
                "tests it, numbers, figures and a verdict.",
         "caption": "Every page works like this: take a claim, build it in code, run it, and "
-                   "report what was measured.",
+                   "report what was measured. The arcs show a layer built by hand (the first "
+                   "chapter's example), not a trained model.",
     },
     "zh": {
         "steps": ["原文里的一条论断", "检验它的代码，\n构建时运行", "数字、图表\n和结论"],
-        "label": "“it” 的注意力有 {:.0%}",
+        "label": "手工搭出的注意力层：“it”的注意力有 {:.0%}",
         "alt": "句子 The animal didn't cross the street because it was too tired，从 it 向每个词元"
-               "画出弧线，通向 animal 的那条最粗。下方三个方框用箭头相连：原文里的一条论断、"
+               "画出弧线（一个手工搭出的注意力层），通向 animal 的那条最粗。下方三个方框用箭头相连：原文里的一条论断、"
                "检验它的代码、数字图表和结论。",
-        "caption": "每一页都是这样做的：拿一条论断，用代码搭出来，跑一遍，报告测到了什么。",
+        "caption": "每一页都是这样做的：拿一条论断，用代码搭出来，跑一遍，报告测到了什么。"
+                   "图中的弧线来自手工搭出的注意力层（第一章的例子），不是训练出来的模型。",
     },
 }
 ARC, BOX = "#d95f02", "#1b9e77"

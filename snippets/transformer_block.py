@@ -58,7 +58,7 @@ order_change = ((out_pos_shuffled - out_pos[:, shuffle]).norm() / out_pos.norm()
 report.number("permutation_error_without_positions", order_error, "{:.1e}",
               en="largest difference between shuffled outputs and outputs of shuffled tokens, no positions",
               zh="不加位置信息时，打乱后的输出与输出再打乱之间的最大差")
-report.number("permutation_change_with_positions", order_change, "{:.2f}",
+report.number("permutation_change_with_positions", order_change, kind="share",
               en="relative change of the outputs when the tokens are shuffled, with positions added",
               zh="加入位置信息后，打乱词元使输出产生的相对变化")
 

@@ -154,3 +154,90 @@ def test_glossary_terms_show_their_definition_on_hover(page, site_url, lang_root
     assert definition in abbr.get_attribute("title")
     abbr.hover()
     page.locator(".md-tooltip2", has_text=definition).first.wait_for(state="visible", timeout=5000)
+
+
+# --- the home page leads in (issue 22) ----------------------------------------------------------
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_the_start_button_is_above_the_fold_and_goes_where_next_goes(
+        browser, site_url, lang_root, width, height, scheme):
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    page = context.new_page()
+    page.goto(site_url + lang_root)
+    button = page.locator("article a.start-button")
+    assert button.count() == 1 and button.is_visible()
+    box = button.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= height, \
+        f"the start button ends at y = {box['y'] + box['height']:.0f}, below the fold ({height})"
+    next_link = page.locator("a.md-footer__link--next")
+    resolve = "a => new URL(a.getAttribute('href'), location.href).pathname"
+    assert button.evaluate(resolve) == next_link.evaluate(resolve)
+    context.close()
+
+
+# --- search: formulas as text, titles and headings first (issue 22) -------------------------
+
+def headings_first(heading_hits: list[bool]) -> bool:
+    """Results in order, each True when the word is in the page's title or a heading: every
+    such result must come before every result that has the word in its text only."""
+    return heading_hits == sorted(heading_hits, reverse=True)
+
+
+@pytest.mark.parametrize("hits, expected", [
+    ([True, True, False, False], True), ([True, False], True), ([False, False], True),
+    ([True, False, True], False), ([False, True], False),
+])
+def test_the_headings_first_check(hits, expected):
+    assert headings_first(hits) is expected
+
+
+RESULT_HITS = """items => items.map(item =>
+    [...item.querySelectorAll('h1, h2')].some(heading => heading.querySelector('mark')))"""
+
+
+@pytest.mark.parametrize("lang_root, query", [
+    ("", "softmax"), ("", "gradient"), ("", "induction"), ("zh/", "梯度"), ("zh/", "残差"), ("zh/", "缩放"),
+])
+def test_search_ranks_pages_with_the_word_in_a_title_or_heading_first(page, site_url, lang_root, query):
+    page.goto(site_url + lang_root)
+    search = page.locator("input.md-search__input")
+    search.click()
+    search.fill(query)
+    search.press("End")  # Material searches on keyup
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=15000)
+    hits = results.evaluate_all(RESULT_HITS)
+    assert any(hits), f"no result has {query!r} in a title or heading"
+    assert headings_first(hits), f"{query!r}: {hits}"
+    previews = " ".join(results.all_inner_texts())
+    assert "\\" not in previews, "a search preview shows TeX"
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_the_ledger_opens_compact_and_filters_by_verdict(page, site_url, lang_root):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{site_url}{lang_root}claims/")
+    cards = page.locator(".claim-card")
+    total = cards.count()
+    assert total >= 30
+    # Compact: every card folded, its verdict and the sentence that says why in view.
+    assert page.locator(".claim-card details[open]").count() == 0
+    assert page.locator(".claim-card .claim-why:visible").count() == total
+    print(f"ledger at 1280 px: {page.evaluate('document.documentElement.scrollHeight')} px tall")
+    verdict_of = "el => /verdict--(\\w+)/.exec(el.querySelector('.verdict').className)[1]"
+    rows = page.locator("article tr:has(td .verdict)")
+    assert rows.count() == total
+    for button in page.locator(".ledger-filter button[data-verdict]:not([data-verdict=''])").all():
+        verdict = button.get_attribute("data-verdict")
+        button.click()
+        assert button.get_attribute("aria-pressed") == "true"
+        shown_rows = [r.evaluate(verdict_of) for r in rows.all() if r.is_visible()]
+        shown_cards = [c.get_attribute("data-verdict") for c in cards.all() if c.is_visible()]
+        assert shown_rows and set(shown_rows) == {verdict}, verdict
+        assert shown_cards == [verdict] * len(shown_rows)
+        assert f"({len(shown_rows)})" in button.text_content()
+    page.locator(".ledger-filter button[data-verdict='']").click()
+    assert sum(r.is_visible() for r in rows.all()) == total
+    assert page.console_errors == []

@@ -102,3 +102,58 @@ def test_source_sections_named_by_claims_exist_on_the_sources_page():
                 assert section in ledger.SECTIONS, f"{claim_id}: unknown source section {section}"
                 if page.is_file():
                     assert section in anchors, f"docs/{lang}/sources.md has no section {{#{section}}}"
+
+
+# --- Why a verdict: the case that held, each number against its threshold -----------------
+
+@pytest.mark.parametrize("claim_id", [c for c, claim in CLAIMS.items() if claim.cases])
+def test_the_explanation_gives_the_rules_verdict_and_the_comparisons_behind_it(claim_id):
+    claim = CLAIMS[claim_id]
+    for verdict, numbers in claim.examples.items():
+        why = registry.explain(claim, numbers)
+        assert why.verdict == registry.decide(claim, numbers) == verdict
+        for index, case in enumerate(why.cases):
+            assert case.checks, f"{claim_id}: a case is explained by at least one comparison"
+            if index == why.held:                     # the case that held: every comparison it names holds
+                assert case.holds and all(check.holds for check in case.checks)
+            else:                                     # a case that did not: one comparison it names fails
+                assert not case.holds and not all(check.holds for check in case.checks)
+        assert why.held is None or why.held == len(why.cases) - 1
+
+
+def planted_claim(condition: str, otherwise: str = "nuanced") -> registry.Claim:
+    return registry.Claim(id="C99", title={"en": "t", "zh": "t"}, source=[], type="empirical",
+                          text={"en": "", "zh": ""}, experiments=[], rule_text={"en": "", "zh": ""},
+                          cases=[("verified", condition), ("refuted", "s.heads == 0")],
+                          otherwise=otherwise, examples={})
+
+
+PLANTED_RESULTS = {"s": {"numbers": {
+    "heads": {"value": 2.0, "text": "2", "about": {"en": "heads that pass", "zh": "通过检验的头数"}},
+    "best": {"value": 0.65, "text": "65 %", "about": {"en": "the best head's accuracy", "zh": "最好的头的准确率"}},
+    "n_seeds": {"value": 8.0, "text": "8", "about": {"en": "seeds", "zh": "种子数"}},
+    "hits": {"value": 7.0, "text": "7", "about": {"en": "seeds that show it", "zh": "出现它的种子数"}}}}}
+
+
+def test_the_why_sentence_says_which_case_failed_and_each_number_against_its_threshold():
+    import ledger
+
+    claim = planted_claim("s.heads >= 1 and s.best >= 0.75")
+    numbers = registry.measurements(PLANTED_RESULTS, {})
+    why = registry.explain(claim, numbers)
+    assert ledger.reason(claim, why, PLANTED_RESULTS, "en") == (
+        "No case of the rule holds, so it gives *nuanced*: for *verified*, heads that pass is 2 (≥ 1), "
+        "but the best head's accuracy is 65 %, not ≥ 75 %; for *refuted*, heads that pass is 2, not = 0.")
+    assert ledger.reason(claim, why, PLANTED_RESULTS, "zh") == (
+        "规则的各种情形都不成立，因此给出“部分成立”：就“证实”而言，通过检验的头数为 2（≥ 1），"
+        "但最好的头的准确率为 65 %，不满足 ≥ 75 %；就“推翻”而言，通过检验的头数为 2，不满足 = 0。")
+
+
+def test_the_why_sentence_of_a_case_that_held_gives_a_computed_threshold_with_its_value():
+    import ledger
+
+    claim = planted_claim("s.hits >= 0.75 * s.n_seeds or s.best >= 0.9")
+    why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
+    assert why.held == 0 and len(why.cases[0].checks) == 1   # the or's first part decided it
+    assert ledger.reason(claim, why, PLANTED_RESULTS, "en") == (
+        "The *verified* case of the rule holds: seeds that show it is 7 (≥ 0.75 × seeds (= 6)).")

@@ -33,3 +33,119 @@ def test_same_figure_gives_the_same_bytes(tmp_path):
     draw(tmp_path / "a.svg")
     draw(tmp_path / "b.svg")
     assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+
+
+# --- Every data line and marker stands out from its background, light and dark ------------
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _style(node) -> dict[str, str]:
+    pairs = (part.split(":", 1) for part in node.get("style", "").split(";") if ":" in part)
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
+def _shown(node, paint: str, background) -> tuple | None:
+    """The colour a path or marker's ``paint`` (fill or stroke) shows, as the figure style
+    measures it (plotting.shown_colour); None where it paints nothing."""
+    style = _style(node)
+    colour = style.get(paint, node.get(paint))
+    if not colour or not colour.startswith("#"):
+        return None
+    alpha = float(style.get(f"{paint}-opacity", 1)) * float(style.get("opacity", 1))
+    return plotting.shown_colour(colour, alpha, background)
+
+
+def data_marks(svg_text: str, page_background: str) -> list[tuple[str, float]]:
+    """Every data line and marker of a matplotlib SVG with its contrast against the
+    background it is drawn on (its axes' face, or the page where that is transparent).
+    Lines are the paths of ``line2d_*`` / ``LineCollection_*`` groups outside the axis
+    groups (ticks, grid); markers are their ``<use>`` elements and those of
+    ``PathCollection_*`` groups (scatter), counted by the better of fill and edge. Axes
+    showing an image or a colour mesh are skipped: their marks are read against the image."""
+    import xml.etree.ElementTree as ElementTree
+
+    marks = []
+    root = ElementTree.fromstring(svg_text)
+    for axes in root.iter(SVG + "g"):
+        if not (axes.get("id") or "").startswith("axes_"):
+            continue
+        if any(e.tag == SVG + "image" or (e.get("id") or "").startswith("QuadMesh") for e in axes.iter()):
+            continue
+        background = page_background
+        face = next((g.find(SVG + "path") for g in axes.findall(SVG + "g")
+                     if (g.get("id") or "").startswith("patch_")), None)
+        if face is not None and _style(face).get("fill", "").startswith("#"):
+            background = _style(face)["fill"]
+
+        def walk(node):
+            group = node.get("id") or ""
+            if group.startswith(("matplotlib.axis", "text_")):
+                return
+            kind = group.split("_")[0]
+            if node.tag == SVG + "g" and kind in ("line2d", "LineCollection", "PathCollection"):
+                for element in node.iter():
+                    if element.tag == SVG + "path" and kind != "PathCollection" and element.get("id") is None:
+                        shown = _shown(element, "stroke", background)
+                        if shown:
+                            marks.append((f"{group} line", plotting.contrast_ratio(shown, background)))
+                    if element.tag == SVG + "use":
+                        ratios = [plotting.contrast_ratio(c, background)
+                                  for c in (_shown(element, p, background) for p in ("fill", "stroke")) if c]
+                        if ratios:
+                            marks.append((f"{group} marker", max(ratios)))
+                return
+            for child in node:
+                walk(child)
+        walk(axes)
+    return marks
+
+
+def draw_curves(path: Path, dark: bool, legible: bool) -> str:
+    """Viridis' darkest colour as a curve and as markers, as a snippet would draw them."""
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1, 2], [0, 1, 0], color="#440154", lw=2, label="one head")
+    ax.plot([0, 1, 2], [1, 0, 1], color="#fde725", lw=0.8, alpha=0.3)
+    ax.scatter([0.5, 1.5], [0.5, 0.5], color="#fde725")
+    ax.legend()
+    if legible:
+        plotting.legible_data(fig, background="white")
+    if dark:
+        plotting.to_dark(fig)
+        if legible:
+            plotting.legible_data(fig, background=plotting.DARK_BACKGROUND)
+    plotting.save_svg(fig, path)
+    return path.read_text(encoding="utf-8")
+
+
+def test_the_contrast_measure_finds_a_dark_curve_on_the_dark_background(tmp_path):
+    dark = data_marks(draw_curves(tmp_path / "d.svg", dark=True, legible=False), plotting.DARK_BACKGROUND)
+    light = data_marks(draw_curves(tmp_path / "l.svg", dark=False, legible=False), "#ffffff")
+    # The curve, its legend line, the faint line and the two markers, in each scheme.
+    assert len(dark) == len(light) >= 5
+    assert min(ratio for _, ratio in dark) < 1.2        # #440154 on #1e2129
+    assert min(ratio for _, ratio in light) < 1.3       # #fde725 on white
+
+
+def test_legible_data_lifts_every_line_and_marker_to_3_to_1(tmp_path):
+    for dark, background in ((False, "#ffffff"), (True, plotting.DARK_BACKGROUND)):
+        marks = data_marks(draw_curves(tmp_path / f"{dark}.svg", dark, legible=True), background)
+        assert len(marks) >= 5 and min(r for _, r in marks) >= plotting.MIN_CONTRAST, marks
+
+
+def test_every_figure_line_and_marker_stands_out_in_both_schemes(results):
+    import snippet_runner
+
+    faint, measured = [], 0
+    for name in sorted(path.stem for path in snippet_runner.discover()):
+        run = results(name)
+        for key, by_lang in run.data["figures"].items():
+            for lang, figure in by_lang.items():
+                for file, background in ((figure["file"], "#ffffff"),
+                                         (figure["dark_file"], plotting.DARK_BACKGROUND)):
+                    marks = data_marks((run.dir / file).read_text(encoding="utf-8"), background)
+                    measured += len(marks)
+                    faint += [f"{name}/{file}: {mark} {ratio:.2f}" for mark, ratio in marks
+                              if ratio < plotting.MIN_CONTRAST]
+    assert measured > 1000  # the measure sees the figures' lines at all
+    assert faint == [], f"{len(faint)} marks under {plotting.MIN_CONTRAST} : 1:\n" + "\n".join(faint[:20])

@@ -146,3 +146,136 @@ def test_the_gradients_equation_fits_the_column_at_1280_px(page, site_url):
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(site_url + "three-roles/gradients/")
     assert [box for box in page.evaluate(WIDE_MATH) if box["wide"]] == []
+
+
+def edge_strips(png: bytes, width: int = 4, rows: int = 6) -> tuple[tuple, tuple]:
+    """Mean colour of the left and the right ``width`` px of an element's top ``rows`` px
+    (above the formula, where only a scroll cue can draw)."""
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    w, _ = image.size
+
+    def mean(x0, x1):
+        pixels = [image.getpixel((x, y)) for x in range(x0, x1) for y in range(1, 1 + rows)]
+        return tuple(sum(channel) / len(pixels) for channel in zip(*pixels))
+    return mean(0, width), mean(w - width, w)
+
+
+def colour_distance(a: tuple, b: tuple) -> float:
+    return max(abs(x - y) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_a_wide_formula_at_390_px_shows_a_cue_on_the_side_that_has_more(
+        browser, built_site, site_url, lang_root, scheme):
+    """Phones hide scrollbars: a formula cut off at the right edge must show that it goes on.
+    At the start, a shade at the right edge and none at the left; scrolled to the end, the
+    other way round."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    page = context.new_page()
+    checked, missing = 0, []
+    for path in all_pages(built_site):
+        if not path.startswith(lang_root) or (lang_root == "" and path.startswith("zh/")) \
+                or "notebooks/" in path or "print_page" in path \
+                or "arithmatex" not in (built_site / path / "index.html").read_text(encoding="utf-8"):
+            continue
+        page.goto(site_url + path)
+        wide = [i for i, box in enumerate(page.evaluate(WIDE_MATH)) if box["wide"]]
+        for i in wide[:2]:
+            formula = page.locator("article div.arithmatex").nth(i)
+            formula.scroll_into_view_if_needed()
+            formula.evaluate("d => d.scrollLeft = 0")
+            start_left, start_right = edge_strips(formula.screenshot())
+            formula.evaluate("d => d.scrollLeft = d.scrollWidth")
+            end_left, end_right = edge_strips(formula.screenshot())
+            checked += 1
+            # The right edge is shaded at the start and not at the end; the left, the reverse.
+            if colour_distance(start_right, end_right) < 12 or colour_distance(start_left, end_left) < 12:
+                missing.append(f"{path} formula {i}: right {start_right} → {end_right}, "
+                               f"left {start_left} → {end_left}")
+    context.close()
+    assert checked > 0, "no formula is wider than a 390 px screen: nothing to check"
+    assert missing == []
+
+
+# --- On a phone: legible as shown, or legible on a tap that the figure says it takes --------
+
+PHONE_MIN_PX = 9       # smallest figure text as shown in a 390 px column
+OPENED_MIN_PX = 11     # smallest figure text once opened
+
+SHOWN = """f => {
+    const img = [...f.querySelectorAll('img')].find(i => i.offsetParent !== null);
+    const link = f.querySelector('a.figure-zoom');
+    const cue = getComputedStyle(link, '::after');
+    const box = link.getBoundingClientRect();
+    return {key: f.dataset.figure, pt: parseFloat(f.dataset.smallestFontPt),
+            scale: img.clientWidth / Number(img.getAttribute('width')), width: img.clientWidth,
+            cue: cue.display !== 'none' && cue.visibility !== 'hidden' && /^".+"$/.test(cue.content)
+                 ? cue.content : '',
+            caption: f.querySelector('figcaption').innerText};
+}"""
+OPENED = """() => {
+    const d = document.querySelector('dialog.figure-lightbox[open]');
+    const img = d.querySelector('img');
+    const caption = d.querySelector('.figure-lightbox__caption');
+    return {width: img.getBoundingClientRect().width, caption: caption ? caption.innerText : ''};
+}"""
+
+
+def open_each_figure(page, path):
+    """(shown, opened) for each figure of the page: as the column shows it, and in the dialog."""
+    out = []
+    figures = page.locator("article figure.explainer-figure")
+    for i in range(figures.count()):
+        figure = figures.nth(i)
+        figure.scroll_into_view_if_needed()
+        shown = figure.evaluate(SHOWN)
+        figure.locator("a.figure-zoom").click()
+        page.locator("dialog.figure-lightbox[open]").wait_for()
+        opened = page.evaluate(OPENED)
+        page.keyboard.press("Escape")
+        out.append((shown, opened))
+    return out
+
+
+def natural_width(shown):
+    return shown["width"] / shown["scale"]
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_on_a_phone_each_figure_is_legible_or_says_a_tap_opens_it_legibly(browser, site_url, built_site, lang_root):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    page = context.new_page()
+    failing, small = [], 0
+    for path in pages_with_figures(built_site, lang_root):
+        page.goto(site_url + path)
+        for shown, opened in open_each_figure(page, path):
+            px = shown["pt"] * 4 / 3 * shown["scale"]
+            if px >= PHONE_MIN_PX:
+                continue
+            small += 1
+            opened_px = shown["pt"] * 4 / 3 * opened["width"] / natural_width(shown)
+            if not shown["cue"] or opened_px < OPENED_MIN_PX:
+                failing.append(f"{shown['key']} on {path}: {px:.1f} px shown, {opened_px:.1f} px "
+                               f"opened, cue {shown['cue']!r}")
+    context.close()
+    print(f"{small} figures under {PHONE_MIN_PX} px at 390 px ({lang_root or 'en'})")
+    assert failing == []
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_at_1280_px_a_figure_opens_at_least_half_again_as_large_with_its_caption(browser, site_url, built_site, lang_root):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    failing = []
+    for path in pages_with_figures(built_site, lang_root):
+        page.goto(site_url + path)
+        for shown, opened in open_each_figure(page, path):
+            if opened["width"] < 1.5 * shown["width"] or opened["caption"] != shown["caption"] \
+                    or not opened["caption"]:
+                failing.append(f"{shown['key']} on {path}: {shown['width']} px in the column, "
+                               f"{opened['width']:.0f} px opened, caption {opened['caption'][:30]!r}")
+    context.close()
+    assert failing == []

@@ -99,6 +99,86 @@ def test_every_chapter_opening_says_what_it_assumes_with_links(lang):
             assert (DOCS / lang / files[0]).parent.joinpath(link).resolve().is_file(), link
 
 
+# --- one reading order: the menu, Next/Previous and the home page's "Start here" -----------
+
+START_HERE = {"en": "Start here", "zh": "从这里开始"}
+START_BUTTON = re.compile(r"^\[[^\]]+\]\(([^)\s]+\.md)\)\{[^}]*\bmd-button--primary\b[^}]*\}", re.M)
+
+
+def nav_pages(config: str) -> list[str]:
+    """Every page of the nav, in order: the order of the menu and of Next/Previous."""
+    def walk(entries):
+        for entry in entries:
+            for target in (entry.values() if isinstance(entry, dict) else [entry]):
+                yield from (walk(target) if isinstance(target, list) else [target])
+    nav = yaml.load((ROOT / config).read_text(encoding="utf-8"), Loader=ConfigLoader)["nav"]
+    return list(walk(nav))
+
+
+def reading_order_problems(nav: list[str], start_here: list[str], button: str | None) -> list[str]:
+    """Where the home page's list and start button disagree with the nav's order: the list's
+    first page must be the home page's Next, its pages must come in nav order, and every page
+    from the first to the end of the last listed chapter must be listed or inside a listed
+    chapter (else Next leads to a page the list skips)."""
+    problems = []
+    if not start_here:
+        return ["the home page has no 'Start here' list"]
+    missing = [page for page in start_here if page not in nav]
+    if missing:
+        return [f"listed but not in the nav: {missing}"]
+    if nav.index(start_here[0]) != nav.index("index.md") + 1:
+        problems.append(f"the home page's Next is {nav[nav.index('index.md') + 1]}, "
+                        f"the list starts with {start_here[0]}")
+    if button != start_here[0]:
+        problems.append(f"the start button goes to {button}, the list starts with {start_here[0]}")
+    positions = [nav.index(page) for page in start_here]
+    if positions != sorted(positions):
+        problems.append(f"the list's order {start_here} is not the nav's")
+    chapters = {page.rsplit("/", 1)[0] + "/" for page in start_here if page.endswith("/index.md")}
+    last = max(i for i, page in enumerate(nav)
+               if page in start_here or any(page.startswith(c) for c in chapters))
+    skipped = [page for page in nav[positions[0]:last + 1]
+               if page not in start_here and not any(page.startswith(c) for c in chapters)]
+    if skipped:
+        problems.append(f"Next leads through pages the list skips: {skipped}")
+    return problems
+
+
+def home_reading_list(lang: str) -> tuple[list[str], str | None]:
+    text = (DOCS / lang / "index.md").read_text(encoding="utf-8")
+    items = re.findall(r"^\d+\. \*\*\[[^\]]+\]\(([^)\s#]+\.md)\)", section(text, START_HERE[lang]), re.M)
+    button = START_BUTTON.search(text.split(f"## {START_HERE[lang]}")[0])
+    return items, button.group(1) if button else None
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_menu_next_and_start_here_give_one_reading_order(lang):
+    start_here, button = home_reading_list(lang)
+    assert reading_order_problems(nav_pages(LANGS[lang]), start_here, button) == []
+
+
+NAV = ["index.md", "a.md", "b.md", "ch/index.md", "ch/x.md", "ch/y.md", "sources.md", "claims.md"]
+
+
+@pytest.mark.parametrize("start_here, button", [
+    (["a.md", "b.md", "ch/index.md"], "a.md"),
+])
+def test_the_reading_order_check_accepts_a_list_that_follows_the_nav(start_here, button):
+    assert reading_order_problems(NAV, start_here, button) == []
+
+
+@pytest.mark.parametrize("start_here, button", [
+    (["a.md", "ch/index.md"], "a.md"),                   # Next from a.md goes to b.md, not listed
+    (["b.md", "ch/index.md"], "b.md"),                   # Home's Next is a.md
+    (["a.md", "ch/index.md", "b.md"], "a.md"),           # out of nav order
+    (["a.md", "b.md", "ch/x.md"], "a.md"),               # ch/y.md follows and is not listed
+    (["a.md", "b.md", "ch/index.md"], "b.md"),           # the button goes elsewhere
+    (["a.md", "b.md", "ch/index.md"], None),             # no start button
+])
+def test_the_reading_order_check_flags_a_list_the_nav_does_not_follow(start_here, button):
+    assert reading_order_problems(NAV, start_here, button)
+
+
 # --- summary and exercises on every content page --------------------------------------
 
 def exercises(text: str, lang: str) -> list[tuple[str, str]]:

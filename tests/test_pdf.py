@@ -2,15 +2,17 @@
 Chinese text that is real text (a reader can search and copy it), not pictures of glyphs."""
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import print_pdf  # noqa: E402
-from test_site import flatten, nav_of  # noqa: E402
+from test_site import ConfigLoader, flatten, nav_of  # noqa: E402
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -67,3 +69,121 @@ def test_home_page_links_the_pdf_and_the_print_page(built_site):
         html = home.read_text(encoding="utf-8")
         assert f'href="{print_pdf.PDF_NAME[lang]}"' in html
         assert 'href="print_page/"' in html
+
+
+# --- what a reader of the PDFs sees (issue 22) -----------------------------------------------
+
+# TeX a reader should never see: a command (\sqrt, \text), a math delimiter \( \) \[ \], or a
+# braced script (^{…}, _{…}). KaTeX's output carries none of these in its text.
+RAW_TEX = re.compile(r"\\[a-zA-Z]{2,}|\\[()\[\]]|[_^]\{")
+FOOTER = {"en": re.compile(r"(\d+) / (\d+)"), "zh": re.compile(r"第 (\d+) 页，共 (\d+) 页")}
+CONTENTS_TITLE = {"en": "Contents", "zh": "目录"}
+
+
+def raw_tex(text: str) -> list[str]:
+    return [text[max(0, m.start() - 30):m.end() + 20] for m in RAW_TEX.finditer(text)]
+
+
+@pytest.mark.parametrize("text", [
+    r"why we divide by \(\sqrt{d_k}\) on", r"\[ \text{Attention}(Q, K, V) = … \]",
+    r"divided by 8\sqrt 88", r"e^{\text{gap}}", r"the \frac{1}{2} norm", r"x_{ij}",
+])
+def test_the_raw_tex_check_flags_tex(text):
+    assert raw_tex(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "why we divide by √dₖ", "Attention(Q,K,V) = softmax(QKᵀ/√dₖ)V", "C:\\ no",
+    "a path snippets/real_model/weights.py", "x_1 and x^2",
+])
+def test_the_raw_tex_check_passes_typeset_math(text):
+    assert raw_tex(text) == [], text
+
+
+def pdf_reader(built_site, lang):
+    from pypdf import PdfReader
+
+    return PdfReader(print_pdf.pdf_path(built_site, lang))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_raw_tex_in_the_pdf_text_layer(built_site, lang):
+    reader = pdf_reader(built_site, lang)
+    found = [f"p. {number}: {fragment!r}" for number, page in enumerate(reader.pages, 1)
+             for fragment in raw_tex(page.extract_text())]
+    assert found == [], f"{len(found)} raw TeX fragments in the {lang} PDF: {found[:5]}"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_pdf_math_is_set_in_katex_fonts_embedded(built_site, lang):
+    reader = pdf_reader(built_site, lang)
+    fonts = set()
+    for page in reader.pages[:40]:
+        for font in (page.get("/Resources", {}).get("/Font") or {}).values():
+            descriptor = font.get_object()
+            for descendant in descriptor.get("/DescendantFonts", []):
+                embedded = descendant.get_object().get("/FontDescriptor", {})
+                if any(key in embedded for key in ("/FontFile", "/FontFile2", "/FontFile3")):
+                    fonts.add(str(descriptor.get("/BaseFont")).split("+")[-1])
+    assert {"KaTeX_Main-Regular", "KaTeX_Math-Italic"} <= fonts, sorted(fonts)
+
+
+@pytest.mark.parametrize("lang,config", [("en", "mkdocs.yml"), ("zh", "mkdocs.zh.yml")])
+def test_the_pdf_title_is_the_site_name(built_site, lang, config):
+    name = yaml.load((ROOT / config).read_text(encoding="utf-8"), Loader=ConfigLoader)["site_name"]
+    title = pdf_reader(built_site, lang).metadata.title
+    assert title == name, f"PDF title {title!r}, site name {name!r}"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_cover_names_the_sources_and_the_build(built_site, lang):
+    reader = pdf_reader(built_site, lang)
+    cover = reader.pages[0].extract_text()
+    labels = ("Source A", "Source B") if lang == "en" else ("原文 A", "原文 B")
+    assert all(label in cover for label in labels), cover[:300]
+    assert "微观数学机制" in cover, "source A's own title is missing from the cover"
+    commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    assert commit and commit in cover, f"the cover does not name commit {commit}"
+    assert not FOOTER[lang].search(cover), "the cover carries a page number"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_page_after_the_cover_has_one_footer_in_its_language(built_site, lang):
+    reader = pdf_reader(built_site, lang)
+    wrong = []
+    for number, page in enumerate(reader.pages[1:], 2):
+        text = page.extract_text()
+        footers = [found for found in FOOTER[lang].findall(text) if found[1] == str(len(reader.pages))]
+        if footers != [(str(number), str(len(reader.pages)))] or re.search(r"\bPage \d", text):
+            wrong.append(f"p. {number}: {footers}")
+    assert wrong == [], wrong[:5]
+
+
+def contents_entries(reader, lang) -> list[tuple[int, int]]:
+    """(printed number, page the entry's link leads to) for each entry of the contents: the
+    links in order on the contents' pages, the numbers in order in their text."""
+    first = next(i for i, page in enumerate(reader.pages)
+                 if CONTENTS_TITLE[lang] in page.extract_text().splitlines()[:3]
+                 or page.extract_text().startswith(CONTENTS_TITLE[lang]))
+    targets, numbers, index = [], [], first
+    while not targets or index + 1 < min(targets):  # up to the page the first entry starts on
+        page = reader.pages[index]
+        links = sorted((annot.get_object() for annot in page.get("/Annots", [])
+                        if annot.get_object().get("/Dest")), key=lambda a: -float(a["/Rect"][1]))
+        targets += [reader.get_destination_page_number(reader.named_destinations[link["/Dest"]]) + 1
+                    for link in links]
+        text = FOOTER[lang].sub("", page.extract_text())
+        numbers += [int(n) for n in re.findall(r"^\s*(\d+)\s*$", text, re.M)]
+        index += 1
+    assert len(numbers) == len(targets), f"{len(numbers)} page numbers for {len(targets)} entries"
+    return list(zip(numbers, targets))
+
+
+@pytest.mark.parametrize("lang,config", [("en", "mkdocs.yml"), ("zh", "mkdocs.zh.yml")])
+def test_the_contents_give_the_page_each_entry_starts_on(built_site, lang, config):
+    reader = pdf_reader(built_site, lang)
+    entries = contents_entries(reader, lang)
+    assert len(entries) >= len([f for _, f in flatten(nav_of(config)) if f.endswith(".md")])
+    wrong = [(number, target) for number, target in entries if number != target]
+    assert wrong == [], f"printed page ≠ page the entry leads to: {wrong[:5]}"

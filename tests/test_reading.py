@@ -253,3 +253,15 @@ def test_glossary_exclusions_keep_short_chinese_terms_out_of_longer_words():
     find = glossary.matcher(key, "zh")
     assert find("这是关键的一步") is None
     assert find("关键在于键和查询").group(0) == "键"
+
+
+def test_a_glossary_term_never_fires_inside_a_key_name_or_in_another_sense():
+    key = next(t for t in glossary.terms() if t["en"] == "Key")
+    find = glossary.matcher(key, "zh")
+    assert find("先按 Tab 键移到词元上") is None and find("按Enter键") is None
+    assert find("用方向键移动") is None
+    assert find("按 Tab 键，再看它的键").start() == 12
+    scaling = glossary.matcher(next(t for t in glossary.terms() if t["en"].startswith("scaling")), "zh")
+    assert scaling("把向量缩放到单位长度") is None
+    assert scaling("把每个词元的向量缩放到均值为 0") is None
+    assert scaling("经过缩放和 softmax") and scaling("缩放后的分数在各个维度")

@@ -3,6 +3,7 @@
 import gzip
 import json
 import re
+from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -163,6 +164,51 @@ def test_every_claim_has_one_verdict_the_same_on_the_ledger_and_every_page(built
         assert shown >= 10, "content pages should show the verdicts of the claims they test"
 
 
+WHY = {"": re.compile(r'<span class="claim-why">Why:</span>\s*(?:The|No|On)\b'),
+       "zh/": re.compile(r'<span class="claim-why">为什么：</span>\s*(?:规则|还没有|按记录)')}
+
+
+def test_the_ledger_and_every_verdict_badge_say_why_in_the_pages_language(built_site, snippet_outcomes):
+    # The sentence itself is checked against the rules in tests/test_claims.py; here: it is
+    # on every ledger card and on every badge of every content page, in that page's language,
+    # and the ledger's overview names the page that tests each claim.
+    import claims as registry
+    import ledger
+    import snippet_runner
+
+    results = {name: snippet_runner.load_results(o) for name, o in snippet_outcomes.items()}
+    assessments = registry.assess(results)
+    for lang_root, lang in (("", "en"), ("zh/", "zh")):
+        reasons = ledger.reasons(lang, registry.load(), results, assessments)
+        html = (built_site / lang_root / "claims" / "index.html").read_text(encoding="utf-8")
+        for claim_id in CLAIMS:
+            entry = html.split(f'<h2 id="{claim_id}">', 1)[1].split('<details', 1)[0]
+            assert WHY[lang_root].search(entry), f"{lang_root}claims: {claim_id} does not say why"
+            # The sentence shows as written (its *verdict* in italics), before the folded details.
+            plain = html_unescape(re.sub(r"<[^>]+>", "", entry))
+            assert re.sub(r"\*", "", reasons[claim_id])[:60] in plain, f"{lang_root}claims: {claim_id}"
+        header = re.search(r"<thead>(.*?)</thead>", html, re.S).group(1)
+        assert ("Tested on" if lang == "en" else "检验它的页面") in header
+        rows = re.findall(r'<tr>\s*<td><a href="#(C\d\d)">.*?</tr>', html, re.S)
+        assert rows == list(CLAIMS)
+        tested = dict(re.findall(r'<tr>\s*<td><a href="#(C\d\d)">.*?</td>\s*<td>.*?</td>\s*<td>(.*?)</td>',
+                                 html, re.S))
+        for claim_id, entry in CLAIMS.items():
+            if any(e.get("snippet") for e in entry.get("experiments") or []):
+                assert "<a href=" in tested[claim_id], f"{lang_root}claims: {claim_id} names no page"
+        assert 'class="ledger-filter"' in html and html.count("data-verdict=") >= len(CLAIMS)
+        badges = 0
+        for page in (built_site / lang_root).rglob("*.html"):
+            parts = page.relative_to(built_site / lang_root).parts
+            if (lang_root == "" and parts[0] == "zh") or parts[0] in ("claims", "print_page"):
+                continue
+            text = page.read_text(encoding="utf-8")
+            for badge in re.findall(r'<div class="claim-badge">(.*?)</div>', text, re.S):
+                badges += 1
+                assert WHY[lang_root].search(badge), f"{page}: a verdict badge without its why"
+        assert badges >= 10
+
+
 def test_chinese_search_index_is_segmented_and_searchable(built_site):
     index = json.loads((built_site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert "zh" in index["config"]["lang"]
@@ -232,3 +278,16 @@ def test_whitespace_only_commits_do_not_put_a_translation_behind():
     # ce0b7bd re-wrapped the Chinese lines of four-steps.md; ddaf874 wrote the gradients page.
     assert not translation_status._changes_text("ce0b7bd", "docs/zh/four-steps.md")
     assert translation_status._changes_text("ddaf874", "docs/zh/three-roles/gradients.md")
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_the_search_index_has_formulas_as_text_not_tex(built_site, lang_root):
+    """Search previews show the index's text: a formula is there as √dₖ, not as KaTeX's
+    glyphs followed by its TeX ("divided by 8\\sqrt 88")."""
+    from test_pdf import raw_tex
+
+    index = json.loads((built_site / lang_root / "search" / "search_index.json").read_text(encoding="utf-8"))
+    found = [f"{doc['location']}: {fragment!r}" for doc in index["docs"]
+             for fragment in raw_tex(doc["title"] + " " + doc["text"])]
+    assert found == [], f"{len(found)} TeX fragments in the search index: {found[:5]}"
+    assert any("√dₖ" in doc["text"] for doc in index["docs"]), "the formulas are missing from the index"

@@ -6,6 +6,7 @@ explanations" / 原文 (source A, source B), described on docs/<lang>/sources.md
 sources, so it runs without a build.
 """
 
+import ast
 import re
 from pathlib import Path
 
@@ -127,6 +128,29 @@ def test_the_claims_ledger_calls_the_source_explanations_by_name(lang):
     positions = english_seed_positions if lang == "en" else chinese_seed_positions
     problems = [f"docs/claims.yml {path}.{lang}: {text[:120]}"
                 for path, text in registry_texts(lang) if positions(prose(text))]
+    assert not problems, "\n".join(problems)
+
+
+def snippet_labels(lang: str):
+    """Every ``en=`` / ``zh=`` string a snippet passes (number descriptions in the numbers
+    tables, figure texts): (file, text)."""
+    for path in sorted((ROOT / "snippets").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                for keyword in node.keywords:
+                    if keyword.arg == lang and isinstance(keyword.value, ast.Constant) \
+                            and isinstance(keyword.value.value, str):
+                        yield path.relative_to(ROOT).as_posix(), keyword.value.value
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_snippet_label_calls_the_source_explanations_seeds(lang):
+    """The numbers table under each page shows these labels ("… (seed sentence)" once named
+    the source's sentence)."""
+    positions = english_seed_positions if lang == "en" else chinese_seed_positions
+    labels = list(snippet_labels(lang))
+    assert len(labels) > 100, "the snippets' labels were not found"
+    problems = [f"{path}: {text[:120]}" for path, text in labels if positions(text)]
     assert not problems, "\n".join(problems)
 
 

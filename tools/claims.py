@@ -241,6 +241,91 @@ def decide(claim: Claim, numbers: dict[str, float]) -> str:
     return claim.otherwise
 
 
+# --- Why: which case of a rule held, each number against its threshold ---------------------
+
+@dataclass
+class Check:
+    """One comparison of a rule, evaluated: ``left op right`` with both sides' values."""
+    left: ast.expr
+    op: str                 # "<", "<=", ">", ">=", "==", "!="
+    right: ast.expr
+    left_value: float
+    right_value: float
+    holds: bool
+
+
+@dataclass
+class CaseOutcome:
+    """One case of a rule: its verdict, whether its condition held, and the comparisons that
+    decided that (all of them for a case that held by ``and``; the one that failed, after
+    those that held before it, for a case that did not)."""
+    verdict: str
+    holds: bool
+    checks: list[Check]
+
+
+@dataclass
+class Explanation:
+    """Why a rule gives its verdict: the cases checked in order, up to the one that held
+    (``held`` is its index), or all of them when none held and ``otherwise`` decided."""
+    verdict: str
+    held: int | None
+    cases: list[CaseOutcome]
+
+
+_OPERATORS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+def _witness(claim_id: str, node, lookup) -> tuple[bool, list[Check]]:
+    """The truth of a condition and the comparisons that decide it, with ``and`` / ``or``
+    short-circuited as the rule reads: a false ``and`` is explained by the comparisons up
+    to its first false part, a true ``or`` by its first true part."""
+    if isinstance(node, ast.Expression):
+        return _witness(claim_id, node.body, lookup)
+    if isinstance(node, ast.BoolOp):
+        checks: list[Check] = []
+        conjunction = isinstance(node.op, ast.And)
+        for value in node.values:
+            holds, part = _witness(claim_id, value, lookup)
+            if holds != conjunction:   # a false part of an and, a true part of an or
+                return holds, (checks + part) if conjunction else part
+            checks += part
+        return conjunction, checks
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        holds, checks = _witness(claim_id, node.operand, lookup)
+        return not holds, checks
+    if isinstance(node, ast.Compare):
+        checks = []
+        left_node, left = node.left, _evaluate(claim_id, node.left, lookup)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = _evaluate(claim_id, right_node, lookup)
+            holds = _COMPARE[type(op)](left, right)
+            checks.append(Check(left_node, _OPERATORS[type(op)], right_node, float(left),
+                                float(right), holds))
+            if not holds:
+                return False, checks[-1:]
+            left_node, left = right_node, right
+        return True, checks
+    return bool(_evaluate(claim_id, node, lookup)), []
+
+
+def explain(claim: Claim, numbers: dict[str, float]) -> Explanation:
+    """Why ``claim``'s rule gives its verdict on ``numbers`` (the same verdict as ``decide``)."""
+    def lookup(name: str) -> float:
+        if name not in numbers:
+            source, _, key = name.partition(".")
+            raise MissingMeasurement(claim.id, name, source, key)
+        return numbers[name]
+
+    cases = []
+    for index, (verdict, condition) in enumerate(claim.cases):
+        holds, checks = _witness(claim.id, _parsed(claim.id, condition), lookup)
+        cases.append(CaseOutcome(verdict, holds, checks))
+        if holds:
+            return Explanation(verdict, index, cases)
+    return Explanation(claim.otherwise, None, cases)
+
+
 def measurements(results: dict[str, dict], claims: dict[str, Claim]) -> dict[str, float]:
     """Flatten every snippet's recorded numbers and every paper's numbers into ``name.key``."""
     numbers = {f"{snippet}.{key}": entry["value"]

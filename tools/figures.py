@@ -22,6 +22,7 @@ from pathlib import Path
 LABEL = {"en": "Figure {n}.", "zh": "图 {n}"}
 SEPARATOR = {"en": " ", "zh": "\u3000"}  # the ideographic space after 图 2
 ZOOM = {"en": "Open figure {n} full size", "zh": "查看图 {n} 的大图"}
+CUE = {"en": "⤢ Tap to enlarge", "zh": "⤢ 轻点放大"}  # shown where the column shrinks a figure
 
 
 def svg_size(path: Path) -> tuple[int, int]:
@@ -59,7 +60,7 @@ def html_figure(number: int, name: str, key: str, figure: dict, output_dir: Path
     return (f'<figure class="explainer-figure" id="figure-{number}" '
             f'data-figure="{name}.{key}" data-smallest-font-pt="{figure.get("smallest_font_pt", 0)}">\n'
             f'<a class="figure-zoom" href="{light}" data-dark-href="{dark if dark_img else light}" '
-            f'title="{zoom}">'
+            f'title="{zoom}" data-cue="{CUE[lang]}">'
             f'<img class="figure-light" src="{light}" alt="{alt}" {size}>{dark_img}</a>\n'
             f'<figcaption><span class="figure-number">{label}</span>{SEPARATOR[lang]}{caption}'
             f'</figcaption>\n</figure>\n')

@@ -27,12 +27,19 @@ def matcher(term: dict, lang: str):
     """``find(text)``: the first use of ``term`` in ``text`` (a re.Match) or None.
 
     Chinese has no spaces between words, so a short spelling such as 键 would also be
-    found inside 关键 ("crucial"); ``exclude`` lists such words, which never count."""
+    found inside 关键 ("crucial"); ``exclude`` lists such words, which never count. A
+    one-character Chinese spelling right after a Latin word belongs to that word (Tab 键 is
+    the Tab key), never to the term. A term with other senses lists in ``match`` only the
+    phrases that carry its sense (缩放后的分数, not 缩放 alone, which also names scaling a
+    vector to unit length)."""
     spellings = sorted(term["match"][lang], key=len, reverse=True)
     words = "|".join(re.escape(s) for s in spellings)
     pattern = re.compile(rf"(?<![\w-])({words})(?![\w-])" if lang == "en" else f"({words})")
-    excluded = term.get("exclude", {}).get(lang, [])
-    mask = re.compile("|".join(re.escape(w) for w in sorted(excluded, key=len, reverse=True))) if excluded else None
+    masks = [re.escape(w) for w in sorted(term.get("exclude", {}).get(lang, []), key=len, reverse=True)]
+    single = [re.escape(s) for s in spellings if len(s) == 1]
+    if lang == "zh" and single:
+        masks.append(rf"(?<=[A-Za-z]) ?(?:{'|'.join(single)})")
+    mask = re.compile("|".join(masks)) if masks else None
 
     def find(text: str):
         if mask:  # same length, so positions still match the original text
@@ -52,6 +59,8 @@ def add_tooltips(content: str, lang: str) -> str:
     which Material shows as a tooltip (feature content.tooltips)."""
     pending = []
     for term in terms():
+        if not term.get("match"):
+            continue  # listed on the glossary page only (and for its rejected variants)
         pending.append((matcher(term, lang), html.escape(term["define"][lang], quote=True)))
     parts = re.split(r"(<[^>]*>)", content)
     open_tags: list[tuple[str, bool]] = []  # (tag, no tooltip inside)

@@ -6,9 +6,13 @@ decides anything itself.
 
 from __future__ import annotations
 
+import ast
 import math
+import re
+from pathlib import Path
 
 import claims as registry
+import numbers_table
 
 UI = {
     "en": {
@@ -25,6 +29,8 @@ UI = {
                         "and a verdict still unsettled there is shown as *nuanced*, undecided."),
         "counts": "{total} claims: {counts}.",
         "index": "Claim", "verdict": "Verdict", "source": "Source", "rule": "Rule",
+        "tested_on": "Tested on", "details": "The claim, its rule and the experiments",
+        "filter": "Show", "all": "all",
         "stability": "Stability",
         "stable": ("the rule gives *{rule}* in {share} of {draws} resamplings of the {n} seeds "
                    "(stable from 90 %)"),
@@ -52,6 +58,8 @@ UI = {
                         "直到登记表定下的上限；到了上限仍不稳定的结论显示为*部分成立*，并注明未定。"),
         "counts": "共 {total} 条论断：{counts}。",
         "index": "论断", "verdict": "结论", "source": "出处", "rule": "判定规则",
+        "tested_on": "检验它的页面", "details": "论断原文、判定规则与实验",
+        "filter": "只看", "all": "全部",
         "stability": "稳定性",
         "stable": "把 {n} 个种子有放回地重抽 {draws} 次，规则在其中 {share} 的重抽里给出“{rule}”（90% 起算稳定）",
         "undecided": ("在 n = {n} 时仍未定：按记录下的种子，规则给出“{rule}”，但把种子重抽 {draws} 次，"
@@ -75,8 +83,8 @@ SECTIONS = {
     "a-summary": ("summary", "总结"),
     "a-why-1": ("why heads differ §1", "各司其职第 1 节"), "a-why-2": ("why heads differ §2", "各司其职第 2 节"),
     "a-why-3": ("why heads differ §3", "各司其职第 3 节"), "a-why-4": ("why heads differ §4", "各司其职第 4 节"),
-    "b-intro": ("introduction", "引言"), "b-1": ("§1", "第一节"), "b-2": ("§2", "第二节"),
-    "b-3-1": ("§3.1", "第三节之 1"), "b-3-2": ("§3.2", "第三节之 2"), "b-4": ("§4", "第四节"),
+    "b-intro": ("introduction", "引言"), "b-1": ("§1", "第 1 节"), "b-2": ("§2", "第 2 节"),
+    "b-3-1": ("§3.1", "第 3.1 节"), "b-3-2": ("§3.2", "第 3.2 节"), "b-4": ("§4", "第 4 节"),
     "b-conclusion": ("conclusion", "结论"),
     "b-extra-qk": ("addendum: Q and K", "外一篇：Q 与 K"),
     "b-extra-example": ("addendum: 开车", "外一篇：“开车”的例子"),
@@ -84,6 +92,13 @@ SECTIONS = {
     "b-extra-v": ("addendum: V's continuity", "外一篇：V 的连续性"),
     "b-extra-abstract": ("addendum: Q/K vs V", "外一篇：Q/K 与 V"),
 }
+
+
+def reference_labels(lang: str) -> dict[str, str]:
+    """Each entry of the references page by its heading ("Vaswani 等（2017）"), by anchor."""
+    page = Path(__file__).resolve().parent.parent / "docs" / lang / "references.md"
+    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+    return {key: label for label, key in re.findall(r"^## (.+?) \{#([\w-]+)\}\s*$", text, re.M)}
 
 
 def stability(assessment, lang: str, short: bool = False) -> str:
@@ -125,16 +140,41 @@ def _measured(experiment: registry.Experiment, results: dict, lang: str) -> str:
         if key not in recorded:
             continue
         about = recorded[key].get("about", {}).get(lang) or f"`{key}`"
-        parts.append(f"{about} = {recorded[key]['text']}")
-    return "; ".join(parts)
+        parts.append(f"{about} = {numbers_table.shown(recorded[key], lang)}")
+    return ("；" if lang == "zh" else "; ").join(parts)
+
+
+def _tested_on(claim: registry.Claim, where: dict[str, tuple[str, str]]) -> str:
+    """The pages whose experiments test ``claim``, as links (the overview's column)."""
+    pages = []
+    for experiment in claim.experiments:
+        if experiment.snippet in where and where[experiment.snippet] not in pages:
+            pages.append(where[experiment.snippet])
+    return "; ".join(f"[{title}]({path})" for path, title in pages) or "—"
+
+
+def _filter(lang: str, counts: dict[str, int], total: int) -> list[str]:
+    """Buttons that show the claims of one verdict only (docs/assets/ledger.js runs them;
+    without JavaScript they stay hidden and every claim shows)."""
+    ui = UI[lang]
+    buttons = [f'<button type="button" class="md-button" data-verdict="" aria-pressed="true">'
+               f'{ui["all"]} ({total})</button>']
+    buttons += [f'<button type="button" class="md-button" data-verdict="{v}" aria-pressed="false">'
+                f'{ui["verdicts"][v]} ({counts[v]})</button>' for v in registry.VERDICTS if counts[v]]
+    return [f'<div class="ledger-filter" role="group" aria-label="{ui["filter"]}" hidden>'
+            f'<span>{ui["filter"]}{"：" if lang == "zh" else ":"}</span> ' + " ".join(buttons)
+            + "</div>", ""]
 
 
 def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str | None],
          results: dict, where: dict[str, tuple[str, str]], sources_href: str | None,
-         references_href: str | None, assessments: dict | None = None) -> str:
+         references_href: str | None, assessments: dict | None = None,
+         reasons: dict[str, str] | None = None, script_href: str = "") -> str:
     """The ledger in Markdown. ``where`` maps a snippet to (page path, page title);
-    ``assessments`` (tools/claims.assess) add each trained verdict's stability."""
-    assessments = assessments or {}
+    ``assessments`` (tools/claims.assess) add each trained verdict's stability, ``reasons``
+    (``reasons()``) the sentence that says why. Compact: each claim shows its verdict and
+    that sentence; the claim's text, rule and experiments are folded under it."""
+    assessments, reasons = assessments or {}, reasons or {}
     colon = "：" if lang == "zh" else ":"
     ui = UI[lang]
     counts = {v: sum(1 for x in verdicts.values() if x == v) for v in registry.VERDICTS}
@@ -142,17 +182,18 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
         f"{verdict_badge(v, lang)} {counts[v]}" for v in registry.VERDICTS)
     lines = [f"# {ui['title']}", "", ui["intro"].format(sources=sources_href or "#"), "",
              ui["kinds_intro"], "", ui["counts"].format(total=len(claims), counts=count_text), "",
-             f"| {ui['index']} | {ui['verdict']} | {ui['stability']} |", "|---|---|---|"]
+             *_filter(lang, counts, len(claims)),
+             f"| {ui['index']} | {ui['verdict']} | {ui['tested_on']} | {ui['stability']} |",
+             "|---|---|---|---|"]
     for claim_id, claim in claims.items():
         lines.append(f"| [{claim_id}](#{claim_id}) {claim.title[lang]} "
                      f"| {verdict_badge(verdicts[claim_id], lang)} "
+                     f"| {_tested_on(claim, where)} "
                      f"| {stability(assessments.get(claim_id), lang, short=True) or '—'} |")
     lines.append("")
     for claim_id, claim in claims.items():
         sources = "、".join if lang == "zh" else ", ".join
-        lines += [f"## {claim_id} · {claim.title[lang]} {{#{claim_id}}}", "",
-                  '<div class="claim-text" markdown>', "", claim.text[lang], "", "</div>", "",
-                  f"**{ui['verdict']}{colon}** {verdict_badge(verdicts[claim_id], lang)}", "",
+        folded = [claim.text[lang], "",
                   *([f"**{ui['stability']}{colon}** {stability(assessments[claim_id], lang)}", ""]
                     if stability(assessments.get(claim_id), lang) else []),
                   f"**{ui['source']}{colon}** " + sources(source_link(a, lang, sources_href)
@@ -160,36 +201,222 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
                   f"**{ui['rule']}{colon}** {claim.rule_text[lang]}", "",
                   f"**{ui['experiments']}{colon}**", ""]
         if not claim.experiments:
-            lines += [f"- {ui['no_experiment']}"]
+            folded += [f"- {ui['no_experiment']}"]
         for experiment in claim.experiments:
             kind = f"*{ui['kinds'][experiment.kind]}*"
             if experiment.kind == "literature":
                 target = (f"{references_href}#{experiment.reference}" if references_href else None)
-                title = f"[{experiment.reference}]({target})" if target else experiment.reference
+                label = reference_labels(lang).get(experiment.reference, experiment.reference)
+                title = f"[{label}]({target})" if target else label
             else:
                 path, page_title = where.get(experiment.snippet, ("", experiment.snippet))
                 title = f"[{page_title}]({path})" if path else f"`snippets/{experiment.snippet.replace('.', '/')}.py`"
             measured = _measured(experiment, results, lang)
-            lines.append(f"- {kind} · {title}" + (f" — {measured}" if measured else ""))
-        lines.append("")
+            folded.append(f"- {kind} · {title}" + (f" — {measured}" if measured else ""))
+        why = (f'  \n<span class="claim-why">{WHY[lang]["label"]}{colon}</span> {reasons[claim_id]}'
+               if claim_id in reasons else "")
+        lines += [f'<div class="claim-card" data-verdict="{verdicts[claim_id] or "undecided"}" markdown>',
+                  "", f"## {claim_id} · {claim.title[lang]} {{#{claim_id}}}", "",
+                  f"**{ui['verdict']}{colon}** {verdict_badge(verdicts[claim_id], lang)}{why}", "",
+                  f'??? note "{ui["details"]}"', ""]
+        lines += [f"    {line}" if line else "" for line in folded]
+        lines += ["", "</div>", ""]
+    if script_href:
+        lines += [f'<script src="{script_href}"></script>', ""]
     return "\n".join(lines) + "\n"
 
 
 def badges(snippet: str, lang: str, claims: dict[str, registry.Claim],
-           verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None) -> str:
+           verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None,
+           reasons: dict[str, str] | None = None) -> str:
     """The claims a snippet's experiment bears on: each with its one verdict, linked to the ledger."""
     rows = []
     for claim_id, claim in claims.items():
         if any(e.snippet == snippet for e in claim.experiments):
-            rows.append(claim_badge(claim_id, lang, claims, verdicts, ledger_href, assessments))
+            rows.append(claim_badge(claim_id, lang, claims, verdicts, ledger_href, assessments,
+                                    reasons))
     return "\n".join(rows)
 
 
 def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
-                verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None) -> str:
+                verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None,
+                reasons: dict[str, str] | None = None) -> str:
     claim = claims[claim_id]
+    colon = "：" if lang == "zh" else ":"
     note = stability((assessments or {}).get(claim_id), lang)
-    note = f"\n\n*{UI[lang]['stability']}{'：' if lang == 'zh' else ':'}* {note}" if note else ""
+    note = f"\n\n*{UI[lang]['stability']}{colon}* {note}" if note else ""
+    why = (reasons or {}).get(claim_id)
+    why = f'\n\n<span class="claim-why">{WHY[lang]["label"]}{colon}</span> {why}' if why else ""
     return (f'<div class="claim-badge" markdown>\n\n'
             f'[{claim_id} · {claim.title[lang]}]({ledger_href}#{claim_id}) '
-            f'{verdict_badge(verdicts.get(claim_id), lang)}\n\n{claim.text[lang]}{note}\n\n</div>\n')
+            f'{verdict_badge(verdicts.get(claim_id), lang)}\n\n{claim.text[lang]}{why}{note}\n\n</div>\n')
+
+
+# --- Why: one sentence per verdict, from the rule's evaluation (claims.explain) -------------
+
+WHY = {
+    "en": {
+        "label": "Why",
+        "holds": "{left} is {value} ({op} {right})",
+        "fails": "{left} is {value}, not {op} {right}",
+        "and": " and ", "comma": ", ", "but": ", but ", "parts": "; ",
+        "held": "the *{verdict}* case of the rule holds: {checks}.",
+        "held_after": ("the *{verdict}* case of the rule holds: {checks}; the *{earlier}* case, "
+                       "checked first, does not ({why})."),
+        "none": "no case of the rule holds, so it gives *{verdict}*: {cases}.",
+        "case": "for *{verdict}*, {checks}",
+        "no_case": "no experiment decides this claim yet: its rule has no case and gives *{verdict}*.",
+        "undecided": "on the recorded seeds, ",
+    },
+    "zh": {
+        "label": "为什么",
+        "holds": "{left}为 {value}（{op} {right}）",
+        "fails": "{left}为 {value}，不满足 {op} {right}",
+        "and": "，", "comma": "，", "but": "，但", "parts": "；",
+        "held": "规则的“{verdict}”情形成立：{checks}。",
+        "held_after": "规则的“{verdict}”情形成立：{checks}；先检查的“{earlier}”情形不成立（{why}）。",
+        "none": "规则的各种情形都不成立，因此给出“{verdict}”：{cases}。",
+        "case": "就“{verdict}”而言，{checks}",
+        "no_case": "还没有实验判定这条论断：它的规则还没有任何情形，结论为“{verdict}”。",
+        "undecided": "按记录下的种子，",
+    },
+}
+SYMBOLS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥", "==": "=", "!=": "≠"}
+ARITHMETIC = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×", ast.Div: "÷"}
+
+
+def _number_like(value: float, like: str) -> str:
+    """``value`` written the way the number it is compared with is written (``like``: a
+    recorded text such as "65 %", "0.12" or "3.2e-07")."""
+    if like.endswith("%"):
+        digits = re.search(r"\.(\d+)", like)
+        text = f"{100 * value:.{len(digits.group(1)) if digits else 0}f}"
+        return text + (" %" if like.endswith(" %") else "%")
+    if re.search(r"\de[-+]", like):
+        return "0" if value == 0 else f"{value:.1e}".replace(".0e", "e")
+    digits = re.search(r"\.(\d+)", like)
+    text = f"{value:.{len(digits.group(1)) if digits else 0}f}"
+    return text if float(text) != 0 or value == 0 else f"{value:g}"
+
+
+def _about(name: str, results: dict, lang: str) -> tuple[str, str]:
+    """What a ``snippet.key`` of a rule is, in words, and its recorded text."""
+    source, _, key = name.partition(".")
+    entry = results.get(source, {}).get("numbers", {}).get(key)
+    if entry is None:  # a paper's own number: its key (and the paper) is all there is
+        return f"{key.replace('_', ' ')} ({source})", ""
+    return entry.get("about", {}).get(lang) or key.replace("_", " "), entry["text"]
+
+
+def _expression(node, results: dict, lang: str) -> str:
+    """A rule's arithmetic in words: names by what they are, × − + ÷, |x|."""
+    if isinstance(node, ast.Attribute):
+        return _about(f"{node.value.id}.{node.attr}", results, lang)[0]
+    if isinstance(node, ast.Constant):
+        return f"{node.value:g}"
+    if isinstance(node, ast.UnaryOp):
+        return "−" + _expression(node.operand, results, lang)
+    if isinstance(node, ast.BinOp):
+        def side(part, right: bool):
+            text = _expression(part, results, lang)
+            inner, outer = _precedence(part), _precedence(node)
+            return f"({text})" if inner < outer or (right and inner == outer) else text
+        return f"{side(node.left, False)} {ARITHMETIC[type(node.op)]} {side(node.right, True)}"
+    if isinstance(node, ast.Call):
+        inner = ", ".join(_expression(a, results, lang) for a in node.args)
+        return f"|{inner}|" if node.func.id == "abs" else f"{node.func.id}({inner})"
+    return ast.unparse(node)
+
+
+def _precedence(node) -> int:
+    if not isinstance(node, ast.BinOp):
+        return 3  # a name, a number, a call: never needs brackets
+    return 1 if isinstance(node.op, (ast.Add, ast.Sub)) else 2
+
+
+def _side(node, value: float, other, results: dict, lang: str) -> tuple[str, str]:
+    """One side of a comparison: (what it is, its value as text). A threshold is written as
+    the rule writes it (a percentage where the number it bounds is one); a computed side is
+    rounded like the number it is compared with."""
+    if isinstance(node, ast.Attribute):
+        about, text = _about(f"{node.value.id}.{node.attr}", results, lang)
+        return about, text or f"{value:g}"
+    if isinstance(node, ast.Constant):
+        like = _recorded_text(other, results, lang)
+        return "", _number_like(value, like) if like.endswith("%") else f"{value:g}"
+    like = _recorded_text(node, results, lang) or _recorded_text(other, results, lang)
+    return _expression(node, results, lang), _number_like(value, like) if like else f"{value:g}"
+
+
+def _recorded_text(node, results: dict, lang: str) -> str:
+    """How the first recorded number in ``node`` is written ('' if it reads none)."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Attribute):
+            text = _about(f"{part.value.id}.{part.attr}", results, lang)[1]
+            if text:
+                return text
+    return ""
+
+
+def _check(check: registry.Check, results: dict, lang: str) -> str:
+    left, left_text = _side(check.left, check.left_value, check.right, results, lang)
+    right, right_text = _side(check.right, check.right_value, check.left, results, lang)
+    computed = "= " if not isinstance(check.right, ast.Attribute) else ""
+    threshold = right_text
+    if right:
+        threshold = f"{right}（{computed}{right_text}）" if lang == "zh" else f"{right} ({computed}{right_text})"
+    left = left or left_text
+    if lang == "zh" and re.search(r"[\w)]$", left, re.ASCII):
+        left += " "  # "… shown 为 3": a space between Latin text and Chinese
+    template = WHY[lang]["holds" if check.holds else "fails"]
+    return template.format(left=left, value=left_text, op=SYMBOLS[check.op], right=threshold)
+
+
+def _checks(case: registry.CaseOutcome, results: dict, lang: str) -> str:
+    why = WHY[lang]
+    held = [_check(c, results, lang) for c in case.checks if c.holds]
+    failed = [_check(c, results, lang) for c in case.checks if not c.holds]
+
+    def join(parts):
+        if lang == "zh" or len(parts) < 2:
+            return why["comma"].join(parts)
+        return why["comma"].join(parts[:-1]) + why["and"] + parts[-1]
+    if not failed:
+        return join(held)
+    return (join(held) + why["but"] if held else "") + join(failed)
+
+
+def reason(claim: registry.Claim, explanation: registry.Explanation, results: dict, lang: str,
+           assessment=None) -> str:
+    """Why ``claim``'s rule gives its verdict, in one sentence: which case held, each number
+    against its threshold (or, when none held, what each case lacked)."""
+    why, names = WHY[lang], UI[lang]["verdicts"]
+    verdict = names[explanation.verdict]
+    if not explanation.cases:
+        sentence = why["no_case"].format(verdict=verdict)
+    elif explanation.held is None:
+        cases = why["parts"].join(why["case"].format(verdict=names[c.verdict],
+                                                      checks=_checks(c, results, lang))
+                                  for c in explanation.cases)
+        sentence = why["none"].format(verdict=verdict, cases=cases)
+    else:
+        checks = _checks(explanation.cases[explanation.held], results, lang)
+        earlier = explanation.cases[:explanation.held]
+        sentence = why["held_after" if earlier else "held"].format(
+            verdict=verdict, checks=checks,
+            earlier=("、" if lang == "zh" else ", ").join(names[c.verdict] for c in earlier),
+            why=why["parts"].join(_checks(c, results, lang) for c in earlier))
+    if assessment is not None and assessment.undecided:
+        sentence = why["undecided"] + sentence  # the stability line says why it shows nuanced
+    return sentence[0].upper() + sentence[1:] if lang == "en" else sentence
+
+
+def reasons(lang: str, claims: dict[str, registry.Claim], results: dict,
+            assessments: dict | None = None) -> dict[str, str]:
+    """Each claim's verdict in one sentence (``{}`` when nothing ran)."""
+    if not results:
+        return {}
+    numbers = registry.measurements(results, claims)
+    return {claim_id: reason(claim, registry.explain(claim, numbers), results, lang,
+                             (assessments or {}).get(claim_id))
+            for claim_id, claim in claims.items()}

@@ -46,6 +46,7 @@ import katex_math  # noqa: E402
 import ledger  # noqa: E402
 import numbers_table  # noqa: E402
 import page_meta  # noqa: E402
+import print_page  # noqa: E402
 import notebooks  # noqa: E402
 import repository  # noqa: E402
 import snippet_runner  # noqa: E402
@@ -79,7 +80,7 @@ UI = {
         "more_seeds": "本页的数字来自 {n} 个随机种子：某条结论未定时，构建过程把脚本默认的种子数加倍重跑了。要复现这些数字：{command}",
         "glossary_title": "术语表",
         "glossary_intro": "本站用到的术语，中英对照。每一页上某个术语第一次出现时，把鼠标移上去（或轻点）就能看到它的解释。",
-        "term": "术语", "chinese": "English", "meaning": "含义",
+        "term": "术语", "chinese": "英文", "meaning": "含义",
         "behind": "本页可能落后于英文版",
         "behind_text": "英文版在本页上次更新之后又有改动：",
         "permalink": "本节链接",
@@ -119,6 +120,10 @@ def on_config(config):
     _state["assessments"] = _assess(results)
     _state["verdicts"] = {claim_id: a.verdict if a else None
                           for claim_id, a in _state["assessments"].items()}
+    try:
+        _state["reasons"] = ledger.reasons(lang, claims, results, _state["assessments"])
+    except (registry.MissingMeasurement, registry.RegistryError) as error:
+        raise PluginError(str(error)) from None
     _state["last_changed"] = page_meta.last_changed()
     return config
 
@@ -229,7 +234,7 @@ def _ledger(config) -> str:
     return ledger.page(lang, _state["claims"], _state["verdicts"], _state["results"], where,
                        "sources.md" if (docs / "sources.md").is_file() else None,
                        "references.md" if (docs / "references.md").is_file() else None,
-                       _state["assessments"])
+                       _state["assessments"], _state["reasons"], "../assets/ledger.js")
 
 
 def _colab_url(name: str) -> str:
@@ -273,7 +278,8 @@ def _render(kind: str, target: str, page) -> str:
         if target not in _state["claims"]:
             raise PluginError(f"{where}: there is no claim {target} in docs/claims.yml")
         return ledger.claim_badge(target, _state["lang"], _state["claims"], _state["verdicts"],
-                                  _relative(page, "claims.md"), _state["assessments"])
+                                  _relative(page, "claims.md"), _state["assessments"],
+                                  _state["reasons"])
     place = snippet_runner.path_of(name)  # many_heads/pruning: in file paths and URLs
     script = f"snippets/{place}.py"
     if name not in _state["snippets"]:
@@ -301,7 +307,7 @@ def _render(kind: str, target: str, page) -> str:
         if key not in results["numbers"]:
             raise PluginError(f"{where}: {script} recorded no number '{key}' "
                               f"(it has: {', '.join(sorted(results['numbers']))})")
-        text = results["numbers"][key]["text"].strip()
+        text = numbers_table.shown(results["numbers"][key], _state["lang"]).strip()
         if not text:  # an empty value would leave a blank table cell or a gap in a sentence
             raise PluginError(f"{where}: {script} formats '{key}' as an empty string")
         return text.replace("|", "\\|")  # a "|" would split a table cell
@@ -325,7 +331,7 @@ def _render(kind: str, target: str, page) -> str:
         return ""  # replaced by the table of the page's numbers (numbers_table.py)
     # claims: the verdicts of the claims this snippet's experiment bears on
     return ledger.badges(name, _state["lang"], _state["claims"], _state["verdicts"],
-                         _relative(page, "claims.md"), _state["assessments"])
+                         _relative(page, "claims.md"), _state["assessments"], _state["reasons"])
 
 
 def _behind_notice(commits: list[str]) -> str:
@@ -404,6 +410,7 @@ def on_post_page(output: str, page, config):
     label = html.escape(_state["ui"]["search"], quote=True)
     output = output.replace(SEARCH_DIALOG, SEARCH_DIALOG[:-1] + f' aria-label="{label}">')
     output = _hreflang_links(output, page, config)
+    output = katex_math.search_only_parts(output)  # the search index has read them
     if page.file.src_uri.startswith("notebooks/"):
         output = _share_notebook_css(output, page, config)
     return output
@@ -458,6 +465,7 @@ def _heading_ids_as_in_the_toc(output: str) -> str:
 PLAIN_TOKEN = re.compile(r'<span class="(?:n|o|p|w)">([^<]*)</span>')
 
 
+@event_priority(10)  # before print-site keeps each page's HTML for the print page and the PDFs
 def on_page_content(content: str, page, config, files):
     """Lighter code listings, glossary tooltips, and math typeset now (no math script)."""
     content = PLAIN_TOKEN.sub(r"\1", content)
@@ -468,9 +476,21 @@ def on_page_content(content: str, page, config, files):
     if page.file.src_uri.endswith(".md") and page.file.src_uri != "glossary.md":
         content = glossary.add_tooltips(content, _state["lang"])
     try:
-        return katex_math.typeset(content)
+        content = katex_math.typeset(content)
     except katex_math.MathError as error:
         raise PluginError(f"{page.file.src_uri}: {error}") from None
+    if page.file.src_uri == "sources.md":
+        _state["source_essays"] = print_page.source_essays(content)
+    return content
+
+
+def on_post_build(config):
+    """The print page (written by mkdocs-print-site just before): cover, title, footer."""
+    path = Path(config.site_dir) / "print_page" / "index.html"
+    if path.is_file():
+        print_page.finish(path, _state["lang"], config.site_name, config.site_description,
+                          _state.get("source_essays"), config.repo_url,
+                          print_page.build_commit(), dt.date.today())
 
 
 def on_shutdown():

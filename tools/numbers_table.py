@@ -25,6 +25,12 @@ def cited(markdown: str) -> list[tuple[str, str]]:
     return list(dict.fromkeys(VALUE.findall(markdown)))
 
 
+def shown(number: dict, lang: str) -> str:
+    """A recorded number as ``lang`` writes it (snippets/explainer/report.py formats each
+    number once per language; results without that keep one text for both)."""
+    return number.get("texts", {}).get(lang) or number["text"]
+
+
 def download_path(name: str) -> str:
     return f"downloads/{name.replace('.', '/')}.output.txt"
 
@@ -54,7 +60,7 @@ def table(markdown: str, results: dict[str, dict], lang: str, link) -> str:
         if number is None:
             continue  # the placeholder itself reports a missing number
         about = number.get("about", {}).get(lang) or ui["missing"]
-        rows.append(f"| `{name}.{key}` | {_cell(number['text'])} | {_cell(about)} |")
+        rows.append(f"| `{name}.{key}` | {_cell(shown(number, lang))} | {_cell(about)} |")
     snippets = list(dict.fromkeys(name for name, _ in numbers if name in results))
     downloads = " · ".join(f"[{ui['output'].format(name=name)}]({link(download_path(name))})"
                            for name in snippets)

@@ -1,6 +1,12 @@
 """Print each language's print page (mkdocs-print-site) to a PDF with Debian's Chromium:
-every page in nav order, figures as vectors, Chinese glyphs embedded, page numbers in the
-footer and a document outline from the headings.
+a cover, the contents with the page each entry starts on, every page in nav order, math as
+KaTeX typesets it (its fonts embedded), figures as vectors, Chinese glyphs embedded, a footer
+in the document's language (tools/print_page.py) and a document outline from the headings.
+
+Chromium cannot print a link's target page (CSS target-counter), so the contents get their
+page numbers from a first printing: where each entry's anchor landed (the PDF's named
+destinations). The numbers then go in, in space the first printing already reserved, and
+the second printing is checked to put every entry where the first did.
 
     python tools/print_pdf.py site/          # writes site/attention-en.pdf, site/zh/attention-zh.pdf
 """
@@ -9,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
 import sys
 from pathlib import Path
@@ -18,8 +25,30 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PDF_NAME = {"en": "attention-en.pdf", "zh": "attention-zh.pdf"}
 PRINT_FONT_ZH = '"WenQuanYi Micro Hei"'  # Debian package fonts-wqy-microhei
-FOOTER = ('<div style="font-size:9px;width:100%;text-align:center;color:#555">'
-          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+# The contents' page numbers: one span per entry, right-aligned in a fixed width (explainer.css).
+SET_TOC_PAGES = """(pages) => {
+    for (const link of document.querySelectorAll('#print-page-toc a[href^="#"]')) {
+        let number = link.querySelector(".toc-page");
+        if (!number) {
+            number = document.createElement("span");
+            number.className = "toc-page";
+            link.append(number);
+        }
+        number.textContent = pages[link.hash.slice(1)] ?? "";
+    }
+    return document.querySelectorAll("#print-page-toc .toc-page").length;
+}"""
+TOC_TARGETS = """() => [...document.querySelectorAll('#print-page-toc a[href^="#"]')]
+    .map(link => link.hash.slice(1))"""
+
+
+def anchor_pages(pdf: bytes) -> dict[str, int]:
+    """Each named destination (an anchor a link points at) and its page, counted from 1."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(pdf))
+    return {name.lstrip("/"): reader.get_destination_page_number(destination) + 1
+            for name, destination in reader.named_destinations.items()}
 
 
 def pdf_path(site_dir: Path, lang: str) -> Path:
@@ -80,15 +109,31 @@ async def _print(browser, site_dir: Path, lang: str) -> Path:
         # Chromium's PDF then maps 力 back to the radical ⼒: search and copy break.
         # WenQuanYi Micro Hei has no radicals (and embeds as TrueType, not Type 3).
         await page.add_style_tag(content=(
-            f"body, .md-typeset {{ font-family: {PRINT_FONT_ZH}, sans-serif !important; }}"
+            f"html, body, .md-typeset {{ font-family: {PRINT_FONT_ZH}, sans-serif !important; }}"
             f"code, pre, kbd, samp {{ font-family: 'DejaVu Sans Mono', {PRINT_FONT_ZH}, "
-            "monospace !important; }"))
+            "monospace !important; }"
+            # KaTeX sets Chinese inside formulas (v(\\text{汽车})) in a fallback font of its own.
+            f".katex .cjk_fallback {{ font-family: {PRINT_FONT_ZH} !important; }}"))
     await page.emulate_media(media="print")
+    targets = await page.evaluate(TOC_TARGETS)
+    # Page size, margins and footer come from the print page's own @page rules.
+    options = dict(print_background=True, outline=True, tagged=True, prefer_css_page_size=True)
+    await page.evaluate(SET_TOC_PAGES, {target: "888" for target in targets})  # reserve the space
+    pages = anchor_pages(await page.pdf(**options))
+    for _ in range(3):
+        missing = [target for target in targets if target not in pages]
+        if missing:
+            raise RuntimeError(f"{lang} PDF: no destination for contents entries {missing[:5]}")
+        await page.evaluate(SET_TOC_PAGES, {target: str(pages[target]) for target in targets})
+        pdf = await page.pdf(**options)
+        printed = anchor_pages(pdf)
+        if all(printed.get(target) == pages[target] for target in targets):
+            break
+        pages = printed
+    else:
+        raise RuntimeError(f"{lang} PDF: the contents' page numbers do not settle")
     target = pdf_path(site_dir, lang)
-    await page.pdf(path=str(target), format="A4", print_background=True, outline=True, tagged=True,
-                   display_header_footer=True, header_template="<span></span>",
-                   footer_template=FOOTER,
-                   margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"})
+    target.write_bytes(pdf)
     await page.close()
     return target
 

@@ -1,7 +1,9 @@
 // Attention explorer: pick a sentence, a layer and a head; point at a token to preview
 // where it attends, click or tap it to pin it; see all 72 heads for that token at once.
-// The state lives in the URL (?s=sentence&l=layer&h=head&t=token), so a page can link to
-// an exact view. The weights are JSON files that snippets/real_model/explorer.py
+// The state lives in the URL (?s=sentence&l=layer&h=head&t=token&special=hide), so a page
+// can link to an exact view. Without one, it opens where the page's data-layer / data-head
+// point (the head the build measured as best at resolving "it"), on "it", with [CLS] and
+// [SEP] hidden and the other weights renormalised (a checkbox shows them again). The weights are JSON files that snippets/real_model/explorer.py
 // publishes at build time on this same site; nothing is fetched from anywhere else.
 (function () {
   "use strict";
@@ -20,6 +22,8 @@
       cell: "Layer {layer}, head {head}: most to “{top}” ({weight})",
       missing: "The explorer's data is missing from this page (the build did not run its snippet).",
       separator: ", ",
+      hideSpecial: "Hide [CLS] and [SEP] and renormalise the other weights",
+      renormalised: " (without [CLS] and [SEP], renormalised to sum to 1)",
     },
     zh: {
       sentence: "句子", layer: "层", head: "头",
@@ -34,6 +38,8 @@
       cell: "第 {layer} 层第 {head} 个头：最关注“{top}”（{weight}）",
       missing: "本页缺少探索器所需的数据（构建时没有运行对应的代码片段）。",
       separator: "，",
+      hideSpecial: "隐藏 [CLS] 和 [SEP]，其余权重重新归一化",
+      renormalised: "（不计 [CLS] 和 [SEP]，其余权重重新归一化到和为 1）",
     },
   };
   var DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -94,15 +100,44 @@
     return weights.subarray(token * size, (token + 1) * size);
   }
 
-  function strongest(row) {
-    var best = 0;
-    for (var j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
+  function strongest(row, shown) {
+    var best = shown[0];
+    shown.forEach(function (j) { if (row[j] > row[best]) best = j; });
     return best;
+  }
+
+  var SPECIAL = { "[CLS]": true, "[SEP]": true };
+
+  // The tokens on view: all of them, or all but [CLS] and [SEP].
+  function shownTokens(tokens, hideSpecial) {
+    return range(tokens.length).filter(function (i) { return !(hideSpecial && SPECIAL[tokens[i]]); });
+  }
+
+  // A row of weights over the tokens on view; renormalised to sum to 1 when some are hidden.
+  function shownRow(row, shown) {
+    var total = 0;
+    var out = new Float32Array(row.length);
+    shown.forEach(function (j) { total += row[j]; });
+    var scale = shown.length < row.length && total > 0 ? 1 / total : 1;
+    shown.forEach(function (j) { out[j] = row[j] * scale; });
+    return out;
+  }
+
+  // The same word in another sentence: the same occurrence of it ("the" twice: the second
+  // "the" stays the second), or its last occurrence; -1 if the word is not there.
+  function sameWord(fromTokens, index, toTokens) {
+    var word = fromTokens[index];
+    var occurrence = fromTokens.slice(0, index).filter(function (t) { return t === word; }).length;
+    var found = [];
+    toTokens.forEach(function (t, i) { if (t === word) found.push(i); });
+    return found.length ? found[Math.min(occurrence, found.length - 1)] : -1;
   }
 
   function build(root, data, source) {
     var text = TEXT[language()];
-    var state = { sentence: 0, layer: 0, head: 0, token: 0, pinned: false };
+    var state = { sentence: 0, layer: 0, head: 0, token: 0, pinned: false, hideSpecial: false };
+    var opening = { layer: clamp(parseInt(root.dataset.layer, 10) || 1, 1, data.layers) - 1,
+                    head: clamp(parseInt(root.dataset.head, 10) || 1, 1, data.heads) - 1 };
     var loaded = {};  // sentence index -> decoded weights [layer][head] (Float32Array)
 
     var controls = element("div", "attention-explorer__controls");
@@ -113,6 +148,19 @@
     var headPick = select(text.head, range(data.heads).map(function (i) { return String(i + 1); }),
       "head", function (value) { state.head = value; update(); });
     [sentencePick, layerPick, headPick].forEach(function (pick) { controls.appendChild(pick.label); });
+    var hideLabel = element("label", "attention-explorer__control attention-explorer__toggle");
+    var hideBox = element("input");
+    hideBox.type = "checkbox";
+    hideBox.setAttribute("data-role", "hide-special");
+    hideBox.addEventListener("change", function () {
+      state.hideSpecial = hideBox.checked;
+      var tokens = data.sentences[state.sentence].tokens;
+      if (state.hideSpecial && SPECIAL[tokens[state.token]]) state.token = defaultToken();
+      update();
+    });
+    hideLabel.appendChild(hideBox);
+    hideLabel.appendChild(element("span", "", text.hideSpecial));
+    controls.appendChild(hideLabel);
 
     var hint = element("p", "attention-explorer__hint");
     var columnsHead = element("div", "attention-explorer__heads");
@@ -154,9 +202,12 @@
         var value = parseInt(params.get(key), 10);
         return isNaN(value) ? fallback : clamp(value, low, high);
       };
+      // No view asked for: the opening view, "it" pinned in the head the page names.
+      var first = !["s", "l", "h", "t"].some(function (key) { return params.has(key); });
       state.sentence = number("s", 0, data.sentences.length - 1, 0);
-      state.layer = number("l", 1, data.layers, 1) - 1;
-      state.head = number("h", 1, data.heads, 1) - 1;
+      state.layer = number("l", 1, data.layers, opening.layer + 1) - 1;
+      state.head = number("h", 1, data.heads, opening.head + 1) - 1;
+      state.hideSpecial = first || params.get("special") === "hide";
       var tokens = data.sentences[state.sentence].tokens;
       var token = params.get("t");
       var index = token === null ? -1 : (/^\d+$/.test(token) ? parseInt(token, 10) : tokens.indexOf(token));
@@ -165,8 +216,9 @@
         state.pinned = true;
       } else {
         state.token = defaultToken();
-        state.pinned = false;
+        state.pinned = first;
       }
+      if (state.hideSpecial && SPECIAL[tokens[state.token]]) state.hideSpecial = false;
     }
 
     function writeUrl() {
@@ -175,6 +227,7 @@
       params.set("l", state.layer + 1);
       params.set("h", state.head + 1);
       if (state.pinned) params.set("t", state.token); else params.delete("t");
+      if (state.hideSpecial) params.set("special", "hide"); else params.delete("special");
       var url = window.location.pathname + "?" + params.toString() + window.location.hash;
       if (url !== window.location.pathname + window.location.search + window.location.hash) {
         window.history.replaceState(window.history.state, "", url);
@@ -206,12 +259,16 @@
         });
     }
 
+    // A new sentence keeps the selected word (pinned or not) where the sentence has it.
     function changeSentence(index) {
-      var word = state.pinned ? data.sentences[state.sentence].tokens[state.token] : null;
+      var same = sameWord(data.sentences[state.sentence].tokens, state.token, data.sentences[index].tokens);
       state.sentence = index;
-      var tokens = data.sentences[index].tokens;
-      state.pinned = word !== null && tokens.indexOf(word) >= 0;
-      state.token = state.pinned ? tokens.indexOf(word) : defaultToken();
+      if (same >= 0) {
+        state.token = same;
+      } else {
+        state.token = defaultToken();
+        state.pinned = false;
+      }
       load(index).then(function () { drawSentence(); update(); }, fail);
     }
 
@@ -289,12 +346,17 @@
       var size = tokens.length;
       var heads = loaded[state.sentence];
       if (!heads) return;
-      var row = attentionRow(heads[state.layer][state.head], state.token, size);
+      var shown = shownTokens(tokens, state.hideSpecial);
+      var place = {};  // token index -> its row among the tokens on view
+      shown.forEach(function (j, k) { place[j] = k; });
+      var row = shownRow(attentionRow(heads[state.layer][state.head], state.token, size), shown);
       layerPick.box.value = String(state.layer + 1);
       headPick.box.value = String(state.head + 1);
+      hideBox.checked = state.hideSpecial;
 
       Array.prototype.forEach.call(left.children, function (button, i) {
         var current = i === state.token;
+        button.hidden = !(i in place);
         button.setAttribute("aria-pressed", String(current && state.pinned));
         button.toggleAttribute("data-selected", current);
         button.tabIndex = current ? 0 : -1;  // one tab stop; arrow keys move within
@@ -302,6 +364,7 @@
       right.setAttribute("aria-label", format(text.targets, {
         token: tokens[state.token], layer: state.layer + 1, head: state.head + 1 }));
       Array.prototype.forEach.call(right.children, function (target, j) {
+        target.hidden = !(j in place);
         target.setAttribute("data-weight", row[j].toFixed(3));
         target.style.setProperty("--weight", row[j]);
         target.lastChild.textContent = row[j].toFixed(2);
@@ -310,41 +373,42 @@
       while (lines.firstChild) lines.removeChild(lines.firstChild);
       // One viewBox unit per token row; stretch the drawing to the token column's height.
       lines.style.height = left.getBoundingClientRect().height + "px";
-      lines.setAttribute("viewBox", "0 0 100 " + size);
+      lines.setAttribute("viewBox", "0 0 100 " + shown.length);
       for (var j = 0; j < size; j++) {
-        if (row[j] < 0.01) continue;
+        if (!(j in place) || row[j] < 0.01) continue;
         lines.appendChild(svgElement("line", {
-          x1: 0, y1: state.token + 0.5, x2: 100, y2: j + 0.5,
+          x1: 0, y1: place[state.token] + 0.5, x2: 100, y2: place[j] + 0.5,
           "stroke-width": 1 + 6 * row[j], "stroke-opacity": Math.min(1, 0.15 + row[j]),
           "vector-effect": "non-scaling-stroke" }));
       }
-      var order = range(size).sort(function (a, b) { return row[b] - row[a]; }).slice(0, 3);
+      var order = shown.slice().sort(function (a, b) { return row[b] - row[a]; }).slice(0, 3);
       readout.textContent = format(text.readout, {
         layer: state.layer + 1, head: state.head + 1, token: tokens[state.token],
         top: order.map(function (k) { return "“" + tokens[k] + "” " + row[k].toFixed(2); }).join(text.separator),
-      });
+      }) + (shown.length < size ? text.renormalised : "");
       hint.textContent = state.pinned ? text.pinned : text.preview;
-      drawOverview(heads, tokens);
+      drawOverview(heads, tokens, shown);
       writeUrl();
     }
 
-    function drawOverview(heads, tokens) {
+    function drawOverview(heads, tokens, shown) {
       var size = tokens.length;
       overviewTitle.textContent = format(text.overview, {
         count: data.layers * data.heads, token: tokens[state.token] });
       range(data.layers).forEach(function (l) {
         range(data.heads).forEach(function (h) {
-          var row = attentionRow(heads[l][h], state.token, size);
+          var row = shownRow(attentionRow(heads[l][h], state.token, size), shown);
           var cell = cellAt(l, h);
           var chart = cell.firstChild;
+          chart.setAttribute("viewBox", "0 0 " + shown.length + " 1");
           while (chart.firstChild) chart.removeChild(chart.firstChild);
-          for (var j = 0; j < size; j++) {
-            if (row[j] < 0.02) continue;
+          shown.forEach(function (j, k) {
+            if (row[j] < 0.02) return;
             chart.appendChild(svgElement("rect", {
-              x: j + 0.1, width: 0.8, y: 1 - row[j], height: row[j],
+              x: k + 0.1, width: 0.8, y: 1 - row[j], height: row[j],
               "class": j === state.token ? "attention-explorer__bar--self" : "" }));
-          }
-          var top = strongest(row);
+          });
+          var top = strongest(row, shown);
           cell.setAttribute("aria-label", format(text.cell, {
             layer: l + 1, head: h + 1, top: tokens[top], weight: row[top].toFixed(2) }));
           var current = l === state.layer && h === state.head;
@@ -356,12 +420,14 @@
 
     // --- keys ------------------------------------------------------------------------------
     left.addEventListener("keydown", function (event) {
-      var size = data.sentences[state.sentence].tokens.length;
+      var shown = shownTokens(data.sentences[state.sentence].tokens, state.hideSpecial);
+      var at = Math.max(0, shown.indexOf(state.token));
+      var go = function (k) { return function () { state.token = shown[clamp(k, 0, shown.length - 1)]; state.pinned = true; }; };
       var move = null;
-      if (event.key === "ArrowLeft") move = function () { state.token = Math.max(0, state.token - 1); state.pinned = true; };
-      else if (event.key === "ArrowRight") move = function () { state.token = Math.min(size - 1, state.token + 1); state.pinned = true; };
-      else if (event.key === "Home") move = function () { state.token = 0; state.pinned = true; };
-      else if (event.key === "End") move = function () { state.token = size - 1; state.pinned = true; };
+      if (event.key === "ArrowLeft") move = go(at - 1);
+      else if (event.key === "ArrowRight") move = go(at + 1);
+      else if (event.key === "Home") move = go(0);
+      else if (event.key === "End") move = go(shown.length - 1);
       else if ((event.key === "ArrowUp" || event.key === "ArrowDown") && event.shiftKey) {
         var dl = event.key === "ArrowUp" ? -1 : 1;
         move = function () { state.layer = clamp(state.layer + dl, 0, data.layers - 1); };
@@ -393,8 +459,16 @@
 
     function fail() { root.textContent = text.missing; }
 
+    // The selected token's row in view on arrival (a phone shows the page's opening first).
+    function reveal() {
+      var button = left.children[state.token];
+      var box = button.getBoundingClientRect();
+      // Scroll just enough to bring it to three quarters of the window's height.
+      if (box.top < 0 || box.bottom > window.innerHeight) window.scrollBy(0, box.bottom - 0.75 * window.innerHeight);
+    }
+
     readUrl();
-    load(state.sentence).then(function () { drawSentence(); update(); }, fail);
+    load(state.sentence).then(function () { drawSentence(); update(); reveal(); }, fail);
   }
 
   function start() {

@@ -162,6 +162,116 @@ def to_dark(fig) -> None:
             legend.get_frame().set_edgecolor("#5c6070")
 
 
+# Every data line and marker stands out from the background it is drawn on: a contrast of
+# at least 3 : 1 (WCAG's bar for graphical objects), in the light figure and in its dark twin.
+# A mark drawn at least this opaque is measured as blended with the background; a fainter one
+# (one thin line per seed behind their mean) is faint on purpose, and only its colour is held
+# to the bar.
+MIN_CONTRAST = 3.0
+BLENDED_FROM_ALPHA = 0.6
+
+
+def relative_luminance(color) -> float:
+    """WCAG relative luminance of an sRGB colour."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(c) for c in mcolors.to_rgb(color))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(color, background) -> float:
+    """WCAG contrast ratio of two colours, from 1 (same) to 21 (black on white)."""
+    light, dark = sorted((relative_luminance(color), relative_luminance(background)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def shown_colour(color, alpha: float, background) -> tuple:
+    """The colour a mark drawn with ``alpha`` shows over ``background`` (blended in sRGB, as a
+    browser draws it); a fainter mark than BLENDED_FROM_ALPHA counts by its own colour."""
+    rgb, paper = mcolors.to_rgb(color), mcolors.to_rgb(background)
+    if alpha < BLENDED_FROM_ALPHA:
+        return rgb
+    return tuple(alpha * c + (1 - alpha) * p for c, p in zip(rgb, paper))
+
+
+def legible_colour(color, background):
+    """``color`` (an RGBA tuple, its alpha kept) moved toward black on a light background or
+    toward white on a dark one, just enough to reach MIN_CONTRAST; unchanged if it does."""
+    r, g, b, a = mcolors.to_rgba(color)
+    if a == 0:
+        return (r, g, b, a)
+    ink = (0.0, 0.0, 0.0) if relative_luminance(background) > 0.18 else (1.0, 1.0, 1.0)
+    for step in range(51):
+        t = step / 50
+        mixed = tuple((1 - t) * c + t * i for c, i in zip((r, g, b), ink))
+        if contrast_ratio(shown_colour(mixed, a, background), background) >= MIN_CONTRAST:
+            return (*mixed, a)
+    return (*ink, a)
+
+
+def _mark_alpha(artist, color) -> float:
+    """How opaque a mark is drawn: a collection's colours carry its alpha already."""
+    from matplotlib.collections import Collection
+
+    alpha = None if isinstance(artist, Collection) else artist.get_alpha()
+    return mcolors.to_rgba(color)[3] * (1.0 if alpha is None else alpha)
+
+
+def _legible(artist_color, artist, background):
+    """The artist's colour, made legible, as RGBA with the artist's own alpha folded in
+    (so the mark keeps its look while the check sees what is drawn)."""
+    r, g, b, a = mcolors.to_rgba(artist_color)
+    alpha = _mark_alpha(artist, artist_color)
+    r, g, b, _ = legible_colour((r, g, b, alpha), background)
+    return (r, g, b, a)
+
+
+def legible_data(fig, background=None) -> None:
+    """Recolour in place every data line and marker of ``fig`` that has too little contrast
+    with the background of its axes (the axes' face, or ``background`` where it is
+    transparent). Axes that show an image or a colour mesh are left alone: their lines are
+    drawn against the image. A marker coloured by a colour map keeps its colour (it is read
+    against the colour bar) and gets a legible edge instead."""
+    from matplotlib.collections import LineCollection, PathCollection
+
+    for ax in fig.axes:
+        if ax.images or any(type(c).__name__ == "QuadMesh" for c in ax.collections):
+            continue
+        face = ax.get_facecolor()
+        paper = face[:3] if face[3] > 0 else mcolors.to_rgb(background or "white")
+        legend = ax.get_legend()
+        lines = list(ax.get_lines()) + (list(legend.get_lines()) if legend else [])
+        for line in lines:
+            if not line.get_visible():
+                continue
+            line.set_color(_legible(line.get_color(), line, paper))
+            for get, put in ((line.get_markerfacecolor, line.set_markerfacecolor),
+                             (line.get_markeredgecolor, line.set_markeredgecolor)):
+                colour = get()
+                if not (isinstance(colour, str) and colour == "none"):
+                    put(_legible(colour, line, paper))
+        handles = list(getattr(legend, "legend_handles", []) or []) if legend else []
+        for collection in list(ax.collections) + handles:
+            if not isinstance(collection, (PathCollection, LineCollection)):
+                continue
+            if collection.get_array() is not None:  # colour-mapped: a legible edge instead
+                collection.update_scalarmappable()
+                faces = collection.get_facecolor()
+                if any(contrast_ratio(shown_colour(c[:3], _mark_alpha(collection, c), paper),
+                                      paper) < MIN_CONTRAST for c in faces):
+                    ink = legible_colour((0.2, 0.2, 0.2, 1.0) if relative_luminance(paper) > 0.18
+                                         else (0.85, 0.85, 0.85, 1.0), paper)
+                    collection.set_edgecolor(ink)
+                    collection.set_linewidth(0.6)
+                continue
+            if isinstance(collection, PathCollection):
+                collection.set_facecolor([_legible(c, collection, paper)
+                                          for c in collection.get_facecolor()])
+            edges = collection.get_edgecolor()
+            if len(edges):
+                collection.set_edgecolor([_legible(c, collection, paper) for c in edges])
+
+
 def save_svg(fig, path, close: bool = True) -> None:
     """Write ``fig`` as a byte-reproducible SVG (and close it unless ``close=False``)."""
     fig.savefig(path, format="svg", bbox_inches="tight", metadata={"Date": None})

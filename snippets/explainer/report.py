@@ -9,6 +9,7 @@ The build sets ``EXPLAINER_OUTPUT_DIR``; run by hand, a snippet writes to
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -57,6 +58,37 @@ def over_seeds(per_seed: list[float], of: str, chance: float = 0.0) -> float:
                      f"ci95_high, binomial_p)")
 
 
+# What a number is decides how each language writes it (``Report.number(..., kind=...)``):
+#   share   a part of a whole, as a percent in both languages ("36%")
+#   count   a whole number of things ("6", never "6.0"); the value must be whole
+#   params  a large count of parameters ("22.6 million", "约 2260 万")
+#   p       a p-value ("0.27", "3.1e-12"; "< 1e-300" when it underflowed)
+# Without a kind, ``fmt`` decides, but an exact zero is written "0" (not "0.0e+00") and a
+# value that rounds to zero never carries a minus sign ("-0.0000").
+KINDS = ("share", "count", "params", "p")
+NEGATIVE_ZERO = re.compile(r"-(?=0(\.0*)?(e[+-]?\d+)?%?$)")
+
+
+def formatted(value: float, fmt: str = "{:.3f}", kind: str = "") -> dict[str, str]:
+    """The number as each language writes it: ``{"en": ..., "zh": ...}``."""
+    if kind and kind not in KINDS:
+        raise ValueError(f"unknown kind of number {kind!r} (one of {', '.join(KINDS)})")
+    if kind == "count":
+        if not math.isclose(value, round(value), abs_tol=1e-9):
+            raise ValueError(f"a count must be a whole number, not {value}")
+        text = f"{round(value):,d}" if "," in fmt else f"{round(value):d}"
+        return {"en": text, "zh": text}
+    if kind == "params":
+        return {"en": f"{value / 1e6:.1f} million", "zh": f"约 {value / 1e4:.0f} 万"}
+    if kind == "p":
+        text = "< 1e-300" if value <= 1e-300 else f"{value:.2g}"
+        return {"en": text, "zh": text}
+    if kind == "share":
+        fmt = fmt if "%" in fmt else "{:.0%}"
+    text = ("0%" if "%" in fmt else "0") if value == 0 else NEGATIVE_ZERO.sub("", fmt.format(value))
+    return {"en": text, "zh": text}
+
+
 class Report:
     def __init__(self, name: str | None = None):
         self.name = name or Path(sys.argv[0]).stem
@@ -68,9 +100,10 @@ class Report:
         self.data_files: dict[str, str] = {}
         self.texts: dict[str, dict[str, str]] = {}
 
-    def number(self, key: str, value: float, fmt: str = "{:.3f}", *,
+    def number(self, key: str, value: float, fmt: str = "{:.3f}", *, kind: str = "",
                en: str = "", zh: str = "", per_seed=None, of: str = "", chance: float = 0.0) -> float:
-        """Keep ``value`` for the prose, formatted with ``fmt``; returns it unchanged.
+        """Keep ``value`` for the prose, formatted by its ``kind`` (see ``KINDS``) or else
+        with ``fmt``, once per language; returns it unchanged.
 
         ``en``/``zh`` say what the number is, for the page's table of its numbers.
         A number computed over random seeds also keeps its ``per_seed`` values and how it
@@ -79,7 +112,10 @@ class Report:
         value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"number '{key}' is {value}; prose cannot cite it")
-        self.numbers[key] = {"value": value, "text": fmt.format(value)}
+        texts = formatted(value, fmt, kind)
+        self.numbers[key] = {"value": value, "text": texts["en"], "texts": texts}
+        if kind:
+            self.numbers[key]["kind"] = kind
         if en or zh:
             self.numbers[key]["about"] = {"en": en, "zh": zh}
         if per_seed is not None:
@@ -106,15 +142,18 @@ class Report:
         """Save ``fig`` as ``<key>.<lang>.svg`` with its alt text and its one-line
         caption (the takeaway, shown under the figure) in that language, and a twin
         for the dark theme, ``<key>.<lang>.dark.svg``. Records the figure's smallest
-        text size (pt), which the browser tests turn into rendered pixels."""
+        text size (pt), which the browser tests turn into rendered pixels. Data lines and
+        markers are made to stand out from the background in both (plotting.legible_data)."""
         if lang not in plotting.LANGS:
             raise ValueError(f"figure '{key}': language must be one of {plotting.LANGS}, not {lang!r}")
         if not alt.strip():
             raise ValueError(f"figure '{key}' ({lang}) needs alt text")
         filename, dark = f"{key}.{lang}.svg", f"{key}.{lang}.dark.svg"
+        plotting.legible_data(fig, background="white")
         plotting.save_svg(fig, self.output_dir / filename, close=False)
         smallest = plotting.smallest_font_pt(fig)  # after drawing: tick labels exist now
         plotting.to_dark(fig)
+        plotting.legible_data(fig, background=plotting.DARK_BACKGROUND)
         plotting.save_svg(fig, self.output_dir / dark)
         self.figures.setdefault(key, {})[lang] = {"file": filename, "dark_file": dark, "alt": alt,
                                                   "caption": caption, "smallest_font_pt": smallest}

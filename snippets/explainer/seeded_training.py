@@ -95,14 +95,19 @@ def summary(values) -> dict[str, float]:
             "min": values.min().item(), "max": values.max().item()}
 
 
-def report_spread(report, key: str, values, fmt: str = "{:.3f}", *, en: str, zh: str) -> dict:
+def report_spread(report, key: str, values, fmt: str = "{:.3f}", *, en: str, zh: str,
+                  kind: str = "") -> dict:
     """Record ``key_mean``, ``key_std``, ``key_min`` and ``key_max`` of per-seed ``values``
-    (each with the per-seed values, so the build can resample the seeds)."""
+    (each with the per-seed values, so the build can resample the seeds). With
+    ``kind="count"`` (one whole count per seed) the lowest and highest seed are written as
+    whole numbers and the mean and spread with ``fmt``; ``kind="share"`` writes all four as
+    percents."""
     stats = summary(values)
     words = {"mean": ("mean over seeds", "各种子的平均"), "std": ("standard deviation over seeds", "各种子间的标准差"),
              "min": ("lowest seed", "最低的种子"), "max": ("highest seed", "最高的种子")}
     for name, value in stats.items():
-        report.number(f"{key}_{name}", value, fmt, en=f"{en} ({words[name][0]})",
+        this_kind = ("count" if name in ("min", "max") else "") if kind == "count" else kind
+        report.number(f"{key}_{name}", value, fmt, kind=this_kind, en=f"{en} ({words[name][0]})",
                       zh=f"{zh}（{words[name][1]}）", per_seed=values, of=name)
     return stats
 
@@ -110,5 +115,5 @@ def report_spread(report, key: str, values, fmt: str = "{:.3f}", *, en: str, zh:
 def report_seed_count(report, key: str, per_seed, *, en: str, zh: str) -> int:
     """Record ``key``: in how many seeds ``per_seed`` (one truth value per seed) holds."""
     per_seed = torch.as_tensor(per_seed).flatten().bool()
-    return int(report.number(key, per_seed.sum(), "{:.0f}", en=en, zh=zh,
+    return int(report.number(key, per_seed.sum(), kind="count", en=en, zh=zh,
                              per_seed=per_seed.float(), of="count"))

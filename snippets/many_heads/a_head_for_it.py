@@ -112,7 +112,7 @@ same_layer_split = (is_positional[:, :, None] & is_entity[:, None, :] & other).f
 report_seed_count(report, "same_layer_split_seeds", same_layer_split,
                   en="seeds in which one head of the layer has previous-token score ≥ 0.5 and another "
                      "head of the same layer puts ≥ 0.5 from it on the antecedent",
-                  zh="同一层里一个头的前一个词得分 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+                  zh="同一层里一个头的前一个词元得分 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
 # The same count with the positional score taken where agreement needs it: at the
 # adverbs, the weight on the noun just before (the previous-token score above
 # averages over every position, most of which need nothing from the word before).
@@ -125,7 +125,7 @@ report.number("same_layer_split_at_adverbs_seeds",
               zh="同一层里一个头在副词处分给前面名词的权重 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
 report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1),
                   en="seeds with a head whose previous-token score is ≥ 0.5",
-                  zh="有一个头前一个词得分 ≥ 0.5 的种子数")
+                  zh="有一个头前一个词元得分 ≥ 0.5 的种子数")
 report_seed_count(report, "entity_head_seeds", is_entity.any(dim=1),
                   en="seeds with a head that puts ≥ 0.5 from it on the antecedent",
                   zh="有一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
@@ -138,7 +138,7 @@ report_spread(report, "verb_accuracy", verb_accuracy, "{:.2f}",
 report_spread(report, "antecedent_accuracy", antecedent_accuracy, "{:.2f}",
               en="accuracy of naming the animal after it (2 heads)", zh="在 it 之后说出动物的准确率（两个头）")
 report_spread(report, "positional_previous", final["previous"][seeds, positional], "{:.2f}",
-              en="previous-token score of the positional head", zh="位置头的前一个词得分")
+              en="previous-token score of the positional head", zh="位置头的前一个词元得分")
 report_spread(report, "positional_at_adverbs", final["at_adverbs"][seeds, positional], "{:.2f}",
               en="positional head at the adverbs: weight on the noun just before",
               zh="位置头在副词处分给前面名词的权重")
@@ -149,7 +149,7 @@ report_spread(report, "entity_antecedent", final["antecedent"][seeds, entity], "
 report_spread(report, "entity_to_thing", final["to_thing"][seeds, entity], "{:.3f}",
               en="weight of the entity head from it on the thing", zh="实体头从 it 分给物体的权重")
 report.number("entity_previous_mean", final["previous"][seeds, entity].mean(), "{:.2f}",
-              en="previous-token score of the entity head (mean over seeds)", zh="实体头的前一个词得分（各种子的平均）")
+              en="previous-token score of the entity head (mean over seeds)", zh="实体头的前一个词元得分（各种子的平均）")
 report.number("antecedent_at_init_mean", history[0]["antecedent"].max(dim=1).values.mean(), "{:.2f}",
               en="best antecedent score at initialisation (mean over seeds)", zh="初始化时最高的先行词得分（各种子的平均）")
 report.number("to_thing_at_init_mean", history[0]["to_thing"][seeds, entity].mean(), "{:.2f}",
@@ -157,7 +157,7 @@ report.number("to_thing_at_init_mean", history[0]["to_thing"][seeds, entity].mea
               zh="初始化时实体头分给物体的权重（各种子的平均）")
 report.number("previous_at_init_mean", history[0]["previous"].max(dim=1).values.mean(), "{:.2f}",
               en="best previous-token score at initialisation (mean over seeds)",
-              zh="初始化时最高的前一个词得分（各种子的平均）")
+              zh="初始化时最高的前一个词元得分（各种子的平均）")
 
 # %% [markdown]
 # ## Recognition is a large q·k (C02) and the output is v(animal) (C03)
@@ -190,9 +190,9 @@ report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}",
               en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√d_k，句子平均")
 report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}",
               en="entity head: q(it)·k(thing)/√d_k, mean over sentences", zh="实体头：q(it)·k(物体)/√d_k，句子平均")
-report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), "{:.2f}",
+report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), kind="share",
               en="share of sentences in which the animal's key scores above the thing's",
-              zh="动物的键得分高于物体的键的句子比例")
+              zh="动物的键分数高于物体的键的句子比例")
 report_seed_count(report, "qk_prefers_antecedent_seeds", (animal_wins.mean(dim=1) > 0.5),
                   en="seeds in which q(it)·k(animal) > q(it)·k(thing) in most sentences",
                   zh="多数句子里 q(it)·k(动物) > q(it)·k(物体) 的种子数")
@@ -226,13 +226,13 @@ for s in range(N_SEEDS):
     print(f"seed {s}: animal words the entity head does not look at:",
           [VOCAB[w] for w in ignored] or "none")
 report.number("animal_words", len(ANIMALS) * 2, "{:.0f}", en="animal words in the language", zh="语言里的动物词数")
-report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}",
+report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}", kind="count",
               en="animal words the entity head does not look at (weight < 0.5)",
               zh="实体头不去看的动物词数（权重 < 0.5）")
 report.number("ignored_sentences", ignored_sentences, "{:.0f}",
               en="probe sentences (all seeds) whose animal the entity head does not look at",
               zh="实体头不看其动物的探测句子数（所有种子合计）")
-report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences, 1), "{:.2f}",
+report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences, 1), kind="share",
               en="share of those sentences in which the model still names the animal (0 if none)",
               zh="这些句子里模型仍然说对动物的比例（没有这类句子时记 0）")
 
@@ -256,7 +256,7 @@ report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}",
 report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}",
               en="one head: accuracy of naming the animal (mean over seeds)", zh="单头：说出动物的准确率（各种子的平均）")
 report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}",
-              en="previous-token score of the single head", zh="单头的前一个词得分")
+              en="previous-token score of the single head", zh="单头的前一个词元得分")
 report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:.2f}",
               en="antecedent score of the single head", zh="单头的先行词得分")
 
@@ -335,22 +335,22 @@ TEXT = {
     },
     "zh": {
         "positional": "最偏位置的头（头 {}）", "entity": "实体头（头 {}）",
-        "maps_alt": "第一个种子的头在一个玩具句子上的注意力，两条坐标轴都是词：左边是前一个词得分最高的头，"
+        "maps_alt": "第一个种子的头在一个玩具句子上的注意力，两条坐标轴都是词：左边是前一个词元得分最高的头，"
                     "右边是从 it 分给动物的权重最大的头"
                     + (f"（是同一个头，头 {one_head}）。" if one_head is not None else "。"),
         "maps_caption": (f"第一个种子：最偏位置的头和实体头是同一个头，即头 {one_head}。"
                          if one_head is not None else "第一个种子：最偏位置的头和实体头是两个不同的头。"),
-        "prev_axis": "前一个词得分", "ant_axis": "先行词得分（it → 动物）",
-        "two": "两头模型：一个种子的两个头", "one": "单头模型：它的那个头",
-        "scatter_alt": "每个种子的两个头画成两个点，用线连起来；横轴是前一个词得分，纵轴是先行词得分，0.5 处各有一条线；"
+        "prev_axis": "前一个词元得分", "ant_axis": "先行词得分（it → 动物）",
+        "two": "双头模型：一个种子的两个头", "one": "单头模型：它的那个头",
+        "scatter_alt": "每个种子的两个头画成两个点，用线连起来；横轴是前一个词元得分，纵轴是先行词得分，0.5 处各有一条线；"
                        f"单头模型的头画成叉。{N_SEEDS} 个种子里有 {n_split} 个，一个头在 0.5 右边、另一个头在 0.5 上边。",
         "scatter_caption": f"同一层里两个头分担两种角色（两项得分各 ≥ 0.5）：{N_SEEDS} 个种子中有 {n_split} 个。",
         "step": "训练步数", "score": "得分 / 准确率", "acc": "准确率",
-        "prev": "最偏位置的头：前一个词得分", "ant": "实体头：it → 动物", "thing": "实体头：it → 物体",
-        "curve_alt": "300 步训练中，每个种子一条淡线，粗线是平均：最偏位置的头的前一个词得分、实体头从 it 指向动物"
+        "prev": "最偏位置的头：前一个词元得分", "ant": "实体头：it → 动物", "thing": "实体头：it → 物体",
+        "curve_alt": "300 步训练中，每个种子一条淡线，粗线是平均：最偏位置的头的前一个词元得分、实体头从 it 指向动物"
                      "和指向物体的权重，以及准确率。",
         "curve_caption": f"实体头（从 it 分给动物 ≥ 0.5）在 {N_SEEDS} 个种子中的 {n_entity} 个里形成，"
-                         f"前一个词得分 ≥ 0.5 的头在 {n_positional} 个里形成。",
+                         f"前一个词元得分 ≥ 0.5 的头在 {n_positional} 个里形成。",
     },
 }
 example_seed, example = 0, 0

@@ -108,15 +108,15 @@ report_spread(report, "control_accuracy", control_accuracy, "{:.2f}",
               en="accuracy of the 1-layer control", zh="单层对照模型的准确率")
 report.number("chance", 1 / V, "{:.2f}", en="chance accuracy (1 / vocabulary)", zh="瞎猜的准确率（1 / 词表大小）")
 report_spread(report, "previous_score", scores[0, "previous"][seeds, previous_head], "{:.2f}",
-              en="best previous-token score in layer 0, all positions", zh="第 0 层最高的前一个词得分（全部位置）")
+              en="best previous-token score in layer 0, all positions", zh="第 0 层最高的前一个词元得分（全部位置）")
 report.number("previous_score_other_mean", scores[0, "previous"][seeds, 1 - previous_head].mean(), "{:.2f}",
               en="previous-token score of the other layer-0 head (mean over seeds)",
-              zh="第 0 层另一个头的前一个词得分（各种子的平均）")
+              zh="第 0 层另一个头的前一个词元得分（各种子的平均）")
 report_spread(report, "previous_score_first_half", previous_first_half, "{:.2f}",
               en="previous-token score of that head on the first 12 positions",
-              zh="这个头在前 12 个位置上的前一个词得分")
+              zh="这个头在前 12 个位置上的前一个词元得分")
 report.number("previous_score_layer1_mean", scores[1, "previous"].max(dim=1).values.mean(), "{:.2f}",
-              en="best previous-token score in layer 1 (mean over seeds)", zh="第 1 层最高的前一个词得分（各种子的平均）")
+              en="best previous-token score in layer 1 (mean over seeds)", zh="第 1 层最高的前一个词元得分（各种子的平均）")
 report_spread(report, "induction_score", scores[1, "induction"][seeds, induction_head], "{:.2f}",
               en="best induction score in layer 1", zh="第 1 层最高的归纳得分")
 report.number("induction_score_other_mean", scores[1, "induction"][seeds, 1 - induction_head].mean(), "{:.2f}",
@@ -128,7 +128,7 @@ report_spread(report, "control_induction_score", control_induction, "{:.2f}",
               en="best induction score of the 1-layer control", zh="单层对照模型最高的归纳得分")
 report.number("previous_score_at_init_mean", history[0]["previous"].max(dim=1).values.mean(), "{:.2f}",
               en="best layer-0 previous-token score at initialisation (mean over seeds)",
-              zh="初始化时第 0 层最高的前一个词得分（各种子的平均）")
+              zh="初始化时第 0 层最高的前一个词元得分（各种子的平均）")
 report.number("induction_score_at_init_mean", history[0]["induction"].max(dim=1).values.mean(), "{:.2f}",
               en="best layer-1 induction score at initialisation (mean over seeds)",
               zh="初始化时第 1 层最高的归纳得分（各种子的平均）")
@@ -138,13 +138,13 @@ has_previous_head = previous_first_half >= 0.5
 has_induction_head = scores[1, "induction"][seeds, induction_head] >= 0.5
 report_seed_count(report, "previous_head_seeds", has_previous_head,
                   en="seeds with a layer-0 head whose previous-token score on the first 12 positions is ≥ 0.5",
-                  zh="第 0 层有一个头在前 12 个位置上前一个词得分 ≥ 0.5 的种子数")
+                  zh="第 0 层有一个头在前 12 个位置上前一个词元得分 ≥ 0.5 的种子数")
 report_seed_count(report, "induction_head_seeds", has_induction_head,
                   en="seeds with a layer-1 head whose induction score is ≥ 0.5",
                   zh="第 1 层有一个头归纳得分 ≥ 0.5 的种子数")
 report_seed_count(report, "layer_split_seeds", (has_previous_head & has_induction_head),
                   en="seeds with both: a previous-token head in layer 0 and an induction head in layer 1",
-                  zh="两者兼有的种子数：第 0 层有前一个词头，第 1 层有归纳头")
+                  zh="两者兼有的种子数：第 0 层有前一个词元头，第 1 层有归纳头")
 report_seed_count(report, "control_worse_seeds", (control_accuracy <= accuracy - 0.3),
                   en="seeds in which the 1-layer control is at least 0.3 below the 2-layer model",
                   zh="单层对照模型比两层模型低至少 0.3 的种子数")
@@ -191,7 +191,7 @@ ablated = {"previous_head": accuracy_without(0, previous_head),
            "other_layer0_head": accuracy_without(0, 1 - previous_head),
            "induction_head": accuracy_without(1, induction_head),
            "other_layer1_head": accuracy_without(1, 1 - induction_head)}
-about = {"previous_head": ("the layer-0 previous-token head", "第 0 层的前一个词头"),
+about = {"previous_head": ("the layer-0 previous-token head", "第 0 层的前一个词元头"),
          "other_layer0_head": ("the other layer-0 head", "第 0 层的另一个头"),
          "induction_head": ("the stronger layer-1 induction head", "第 1 层较强的归纳头"),
          "other_layer1_head": ("the other layer-1 head", "第 1 层的另一个头")}
@@ -200,7 +200,7 @@ for name, values in ablated.items():
                   en=f"accuracy without {about[name][0]}", zh=f"去掉{about[name][1]}后的准确率")
 report_seed_count(report, "previous_head_needed_seeds", (ablated["previous_head"] <= accuracy - 0.2),
                   en="seeds in which removing the previous-token head costs at least 0.2 accuracy",
-                  zh="去掉前一个词头后准确率下降至少 0.2 的种子数")
+                  zh="去掉前一个词元头后准确率下降至少 0.2 的种子数")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -250,15 +250,15 @@ TEXT = {
         "curve_caption": "Roles and accuracy rise together in every seed; one layer stays far behind.",
     },
     "zh": {
-        "head": "第 {} 层 头 {}", "previous": "前一个词 {:.2f}", "induction": "归纳 {:.2f}",
+        "head": "第 {} 层 头 {}", "previous": "前一个词元 {:.2f}", "induction": "归纳 {:.2f}",
         "key": "键的位置", "query": "查询的位置",
         "maps_alt": "第一个种子的模型在一条含重复片段的序列上，四个头的注意力图。第 0 层有一个头在主对角线下方那条斜线上发亮"
-                    "（前一个词）。第 1 层的头在第二份拷贝里沿一条偏离对角线的斜线发亮，指向上一次出现之后的那个词。",
-        "maps_caption": "第一个种子：第 0 层有前一个词头，第 1 层是归纳头。",
+                    "（前一个词元）。第 1 层的头在第二份拷贝里沿一条偏离对角线的斜线发亮，指向上一次出现之后的那个词。",
+        "maps_caption": "第一个种子：第 0 层有前一个词元头，第 1 层是归纳头。",
         "step": "训练步数", "score": "得分 / 准确率",
-        "acc": "准确率（两层）", "prev": "第 0 层最高的前一个词得分",
+        "acc": "准确率（两层）", "prev": "第 0 层最高的前一个词元得分",
         "ind": "第 1 层最高的归纳得分", "c_acc": "准确率（单层对照）",
-        "curve_alt": "300 步训练中各项得分的变化，每个种子一条淡线，粗线是平均。两层模型第 0 层的前一个词得分、"
+        "curve_alt": "300 步训练中各项得分的变化，每个种子一条淡线，粗线是平均。两层模型第 0 层的前一个词元得分、"
                      "第 1 层的归纳得分和准确率一同上升；单层对照模型的准确率一直低得多。",
         "curve_caption": "每个种子里，角色和准确率都一起上升；只有一层的模型远远落后。",
     },

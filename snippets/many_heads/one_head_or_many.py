@@ -102,13 +102,13 @@ for n_heads, run in runs.items():
 # %%
 single = runs[1]
 report_spread(report, "single_previous", single["previous"][:, 0], "{:.2f}",
-              en="previous-token score of the single head", zh="单头的前一个词得分")
+              en="previous-token score of the single head", zh="单头的前一个词元得分")
 report_spread(report, "single_first", single["first"][:, 0], "{:.2f}",
-              en="first-token score of the single head", zh="单头的首词得分")
+              en="first-token score of the single head", zh="单头的首词元得分")
 report_seed_count(report, "single_averages_seeds",
                   (single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3),
                   en="seeds in which the single head puts ≥ 0.3 on the previous AND ≥ 0.3 on the first token",
-                  zh="单头分给前一个词 ≥ 0.3、同时分给首词 ≥ 0.3 的种子数")
+                  zh="单头分给前一个词元 ≥ 0.3、同时分给首词元 ≥ 0.3 的种子数")
 report_seed_count(report, "single_slower_seeds", single["steps_to_95"] > runs[2]["steps_to_95"],
                   en="seeds in which the single head reaches 95 % later than 2 heads (same seed)",
                   zh="单头比两头（同一种子）更晚达到 95% 的种子数")
@@ -128,15 +128,15 @@ def split_heads(run):
 for n_heads, run in runs.items():
     report.number(f"best_previous_{n_heads}_mean", run["previous"].max(dim=1).values.mean(), "{:.2f}",
                   en=f"strongest previous-token score, {n_heads} head(s) (mean over seeds)",
-                  zh=f"最强的前一个词得分，{n_heads} 个头（各种子的平均）")
+                  zh=f"最强的前一个词元得分，{n_heads} 个头（各种子的平均）")
     report.number(f"best_first_{n_heads}_mean", run["first"].max(dim=1).values.mean(), "{:.2f}",
                   en=f"strongest first-token score, {n_heads} head(s) (mean over seeds)",
-                  zh=f"最强的首词得分，{n_heads} 个头（各种子的平均）")
+                  zh=f"最强的首词元得分，{n_heads} 个头（各种子的平均）")
     if n_heads > 1:
         report.number(f"split_seeds_{n_heads}", split_heads(run).sum(), "{:.0f}",
                       en=f"seeds in which, of {n_heads} heads, one is a previous-token head (≥ 0.5) "
                          f"and another a first-token head (≥ 0.5)",
-                      zh=f"{n_heads} 个头里，一个是前一个词头（≥ 0.5）、另一个是首词头（≥ 0.5）的种子数")
+                      zh=f"{n_heads} 个头里，一个是前一个词元头（≥ 0.5）、另一个是首词元头（≥ 0.5）的种子数")
 
 # The page's answers, built from the counts above.
 n_averages = int(((single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3)).sum())
@@ -179,18 +179,18 @@ for n_heads in (1, 2):
     print(f"ordered pair, {n_heads} heads: accuracy per seed {accuracy.numpy().round(3)}")
 pair_single, pair_two = pair_runs[1], pair_runs[2]
 report_spread(report, "pair_previous", pair_single["previous"][:, 0], "{:.2f}",
-              en="previous-token score of the single head, ordered pair", zh="有序词对任务中单头的前一个词得分")
+              en="previous-token score of the single head, ordered pair", zh="有序词对任务中单头的前一个词元得分")
 report_spread(report, "pair_first", pair_single["first"][:, 0], "{:.2f}",
-              en="first-token score of the single head, ordered pair", zh="有序词对任务中单头的首词得分")
+              en="first-token score of the single head, ordered pair", zh="有序词对任务中单头的首词元得分")
 seeds = torch.arange(N_SEEDS)
 near_head = pair_two["previous"].argmax(dim=1)          # (S,)
 far_head = 1 - near_head
 report_spread(report, "pair_two_near_previous", pair_two["previous"][seeds, near_head], "{:.2f}",
               en="2 heads, ordered pair: previous-token score of the near head",
-              zh="有序词对、两个头：近处那个头的前一个词得分")
+              zh="有序词对、两个头：近处那个头的前一个词元得分")
 report_spread(report, "pair_two_far_first", pair_two["first"][seeds, far_head], "{:.2f}",
               en="2 heads, ordered pair: first-token score of the other head",
-              zh="有序词对、两个头：另一个头的首词得分")
+              zh="有序词对、两个头：另一个头的首词元得分")
 report.number("pair_two_split_seeds", split_heads(pair_two).sum(), "{:.0f}",
               en="seeds in which the two heads split near (≥ 0.5) and far (≥ 0.5), ordered pair",
               zh="有序词对任务中两个头分成近处（≥ 0.5）和远处（≥ 0.5）的种子数")
@@ -216,11 +216,11 @@ def pair_accuracy_without(head_of_seed):
 # Exercise 1: remove the far head (the first-token head). Accuracy on the ordered pair?
 report.number("exercise_pair_without_far_head_mean", pair_accuracy_without(far_head).mean(), "{:.2f}",
               en="exercise 1: ordered-pair accuracy of 2 heads without the first-token head (mean over seeds)",
-              zh="练习 1：两个头去掉首词头后，有序词对的准确率（各种子平均）")
+              zh="练习 1：两个头去掉首词元头后，有序词对的准确率（各种子平均）")
 # Exercise 2: remove the near head (the previous-token head) instead.
 report.number("exercise_pair_without_near_head_mean", pair_accuracy_without(near_head).mean(), "{:.2f}",
               en="exercise 2: ordered-pair accuracy of 2 heads without the previous-token head (mean over seeds)",
-              zh="练习 2：两个头去掉前一个词头后，有序词对的准确率（各种子平均）")
+              zh="练习 2：两个头去掉前一个词元头后，有序词对的准确率（各种子平均）")
 
 # %% [markdown]
 # ## Figures

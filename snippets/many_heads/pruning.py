@@ -187,14 +187,14 @@ curves["random"] = random_curves.mean(dim=0)
 fractions = torch.arange(H + 1) / H
 
 removable_count = prunable(curves["damage"])                            # (S,)
-report_spread(report, "prunable_share", removable_count / H, "{:.2f}",
+report_spread(report, "prunable_share", removable_count / H, kind="share",
               en="prunable share: largest share of heads removed (least important first) with accuracy "
                  "≥ 95 % of the full model's",
               zh="可剪比例：按重要性从低到高一起剪，准确率不低于完整模型 95% 时最多能剪掉的比例")
 report.number("prunable_share_random_mean", (torch.stack([prunable(c) for c in random_curves]) / H).mean(),
-              "{:.2f}", en="the same share for random orders (mean over seeds and orders)",
+              kind="share", en="the same share for random orders (mean over seeds and orders)",
               zh="随机顺序下的同一比例（对种子和顺序取平均）")
-report.number("prunable_share_gradient_mean", (prunable(curves["gradient"]) / H).mean(), "{:.2f}",
+report.number("prunable_share_gradient_mean", (prunable(curves["gradient"]) / H).mean(), kind="share",
               en="the same share in gradient-importance order (mean over seeds)",
               zh="按梯度重要性顺序的同一比例（各种子的平均）")
 for name, accuracies in curves.items():
@@ -259,7 +259,7 @@ def mean_over_removable(values):
     return (values * removable).sum(dim=1) / n_removable.clamp(min=1)
 
 
-report_spread(report, "removable_heads", n_removable, "{:.1f}",
+report_spread(report, "removable_heads", n_removable, "{:.1f}", kind="count",
               en="removable heads per seed (the yardstick's pruned set)", zh="每个种子的可剪头数（按标尺剪掉的那些头）")
 report.number("seeds_with_removable_heads", has_removable.sum(), "{:.0f}",
               en="seeds with at least one removable head", zh="至少有一个可剪头的种子数")
@@ -357,7 +357,7 @@ report_seed_count(report, "smoothing_seeds", smoothing,
 # What share of the heads can go then (least important first)?
 kept = curves["damage"] >= 0.90 * curves["damage"][:, :1]                  # (S, H+1)
 report.number("exercise_prunable_share_at_90_mean", ((kept.int().cumprod(dim=1).sum(dim=1) - 1) / H).mean(),
-              "{:.2f}", en="exercise 1: prunable share at 90 % of the full accuracy (mean over seeds)",
+              kind="share", en="exercise 1: prunable share at 90 % of the full accuracy (mean over seeds)",
               zh="练习 1：以完整模型准确率的 90% 为准时的可剪比例（各种子平均）")
 # Exercise 2: prune in the opposite order, most important head first.
 reverse = curve(by_damage.flip(dims=[1]))                                  # (S, H+1)

@@ -102,7 +102,7 @@ def record_role(role: str, hits: np.ndarray, n: int, chance: float, p: np.ndarra
                   en=f"layer of the best head: {en}", zh=f"最好的头所在的层：{zh}")
     report.number(f"{role}_best_head", best % H + 1, "{:.0f}",
                   en=f"the best head's number in its layer: {en}", zh=f"最好的头在层内的编号：{zh}")
-    report.number(f"{role}_best_p", max(p[best], 1e-300), "{:.2g}",   # 0.0 would be an underflow
+    report.number(f"{role}_best_p", max(p[best], 1e-300), kind="p",   # 0.0 would be an underflow
                   en=f"corrected p-value of the best head (floored at 1e-300): {en}",
                   zh=f"最好的头校正后的 p 值（最小记为 1e-300）：{zh}")
     report.number(f"{role}_chance", chance, "{:.0%}",
@@ -122,7 +122,7 @@ def record_role(role: str, hits: np.ndarray, n: int, chance: float, p: np.ndarra
 # %%
 sample = stacked_attention(run_sentences(model, tokenizer, SENTENCES))
 report.number("n_sample_sentences", len(SENTENCES), "{:.0f}",
-              en="sample sentences (position and sink roles)", zh="样本句子数（位置与停靠角色）")
+              en="sample sentences (position and sink roles)", zh="样本句子数（位置角色与注意力汇聚点角色）")
 positional = {"previous_token": lambda t, T: t - 1 if 2 <= t <= T - 2 else -1,
               "next_token": lambda t, T: t + 1 if 1 <= t <= T - 3 else -1,
               "cls_sink": lambda t, T: 0 if 1 <= t <= T - 2 else -1,
@@ -381,7 +381,7 @@ sinks = roles["cls_sink"]["passes"]
 for role in ("verb_object", "object_verb", "coreference", "disambiguation"):
     report.number(f"{role}_heads_also_cls_sink", (roles[role]["passes"] & sinks).sum(), "{:.0f}",
                   en=f"heads passing {ROLE_NAMES['en'][role]} that are also [CLS]-sink heads",
-                  zh=f"通过“{ROLE_NAMES['zh'][role]}”且同时是 [CLS] 停靠头的头数")
+                  zh=f"通过“{ROLE_NAMES['zh'][role]}”且同时把注意力停在 [CLS] 上的头数")
 
 # Every head's accuracy and corrected p for every role, for a page's own script
 # (heads in flat order: index = (layer - 1) * 12 + head - 1).
@@ -425,7 +425,7 @@ def passing_heads(role: str) -> str:
 TEXT = {
     "en": {
         "layer": "layer", "head": "head", "control": "control: plain noun → deciding word",
-        "passes": "heads passing: {n}", "chance": "chance {c:.0%}",
+        "passes": "heads passing: {n}", "chance": "chance {c:.0%}", "sep": ", ",
         "colour": "accuracy: share of items where the target is the head's top pick",
         "mark": "○ = passes the corrected test",
         "alt_grid": "Grids of 6 layers by 12 heads, one per role, coloured by accuracy; the heads "
@@ -452,7 +452,7 @@ TEXT = {
     },
     "zh": {
         "layer": "层", "head": "头", "control": "对照：普通名词 → 线索词",
-        "passes": "{n} 个通过", "chance": "偶然 {c:.0%}",
+        "passes": "{n} 个通过", "chance": "偶然水平 {c:.0%}", "sep": "，",
         "colour": "准确率：目标是该头首选的比例",
         "mark": "○ = 通过校正检验",
         "alt_grid": "每个角色一张 6 层 × 12 个头的网格，颜色表示准确率；通过校正检验的头画了圈。"
@@ -487,7 +487,7 @@ def draw_grid(ax, role: str, text: dict, names: dict) -> None:
     ax.scatter(head, layer, s=40, facecolor="none", edgecolor="white", linewidth=1.8)
     ax.scatter(head, layer, s=40, facecolor="none", edgecolor="black", linewidth=0.6)
     title = text["control"] if role == "control" else names[role]
-    ax.set_title(f"{title}\n{text['passes'].format(n=int(r['passes'].sum()))}, "
+    ax.set_title(f"{title}\n{text['passes'].format(n=int(r['passes'].sum()))}{text['sep']}"
                  f"{text['chance'].format(c=r['chance'])}", fontsize=10)
     ax.set_xticks(range(0, H, 2), [str(h + 1) for h in range(0, H, 2)], fontsize=9)
     ax.set_yticks(range(L), [str(l + 1) for l in range(L)], fontsize=9)

@@ -62,25 +62,25 @@ for key, value, en, zh in [
     report.number(key, value, "{:.0f}", en=en, zh=zh)
 for key, value, en, zh in [
     ("source_best_to_animal", to_first[TIRED][best], "its attention from it to animal, “…too tired”",
-     "“…too tired” 中它从 it 到 animal 的注意力"),
+     "“…too tired”中它从 it 到 animal 的注意力"),
     ("source_best_to_street", to_second[TIRED][best], "its attention from it to street, “…too tired”",
-     "“…too tired” 中它从 it 到 street 的注意力"),
+     "“…too tired”中它从 it 到 street 的注意力"),
     ("source_best_wide_to_animal", to_first[WIDE][best], "its attention from it to animal, “…too wide”",
-     "“…too wide” 中它从 it 到 animal 的注意力"),
+     "“…too wide”中它从 it 到 animal 的注意力"),
     ("source_best_wide_to_street", to_second[WIDE][best], "its attention from it to street, “…too wide”",
-     "“…too wide” 中它从 it 到 street 的注意力"),
+     "“…too wide”中它从 it 到 street 的注意力"),
 ]:
     report.number(key, value, "{:.2f}", en=en, zh=zh)
 report.number("source_heads_prefer_animal", (preference[TIRED] > 0).sum(), "{:.0f}",
               en="heads giving animal more than street, “…too tired”",
-              zh="“…too tired” 中给 animal 多于 street 的头数")
+              zh="“…too tired”中给 animal 多于 street 的头数")
 same_preference = int((np.sign(preference[TIRED]) == np.sign(preference[WIDE])).sum())
 report.number("source_heads_same_preference", same_preference, "{:.0f}",
               en="heads that prefer the same noun with “tired” and with “wide”",
-              zh="在 “tired” 句和 “wide” 句里偏向同一个名词的头数")
+              zh="在“tired”句和“wide”句里偏向同一个名词的头数")
 report.number("source_wide_heads_prefer_street", (preference[WIDE] < 0).sum(), "{:.0f}",
               en="heads giving street more than animal, “…too wide”",
-              zh="“…too wide” 中给 street 多于 animal 的头数")
+              zh="“…too wide”中给 street 多于 animal 的头数")
 
 # %% [markdown]
 # ## The head that best picks the referent
@@ -117,10 +117,10 @@ report.number("n_pairs", len(pairs) // 2, "{:.0f}", en="minimal pairs", zh="最�
 for k, label in ((TIRED, "tired"), (WIDE, "wide")):
     report.number(f"resolver_{label}_to_animal", to_first[k][resolver], "{:.2f}",
                   en=f"its attention from it to animal, “…too {label}”",
-                  zh=f"“…too {label}” 中它从 it 到 animal 的注意力")
+                  zh=f"“…too {label}”中它从 it 到 animal 的注意力")
     report.number(f"resolver_{label}_to_street", to_second[k][resolver], "{:.2f}",
                   en=f"its attention from it to street, “…too {label}”",
-                  zh=f"“…too {label}” 中它从 it 到 street 的注意力")
+                  zh=f"“…too {label}”中它从 it 到 street 的注意力")
 report.number("resolver_to_right_mean", np.where(right_is_first, to_first[P][:, resolver[0], resolver[1]],
                                                  to_second[P][:, resolver[0], resolver[1]]).mean(), "{:.2f}",
               en="its mean attention from it to the right noun (40 sentences)",
@@ -294,12 +294,12 @@ TEXT = {
         "layer": "层", "head": "头",
         "grid_alt": "三张 6 层 × 12 个头的网格。上、中：it 看 animal 比看 street 多多少，分别是 tired 句和 wide 句，"
                     "两张几乎一样。下：每个头在最小对上挑出所指对象的准确率，大多数头都在 50% 附近。",
-        "grid_cap": "72 个头里有 {same} 个在 “tired” 句和 “wide” 句里偏向同一个名词；{n} 句上最好的头只对了 {acc:.0%}。",
-        "bars_title": "头 {}：“it” 的注意力", "sent_tired": "…too tired", "sent_wide": "…too wide",
+        "grid_cap": "72 个头里有 {same} 个在“tired”句和“wide”句里偏向同一个名词；{n} 句上最好的头只对了 {acc:.0%}。",
+        "bars_title": "头 {}：“it”的注意力", "sent_tired": "…too tired", "sent_wide": "…too wide",
         "weight": "注意力权重",
         "bars_alt": "柱状图：头 {h} 中 it 在 tired 句和 wide 句里分别看向哪里。两句在 animal 处都很高，"
                     "在 street 处都很低。",
-        "bars_cap": "头 {h} 在 “tired” 句里给 animal {a:.2f}，到了 it 指街道的 “wide” 句仍给 {w:.2f}。",
+        "bars_cap": "头 {h} 在“tired”句里给 animal {a:.2f}，到了 it 指街道的“wide”句仍给 {w:.2f}。",
         "lean_y": "向所指对象的移动", "lean_x": "第几层之后（0 = 词嵌入）",
         "mean": "{n} 组的平均", "pair": "一组",
         "lean_alt": "逐层画出每组句子里 cos(it, 第一个名词) − cos(it, 第二个名词) 向所指对象的移动，以及平均值。"

@@ -28,8 +28,7 @@ model = MiniLM.from_pretrained()   # every tensor copied by name, every shape as
 tokenizer = Tokenizer()
 config = model.config
 n_params = sum(p.numel() for p in model.parameters())
-report.number("n_params_millions", n_params / 1e6, "{:.1f}",
-              en="parameters of the model, in millions", zh="模型的参数个数（单位：百万）")
+report.number("n_params", n_params, kind="params", en="parameters of the model", zh="模型的参数个数")
 report.number("n_layers", config.n_layers, "{:.0f}", en="layers", zh="层数")
 report.number("n_heads", config.n_heads, "{:.0f}", en="attention heads per layer",
               zh="每层的注意力头数")
@@ -94,12 +93,12 @@ report.number("attention_error", attention_error, "{:.1e}",
 # bias and value bias, by contrast, do matter.
 
 # %%
-seed_ids = tokenizer.ids(SENTENCES[0])                           # (1, T)
-baseline = model(seed_ids).attentions
+source_ids = tokenizer.ids(SENTENCES[0])                         # (1, T)
+baseline = model(source_ids).attentions
 saved = [layer.attention.W_K.bias.clone() for layer in model.layers]
 for layer in model.layers:
     layer.attention.W_K.bias.data.zero_()
-no_key_bias = model(seed_ids).attentions
+no_key_bias = model(source_ids).attentions
 for layer, bias in zip(model.layers, saved):
     layer.attention.W_K.bias.data.copy_(bias)
 key_bias_effect = max((a - b).abs().max().item() for a, b in zip(baseline, no_key_bias))
@@ -110,7 +109,7 @@ report.number("key_bias_effect", key_bias_effect, "{:.1e}",
 saved = [layer.attention.W_Q.bias.clone() for layer in model.layers]
 for layer in model.layers:
     layer.attention.W_Q.bias.data.zero_()
-no_query_bias = model(seed_ids).attentions
+no_query_bias = model(source_ids).attentions
 for layer, bias in zip(model.layers, saved):
     layer.attention.W_Q.bias.data.copy_(bias)
 query_bias_effect = max((a - b).abs().max().item() for a, b in zip(baseline, no_query_bias))
@@ -131,7 +130,7 @@ from explainer.head_metrics import previous_token_score
 saved = [layer.attention.W_V.bias.clone() for layer in model.layers]
 for layer in model.layers:
     layer.attention.W_V.bias.data.zero_()
-no_value_bias = model(seed_ids).attentions
+no_value_bias = model(source_ids).attentions
 for layer, bias in zip(model.layers, saved):
     layer.attention.W_V.bias.data.copy_(bias)
 value_bias_change = [(a - b).abs().max().item() for a, b in zip(baseline, no_value_bias)]  # per layer
@@ -147,11 +146,12 @@ report.number("exercise_value_bias_later_layers", max(value_bias_change[1:]), "{
 best_previous = max(previous_token_score(a).max().item() for a in baseline)
 saved = model.embeddings.position.weight.data.clone()
 model.embeddings.position.weight.data.zero_()
-no_positions = model(seed_ids).attentions
+no_positions = model(source_ids).attentions
 model.embeddings.position.weight.data.copy_(saved)
 report.number("exercise_previous_token_with_positions", best_previous, "{:.2f}",
-              en="exercise 2: highest previous-token score of the 72 heads (seed sentence)",
-              zh="练习 2：72 个头里最高的“前一个词元”分数（原句）")
+              en="exercise 2: highest previous-token score of the 72 heads "
+                 "(source A's sentence, The animal didn't cross …)",
+              zh="练习 2：72 个头里最高的“前一个词元”分数（原文 A 的句子 The animal didn't cross …）")
 report.number("exercise_previous_token_without_positions",
               max(previous_token_score(a).max().item() for a in no_positions), "{:.2f}",
               en="exercise 2: the same, with the position embeddings set to zero",

@@ -399,7 +399,7 @@ report.number("query_gap_bar", QUERY_GAP_BAR, "{:.1f}", en="the bar set before t
               zh="运行前定下的门槛")
 record_spread("query_probe_accuracy", trained(end["probe"]), "{:.0%}",
               en="held-out accuracy of a linear probe reading the object kind from a verb's query",
-              zh="线性探针从留出动词的查询读出宾语类别的正确率")
+              zh="线性探针从留出动词的查询读出宾语类别的准确率")
 record_spread("query_probe_accuracy_start", trained(start["probe"]), "{:.0%}",
               en="same probe at step 0", zh="第 0 步的同一探针")
 report.number("query_probe_chance", 1 / len(kinds), "{:.0%}", en="chance: one kind in four",
@@ -483,19 +483,19 @@ TEXT = {
         "training_step": "训练步数", "bar": "95% 门槛",
         "start": "第 0 步", "end": "训练后",
         "same": "同类", "other": "异类",
-        "query_cos": "动词查询之间的\n平均余弦", "probe": "探针正确率\n（留出的动词）",
+        "query_cos": "动词查询之间的\n平均余弦", "probe": "探针准确率\n（留出的动词）",
         "chance": "随机猜", "seed": "种子",
         "table_alt": "两幅热力图，画的是十二个动词（行）与十二个名词（列）之间的 q·k，对 {n} 个种子取平均："
                      "第 0 步处处接近零；训练后出现方块，每个动词给自己那一类名词的分数最高。",
         "table_caption": "对 {n} 窝“蚂蚁”取平均：每个动词的查询都学会了给自己那类宾语打最高分。",
         "example_alt": "柱状图：在“猫在苹果旁边追逐激光点”里，“追逐”看向哪里，第 0 步与训练后各一组，"
                        "每个点是一个种子。起初分散，训练后大多落在激光点上，有些种子还留了一部分给虚词。",
-        "example_caption": "猫 在 苹果 旁边 追逐 激光点：“追逐”看向哪里，每个点是一个种子。",
+        "example_caption": "“猫在苹果旁边追逐激光点”里，“追逐”看向哪里：每个点是一个种子。",
         "curves_alt": "训练过程中，{n} 个种子各自（细线）及其平均（粗线）的两条曲线：动词最关注宾语的句子占比，"
                       "以及动词落在宾语上的平均注意力权重，都从平均分配开始上升。",
         "curves_caption": "每一窝都学会了看宾语；线与线之间的差距就是种子之间的差别。",
         "queries_alt": "左：每个种子里，带同类宾语的动词之间、带不同类宾语的动词之间，查询的平均余弦，"
-                       "第 0 步与训练后各一组。右：每个种子里线性探针在留出动词上的正确率，对照随机猜的四分之一。",
+                       "第 0 步与训练后各一组。右：每个种子里线性探针在留出动词上的准确率，对照随机猜的四分之一。",
         "queries_caption": "带同一类宾语的动词，问的是不是同一个问题？",
     },
 }

@@ -129,13 +129,13 @@ for variant in ("raw", "scaled"):
     report.number(f"grad_softmax_{variant}_1", s["grad_softmax_median"][0], "{:.2f}",
                   en=f"median gradient through the softmax per row at dₖ = 1, {en}",
                   zh=f"dₖ = 1、{zh}时每行穿过 softmax 的梯度中位数")
-    report.number(f"grad_softmax_{variant}_1024", s["grad_softmax_median"][-1], "{:.1e}",
+    report.number(f"grad_softmax_{variant}_1024", s["grad_softmax_median"][-1], "{:.2g}",
                   en=f"median gradient through the softmax per row at dₖ = 1024, {en}",
                   zh=f"dₖ = 1024、{zh}时每行穿过 softmax 的梯度中位数")
     report.number(f"dead_rows_{variant}_1024", s["dead_rows"][-1], "{:.0%}",
                   en=f"share of rows whose gradient is below 1e-3 at dₖ = 1024, {en}",
                   zh=f"dₖ = 1024、{zh}时梯度低于 1e-3 的行所占比例")
-    report.number(f"grad_query_{variant}_1024", s["grad_query_median"][-1], "{:.1e}",
+    report.number(f"grad_query_{variant}_1024", s["grad_query_median"][-1], "{:.2g}",
                   en=f"median gradient reaching the query at dₖ = 1024, {en}",
                   zh=f"dₖ = 1024、{zh}时到达查询向量的梯度中位数")
     report.number(f"grad_query_mean_{variant}_32", s["grad_query_mean"][D_K.index(32)], "{:.2f}",
@@ -204,7 +204,7 @@ TEXT = {
         "largest": "largest softmax weight (mean)", "entropy": "entropy of the weights (nats)",
         "uniform": "uniform over {} keys", "grad_softmax": "gradient through the softmax, per row",
         "grad_query": "gradient reaching the query, per row",
-        "median": "median", "band": "10–90 % of rows", "mean": "mean",
+        "median": "median", "band": "10–90 % of rows", "mean": "mean", "sep": ", ",
         "variance_alt": "Log-log plot of the variance of q·k against dₖ from 1 to 1024: a "
                         "straight line of slope 1 without the division, a flat line at 1 with it.",
         "softmax_alt": "Two stacked panels against dₖ. Without the division the largest softmax weight "
@@ -222,7 +222,7 @@ TEXT = {
         "largest": "softmax 最大权重（平均）", "entropy": "权重的熵（nats）",
         "uniform": "{} 个键平均分配", "grad_softmax": "穿过 softmax 的梯度（每行）",
         "grad_query": "到达查询向量的梯度（每行）",
-        "median": "中位数", "band": "10%–90% 的行", "mean": "平均",
+        "median": "中位数", "band": "10%–90% 的行", "mean": "平均", "sep": "，",
         "variance_alt": "q·k 的方差对 dₖ（1 到 1024）的双对数图：不除时是一条斜率为 1 的直线，"
                         "除以 √dₖ 后是一条停在 1 的水平线。",
         "softmax_alt": "上下两幅图，横轴为 dₖ。不除时，softmax 最大权重一路升向 1，熵一路降向 0；"
@@ -285,11 +285,11 @@ for lang in LANGS:
         top.fill_between(D_K, s["grad_softmax_p10"], s["grad_softmax_p90"],
                          color=COLORS[variant], alpha=0.2)
         top.loglog(D_K, s["grad_softmax_median"], "o-", base=2, color=COLORS[variant],
-                   label=f"{text[variant]}, {text['median']}")
+                   label=f"{text[variant]}{text['sep']}{text['median']}")
         bottom.loglog(D_K, s["grad_query_median"], "o-", base=2, color=COLORS[variant],
-                      label=f"{text[variant]}, {text['median']}")
+                      label=f"{text[variant]}{text['sep']}{text['median']}")
         bottom.loglog(D_K, s["grad_query_mean"], "^--", base=2, color=COLORS[variant],
-                      label=f"{text[variant]}, {text['mean']}")
+                      label=f"{text[variant]}{text['sep']}{text['mean']}")
     top.fill_between([], [], [], color="grey", alpha=0.2, label=text["band"])
     top.set_title(text["grad_softmax"])
     bottom.set_title(text["grad_query"])

@@ -152,7 +152,7 @@ key_fields = report.number("key_fields_per_card",
                            en="fields a content word's key lists (participation ratio, mean)",
                            zh="实词的键平均列出几个字段（参与率）")
 query_fields = report.number("query_fields_per_view",
-                             np.mean([participation_ratio(q) for q in queries.values()]), "{:.2f}",
+                             np.mean([participation_ratio(q) for q in queries.values()]), kind="count",
                              en="fields a query of 开车 asks about (participation ratio, mean)",
                              zh="开车的查询平均问到几个字段（参与率）")
 

@@ -131,7 +131,7 @@ for key, values in per_seed.items():
 less_redundant = per_seed["r2"][arm_of["dropout"]] < per_seed["r2"][arm_of["none"]]
 report_seed_count(report, "less_redundant_seeds", less_redundant,
                   en="seeds in which head dropout lowers the mean R^2 (heads less predictable from each other)",
-                  zh="头 dropout 让平均 R^2 降低（各头更难互相预测）的种子数")
+                  zh="头 dropout 让平均 R² 降低（各头更难互相预测）的种子数")
 cheaper = per_seed["ablation_cost"][arm_of["dropout"]] < per_seed["ablation_cost"][arm_of["none"]]
 report_seed_count(report, "cheaper_ablation_seeds", cheaper,
                   en="seeds in which head dropout makes removing one head cheaper",

@@ -152,13 +152,13 @@ for arm in ARMS:
 # %%
 TEXT = {
     "en": {"free": "free heads", "shared": "shared weights", "step": "training step",
-           "loss": "loss on held-out sentences", "mean": "mean of {} seeds",
+           "loss": "loss on held-out sentences", "mean": " (mean of {} seeds)",
            "alt": f"Held-out loss over {STEPS} training steps, log scale, one faint line per random seed "
                   f"({n} seeds) and the mean in bold, for free heads and for heads forced to share their "
                   "weights. Both flatten out as the learning rate decays.",
            "caption": "Free heads vs heads forced to share their weights: held-out loss, every seed."},
     "zh": {"free": "独立的头", "shared": "共享权重", "step": "训练步数",
-           "loss": "留出句子上的损失", "mean": "{} 个种子的平均",
+           "loss": "留出句子上的损失", "mean": "（{} 个种子的平均）",
            "alt": f"{STEPS} 步训练中留出句子上的损失（对数坐标），每个随机种子一条淡线（共 {n} 个），粗线为平均："
                   "各自独立的头与被迫共享权重的头。随着学习率衰减，两者都趋于平坦。",
            "caption": "独立的头与被迫共享权重的头：留出损失，每个种子一条线。"},
@@ -172,7 +172,7 @@ for lang in LANGS:
         for seed_curve in curve[arm_of[arm]]:
             ax.plot(steps, seed_curve, color=colors[arm], alpha=0.3, lw=0.8)
         ax.plot(steps, curve[arm_of[arm]].mean(dim=0), color=colors[arm], lw=2.2,
-                label=f"{text[arm]} ({text['mean'].format(n)})")
+                label=text[arm] + text["mean"].format(n))
     ax.set_yscale("log")
     plain_log_ticks(ax.yaxis)  # 0.01, not 10⁻² with a tiny exponent
     ax.set_xlabel(text["step"])

@@ -82,7 +82,7 @@ report.number("n_seeds", n, "{:.0f}", en="random seeds (one model each)", zh="�
 report.number("n_heads", N_HEADS, "{:.0f}", en="heads in the layer", zh="这一层的头数")
 report_seed_count(report, "positional_seeds", positional,
                   en="seeds in which a positional head emerged (previous-token score >= 0.5)",
-                  zh="出现了位置头（前一个词元得分 >= 0.5）的种子数")
+                  zh="出现了位置头（前一个词元得分 ≥ 0.5）的种子数")
 report_seed_count(report, "kept_lead_seeds", kept_lead,
                   en="seeds in which the positional head is the head that started most positional",
                   zh="位置头正是起初最偏向前一个词元的那个头的种子数")
@@ -111,7 +111,7 @@ report.number("end_lead_margin_mean", (end_top_two[:, 0] - end_top_two[:, 1]).me
               zh="训练后位置头比下一个头高出多少，各种子平均")
 report_seed_count(report, "single_positional_seeds", ((after >= 0.5).sum(dim=1) == 1),
                   en="seeds in which exactly one head ends with previous-token score >= 0.5",
-                  zh="训练后恰好只有一个头的前一个词元得分 >= 0.5 的种子数")
+                  zh="训练后恰好只有一个头的前一个词元得分 ≥ 0.5 的种子数")
 # Several heads can share the previous-token job; a looser question than "which head wins":
 # do heads that start higher end higher? Spearman rank correlation over the heads of a seed.
 spearman = rank_correlation(before, after)                                  # (M,)
@@ -178,7 +178,7 @@ TEXT = {
                               f"(the first {SHOWN} seeds).",
            "led": "led at initialisation", "other": "other heads"},
     "zh": {"rank": "位置头在初始化时的排名\n（1 = 起初最偏向前一个词元）",
-           "seeds": "随机种子数", "chance": "随机水平（每个名次 {:.0f} 个种子）",
+           "seeds": "随机种子数", "chance": "偶然水平（每个名次 {:.0f} 个种子）",
            "alt": f"{n} 个随机种子的柱状图：最终成为位置头的那个头，在训练前按前一个词元得分在 {N_HEADS} 个头中排第几。"
                   "虚线是随机情况下每个名次应有的种子数。",
            "caption": "最终的位置头，在初始化时是否就已领先？",

@@ -34,14 +34,14 @@ mean_abs_cos, theory = np.array(mean_abs_cos), np.array(theory)
 # Slope of log E|cos| against log d: -0.5 means "like 1/sqrt(d)".
 slope = np.polyfit(np.log(dims), np.log(mean_abs_cos), 1)[0]
 report.number("slope", slope, "{:.3f}", en="fitted slope of log mean |cos| against log d (1/sqrt(d) is -0.5)",
-              zh="log 平均 |cos| 对 log d 的拟合斜率（1/sqrt(d) 对应 -0.5）")
+              zh="log 平均 |cos| 对 log d 的拟合斜率（1/√d 对应 -0.5）")
 report.number("cos_d2", mean_abs_cos[0], "{:.2f}", en="mean |cos| of two random vectors, d = 2", zh="两个随机向量的平均 |cos|，d = 2")
 report.number("cos_d64", mean_abs_cos[list(dims).index(64)], "{:.3f}", en="mean |cos|, d = 64", zh="平均 |cos|，d = 64")
 report.number("cos_d512", mean_abs_cos[list(dims).index(512)], "{:.3f}", en="mean |cos|, d = 512", zh="平均 |cos|，d = 512")
 report.number("cos_d4096", mean_abs_cos[-1], "{:.4f}", en="mean |cos|, d = 4096", zh="平均 |cos|，d = 4096")
 report.number("max_ratio_to_theory", np.abs(mean_abs_cos / theory - 1)[2:].max(), "{:.3f}",
               en="largest relative gap between measured mean |cos| and sqrt(2/(pi d)), d >= 8",
-              zh="d >= 8 时实测平均 |cos| 与 sqrt(2/(pi d)) 的最大相对偏差")
+              zh="d ≥ 8 时实测平均 |cos| 与 √(2/(πd)) 的最大相对偏差")
 
 # %% [markdown]
 # ## Two heads of a fresh layer
@@ -70,7 +70,7 @@ report.number("query_cos_mean_abs", query_cos.abs().mean(), "{:.3f}",
               en="mean |cos| between two fresh heads' queries of the same token",
               zh="两个刚初始化的头对同一个词元的查询之间的平均 |cos|")
 report.number("query_cos_theory", np.sqrt(2 / (np.pi * hs)), "{:.3f}", en="sqrt(2/(pi d)) for d = 64",
-              zh="d = 64 时的 sqrt(2/(pi d))")
+              zh="d = 64 时的 √(2/(πd))")
 
 # %% [markdown]
 # ## How much training does it take to pull two heads together?
@@ -136,7 +136,7 @@ task_loss, _ = evaluate_stacked(model, probe_tokens, probe_targets)         # (M
 
 report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained from both starts)",
               zh="随机种子数（每个都从两种起点训练）")
-NAMES_ZH = {"orthogonal": "近乎正交的起点", "aligned": "对齐的起点", "free": "近乎正交、不拉拢"}
+NAMES_ZH = {"orthogonal": "近乎正交的起点", "aligned": "对齐的起点", "free": "近乎正交、不加拉近项"}
 for arm in ARMS:
     s = arm_of[arm]
     report.number(f"start_cosine_{arm}_mean", start_cosine[s].mean(), "{:.2f}",
@@ -153,16 +153,16 @@ for arm in ("orthogonal", "aligned"):
     report.number(f"steps_{arm}_mean", steps_to_target[s].float().mean(), "{:.1f}",
                   per_seed=steps_to_target[s], of="mean",
                   en=f"steps until the pulled heads reach cos >= {TARGET}, mean over seeds ({arm})",
-                  zh=f"被拉拢的两个头达到 cos >= {TARGET} 所需步数，各种子平均（{NAMES_ZH[arm]}）")
+                  zh=f"被拉近的两个头达到 cos ≥ {TARGET} 所需步数，各种子平均（{NAMES_ZH[arm]}）")
     report.number(f"steps_{arm}_min", steps_to_target[s].min(), "{:.0f}",
                   en=f"steps to cos >= {TARGET}, fastest seed ({arm})",
-                  zh=f"达到 cos >= {TARGET} 的步数，最快的种子（{NAMES_ZH[arm]}）")
+                  zh=f"达到 cos ≥ {TARGET} 的步数，最快的种子（{NAMES_ZH[arm]}）")
     report.number(f"steps_{arm}_max", steps_to_target[s].max(), "{:.0f}",
                   en=f"steps to cos >= {TARGET}, slowest seed ({arm})",
-                  zh=f"达到 cos >= {TARGET} 的步数，最慢的种子（{NAMES_ZH[arm]}）")
+                  zh=f"达到 cos ≥ {TARGET} 的步数，最慢的种子（{NAMES_ZH[arm]}）")
     report_seed_count(report, f"reached_{arm}_seeds", reached[s].any(dim=1),
                       en=f"seeds that reach cos >= {TARGET} within {STEPS} steps ({arm})",
-                      zh=f"{STEPS} 步内达到 cos >= {TARGET} 的种子数（{NAMES_ZH[arm]}）")
+                      zh=f"{STEPS} 步内达到 cos ≥ {TARGET} 的种子数（{NAMES_ZH[arm]}）")
 slower = steps_to_target[arm_of["orthogonal"]] > steps_to_target[arm_of["aligned"]]
 report_seed_count(report, "orthogonal_slower_seeds", slower,
                   en="seeds in which the near-orthogonal start needs more steps than the aligned one",
@@ -171,7 +171,7 @@ report.number("steps_ratio_mean",
               (steps_to_target[arm_of["orthogonal"]] / steps_to_target[arm_of["aligned"]].clamp_min(1)).float().mean(),
               "{:.1f}", en="steps near-orthogonal / steps aligned, mean over seeds",
               zh="近乎正交与对齐起点所需步数之比，各种子平均")
-report.number("steps_share_of_training", steps_to_target[arm_of["orthogonal"]].float().mean() / STEPS, "{:.2f}",
+report.number("steps_share_of_training", steps_to_target[arm_of["orthogonal"]].float().mean() / STEPS, kind="share",
               en=f"steps to pull near-orthogonal heads together, as a share of the {STEPS} training steps",
               zh=f"把近乎正交的两个头拉到一起所需步数占全部 {STEPS} 步训练的比例")
 # The page's sentences about the outcome, built from these numbers.
@@ -223,7 +223,7 @@ report.number("exercise_cos_d16384", np.abs(np.concatenate(cos_big)).mean(), "{:
               en="exercise: mean |cos| of two random vectors, d = 16384",
               zh="练习：两个随机向量的平均 |cos|，d = 16384")
 report.number("exercise_cos_d16384_theory", np.sqrt(2 / (np.pi * d_big)), "{:.4f}",
-              en="exercise: sqrt(2/(pi d)) at d = 16384", zh="练习：d = 16384 时的 sqrt(2/(pi d))")
+              en="exercise: sqrt(2/(pi d)) at d = 16384", zh="练习：d = 16384 时的 √(2/(πd))")
 
 # %% [markdown]
 # ## Figures
@@ -248,11 +248,11 @@ TEXT = {
            "alt": "双对数坐标图：两个随机向量余弦绝对值的均值随维度（2 到 4096）的变化。"
                   "实测点落在一条斜率为负二分之一的直线上，与曲线 √(2/(πd)) 重合。",
            "caption": "高维空间里两个随机向量几乎正交：平均 |cos| 按 1/√d 下降。",
-           "names": {"orthogonal": "近乎正交的起点，拉拢", "aligned": "对齐的起点（cos 0.9），拉拢",
-                     "free": "近乎正交的起点，不拉拢"},
+           "names": {"orthogonal": "近乎正交的起点，加拉近项", "aligned": "对齐的起点（cos 0.9），加拉近项",
+                     "free": "近乎正交的起点，不加拉近项"},
            "step": "训练步数", "head_cos": "头 0 与头 1\n之间的余弦", "target": f"目标 {TARGET}",
            "alt_pull": f"训练 {STEPS} 步中两个头参数向量之间的余弦，每个种子一条淡线（共 {n} 个种子），粗线为中位数："
-                       "从近乎正交的起点拉拢、从对齐的起点拉拢、完全不拉拢。",
+                       "从近乎正交的起点加拉近项、从对齐的起点加拉近项、完全不加拉近项。",
            "caption_pull": "把两个头拉成一样要花多久：近乎正交的起点与对齐的起点对比。"},
 }
 colors = {"orthogonal": "#d95f02", "aligned": "#1b9e77", "free": "#7570b3"}

@@ -190,6 +190,97 @@ def test_the_overview_shows_all_72_heads_for_the_token_and_a_click_opens_one(pag
     assert_clean(page)
 
 
+SPECIAL = ("[CLS]", "[SEP]")
+
+
+def renormalised(weights: list[float], tokens: list[str]) -> list[float]:
+    """The row without [CLS] and [SEP], the rest scaled to sum to 1 (hidden tokens read 0)."""
+    rest = sum(w for w, t in zip(weights, tokens) if t not in SPECIAL)
+    return [0.0 if t in SPECIAL else w / rest for w, t in zip(weights, tokens)]
+
+
+def change_sentence(page, index: int) -> None:
+    """Pick sentence ``index`` (0-based), the pointer on the list as a reader's is, and wait
+    until the page has drawn it."""
+    page.locator("select[data-role=sentence]").hover()
+    page.select_option("select[data-role=sentence]", str(index + 1))
+    page.wait_for_function(f"new URLSearchParams(location.search).get('s') === '{index}'")
+
+
+def selected_word(page) -> tuple[int, str]:
+    selected = page.locator(".attention-explorer__from button[data-selected]")
+    return int(selected.get_attribute("data-index")), selected.text_content()
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_the_explorer_opens_on_the_head_that_best_resolves_it_with_the_it_row_in_view(
+        page, site_url, results, lang_root, width, height):
+    data = explorer_data(results)
+    r = results("real_model.it_animal")
+    layer, head = int(r.number("resolver_layer")), int(r.number("resolver_head"))
+    tokens = data["sentences"][0]["tokens"]
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{site_url}{lang_root}real-model/explorer/")
+    page.wait_for_selector(".attention-explorer__cell")
+    page.wait_for_load_state("networkidle")
+    assert page.locator("select[data-role=layer]").input_value() == str(layer)
+    assert page.locator("select[data-role=head]").input_value() == str(head)
+    it = tokens.index("it")
+    assert selected_word(page) == (it, "it")
+    assert token(page, it).get_attribute("aria-pressed") == "true"
+    box = token(page, it).bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= height, box
+    # [CLS] and [SEP] hidden, the other weights renormalised, and the page says so.
+    assert page.locator("input[data-role=hide-special]").is_checked()
+    shown = page.locator(".attention-explorer__to li:visible .attention-explorer__word").all_text_contents()
+    assert shown == [t for t in tokens if t not in SPECIAL]
+    assert shown_weights(page) == pytest.approx(
+        renormalised(row(data, 0, layer - 1, head - 1, it), tokens), abs=2e-3)
+    assert url_state(page) == {"s": "0", "l": str(layer), "h": str(head), "t": str(it), "special": "hide"}
+    assert_clean(page)
+
+
+def test_hiding_cls_and_sep_renormalises_the_other_weights_and_showing_them_restores_the_model(
+        page, site_url, results):
+    data = explorer_data(results)
+    tokens = data["sentences"][0]["tokens"]
+    it = tokens.index("it")
+    open_explorer(page, site_url, f"?s=0&l=4&h=4&t={it}")
+    toggle = page.locator("input[data-role=hide-special]")
+    assert not toggle.is_checked()                    # a link without special=hide: the model's weights
+    raw = row(data, 0, 3, 3, it)
+    assert shown_weights(page) == pytest.approx(raw, abs=1e-3)
+    toggle.check()
+    assert shown_weights(page) == pytest.approx(renormalised(raw, tokens), abs=2e-3)
+    assert sum(shown_weights(page)) == pytest.approx(1, abs=len(tokens) * 5e-4)
+    assert page.locator(".attention-explorer__from button:visible").all_text_contents() == \
+        [t for t in tokens if t not in SPECIAL]
+    assert url_state(page)["special"] == "hide"
+    toggle.uncheck()
+    assert shown_weights(page) == pytest.approx(raw, abs=1e-3)
+    assert "special" not in url_state(page)
+    assert_clean(page)
+
+
+def test_a_sentence_change_keeps_the_selected_word(page, site_url, results):
+    data = explorer_data(results)
+    first, trophy = data["sentences"][0]["tokens"], data["sentences"][2]["tokens"]
+    because = first.index("because")
+    open_explorer(page, site_url, "?s=0&l=1&h=1")
+    token(page, because).hover()                      # selected by pointing, not pinned
+    change_sentence(page, 2)
+    assert selected_word(page) == (trophy.index("because"), "because")
+    # A word that occurs twice keeps its occurrence: the second "the" stays the second.
+    open_explorer(page, site_url, "?s=0&l=1&h=1")
+    second_the = [i for i, t in enumerate(first) if t == "the"][1]
+    token(page, second_the).click()
+    change_sentence(page, 2)
+    assert selected_word(page) == ([i for i, t in enumerate(trophy) if t == "the"][1], "the")
+    assert token(page, selected_word(page)[0]).get_attribute("aria-pressed") == "true"
+    assert_clean(page)
+
+
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
 def test_the_explorer_with_a_pinned_token_has_no_serious_accessibility_violation(page, site_url, lang_root):
     open_explorer(page, site_url, "?s=4&l=3&h=2&t=bank", lang_root, width=390)

@@ -13,7 +13,7 @@ def test_the_model_is_six_layers_of_twelve_heads_of_32_dimensions(results):
     assert (r.number("n_layers"), r.number("n_heads"), r.number("d_model")) == (6, 12, 384)
     assert r.number("head_size") == 32
     # about 11.9 M in the embeddings (30522 x 384 words, 512 positions) and 1.8 M per layer
-    assert 22 < r.number("n_params_millions") < 23.5
+    assert 22e6 < r.number("n_params") < 23.5e6
 
 
 def test_the_key_bias_cannot_change_attention_but_the_query_bias_does(results):

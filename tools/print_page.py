@@ -1,0 +1,103 @@
+"""The print page (mkdocs-print-site's one page with every page of the nav), finished for
+reading on paper: a cover, a plain title, and one footer in the page's language.
+
+mkdocs-print-site writes ``print_page/index.html`` at the end of the build; ``finish``
+rewrites it in place. The PDFs (tools/print_pdf.py) are printed from this page, so a reader
+who prints the page from a browser gets the same cover and footer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import re
+import subprocess
+from pathlib import Path
+
+import katex_math
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TEXT = {
+    "en": {
+        "sources": "The two source explanations this site puts to the test",
+        "built": "Built on {date} from commit {commit} of {repo}.",
+        "dirty": "{commit} with uncommitted changes",
+        "footer": "counter(page) \" / \" counter(pages)",
+    },
+    "zh": {
+        "sources": "本站逐条检验的两篇原文",
+        "built": "构建于 {date}，来自 {repo} 的提交 {commit}。",
+        "dirty": "{commit}（另有未提交的改动）",
+        "footer": "\"第 \" counter(page) \" 页，共 \" counter(pages) \" 页\"",
+    },
+}
+
+# The Sources page's overview of the two essays (docs/<lang>/sources.md), reused on the cover.
+SOURCE_ESSAYS = re.compile(r'<div class="source-essays">.*?</div>', re.S)
+PRINT_SITE_PAGE = '<div id="print-site-page" class="">'
+TITLE = re.compile(r"<title>.*?</title>", re.S)
+
+
+def source_essays(page_html: str) -> str | None:
+    """The overview of the two essays on the Sources page, if the page has one, its links to
+    the page's sections pointing where the print page has them (#a becomes #sources-a)."""
+    found = SOURCE_ESSAYS.search(page_html)
+    return found.group(0).replace('href="#', 'href="#sources-') if found else None
+
+
+def build_commit() -> str:
+    """The commit the site is built from (short), and whether the checkout had changes."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT,
+                              capture_output=True, text=True, check=True).stdout.strip()
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                                cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return ""  # not a git checkout
+    return head + ("*" if status.strip() else "")
+
+
+def cover(lang: str, site_name: str, description: str, essays: str | None, repo_url: str,
+          commit: str, day: dt.date) -> str:
+    text = TEXT[lang]
+    shown = commit.rstrip("*")
+    if commit.endswith("*"):
+        shown = text["dirty"].format(commit=shown)
+    date = (f"{day.year} 年 {day.month} 月 {day.day} 日" if lang == "zh"
+            else f"{day.day} {day.strftime('%B')} {day.year}")
+    built = text["built"].format(date=date, commit=f"<code>{html.escape(shown)}</code>",
+                                 repo=f'<a href="{html.escape(repo_url)}">{html.escape(repo_url)}</a>')
+    sources = (f'<p class="cover-heading">{text["sources"]}</p>\n{essays}\n' if essays else "")
+    return (f'<section class="print-cover">\n'
+            f'<p class="cover-title">{html.escape(site_name)}</p>\n'
+            f'<p class="cover-description">{html.escape(description)}</p>\n'
+            f"{sources}"
+            f'<p class="cover-build">{built if commit else ""}</p>\n'
+            f"</section>\n")
+
+
+def footer_css(lang: str, site_name: str) -> str:
+    """One footer per printed page: the site's name and the page number, in the page's language.
+    (It replaces mkdocs-print-site's English "Page N".)"""
+    name = site_name.replace("\\", "\\\\").replace('"', '\\"')
+    return ("<style>@page { size: A4; margin: 16mm 14mm 18mm;"
+            f' @bottom-left {{ content: "{name}"; font-size: 8pt; color: #555; }}'
+            f' @bottom-right {{ content: {TEXT[lang]["footer"]}; font-size: 8pt; color: #555; }}'
+            " @bottom-center { content: none; } }"
+            " @page :first { @bottom-left { content: none; } @bottom-right { content: none; } }"
+            "</style>")
+
+
+def finish(path: Path, lang: str, site_name: str, description: str, essays: str | None,
+           repo_url: str, commit: str, day: dt.date) -> None:
+    """Rewrite the print page at ``path``: title, footer, cover; the search-only math text out."""
+    page = path.read_text(encoding="utf-8")
+    if PRINT_SITE_PAGE not in page:
+        raise ValueError(f"{path}: no {PRINT_SITE_PAGE!r}; has mkdocs-print-site changed?")
+    page = katex_math.search_only_parts(page)
+    page = TITLE.sub(f"<title>{html.escape(site_name)}</title>", page, count=1)
+    page = page.replace("</head>", footer_css(lang, site_name) + "</head>", 1)
+    page = page.replace(PRINT_SITE_PAGE, PRINT_SITE_PAGE + "\n" + cover(
+        lang, site_name, description, essays, repo_url, commit, day), 1)
+    path.write_text(page, encoding="utf-8")
