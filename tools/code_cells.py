@@ -164,10 +164,10 @@ def render(cell: ShownCell, output: str | None, lang: str, needs_text: str | Non
     parts = []
     if needs_text:
         parts.append(f"{needs_text}\n{{: .cell-needs }}")
-    parts.append(f'```{{ .python .cell-code title="{cell.name}" }}\n{cell.source}\n```')
+    parts.append(f'```{{ .python .cell-code title="{cell.name}" data-search-exclude="" }}\n{cell.source}\n```')
     if output:
         label = UI[lang]["output"]
-        parts.append(f'````{{ .text .cell-output title="{label}" }}\n{output.rstrip()}\n````')
+        parts.append(f'````{{ .text .cell-output title="{label}" data-search-exclude="" }}\n{output.rstrip()}\n````')
     return "\n\n".join(parts)
 
 
