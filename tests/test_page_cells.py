@@ -203,8 +203,10 @@ def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, s
     (folder / "wanted.json").write_text(json.dumps(cited_from_cells(page, cells)), encoding="utf-8")
     (folder / "probe.py").write_text(PROBE, encoding="utf-8")
     environ = {k: v for k, v in os.environ.items()
-               if not k.startswith(("EXPLAINER_", "PYTHON", "VIRTUAL_ENV", "ATEN_", "MKL_"))}
-    environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+               if not k.startswith(("EXPLAINER_", "PYTHON", "VIRTUAL_ENV", "ATEN_", "MKL_", "ONEDNN_"))}
+    # The build's CPU kernels (explainer/kernels.py): a copied cell that imports only torch is
+    # not pinned, and an AVX-512 machine may print 2.0e-15 where the build printed 1.8e-15.
+    environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", **snippet_runner.KERNELS)
     if shared:  # the package a reader installs with the page's pip line, from this checkout
         shutil.copytree(ROOT / "snippets" / "explainer", folder / "site" / "explainer")
         environ["PYTHONPATH"] = str(folder / "site")
