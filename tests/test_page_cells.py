@@ -259,3 +259,27 @@ def test_the_copy_paste_test_fails_on_a_planted_cell_that_leans_on_hidden_code(t
         for c in original(p, lang)])
     got, error = run_copied_cells(page, plain_environment(), tmp_path / "planted")
     assert got is None and "hidden_offset" in error
+
+
+# --- the tags themselves --------------------------------------------------------------------------
+
+TAGGED = '# %% [markdown]\n# # Title\n\n# %% tags=["scores"]\nscores = 1\n\n# %%\nreport = 2\n'
+
+
+def test_a_cell_tag_survives_jupytext_and_the_projects_cell_reader():
+    import jupytext
+
+    ours = [c.tags for c in notebooks.read_cells(TAGGED)]
+    theirs = [tuple(c.metadata.get("tags", ())) for c in jupytext.reads(TAGGED, fmt="py:percent").cells]
+    assert ours == theirs == [(), ("scores",), ()]
+    assert jupytext.writes(jupytext.reads(TAGGED, fmt="py:percent"), fmt="py:percent") == TAGGED
+    assert [c.tags for c in notebooks.read_cells(TAGGED.replace(' tags=["scores"]', ""))] == [(), (), ()]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_committed_notebooks_carry_the_cells_a_page_shows_under_their_names(page):
+    for cell in cells_of(page):
+        for lang in notebooks.LANGS:
+            book = json.loads(notebooks.committed_path(cell.snippet, lang).read_text(encoding="utf-8"))
+            named = [c for c in book["cells"] if cell.name in c["metadata"].get("tags", [])]
+            assert len(named) == 1 and "".join(named[0]["source"]) == cell.source, (page, lang, cell.name)
