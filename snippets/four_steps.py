@@ -8,15 +8,17 @@
 # softmax, weighted sum — and check them against PyTorch's fused kernel.
 
 # %%
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-import torch.nn.functional as F
-
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
 from explainer.report import Report
 
 report = Report("four_steps")
+
+# %% tags=["words"]
+import numpy as np
+import torch
+import torch.nn.functional as F
 
 tokens = ["The", "animal", "didn't", "cross", "the", "street",
           "because", "it", "was", "too", "tired"]
@@ -42,6 +44,8 @@ X = np.array([
     word(function=1),                # too
     word(predicate=1),               # tired
 ])  # (T, d_model) = (11, 6)
+print("X:", X.shape)
+print("animal:", X[ANIMAL], " street:", X[STREET], " it:", X[IT])
 
 # %% [markdown]
 # ## Three projections of the same vector
@@ -52,7 +56,7 @@ X = np.array([
 # for a place. W_V simply carries every feature along, so we can read the
 # output.
 
-# %%
+# %% tags=["projections"]
 d_model, d_k = X.shape[1], 2
 W_K = np.zeros((d_model, d_k))
 W_K[features.index("can_tire"), 0] = 2.0   # offers: "I can get tired"
@@ -64,7 +68,9 @@ W_V = np.eye(d_model)                      # (d_model, d_v): value = the feature
 Q = X @ W_Q  # (T, d_k)
 K = X @ W_K  # (T, d_k)
 V = X @ W_V  # (T, d_v)
+print("q(it):", Q[IT], " k(animal):", K[ANIMAL], " k(street):", K[STREET])
 
+# %% tags=["linear"]
 # The same projections as PyTorch layers: nn.Linear stores the transpose.
 x_t = torch.tensor(X)
 projection_error = 0.0
@@ -72,7 +78,10 @@ for W, ours in ((W_Q, Q), (W_K, K), (W_V, V)):
     layer = torch.nn.Linear(d_model, W.shape[1], bias=False).double()
     with torch.no_grad():
         layer.weight.copy_(torch.tensor(W.T))
-        projection_error = max(projection_error, (layer(x_t).numpy() - ours).__abs__().max())
+        projection_error = max(projection_error, np.abs(layer(x_t).numpy() - ours).max())
+print(f"largest difference from torch.nn.Linear: {projection_error:.1e}")
+
+# %%
 report.number("projection_error", projection_error, "{:.1e}",
               en="largest difference between X·W and torch.nn.Linear (Q, K, V)",
               zh="X·W 与 torch.nn.Linear 算出的 Q、K、V 的最大差")
@@ -80,20 +89,32 @@ report.number("projection_error", projection_error, "{:.1e}",
 # %% [markdown]
 # ## The four steps
 
-# %%
-scores = Q @ K.T                      # step 1: dot products, (T, T)
-scaled = scores / np.sqrt(d_k)        # step 2: divide by sqrt(d_k)
-weights = np.exp(scaled - scaled.max(axis=1, keepdims=True))
-weights /= weights.sum(axis=1, keepdims=True)  # step 3: softmax over keys, rows sum to 1
-output = weights @ V                  # step 4: weighted sum of values, (T, d_v)
+# %% tags=["steps"]
+def softmax(z):
+    """Softmax over the last axis; subtracting the row's max changes nothing but avoids overflow."""
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
 
+
+scores = Q @ K.T                  # step 1: dot products, (T, T)
+scaled = scores / np.sqrt(d_k)    # step 2: divide by sqrt(d_k)
+weights = softmax(scaled)         # step 3: softmax over keys, rows sum to 1
+output = weights @ V              # step 4: weighted sum of values, (T, d_v)
+
+np.set_printoptions(precision=3, suppress=True, linewidth=100)
+print("scores of it: ", scores[IT])
+print("scaled:       ", scaled[IT])
+print("weights of it:", weights[IT])
+
+# %% tags=["fused"]
 fused = F.scaled_dot_product_attention(
-    torch.tensor(Q)[None], torch.tensor(K)[None], torch.tensor(V)[None])[0].numpy()
-fused_error = np.abs(output - fused).max()
-report.number("fused_error", fused_error, "{:.1e}",
+    torch.tensor(Q)[None], torch.tensor(K)[None], torch.tensor(V)[None])[0].numpy()  # (T, d_v)
+print(f"largest difference from F.scaled_dot_product_attention: {np.abs(output - fused).max():.1e}")
+
+# %%
+report.number("fused_error", np.abs(output - fused).max(), "{:.1e}",
               en="largest difference between the four steps and F.scaled_dot_product_attention",
               zh="四步手算结果与 F.scaled_dot_product_attention 的最大差")
-
 report.number("score_it_animal", scores[IT, ANIMAL], "{:.1f}",
               en="score q(it)·k(animal)", zh="分数 q(it)·k(animal)")
 report.number("score_it_street", scores[IT, STREET], "{:.1f}",
@@ -104,24 +125,28 @@ report.number("weight_it_animal", weights[IT, ANIMAL], "{:.2f}",
               en="attention weight of it on animal", zh="it 分给 animal 的注意力权重")
 report.number("weight_it_street", weights[IT, STREET], "{:.3f}",
               en="attention weight of it on street", zh="it 分给 street 的注意力权重")
-others = np.delete(weights[IT], [ANIMAL, STREET])
-report.number("weight_it_other", others.max(), "{:.3f}",
+report.number("weight_it_other", np.delete(weights[IT], [ANIMAL, STREET]).max(), "{:.3f}",
               en="largest weight of it on any other token", zh="it 分给其他任一词元的最大权重")
 
 # %% [markdown]
 # ## What the output at "it" is made of
 
-# %%
+# %% tags=["output"]
 def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-cos_animal = report.number("cos_output_animal", cosine(output[IT], V[ANIMAL]), "{:.2f}",
-                           en="cosine of the output at it with v(animal)",
-                           zh="it 处的输出与 v(animal) 的余弦")
-cos_street = report.number("cos_output_street", cosine(output[IT], V[STREET]), "{:.2f}",
-                           en="cosine of the output at it with v(street)",
-                           zh="it 处的输出与 v(street) 的余弦")
+print("output at it:", ", ".join(f"{f} {x:.2f}" for f, x in zip(features, output[IT])))
+print(f"cosine with v(animal): {cosine(output[IT], V[ANIMAL]):.2f}, "
+      f"with v(street): {cosine(output[IT], V[STREET]):.2f}")
+
+# %%
+report.number("cos_output_animal", cosine(output[IT], V[ANIMAL]), "{:.2f}",
+              en="cosine of the output at it with v(animal)",
+              zh="it 处的输出与 v(animal) 的余弦")
+report.number("cos_output_street", cosine(output[IT], V[STREET]), "{:.2f}",
+              en="cosine of the output at it with v(street)",
+              zh="it 处的输出与 v(street) 的余弦")
 FEATURE_NAMES = {"animate": ("animate", "有生命"), "can_tire": ("can get tired", "会累"),
                  "place": ("place", "地点"), "pronoun": ("pronoun", "代词")}
 for f, (en, zh) in FEATURE_NAMES.items():
@@ -134,37 +159,40 @@ for f, (en, zh) in FEATURE_NAMES.items():
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
+# %% tags=["no_scaling"]
+# Exercise 1: in the `steps` cell, drop `/ np.sqrt(d_k)`.
+scaled_1 = scores                 # was: scores / np.sqrt(d_k)
+weights_1 = softmax(scaled_1)
+print(f"weight of it on animal: {weights_1[IT, ANIMAL]:.2f}")
+
+# %% tags=["tired_street"]
+# Exercise 2: in the `words` cell, the street can get tired too.
+X_2 = X.copy()
+X_2[STREET] = word(place=1, can_tire=1)   # was: word(place=1)
+weights_2 = softmax(Q @ (X_2 @ W_K).T / np.sqrt(d_k))
+print(f"it on animal: {weights_2[IT, ANIMAL]:.2f}, on street: {weights_2[IT, STREET]:.2f}")
+
+# %% tags=["no_place"]
+# Exercise 3: keep the tired street; in the `projections` cell, the query no longer avoids places.
+W_Q_3 = W_Q.copy()
+W_Q_3[features.index("pronoun")] = [3.0, 0.0]   # was: [3.0, -1.0]
+weights_3 = softmax((X_2 @ W_Q_3) @ (X_2 @ W_K).T / np.sqrt(d_k))
+print(f"it on street: {weights_3[IT, STREET]:.2f}, on animal: {weights_3[IT, ANIMAL]:.2f}")
+
 # %%
-def attention_row(query, keys, scale=np.sqrt(d_k)):
-    """Softmax weights of one query over all keys, scores divided by ``scale``."""
-    z = keys @ query / scale                  # (T,)
-    e = np.exp(z - z.max())
-    return e / e.sum()
-
-
-# Exercise 1: skip step 2 (no division by sqrt(d_k)). Weight of "it" on "animal"?
-report.number("exercise_unscaled_weight_it_animal", attention_row(Q[IT], K, scale=1.0)[ANIMAL],
+report.number("exercise_unscaled_weight_it_animal", weights_1[IT, ANIMAL],
               "{:.2f}", en="exercise 1: weight of it on animal without the division by √d_k",
               zh="练习 1：不除以 √d_k 时 it 给 animal 的权重")
-# Exercise 2: a street that can get tired (street gets can_tire = 1 too).
-# Its key now answers "who can get tired?" but still says "I am a place".
-X_tired_street = X.copy()
-X_tired_street[STREET, features.index("can_tire")] = 1.0
-row = attention_row(Q[IT], X_tired_street @ W_K)
-report.number("exercise_tired_street_weight_animal", row[ANIMAL], "{:.2f}",
+report.number("exercise_tired_street_weight_animal", weights_2[IT, ANIMAL], "{:.2f}",
               en="exercise 2: weight of it on animal when the street can get tired too",
               zh="练习 2：street 也“会累”时 it 给 animal 的权重")
-report.number("exercise_tired_street_weight_street", row[STREET], "{:.2f}",
+report.number("exercise_tired_street_weight_street", weights_2[IT, STREET], "{:.2f}",
               en="exercise 2: weight of it on street when the street can get tired too",
               zh="练习 2：street 也“会累”时 it 给 street 的权重")
-# Exercise 3: a pronoun that does not mind places (W_Q's "not a place" set to 0).
-W_Q_no_place = W_Q.copy()
-W_Q_no_place[features.index("pronoun"), 1] = 0.0
-row = attention_row(X[IT] @ W_Q_no_place, X_tired_street @ W_K)
-report.number("exercise_no_place_weight_street", row[STREET], "{:.2f}",
+report.number("exercise_no_place_weight_street", weights_3[IT, STREET], "{:.2f}",
               en="exercise 3: weight of it on the tired street when the query no longer avoids places",
               zh="练习 3：查询不再避开地点时 it 给“会累的”street 的权重")
-report.number("exercise_no_place_weight_animal", row[ANIMAL], "{:.2f}",
+report.number("exercise_no_place_weight_animal", weights_3[IT, ANIMAL], "{:.2f}",
               en="exercise 3: weight of it on animal when the query no longer avoids places",
               zh="练习 3：查询不再避开地点时 it 给 animal 的权重")
 

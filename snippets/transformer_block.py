@@ -8,22 +8,28 @@
 # `nn.TransformerEncoderLayer` loaded with the same weights.
 
 # %%
-import math
-
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-import torch.nn as nn
-
-from explainer.attention import AttentionConfig, MultiHeadAttention
 from explainer.plotting import LANGS, plt, SEQUENTIAL_CMAP
 from explainer.report import Report
 
+report = Report("transformer_block")
+
+# %% tags=["setup"]
+import math
+
+# The project's readable attention layer (snippets/explainer/attention.py). Imported
+# before torch: explainer pins torch's CPU kernels, so every machine gets the same numbers.
+from explainer.attention import AttentionConfig, MultiHeadAttention
+import torch
+import torch.nn as nn
+
 torch.manual_seed(0)
 torch.set_num_threads(1)
-report = Report("transformer_block")
 
 B, T, C, n_heads = 1, 8, 32, 4   # one sequence of 8 tokens, width 32, 4 heads of 8
 x = torch.randn(B, T, C)         # (B, T, C) token vectors
+print("x:", tuple(x.shape))
 
 # %% [markdown]
 # ## 1. Attention alone ignores order
@@ -34,7 +40,7 @@ x = torch.randn(B, T, C)         # (B, T, C) token vectors
 # bites dog" needs the positions put into the vectors. The original paper adds
 # a sinusoidal code per position; many models learn one vector per position.
 
-# %%
+# %% tags=["positions"]
 def sinusoidal_positions(T: int, C: int) -> torch.Tensor:
     """(T, C): sin and cos of each position at C/2 frequencies (Vaswani et al. 2017)."""
     position = torch.arange(T).unsqueeze(1)                               # (T, 1)
@@ -55,6 +61,10 @@ with torch.no_grad():
     out_pos_shuffled = attention(x[:, shuffle] + positions)  # tokens move, positions stay
 order_error = (out_shuffled - out[:, shuffle]).abs().max().item()
 order_change = ((out_pos_shuffled - out_pos[:, shuffle]).norm() / out_pos.norm()).item()
+print(f"shuffled tokens, no positions: outputs differ from shuffled outputs by {order_error:.1e}")
+print(f"with positions added: the outputs change by {order_change:.2f} of their size")
+
+# %%
 report.number("permutation_error_without_positions", order_error, "{:.1e}",
               en="largest difference between shuffled outputs and outputs of shuffled tokens, no positions",
               zh="不加位置信息时，打乱后的输出与输出再打乱之间的最大差")
@@ -70,7 +80,7 @@ report.number("permutation_change_with_positions", order_change, kind="share",
 # −∞ before the softmax; their weights become exactly 0. Test it: change only
 # the last token and see which positions' outputs move.
 
-# %%
+# %% tags=["mask"]
 masked = MultiHeadAttention(AttentionConfig(d_model=C, n_heads=n_heads, causal=True))
 masked.load_state_dict(attention.state_dict())              # same weights, with the mask
 x_changed = x.clone()
@@ -87,6 +97,11 @@ change_unmasked = change_per_position(attention, x, x_changed)
 with torch.no_grad():
     masked(x)
 mask_weights = masked.last_weights[0, 0]                    # (T, T), head 0
+print("change per position, masked:  ", change_masked.numpy().round(2))
+print("change per position, unmasked:", change_unmasked.numpy().round(2))
+print(f"weight on later positions, masked: {mask_weights.triu(1).sum().item():.1f}")
+
+# %%
 report.number("masked_change_before_last", change_masked[:-1].max().item(), "{:.1e}",
               en="largest change at positions 1–7 when only token 8 changes, with the mask",
               zh="有掩码时，只改第 8 个词元，第 1–7 个位置输出的最大变化")
@@ -107,19 +122,24 @@ report.number("masked_weight_above_diagonal", mask_weights.triu(1).sum().item(),
 # learned gain and bias) before attention reads it; GPT-2 and most models
 # since put it there ("pre-norm"), the original paper after the sum.
 
-# %%
+# %% tags=["residual"]
 norm = nn.LayerNorm(C)
 with torch.no_grad():
     normed = norm(x)                                         # (B, T, C)
     stream = x + attention(norm(x))                          # (B, T, C): the residual stream
     without_residual = attention(norm(x))                    # (B, T, C): what attention adds
+cosine = nn.functional.cosine_similarity
+print(f"after layer norm: largest |mean| {normed.mean(dim=-1).abs().max().item():.1e}, "
+      f"mean std {normed.std(dim=-1, unbiased=False).mean().item():.3f}")
+print(f"mean cosine between input and x + attention(norm(x)): {cosine(stream, x, dim=-1).mean().item():.2f}")
+
+# %%
 report.number("layer_norm_largest_mean", normed.mean(dim=-1).abs().max().item(), "{:.1e}",
               en="largest |mean| of a token's vector after layer norm",
               zh="层归一化后，单个词元向量均值绝对值的最大值")
 report.number("layer_norm_std", normed.std(dim=-1, unbiased=False).mean().item(), "{:.3f}",
               en="mean standard deviation of a token's vector after layer norm",
               zh="层归一化后，词元向量标准差的平均值")
-cosine = nn.functional.cosine_similarity
 report.number("residual_cosine_mean", cosine(stream, x, dim=-1).mean().item(), "{:.2f}",
               en="mean cosine between a token's input and the block's output, with the residual path",
               zh="有残差通路时，词元输入与输出之间余弦相似度的平均值")
@@ -132,17 +152,21 @@ report.number("residual_cosine_mean", cosine(stream, x, dim=-1).mean().item(), "
 # on its own: change one token and only that position's MLP output moves. It
 # holds most of a block's parameters.
 
-# %%
+# %% tags=["mlp"]
 mlp = nn.Sequential(nn.Linear(C, 4 * C), nn.GELU(), nn.Linear(4 * C, C))
 x_one = x.clone()
 x_one[:, 0] += 1.0                                            # change token 1 only
 with torch.no_grad():
     mlp_change = (mlp(x_one) - mlp(x))[0].norm(dim=-1)       # (T,)
+attention_params = sum(p.numel() for p in attention.parameters())
+mlp_params = sum(p.numel() for p in mlp.parameters())
+print("MLP output change per position:", mlp_change.numpy().round(2))
+print(f"parameters: attention {attention_params:,}, MLP {mlp_params:,}")
+
+# %%
 report.number("mlp_change_elsewhere", mlp_change[1:].max().item(), "{:.1e}",
               en="largest change of the MLP output at other positions when token 1 changes",
               zh="改动第 1 个词元时，MLP 在其他位置输出的最大变化")
-attention_params = sum(p.numel() for p in attention.parameters())
-mlp_params = sum(p.numel() for p in mlp.parameters())
 report.number("attention_params", attention_params, "{:,.0f}",
               en="parameters of the attention layer (no biases)", zh="注意力层的参数个数（不含偏置）")
 report.number("mlp_params", mlp_params, "{:,.0f}", en="parameters of the MLP", zh="MLP 的参数个数")
@@ -154,7 +178,7 @@ report.number("mlp_params", mlp_params, "{:,.0f}", en="parameters of the MLP", z
 # PyTorch's `nn.TransformerEncoderLayer(norm_first=True)` is the same block;
 # loaded with our weights it must give the same numbers.
 
-# %%
+# %% tags=["block"]
 class Block(nn.Module):
     def __init__(self, C: int, n_heads: int):
         super().__init__()
@@ -183,6 +207,9 @@ with torch.no_grad():
     reference.norm2.load_state_dict(block.ln_2.state_dict())
     reference.eval()
     block_error = (block(x) - reference(x)).abs().max().item()
+print(f"largest difference from nn.TransformerEncoderLayer: {block_error:.1e}")
+
+# %%
 report.number("block_vs_torch_error", block_error, "{:.1e}",
               en="largest difference between our block and nn.TransformerEncoderLayer",
               zh="我们的模块与 nn.TransformerEncoderLayer 的最大差")
@@ -193,24 +220,35 @@ report.number("block_vs_torch_error", block_error, "{:.1e}",
 # Each exercise changes one thing above; the run records the answer so the page
 # can show it folded under the question.
 
-# %%
-# Exercise 1: without the mask, change only the FIRST token. How much does the
-# last position's output move, compared with the same change under the mask?
+# %% tags=["first_token"]
+# Exercise 1: in the `mask` cell, change the FIRST token instead of the last.
 x_first = x.clone()
-x_first[:, 0] = torch.randn(C)
-report.number("exercise_last_moves_unmasked", change_per_position(attention, x, x_first)[-1].item(),
+x_first[:, 0] = torch.randn(C)                              # was: x_changed[:, -1] = torch.randn(C)
+last_unmasked = change_per_position(attention, x, x_first)[-1].item()
+last_masked = change_per_position(masked, x, x_first)[-1].item()
+print(f"change at the last position: {last_unmasked:.2f} without the mask, {last_masked:.2f} with it")
+
+# %% tags=["no_residual"]
+# Exercise 2: in the `residual` cell, drop the "x +".
+print(f"mean cosine between input and attention(norm(x)): "
+      f"{cosine(without_residual, x, dim=-1).mean().item():.2f}")
+
+# %% tags=["narrow_mlp"]
+# Exercise 3: in the `mlp` cell, a middle layer as wide as the stream (C instead of 4 * C).
+narrow = nn.Sequential(nn.Linear(C, C), nn.GELU(), nn.Linear(C, C))
+print(f"parameters of the 1x MLP: {sum(p.numel() for p in narrow.parameters()):,}")
+
+# %%
+report.number("exercise_last_moves_unmasked", last_unmasked,
               "{:.2f}", en="exercise 1: change at the last position, no mask",
               zh="练习 1：无掩码时最后一个位置的变化")
-report.number("exercise_last_moves_masked", change_per_position(masked, x, x_first)[-1].item(),
+report.number("exercise_last_moves_masked", last_masked,
               "{:.2f}", en="exercise 1: change at the last position, with the mask",
               zh="练习 1：有掩码时最后一个位置的变化")
-# Exercise 2: drop the residual path. Mean cosine between input and output?
 report.number("exercise_cosine_without_residual",
               cosine(without_residual, x, dim=-1).mean().item(), "{:.2f}",
               en="exercise 2: mean cosine between input and output without the residual path",
               zh="练习 2：去掉残差通路后，输入与输出余弦相似度的平均值")
-# Exercise 3: make the MLP as wide as the stream (1× instead of 4×). Parameters?
-narrow = nn.Sequential(nn.Linear(C, C), nn.GELU(), nn.Linear(C, C))
 report.number("exercise_mlp_params_1x", sum(p.numel() for p in narrow.parameters()), "{:,.0f}",
               en="exercise 3: parameters of a 1×-wide MLP", zh="练习 3：中间层不加宽的 MLP 的参数个数")
 

@@ -3,6 +3,9 @@
 A page cites a snippet with placeholders (each replaced at build time):
 
     {{ code four_steps }}                  the source, with .py / .ipynb downloads
+    {{ code four_steps scores }}           the cell tagged "scores", its printed output under
+                                           it; the first one on a page says what the cells
+                                           need (tools/code_cells.py)
     {{ figure four_steps.heatmap }}        a numbered, captioned figure (tools/figures.py)
     {{ value four_steps.weight_it_animal }} a number the run computed
     {{ text many_heads.why_heads_differ.butterfly_heads.leader_outcome }} a phrase the run built from its numbers (an outcome)
@@ -40,6 +43,7 @@ from pygments.lexers import PythonLexer
 
 sys.path.insert(0, str(Path(__file__).parent))
 import claims as registry  # noqa: E402
+import code_cells  # noqa: E402
 import figures  # noqa: E402
 import glossary  # noqa: E402
 import katex_math  # noqa: E402
@@ -355,12 +359,39 @@ def _placeholder(match: re.Match, page) -> str:
     return text
 
 
+def _code_cells(markdown: str, page) -> str:
+    """{{ code <snippet> <cell> }}: the named cell where the prose explains it, its output
+    under it; the first one on the page says what the page's cells need."""
+    lang = _state["lang"]
+    try:
+        cells = code_cells.shown_cells(markdown, _state["snippets"])
+        needs = code_cells.needs_line(cells, lang, _state["repo_url"]) if cells else None
+    except (code_cells.CellError, KeyError) as error:
+        raise PluginError(f"{page.file.src_uri}: {error}") from None
+    shown = iter(cells)
+
+    def cell(match: re.Match) -> str:
+        shown_cell = next(shown)
+        results = _state["results"].get(shown_cell.snippet)
+        output = code_cells.printed(results["_dir"] if results else None, shown_cell)
+        first = shown_cell is cells[0]
+        try:
+            block = code_cells.render(shown_cell, output, lang, needs if first else None)
+        except code_cells.CellError as error:
+            raise PluginError(f"{page.file.src_uri}: {error}") from None
+        line_start = match.string.rfind("\n", 0, match.start()) + 1
+        indent = match.string[line_start:match.start()]
+        return code_cells.indented(block, indent if not indent.strip() else "")
+    return code_cells.CELL_PLACEHOLDER.sub(cell, markdown)
+
+
 def on_page_markdown(markdown: str, page, config, files):
     source = page_meta.repository_file(page.file.src_uri, _state["lang"])
     day = _state["last_changed"].get(source, dt.date.today())  # today: not committed yet
     page.meta["revision_date"] = page_meta.formatted(day, _state["lang"])
     _state["figure_count"] = 0
-    rendered = PLACEHOLDER.sub(lambda m: _placeholder(m, page), markdown)
+    rendered = _code_cells(markdown, page)
+    rendered = PLACEHOLDER.sub(lambda m: _placeholder(m, page), rendered)
     rendered += numbers_table.table(markdown, _state["results"], _state["lang"],
                                     lambda target: _relative(page, target))
     if page.file.src_uri in _state["behind"]:

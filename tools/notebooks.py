@@ -57,20 +57,29 @@ class Cell:
     kind: str    # "markdown" or "code"
     source: str  # markdown without its "# " prefixes; code as written
     line: int    # line of the source's first line in the script (1-based)
+    tags: tuple[str, ...] = ()  # jupytext cell metadata, `# %% tags=["scores"]`: a cell's name
+
+
+CELL_TAGS = re.compile(r'\btags=(\[[^\]]*\])')
+
+
+def _tags(marker: str) -> tuple[str, ...]:
+    found = CELL_TAGS.search(marker)
+    return tuple(json.loads(found.group(1))) if found else ()
 
 
 def read_cells(text: str) -> list[Cell]:
     """The percent cells of a script, without blank lines around them; empty cells dropped."""
-    raw: list[tuple[str, int, list[str]]] = []
+    raw: list[tuple[str, int, list[str], tuple[str, ...]]] = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.startswith("# %%"):
-            raw.append(("markdown" if "[markdown]" in line else "code", number + 1, []))
+            raw.append(("markdown" if "[markdown]" in line else "code", number + 1, [], _tags(line)))
         elif raw:
             raw[-1][2].append(line)
         else:
-            raw.append(("code", 1, [line]))
+            raw.append(("code", 1, [line], ()))
     cells = []
-    for kind, first, lines in raw:
+    for kind, first, lines, tags in raw:
         while lines and not lines[0].strip():
             lines.pop(0)
             first += 1
@@ -80,7 +89,7 @@ def read_cells(text: str) -> list[Cell]:
             continue
         if kind == "markdown":
             lines = [re.sub(r"^# ?", "", line) for line in lines]
-        cells.append(Cell(kind, "\n".join(lines), first))
+        cells.append(Cell(kind, "\n".join(lines), first, tags))
     return cells
 
 
@@ -321,7 +330,7 @@ def notebook(snippet: Path, lang: str, repo_url: str, article_url: str,
             text = translated.get(english_hash(cell.source), cell.source)
             notebook_cells.append(nbf.new_markdown_cell(text))
             continue
-        code = nbf.new_code_cell(cell.source)
+        code = nbf.new_code_cell(cell.source, metadata={"tags": list(cell.tags)} if cell.tags else {})
         if index in ran:
             count += 1
             code["execution_count"] = count

@@ -7,16 +7,21 @@
 # a single head of 512 that uses *the very same matrices*.
 
 # %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
-from explainer.attention import AttentionConfig, MultiHeadAttention
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
 from explainer.report import Report
 
+report = Report("many_heads.splitting_the_space")
+
+# %% tags=["setup"]
+# The project's readable attention layer (snippets/explainer/attention.py). Imported
+# before torch: explainer pins torch's CPU kernels, so every machine gets the same numbers.
+from explainer.attention import AttentionConfig, MultiHeadAttention
+import torch
+
 torch.set_num_threads(1)
 torch.manual_seed(0)
-report = Report("many_heads.splitting_the_space")
 
 d_model, n_heads = 512, 8
 d_k = d_model // n_heads          # 64 dimensions per head, for queries/keys and values
@@ -29,6 +34,7 @@ with torch.no_grad():
     # entries and the attention patterns in the figure are not all flat.
     for layer in (attention.W_Q, attention.W_K, attention.W_V, attention.W_O):
         layer.weight.normal_(0.0, d_model ** -0.5)
+print(f"{n_heads} heads of {d_k} inside d_model = {d_model}")
 
 # %% [markdown]
 # ## Shapes, step by step
@@ -36,7 +42,7 @@ with torch.no_grad():
 # Each projection is one 512 x 512 matrix; "splitting" is only a reshape of
 # its output: columns 0-63 belong to head 0, 64-127 to head 1, and so on.
 
-# %%
+# %% tags=["shapes"]
 def show(name, tensor):
     print(f"{name:<34} {tuple(tensor.shape)}")
 
@@ -63,6 +69,9 @@ with torch.no_grad():
     manual = attention(x)                          # the module, manual path (keeps its weights)
 step_error = (output - manual).abs().max().item()
 fused_error = (fused - manual).abs().max().item()
+print(f"steps written out vs the module: {step_error:.1e}; fused vs manual: {fused_error:.1e}")
+
+# %%
 report.number("step_error", step_error, "{:.1e}",
               en="largest difference between the steps written out and the module",
               zh="逐步写出的计算与模块输出的最大差")
@@ -76,7 +85,7 @@ report.number("fused_error", fused_error, "{:.1e}",
 # PyTorch keeps W_Q, W_K, W_V stacked in one (3C, C) `in_proj_weight` and W_O
 # as `out_proj`. Load ours key by key, asserting every shape, and compare.
 
-# %%
+# %% tags=["torch_reference"]
 reference = torch.nn.MultiheadAttention(d_model, n_heads, bias=False, batch_first=True)
 with torch.no_grad():
     stacked = torch.cat([attention.W_Q.weight, attention.W_K.weight, attention.W_V.weight])
@@ -87,6 +96,10 @@ with torch.no_grad():
     torch_output, torch_weights = reference(x, x, x, average_attn_weights=False)
 torch_error = (torch_output - manual).abs().max().item()
 torch_weights_error = (torch_weights - attention.last_weights).abs().max().item()
+print(f"largest difference from torch.nn.MultiheadAttention: output {torch_error:.1e}, "
+      f"weights {torch_weights_error:.1e}")
+
+# %%
 report.number("torch_error", torch_error, "{:.1e}",
               en="largest output difference from torch.nn.MultiheadAttention, same weights",
               zh="与装入同样权重的 torch.nn.MultiheadAttention 的输出最大差")
@@ -97,7 +110,7 @@ report.number("torch_weights_error", torch_weights_error, "{:.1e}",
 # %% [markdown]
 # ## Parameters: 8 heads of 64 cost what 1 head of 512 costs
 
-# %%
+# %% tags=["parameters"]
 one_head = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=1))
 
 
@@ -105,17 +118,24 @@ def parameter_count(module):
     return sum(p.numel() for p in module.parameters())
 
 
-params_eight = report.number("params_eight_heads", parameter_count(attention), "{:,.0f}",
-                             en="parameters of 8 heads of 64 dimensions (with Wᴼ)",
-                             zh="8 个 64 维头的参数个数（含 Wᴼ）")
-params_one = report.number("params_one_head", parameter_count(one_head), "{:,.0f}",
-                           en="parameters of 1 head of 512 dimensions (with Wᴼ)",
-                           zh="1 个 512 维头的参数个数（含 Wᴼ）")
-params_torch = report.number("params_torch", parameter_count(reference), "{:,.0f}",
-                             en="parameters of torch.nn.MultiheadAttention(512, 8)",
-                             zh="torch.nn.MultiheadAttention(512, 8) 的参数个数")
+params_eight, params_one = parameter_count(attention), parameter_count(one_head)
+params_torch = parameter_count(reference)
 # One head's own share of W_Q: the 64 rows of the (out, in) weight that feed it.
-report.number("params_per_head_slice", attention.W_Q.weight[:d_k].numel(), "{:,.0f}",
+params_per_head = attention.W_Q.weight[:d_k].numel()
+print(f"8 heads of 64: {params_eight:,}; 1 head of 512: {params_one:,}; "
+      f"torch.nn.MultiheadAttention: {params_torch:,}; one head's slice of W_Q: {params_per_head:,}")
+
+# %%
+report.number("params_eight_heads", params_eight, "{:,.0f}",
+              en="parameters of 8 heads of 64 dimensions (with Wᴼ)",
+              zh="8 个 64 维头的参数个数（含 Wᴼ）")
+report.number("params_one_head", params_one, "{:,.0f}",
+              en="parameters of 1 head of 512 dimensions (with Wᴼ)",
+              zh="1 个 512 维头的参数个数（含 Wᴼ）")
+report.number("params_torch", params_torch, "{:,.0f}",
+              en="parameters of torch.nn.MultiheadAttention(512, 8)",
+              zh="torch.nn.MultiheadAttention(512, 8) 的参数个数")
+report.number("params_per_head_slice", params_per_head, "{:,.0f}",
               en="one head's own share of the query matrix", zh="一个头在查询矩阵里自己的那一份参数")
 
 # %% [markdown]
@@ -126,7 +146,7 @@ report.number("params_per_head_slice", attention.W_Q.weight[:d_k].numel(), "{:,.
 # heads' 64-dimensional dot products. One head therefore gets one softmax over
 # the summed score; eight heads get eight softmaxes over eight separate scores.
 
-# %%
+# %% tags=["one_softmax"]
 with torch.no_grad():
     for mine, theirs in ((one_head.W_Q, attention.W_Q), (one_head.W_K, attention.W_K),
                          (one_head.W_V, attention.W_V), (one_head.W_O, attention.W_O)):
@@ -136,17 +156,23 @@ with torch.no_grad():
 # q·k over 512 dims = sum of the 8 per-head dot products; rescale sqrt(64) -> sqrt(512).
 summed_scores = head_scores.sum(dim=1) * d_k ** 0.5 / d_model ** 0.5            # (B, T, T)
 sum_error = (one_head_scores - summed_scores).abs().max().item()
-report.number("sum_error", sum_error, "{:.1e}",
-              en="largest difference between the one head's score and the sum of the eight heads' scores",
-              zh="单头的分数与 8 个头分数之和的最大差")
 relative_change = ((one_head_output - manual).norm() / manual.norm()).item()
-report.number("output_change", relative_change, "{:.2f}",
-              en="relative change of the output, one head instead of eight, same weights",
-              zh="同样的权重，单头代替 8 个头时输出的相对变化")
 
 one_head_weights = one_head.last_weights[0, 0]                # (T, T)
 query = T - 1                                                 # the last token looks back
 differing_argmax = (head_weights[0, :, query].argmax(-1) != head_weights[0, 0, query].argmax()).sum()
+print(f"one head's score vs the eight heads' summed scores: {sum_error:.1e}")
+print("favourite key of the last token, per head:", head_weights[0, :, query].argmax(-1).tolist(),
+      " one head:", one_head_weights[query].argmax().item())
+print(f"output, one head instead of eight (same weights): changes by {relative_change:.2f} of its norm")
+
+# %%
+report.number("sum_error", sum_error, "{:.1e}",
+              en="largest difference between the one head's score and the sum of the eight heads' scores",
+              zh="单头的分数与 8 个头分数之和的最大差")
+report.number("output_change", relative_change, "{:.2f}",
+              en="relative change of the output, one head instead of eight, same weights",
+              zh="同样的权重，单头代替 8 个头时输出的相对变化")
 report.number("heads_with_other_favourite", differing_argmax, "{:.0f}",
               en="heads whose favourite key differs from head 0's", zh="最偏爱的键与头 0 不同的头数")
 
@@ -158,9 +184,12 @@ report.number("heads_with_other_favourite", differing_argmax, "{:.0f}",
 # whole token vector. Count, for every head, how many of the 512 input
 # features its slice of W_Q reads (a non-zero weight in that input column).
 
-# %%
+# %% tags=["features_read"]
 features_read = [int((attention.W_Q.weight[h * d_k:(h + 1) * d_k] != 0).any(dim=0).sum())
                  for h in range(n_heads)]                      # per head: inputs with a weight
+print(f"input features each head's slice of W_Q reads: {features_read} (of {d_model})")
+
+# %%
 report.number("d_model", d_model, "{:.0f}", en="width of a token vector", zh="词元向量的宽度")
 report.number("input_features_read_per_head_min", min(features_read), "{:.0f}",
               en="input features read by the head that reads the fewest",
@@ -172,20 +201,27 @@ report.number("input_features_read_per_head_min", min(features_read), "{:.0f}",
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
-# Exercise 1: sixteen heads of 32 instead of eight of 64. Parameters?
-sixteen = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=16))
-report.number("exercise_params_sixteen_heads", parameter_count(sixteen), "{:,.0f}",
-              en="exercise 1: parameters of 16 heads of 32", zh="练习 1：16 个 32 维的头的参数个数")
-# Exercise 2: the same four matrices as two heads of 256. How far is the output
-# from the eight heads', and from the single head's?
-two_heads = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=2))
+# %% tags=["sixteen_heads"]
+# Exercise 1: in the `setup` cell, sixteen heads of 32 instead of eight of 64.
+sixteen = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=16))   # was: n_heads=8
+print(f"16 heads of 32: {parameter_count(sixteen):,} parameters")
+
+# %% tags=["two_heads"]
+# Exercise 2: in the `one_softmax` cell, the same four matrices as two heads of 256.
+two_heads = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=2))   # was: n_heads=1
 with torch.no_grad():
     for mine, theirs in ((two_heads.W_Q, attention.W_Q), (two_heads.W_K, attention.W_K),
                          (two_heads.W_V, attention.W_V), (two_heads.W_O, attention.W_O)):
         mine.weight.copy_(theirs.weight)
     two_heads_output = two_heads(x)                                       # (B, T, C)
-report.number("exercise_two_heads_change", ((two_heads_output - manual).norm() / manual.norm()).item(),
+two_heads_change = ((two_heads_output - manual).norm() / manual.norm()).item()
+print(f"2 heads of 256 vs 8 heads of 64: the output changes by {two_heads_change:.2f} of its norm "
+      f"(1 head of 512: {relative_change:.2f})")
+
+# %%
+report.number("exercise_params_sixteen_heads", parameter_count(sixteen), "{:,.0f}",
+              en="exercise 1: parameters of 16 heads of 32", zh="练习 1：16 个 32 维的头的参数个数")
+report.number("exercise_two_heads_change", two_heads_change,
               "{:.2f}", en="exercise 2: relative change of the output, 2 heads of 256 against 8 heads of 64",
               zh="练习 2：2 个 256 维的头相对 8 个 64 维的头，输出的相对变化")
 

@@ -8,21 +8,25 @@
 # on each other.
 
 # %%
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
 from explainer.plotting import LANGS, MATH_FONT_PT, column_figure
 from explainer.report import Report
 
-torch.set_num_threads(1)
 report = Report("three_roles.gradients")
+
+# %% tags=["setup"]
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
 rng = np.random.default_rng(0)
 
 T, d_model, d_k = 6, 8, 4      # 6 tokens, 8 features each, a 4-dimensional head (d_v = d_k)
 X = rng.standard_normal((T, d_model))                        # (T, d_model): the token vectors
 W_Q, W_K, W_V = (rng.standard_normal((d_model, d_k)) / np.sqrt(d_model) for _ in range(3))
 Y = rng.standard_normal((T, d_k))                            # (T, d_v): what the output should be
+print("X:", X.shape, " W_Q, W_K, W_V:", W_Q.shape, " Y:", Y.shape)
 
 # %% [markdown]
 # ## The forward pass and its gradients, by hand
@@ -38,7 +42,7 @@ Y = rng.standard_normal((T, d_k))                            # (T, d_v): what th
 # - dK = dSᵀ Q / √d_k — the **key path** goes *through the queries*
 # - dW = Xᵀ d(·) for each of the three projections.
 
-# %%
+# %% tags=["backward"]
 def softmax(S):
     E = np.exp(S - S.max(axis=1, keepdims=True))
     return E / E.sum(axis=1, keepdims=True)
@@ -61,12 +65,15 @@ def attention_gradients(W_Q, W_K, W_V):
 
 
 loss, grads = attention_gradients(W_Q, W_K, W_V)
+print(f"loss {loss:.3f}")
+
+# %%
 report.number("loss", loss, "{:.3f}", en="the squared-error loss L", zh="平方误差损失 L")
 
 # %% [markdown]
 # ## The same gradients from autograd
 
-# %%
+# %% tags=["autograd"]
 weights = {name: torch.tensor(W, requires_grad=True)
            for name, W in (("Q", W_Q), ("K", W_K), ("V", W_V))}
 x, y = torch.tensor(X), torch.tensor(Y)
@@ -75,6 +82,9 @@ output = scores.softmax(dim=-1) @ (x @ weights["V"])              # (T, d_v)
 torch_loss = 0.5 * ((output - y) ** 2).sum()
 torch_loss.backward()
 autograd_error = max(np.abs(weights[n].grad.numpy() - grads[n]).max() for n in grads)
+print(f"largest difference from autograd: {autograd_error:.1e}")
+
+# %%
 report.number("autograd_error", autograd_error, "{:.1e}",
               en="largest difference between the hand-derived gradients and autograd",
               zh="手推梯度与 autograd 的最大差")
@@ -87,25 +97,31 @@ report.number("loss_error", abs(torch_loss.item() - loss), "{:.1e}",
 # The three gradients have the same shape, so we can compare them directly:
 # their sizes, and the cosine between them (1 = same direction, 0 = unrelated).
 
-# %%
+# %% tags=["compare"]
 def cosine(a, b):
     a, b = a.ravel(), b.ravel()
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-for name, grad in grads.items():
-    report.number(f"norm_{name}", np.linalg.norm(grad), "{:.3f}",
-                  en=f"size (Frobenius norm) of the gradient for W{name}",
-                  zh=f"W{name} 的梯度大小（Frobenius 范数）")
+norms = {name: np.linalg.norm(grad) for name, grad in grads.items()}   # Frobenius norms
 pairs = [("Q", "K"), ("Q", "V"), ("K", "V")]
 cosines = {f"{a}{b}": cosine(grads[a], grads[b]) for a, b in pairs}
+largest_cosine = max(abs(c) for c in cosines.values())
+print("sizes:  ", ", ".join(f"W_{name} {n:.3f}" for name, n in norms.items()))
+print("cosines:", ", ".join(f"{pair} {c:.2f}" for pair, c in cosines.items()))
+
+# %%
+for name in grads:
+    report.number(f"norm_{name}", norms[name], "{:.3f}",
+                  en=f"size (Frobenius norm) of the gradient for W{name}",
+                  zh=f"W{name} 的梯度大小（Frobenius 范数）")
 for pair, value in cosines.items():
     report.number(f"cosine_{pair}", value, "{:.2f}",
                   en=f"cosine between the gradients for W{pair[0]} and W{pair[1]}",
                   zh=f"W{pair[0]} 与 W{pair[1]} 的梯度之间的余弦")
-largest_cosine = report.number("largest_abs_cosine", max(abs(c) for c in cosines.values()),
-                               "{:.2f}", en="largest |cosine| between two of the three gradients",
-                               zh="三个梯度两两之间余弦绝对值的最大者")
+report.number("largest_abs_cosine", largest_cosine,
+              "{:.2f}", en="largest |cosine| between two of the three gradients",
+              zh="三个梯度两两之间余弦绝对值的最大者")
 
 # %% [markdown]
 # ## Each path needs the other role
@@ -114,8 +130,12 @@ largest_cosine = report.number("largest_abs_cosine", max(abs(c) for c in cosines
 # queries. Make every query zero (W_Q = 0) and the keys receive nothing at
 # all, while the queries still do: a key only learns when somebody asks.
 
-# %%
+# %% tags=["no_queries"]
 _, grads_without_queries = attention_gradients(np.zeros_like(W_Q), W_K, W_V)
+print(f"W_Q = 0: gradient for W_K {np.linalg.norm(grads_without_queries['K']):.1e}, "
+      f"for W_Q {np.linalg.norm(grads_without_queries['Q']):.3f}")
+
+# %%
 report.number("norm_K_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["K"]), "{:.1e}",
               en="size of the gradient for WK when WQ = 0", zh="WQ = 0 时 WK 的梯度大小")
 report.number("norm_Q_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["Q"]), "{:.3f}",
@@ -128,7 +148,7 @@ report.number("norm_Q_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["Q
 # W_K is. Move W_K alone, step by step towards an independent random matrix
 # of the same size, and watch all three gradients.
 
-# %%
+# %% tags=["interfere"]
 W_K_other = rng.standard_normal((d_model, d_k)) / np.sqrt(d_model)
 steps = np.linspace(0, 1, 21)
 change = {name: [] for name in grads}   # relative change of each gradient as W_K moves
@@ -139,13 +159,18 @@ for t in steps:
 change = {name: np.array(values) for name, values in change.items()}
 # A small move first: one tenth of the way.
 small = int(np.argmin(np.abs(steps - 0.1)))
-report.number("small_move_of_W_K", np.linalg.norm(steps[small] * (W_K_other - W_K))
-              / np.linalg.norm(W_K), "{:.0%}",
+small_move = np.linalg.norm(steps[small] * (W_K_other - W_K)) / np.linalg.norm(W_K)
+_, moved = attention_gradients(W_Q, W_K_other, W_V)   # W_K replaced entirely
+print(f"W_K moved by {small_move:.0%}: W_Q's gradient changes by {change['Q'][small]:.0%}")
+print(f"W_K replaced: W_Q's gradient changes by {change['Q'][-1]:.0%} "
+      f"(cosine before/after {cosine(grads['Q'], moved['Q']):.2f}), W_V's by {change['V'][-1]:.0%}")
+
+# %%
+report.number("small_move_of_W_K", small_move, "{:.0%}",
               en="size of the small move of WK, relative to WK", zh="WK 小幅移动的大小（相对于 WK）")
 report.number("change_of_dW_Q_after_small_move", change["Q"][small], "{:.0%}",
               en="relative change of WQ's gradient after that small move",
               zh="这次小幅移动之后 WQ 梯度的相对变化")
-_, moved = attention_gradients(W_Q, W_K_other, W_V)
 report.number("change_of_dW_Q_when_W_K_moves", change["Q"][-1], "{:.0%}",
               en="relative change of WQ's gradient when WK is replaced by another matrix",
               zh="WK 换成另一个矩阵时 WQ 梯度的相对变化")
@@ -156,6 +181,7 @@ report.number("cosine_dW_Q_before_after", cosine(grads["Q"], moved["Q"]), "{:.2f
               en="cosine between WQ's gradient before and after replacing WK",
               zh="替换 WK 前后 WQ 梯度之间的余弦")
 
+# %% tags=["coupling"]
 # The same question for every pair: replace one matrix by an independent draw,
 # measure how much each gradient changes.
 others = {name: rng.standard_normal((d_model, d_k)) / np.sqrt(d_model) for name in "QKV"}
@@ -167,12 +193,14 @@ for i, replaced in enumerate("QKV"):
     for j, measured in enumerate("QKV"):
         coupling[i, j] = np.linalg.norm(new[measured] - grads[measured]) / np.linalg.norm(
             grads[measured])
-report.number("smallest_cross_coupling", min(coupling[i, j] for i in range(3) for j in range(3)
-                                             if i != j), "{:.0%}",
+off_diagonal = coupling[~np.eye(3, dtype=bool)]   # (6,): one matrix replaced, another measured
+print("relative change of each gradient (rows: replaced Q, K, V; columns: measured Q, K, V):")
+print(coupling.round(2))
+
+# %%
+report.number("smallest_cross_coupling", off_diagonal.min(), "{:.0%}",
               en="smallest change of one matrix's gradient when another matrix is replaced",
               zh="替换一个矩阵时，另一个矩阵梯度变化的最小值")
-
-off_diagonal = coupling[~np.eye(3, dtype=bool)]
 report.number("largest_cross_coupling", off_diagonal.max(), "{:.0%}",
               en="largest change of one matrix's gradient when another matrix is replaced",
               zh="换掉一个矩阵时，另一个矩阵梯度的最大相对变化")
@@ -211,15 +239,21 @@ report.number("lstm_gates_with_own_weights", gates_with_own_weights, "{:.0f}",
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
+# %% tags=["no_values"]
+# Exercise 1: in the `backward` cell, make every value zero.
+_, grads_without_values = attention_gradients(W_Q, W_K, np.zeros_like(W_V))   # was: W_V
+print("W_V = 0:", ", ".join(f"W_{name} {np.linalg.norm(g):.3g}" for name, g in grads_without_values.items()))
+
+# %% tags=["no_keys"]
+# Exercise 2: the mirror image of W_Q = 0, every key zero.
+_, grads_without_keys = attention_gradients(W_Q, np.zeros_like(W_K), W_V)     # was: W_K
+print("W_K = 0:", ", ".join(f"W_{name} {np.linalg.norm(g):.3g}" for name, g in grads_without_keys.items()))
+
 # %%
-# Exercise 1: make every value zero (W_V = 0). Which of the three matrices still learn?
-_, grads_without_values = attention_gradients(W_Q, W_K, np.zeros_like(W_V))
 for name in "QKV":
     report.number(f"exercise_norm_{name}_when_W_V_is_zero", np.linalg.norm(grads_without_values[name]),
                   "{:.3g}", en=f"exercise 1: size of W_{name}'s gradient when W_V = 0",
                   zh=f"练习 1：W_V = 0 时 W_{name} 梯度的大小")
-# Exercise 2: make every key zero (W_K = 0), the mirror image of W_Q = 0 above.
-_, grads_without_keys = attention_gradients(W_Q, np.zeros_like(W_K), W_V)
 report.number("exercise_norm_Q_when_W_K_is_zero", np.linalg.norm(grads_without_keys["Q"]), "{:.3g}",
               en="exercise 2: size of W_Q's gradient when W_K = 0", zh="练习 2：W_K = 0 时 W_Q 梯度的大小")
 report.number("exercise_norm_K_when_W_K_is_zero", np.linalg.norm(grads_without_keys["K"]), "{:.3f}",

@@ -12,12 +12,15 @@
 # norm followed by a standard initialisation gives).
 
 # %%
-import numpy as np
-
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 from explainer.plotting import LANGS, column_figure, plain_log_ticks
 from explainer.report import Report
 
 report = Report("three_roles.scaling")
+
+# %% tags=["setup"]
+import numpy as np
+
 rng = np.random.default_rng(0)
 
 SEQUENCES, T = 64, 32          # 64 sequences of 32 tokens: 2048 query rows per d_k
@@ -43,7 +46,7 @@ def entropy(p):
 # vector and a random error at the output would give) and measure the
 # gradient norm per query row, at the softmax input and at the query vector.
 
-# %%
+# %% tags=["measure"]
 stats = {"raw": {}, "scaled": {}}
 for d_k in D_K:
     q = rng.standard_normal((SEQUENCES, T, d_k))      # (B, T, d_k)
@@ -83,8 +86,12 @@ for i, d_k in enumerate(D_K):
 # q·k is a sum of d_k products of unit variance, so its variance should be
 # d_k. A straight line on log-log axes with slope 1 says exactly that.
 
-# %%
+# %% tags=["variance"]
 slope, intercept = np.polyfit(np.log(D_K), np.log(raw["variance"]), 1)
+print(f"log-log slope of the variance against d_k: {slope:.3f}")
+print(f"divided by sqrt(d_k): variance between {scaled['variance'].min():.2f} and {scaled['variance'].max():.2f}")
+
+# %%
 report.number("variance_slope", slope, "{:.3f}",
               en="log-log slope of the score variance against dₖ (undivided)",
               zh="不除时分数方差对 dₖ 的双对数斜率")
@@ -97,6 +104,11 @@ report.number("variance_scaled_max", scaled["variance"].max(), "{:.2f}",
 
 # %% [markdown]
 # ## 2. How peaked the softmax becomes
+
+# %% tags=["saturation"]
+for variant, s in stats.items():
+    print(f"{variant:6s}  d_k = 1024: largest weight {s['largest_weight'][-1]:.2f}, "
+          f"entropy {s['entropy'][-1]:.2f} nats (even spread: {np.log(T):.2f})")
 
 # %%
 report.number("uniform_entropy", np.log(T), "{:.2f}",
@@ -121,6 +133,20 @@ report.number("largest_weight_scaled_max", scaled["largest_weight"].max(), "{:.2
 
 # %% [markdown]
 # ## 3. How much gradient gets back
+
+# %% tags=["gradients"]
+# Median gradient through the softmax at d_k = 1024, undivided over divided.
+collapse = raw["grad_softmax_median"][-1] / scaled["grad_softmax_median"][-1]
+# Its 99th percentile at the query: the few rows whose two best keys nearly tie.
+tail_ratio = raw["grad_query_p99"][-1] / scaled["grad_query_p99"][-1]
+# The weight matrices receive the *sum* over rows, so the mean matters for them.
+# Does it keep growing with d_k? Slope on log-log axes over d_k >= 32;
+# growth like sqrt(d_k), the length of the keys, would be a slope of 0.5.
+upper = np.array(D_K) >= 32
+mean_slope = np.polyfit(np.log(np.array(D_K)[upper]), np.log(raw["grad_query_mean"][upper]), 1)[0]
+print(f"d_k = 1024, undivided / divided: median gradient through the softmax {collapse:.1e}, "
+      f"99th percentile at the query {tail_ratio:.0f}")
+print(f"log-log slope of the mean gradient at the query, undivided, d_k >= 32: {mean_slope:.2f}")
 
 # %%
 for variant in ("raw", "scaled"):
@@ -147,7 +173,6 @@ for variant in ("raw", "scaled"):
     report.number(f"grad_query_p99_{variant}_1024", s["grad_query_p99"][-1], "{:.2f}",
                   en=f"99th percentile of the gradient reaching the query at dₖ = 1024, {en}",
                   zh=f"dₖ = 1024、{zh}时到达查询向量的梯度的第 99 百分位")
-collapse = raw["grad_softmax_median"][-1] / scaled["grad_softmax_median"][-1]
 report.number("grad_softmax_ratio_1024", collapse, "{:.1e}",
               en="median gradient through the softmax at dₖ = 1024, undivided over divided",
               zh="dₖ = 1024 时穿过 softmax 的梯度中位数：不除 / 除以 √dₖ")
@@ -155,15 +180,9 @@ report.number("grad_softmax_scaled_spread",
               scaled["grad_softmax_median"].max() / scaled["grad_softmax_median"].min(), "{:.2f}",
               en="largest over smallest median gradient across dₖ, divided by √dₖ",
               zh="除以 √dₖ 时，各 dₖ 下梯度中位数的最大值 / 最小值")
-tail_ratio = raw["grad_query_p99"][-1] / scaled["grad_query_p99"][-1]
 report.number("grad_query_p99_ratio_1024", tail_ratio, "{:.0f}",
               en="99th percentile of the query's gradient at dₖ = 1024, undivided over divided",
               zh="dₖ = 1024 时查询梯度第 99 百分位：不除 / 除以 √dₖ")
-# The weight matrices receive the *sum* over rows, so the mean matters for them.
-# Does it keep growing with d_k? Slope on log-log axes over d_k >= 32;
-# growth like sqrt(d_k), the length of the keys, would be a slope of 0.5.
-upper = np.array(D_K) >= 32
-mean_slope = np.polyfit(np.log(np.array(D_K)[upper]), np.log(raw["grad_query_mean"][upper]), 1)[0]
 report.number("grad_query_mean_slope", mean_slope, "{:.2f}",
               en="log-log slope of the mean query gradient against dₖ ≥ 32, undivided",
               zh="不除时，dₖ ≥ 32 范围内查询梯度平均值对 dₖ 的双对数斜率")
@@ -174,18 +193,27 @@ report.number("grad_query_mean_slope", mean_slope, "{:.2f}",
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
-# Exercise 1: drop the division at d_k = 256. Largest weight in a row, on average?
+# %% tags=["no_division_256"]
+# Exercise 1: the `measure` cell's "raw" variant drops the division (scale 1.0, not
+# 1 / np.sqrt(d_k)). Largest weight in a row at d_k = 256, on average?
 i256 = D_K.index(256)
+print(f"d_k = 256: largest weight {raw['largest_weight'][i256]:.2f} undivided, "
+      f"{scaled['largest_weight'][i256]:.2f} divided")
+
+# %% tags=["divide_by_d_k"]
+# Exercise 2: in the `measure` cell, the "scaled" variant's scale 1 / d_k instead of
+# 1 / np.sqrt(d_k). The loop ended at d_k = 1024, so `scores` still holds that run's q·k.
+over = softmax(scores * (1 / d_k))                    # (B, T, T)
+print(f"d_k = 1024, divided by d_k: largest weight {over.max(axis=-1).mean():.3f}, "
+      f"entropy {entropy(over).mean():.2f} nats")
+
+# %%
 report.number("exercise_largest_weight_raw_256", raw["largest_weight"][i256], "{:.2f}",
               en="exercise 1: mean largest softmax weight at d_k = 256, no division",
               zh="练习 1：d_k = 256、不除时 softmax 最大权重的平均值")
 report.number("exercise_largest_weight_scaled_256", scaled["largest_weight"][i256], "{:.2f}",
               en="exercise 1: the same with the division by √d_k",
               zh="练习 1：除以 √d_k 时的同一数值")
-# Exercise 2: divide by d_k instead of sqrt(d_k). The loop above ended at d_k = 1024,
-# so `scores` still holds that run's q·k.
-over = softmax(scores / d_k)                          # (B, T, T)
 report.number("exercise_divide_by_d_k_largest_weight", over.max(axis=-1).mean(), "{:.3f}",
               en="exercise 2: mean largest weight at d_k = 1024 when dividing by d_k",
               zh="练习 2：d_k = 1024 时改为除以 d_k，最大权重的平均值")

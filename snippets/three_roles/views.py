@@ -13,12 +13,14 @@
 # word: 汽车 (car), 司机 (driver), 快/稳 (fast/steady).
 
 # %%
-import numpy as np
-
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
 from explainer.report import Report
 
 report = Report("three_roles.views")
+
+# %% tags=["words"]
+import numpy as np
 
 tokens = ["司机", "昨天", "在", "马路", "上", "开车", "汽车", "又", "快", "又", "稳"]
 gloss = ["driver", "yesterday", "at", "road", "on", "drive", "car", "both", "fast", "and", "steady"]
@@ -45,6 +47,7 @@ X = np.array([
     word(function=1),              # 又 and
     word(steady=1),                # 稳 steady
 ])  # (T, d_model) = (11, 10)
+print("X:", X.shape)
 
 # %% [markdown]
 # ## The catalogue: one key space for everyone
@@ -53,7 +56,7 @@ X = np.array([
 # in every field that applies to it, so a card often lists several things
 # (the car is a tool, a concrete thing, and it moves).
 
-# %%
+# %% tags=["keys"]
 fields = ["tool", "agent", "manner", "place", "time", "thing", "moves"]
 W_K = np.zeros((len(features), len(fields)))  # (d_model, d_k) = (10, 7)
 for feature, field in [("vehicle", "tool"), ("person", "agent"), ("speed", "manner"),
@@ -61,6 +64,8 @@ for feature, field in [("vehicle", "tool"), ("person", "agent"), ("speed", "mann
                        ("concrete", "thing"), ("mobile", "moves")]:
     W_K[features.index(feature), fields.index(field)] = 2.0
 K = X @ W_K  # (T, d_k): one catalogue card per token
+for t in ("汽车", "司机", "快"):
+    print(t, dict((f, c) for f, c in zip(fields, K[tokens.index(t)]) if c))
 
 # %% [markdown]
 # ## Three readers with one question each
@@ -69,7 +74,7 @@ K = X @ W_K  # (T, d_k): one catalogue card per token
 # into a question about a single field of the cards. Other tokens have no
 # action feature, so only 开车 asks anything.
 
-# %%
+# %% tags=["views"]
 ASK = 5.0  # how insistently the view asks; sets how peaked its softmax is
 views = {"tool": "tool", "agent": "agent", "manner": "manner"}
 W_Q = {}
@@ -95,11 +100,12 @@ for view in views:
     weights[view] = softmax(scores)                # (T,) one attention row per view
     outputs[view] = weights[view] @ V              # (d_v,): the book this view fetches
     queries[view] = q
+    print(f"{view:6s} view: top key {tokens[int(weights[view].argmax())]}, weight {weights[view].max():.2f}")
 
 # %% [markdown]
 # ## What each view found
 
-# %%
+# %% tags=["found"]
 intended = {"tool": ["汽车"], "agent": ["司机"], "manner": ["快", "稳"]}
 
 
@@ -107,26 +113,29 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-VIEW_NAMES = {"tool": ("tool", "工具"), "agent": ("agent", "施事"), "manner": ("manner", "方式")}
-views_hit = True
+on_target, largest_other, output_cosine = {}, {}, {}
 for view, words in intended.items():
-    row = weights[view]
-    top = tokens[int(row.argmax())]
-    on_target = sum(row[tokens.index(w)] for w in words)
-    views_hit &= top in words
+    row = weights[view]                                          # (T,)
+    on_target[view] = sum(row[tokens.index(w)] for w in words)
+    largest_other[view] = max(row[j] for j, t in enumerate(tokens) if t not in words)
+    target_book = np.mean([V[tokens.index(w)] for w in words], axis=0)   # (d_v,)
+    output_cosine[view] = cosine(outputs[view], target_book)
+    print(f"{view:6s} view: on {'+'.join(words)} {on_target[view]:.2f}, "
+          f"any other word at most {largest_other[view]:.3f}, output·book cosine {output_cosine[view]:.3f}")
+
+# %%
+VIEW_NAMES = {"tool": ("tool", "工具"), "agent": ("agent", "施事"), "manner": ("manner", "方式")}
+for view, words in intended.items():
     en_view, zh_view = VIEW_NAMES[view]
-    report.number(f"{view}_weight_on_target", on_target, "{:.2f}",
+    report.number(f"{view}_weight_on_target", on_target[view], "{:.2f}",
                   en=f"weight the {en_view} view puts on {'+'.join(words)}",
                   zh=f"{zh_view}视角分给{'+'.join(words)}的权重")
-    report.number(f"{view}_largest_other", max(row[j] for j, t in enumerate(tokens)
-                                               if t not in words), "{:.3f}",
+    report.number(f"{view}_largest_other", largest_other[view], "{:.3f}",
                   en=f"largest weight the {en_view} view puts on any other token",
                   zh=f"{zh_view}视角分给其他任一词元的最大权重")
-    target_book = np.mean([V[tokens.index(w)] for w in words], axis=0)
-    report.number(f"{view}_output_cosine_to_target_value", cosine(outputs[view], target_book),
+    report.number(f"{view}_output_cosine_to_target_value", output_cosine[view],
                   "{:.3f}", en=f"cosine of the {en_view} view's output with the value of its word",
                   zh=f"{zh_view}视角的输出与目标词元的值的余弦")
-    print(f"view {view}: top key = {top}")
 report.number("manner_weight_fast", weights["manner"][tokens.index("快")], "{:.2f}",
               en="weight the manner view puts on 快 (fast)", zh="方式视角分给“快”的权重")
 report.number("manner_weight_steady", weights["manner"][tokens.index("稳")], "{:.2f}",
@@ -140,21 +149,24 @@ report.number("manner_weight_steady", weights["manner"][tokens.index("稳")], "{
 # non-zero entries of a vector: 1 if one entry carries everything, n if n
 # entries are equal.
 
-# %%
+# %% tags=["fields"]
 def participation_ratio(vector):
     squares = np.asarray(vector, dtype=float) ** 2
     return float(squares.sum() ** 2 / (squares ** 2).sum())
 
 
 content = [tokens.index(t) for t in ("司机", "马路", "汽车", "快", "稳", "昨天")]
-key_fields = report.number("key_fields_per_card",
-                           np.mean([participation_ratio(K[i]) for i in content]), "{:.2f}",
-                           en="fields a content word's key lists (participation ratio, mean)",
-                           zh="实词的键平均列出几个字段（参与率）")
-query_fields = report.number("query_fields_per_view",
-                             np.mean([participation_ratio(q) for q in queries.values()]), kind="count",
-                             en="fields a query of 开车 asks about (participation ratio, mean)",
-                             zh="开车的查询平均问到几个字段（参与率）")
+key_fields = np.mean([participation_ratio(K[i]) for i in content])
+query_fields = np.mean([participation_ratio(q) for q in queries.values()])
+print(f"fields per card (content words): {key_fields:.2f}; per question: {query_fields:.2f}")
+
+# %%
+report.number("key_fields_per_card", key_fields, "{:.2f}",
+              en="fields a content word's key lists (participation ratio, mean)",
+              zh="实词的键平均列出几个字段（参与率）")
+report.number("query_fields_per_view", query_fields, kind="count",
+              en="fields a query of 开车 asks about (participation ratio, mean)",
+              zh="开车的查询平均问到几个字段（参与率）")
 
 # %% [markdown]
 # ## Does the key *have* to list everything?
@@ -163,7 +175,7 @@ query_fields = report.number("query_fields_per_view",
 # catalogue. Give each view a one-field key of its own — just the column of
 # W_K its question looks at — and compare the attention rows.
 
-# %%
+# %% tags=["per_head"]
 largest_difference = 0.0
 for view, field in views.items():
     W_K_head = W_K[:, [fields.index(field)]]         # (d_model, 1): a one-field card
@@ -172,6 +184,9 @@ for view, field in views.items():
     scores_head = (X @ W_K_head) @ q_head / np.sqrt(d_k)  # (T,)
     largest_difference = max(largest_difference,
                              np.abs(softmax(scores_head) - weights[view]).max())
+print(f"largest difference from the shared catalogue: {largest_difference:.1e}")
+
+# %%
 report.number("per_head_keys_difference", largest_difference, "{:.1e}",
               en="largest difference in attention between one shared key space and one-field keys per head",
               zh="共享键空间与每头一个字段的键相比，注意力的最大差")
@@ -182,21 +197,30 @@ report.number("per_head_keys_difference", largest_difference, "{:.1e}",
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
+# %% tags=["soft_ask"]
+# Exercise 1: in the `views` cell, ask less insistently.
 def view_row(W_Q_view, keys=K):
     """Attention row of 开车 for one view's W_Q, over the given keys."""
     return softmax(keys @ (X[DRIVE] @ W_Q_view) / np.sqrt(d_k))   # (T,)
 
 
 CAR, DRIVER = tokens.index("汽车"), tokens.index("司机")
-# Exercise 1: ask less insistently (ASK = 2 instead of 5). Tool view's weight on 汽车?
-report.number("exercise_soft_ask_tool_weight", view_row(W_Q["tool"] * 2.0 / ASK)[CAR], "{:.2f}",
+ASK_1 = 2.0                                                   # was: ASK = 5.0
+W_tool_1 = np.zeros((len(features), len(fields)))             # (d_model, d_k)
+W_tool_1[features.index("action"), fields.index("tool")] = ASK_1
+print(f"tool view, ASK = 2: weight on 汽车 {view_row(W_tool_1)[CAR]:.2f}")
+
+# %% tags=["tool_and_moves"]
+# Exercise 2: in the `views` cell, the tool view also asks "does it move?".
+W_tool_moves = W_Q["tool"].copy()
+W_tool_moves[features.index("action"), fields.index("moves")] = ASK   # a second field
+row = view_row(W_tool_moves)                                          # (T,)
+print(f"tool view asking about tool and moves: 汽车 {row[CAR]:.2f}, 司机 {row[DRIVER]:.2f}")
+
+# %%
+report.number("exercise_soft_ask_tool_weight", view_row(W_tool_1)[CAR], "{:.2f}",
               en="exercise 1: tool view's weight on 汽车 with ASK = 2",
               zh="练习 1：ASK = 2 时工具视角给汽车的权重")
-# Exercise 2: the tool view also asks "does it move?" (a second field in its question).
-W_tool_moves = W_Q["tool"].copy()
-W_tool_moves[features.index("action"), fields.index("moves")] = ASK
-row = view_row(W_tool_moves)
 report.number("exercise_tool_and_moves_weight_car", row[CAR], "{:.2f}",
               en="exercise 2: weight on 汽车 when the tool view also asks about “moves”",
               zh="练习 2：工具视角同时问“会动吗”时给汽车的权重")

@@ -1,0 +1,285 @@
+"""Code where the idea is: the cells a page shows ({{ code <snippet> <cell> }},
+tools/code_cells.py) run when a reader copies them, and print what the page shows.
+
+For every page, its cells are concatenated in page order into one file and run in a fresh
+virtual environment outside the checkout that has only numpy, torch and matplotlib (and the
+project's ``explainer`` package only when the page says so). The run must finish, print what
+the build's run printed under those cells, and reproduce the numbers the page cites from
+them: every ``{{ value s.key }}`` whose ``report.number("key", <expression>, <format>)`` reads
+only names the shown cells define is computed again from the copied code."""
+
+import ast
+import builtins
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import code_cells  # noqa: E402
+import notebooks  # noqa: E402
+import snippet_runner  # noqa: E402
+
+DOCS = ROOT / "docs"
+SNIPPETS = {snippet_runner.name_of(p): p for p in snippet_runner.discover()}
+PAGES = sorted(p.relative_to(DOCS / "en").as_posix() for p in (DOCS / "en").rglob("*.md")
+               if code_cells.CELL_PLACEHOLDER.search(p.read_text(encoding="utf-8")))
+ENVIRONMENTS = ROOT / ".cache" / "copy-paste-env"
+VALUE = re.compile(r"\{\{\s*value\s+([\w.]+)\s*\}\}")
+
+
+def page_text(page: str, lang: str = "en") -> str:
+    return (DOCS / lang / page).read_text(encoding="utf-8")
+
+
+def cells_of(page: str, lang: str = "en") -> list[code_cells.ShownCell]:
+    return code_cells.shown_cells(page_text(page, lang), SNIPPETS)
+
+
+# --- what a page may show ---------------------------------------------------------------------
+
+PLANTED_BOOKKEEPING = {
+    "records": 'scores = Q @ K.T\nreport.number("score", scores[0, 1], "{:.1f}")',
+    "labels": 'TEXT = {"en": {"title": "scores"}, "zh": {"title": "分数"}}',
+    "labels as keywords": 'describe("score", en="score", zh="分数")',
+    "styling": 'ax.imshow(weights)\nax.set_title("weights")',
+    "styling keywords": 'plt.plot(x, y, color="#d95f02")',
+    "shared styling": "from explainer.plotting import column_figure",
+}
+
+
+@pytest.mark.parametrize("kind", PLANTED_BOOKKEEPING)
+def test_bookkeeping_is_found_in_a_planted_cell(kind):
+    assert code_cells.bookkeeping(PLANTED_BOOKKEEPING[kind]), kind
+
+
+def test_textbook_code_is_not_bookkeeping():
+    assert code_cells.bookkeeping(
+        "scores = Q @ K.T  # (T, T)\nweights = softmax(scores / np.sqrt(d_k))\n"
+        "np.set_printoptions(precision=3, linewidth=100)\nplt.imshow(weights)\nprint(weights[0])") == []
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_cell_a_page_shows_records_labels_or_styles(page):
+    for lang in notebooks.LANGS:
+        for cell in cells_of(page, lang):
+            assert code_cells.bookkeeping(cell.source) == [], (page, lang, cell.name)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_both_languages_show_the_same_cells_in_the_same_order(page):
+    names = {lang: [(c.snippet, c.name) for c in cells_of(page, lang)] for lang in notebooks.LANGS}
+    assert names["en"] == names["zh"]
+
+
+def needs_problems(html: str, needs_explainer: bool) -> list[str]:
+    """The first cell of a built page must carry the line on what the cells need, right
+    before its code, naming `pip install … explainer …` exactly when its cells need it."""
+    first = re.search(r'(<p class="cell-needs">(.*?)</p>\s*)?<div class="cell-code', html, re.S)
+    if not first:
+        return ["no cell on the page"]
+    if not first.group(1):
+        return ["the first cell has no line on what the cells need"]
+    line = first.group(2)
+    says_explainer = "pip install" in line and "explainer" in line
+    if needs_explainer and not says_explainer:
+        return [f"the cells import explainer, but the line says: {line}"]
+    if not needs_explainer and says_explainer:
+        return [f"the cells need only numpy/torch/matplotlib, but the line says: {line}"]
+    return []
+
+
+NEEDS_LINE = '<p class="cell-needs">{}</p>\n<div class="cell-code highlight">'
+PLANTED_PAGES = {
+    "no line": ('<p>Intro</p>\n<div class="cell-code highlight">', False),
+    "line after the first cell": ('<div class="cell-code highlight">…</div>\n' + NEEDS_LINE.format(
+        "Runs with numpy only"), False),
+    "explainer needed, not said": (NEEDS_LINE.format("Runs with numpy and torch only"), True),
+    "explainer said, not needed": (NEEDS_LINE.format(
+        'Needs <code>pip install "explainer @ git+https://x/y#subdirectory=snippets"</code>'), False),
+}
+
+
+@pytest.mark.parametrize("kind", PLANTED_PAGES)
+def test_a_missing_or_wrong_line_on_what_cells_need_is_found_in_a_planted_page(kind):
+    assert needs_problems(*PLANTED_PAGES[kind]), kind
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_first_cell_says_what_the_cells_need(page, built_site):
+    for lang in notebooks.LANGS:
+        shared, _ = code_cells.needs(cells_of(page, lang))
+        html_path = built_site / ("zh" if lang == "zh" else "") / notebooks.page_url(page) / "index.html"
+        problems = needs_problems(html_path.read_text(encoding="utf-8"), shared)
+        assert not problems, (page, lang, problems)
+
+
+# --- the copy-paste test ------------------------------------------------------------------------
+
+def bound_names(source: str) -> set[str]:
+    """Names a piece of code defines at its top level (assignments, defs, imports, loops)."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def recorded_expressions(snippet: Path) -> dict[str, tuple[str, str]]:
+    """key -> (expression, format) of each report.number("key", expression, format, …)."""
+    found = {}
+    for node in ast.walk(ast.parse(snippet.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "number" and getattr(node.func.value, "id", "") == "report"
+                and len(node.args) >= 3 and all(isinstance(a, ast.Constant) for a in (node.args[0], node.args[2]))):
+            found[node.args[0].value] = (ast.unparse(node.args[1]), node.args[2].value)
+    return found
+
+
+def cited_from_cells(page: str, cells: list[code_cells.ShownCell]) -> dict[str, tuple[str, str]]:
+    """The numbers the page cites that its shown cells compute: name.key -> (expression, format)."""
+    defined = set().union(*(bound_names(c.source) for c in cells)) | set(dir(builtins))
+    shown_snippets = {c.snippet for c in cells}
+    cited = {}
+    for target in dict.fromkeys(VALUE.findall(page_text(page))):
+        name, _, key = target.rpartition(".")
+        if name not in shown_snippets:
+            continue
+        expression = recorded_expressions(SNIPPETS[name]).get(key)
+        if expression is None:
+            continue
+        used = {n.id for n in ast.walk(ast.parse(expression[0])) if isinstance(n, ast.Name)}
+        if used <= defined:
+            cited[target] = expression
+    return cited
+
+
+PROBE = '''
+import contextlib, io, json, runpy, sys
+printed = io.StringIO()
+with contextlib.redirect_stdout(printed):
+    namespace = runpy.run_path("page.py", run_name="__main__")
+wanted = json.loads(open("wanted.json", encoding="utf-8").read())
+values = {target: fmt.format(eval(expression, namespace)) for target, (expression, fmt) in wanted.items()}
+json.dump({"stdout": printed.getvalue(), "values": values}, open("got.json", "w", encoding="utf-8"))
+'''
+
+
+def plain_environment() -> Path:
+    """numpy, torch and matplotlib at the pins of requirements.txt and nothing else, in .cache/
+    under a key of those pins (made once, reused: a fresh one per run would cost minutes)."""
+    pins = notebooks.requirements_pins()
+    wanted = [pins[name] for name in code_cells.PLAIN_PACKAGES]
+    key = hashlib.sha256((sys.version + "\n".join(wanted)).encode()).hexdigest()[:16]
+    env = ENVIRONMENTS / key
+    python = env / "bin" / "python"
+    if not (env / ".ready").is_file():
+        shutil.rmtree(ENVIRONMENTS, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *wanted], check=True)
+        (env / ".ready").touch()
+    return env
+
+
+def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, str]:
+    """Run the page's cells, concatenated, in ``folder``; (what it printed and computed, error)."""
+    cells = cells_of(page)
+    shared, _ = code_cells.needs(cells)
+    folder.mkdir(parents=True)
+    (folder / "page.py").write_text(
+        "\n\n".join(f"# %% {c.name}\n{c.source}" for c in cells) + "\n", encoding="utf-8")
+    (folder / "wanted.json").write_text(json.dumps(cited_from_cells(page, cells)), encoding="utf-8")
+    (folder / "probe.py").write_text(PROBE, encoding="utf-8")
+    environ = {k: v for k, v in os.environ.items()
+               if not k.startswith(("EXPLAINER_", "PYTHON", "VIRTUAL_ENV", "ATEN_", "MKL_", "ONEDNN_"))}
+    # The build's CPU kernels (explainer/kernels.py): a copied cell that imports only torch is
+    # not pinned, and an AVX-512 machine may print 2.0e-15 where the build printed 1.8e-15.
+    environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", **snippet_runner.KERNELS)
+    if shared:  # the package a reader installs with the page's pip line, from this checkout
+        shutil.copytree(ROOT / "snippets" / "explainer", folder / "site" / "explainer")
+        environ["PYTHONPATH"] = str(folder / "site")
+    done = subprocess.run([str(env / "bin" / "python"), "probe.py"], cwd=folder, env=environ,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        return None, f"{page}: the copied cells fail:\n" + "\n".join(done.stderr.splitlines()[-20:])
+    return json.loads((folder / "got.json").read_text(encoding="utf-8")), ""
+
+
+def build_run(name: str) -> tuple[dict, dict[int, str]]:
+    """The build's run of a snippet: its results and what each cell printed."""
+    outcome = snippet_runner.run_all(only=[name], log=lambda *_: None)[name]
+    cells = json.loads((outcome.output_dir / "cells.json").read_text(encoding="utf-8"))
+    return snippet_runner.load_results(outcome), {e["cell"]: e["stdout"] for e in cells}
+
+
+def test_the_cells_every_page_shows_run_when_copied_and_reproduce_its_numbers(tmp_path):
+    env = plain_environment()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = dict(zip(PAGES, pool.map(lambda p: run_copied_cells(p, env, tmp_path / p.replace("/", "_")),
+                                        PAGES)))
+    failures = [error for _, error in runs.values() if error]
+    for page, (got, _) in runs.items():
+        if got is None:
+            continue
+        cells = cells_of(page)
+        builds = {name: build_run(name) for name in {c.snippet for c in cells}}
+        expected = "".join(builds[c.snippet][1][c.index] for c in cells)
+        if got["stdout"] != expected:
+            failures.append(f"{page}: the copied cells print\n{got['stdout']}\nthe page shows\n{expected}")
+        if not got["values"]:
+            failures.append(f"{page}: cites no number its cells compute")
+        for target, text in got["values"].items():
+            name, _, key = target.rpartition(".")
+            recorded = builds[name][0]["numbers"][key]["text"]
+            if text != recorded:
+                failures.append(f"{page}: {target} is {text} from the copied cells, {recorded} on the page")
+    assert not failures, "\n\n".join(failures)
+
+
+def test_the_copy_paste_test_fails_on_a_planted_cell_that_leans_on_hidden_code(tmp_path, monkeypatch):
+    """A shown cell that uses a name only a hidden (recording) cell defines fails when copied."""
+    page = "four-steps.md"
+    planted = {c.name: c for c in cells_of(page)}
+    broken = planted["steps"].source.replace("softmax(scaled)", "softmax(scaled) + hidden_offset")
+    original = cells_of
+    monkeypatch.setattr(sys.modules[__name__], "cells_of", lambda p, lang="en": [
+        code_cells.ShownCell(c.snippet, c.name, broken if c.name == "steps" else c.source, c.index)
+        for c in original(p, lang)])
+    got, error = run_copied_cells(page, plain_environment(), tmp_path / "planted")
+    assert got is None and "hidden_offset" in error
+
+
+# --- the tags themselves --------------------------------------------------------------------------
+
+TAGGED = '# %% [markdown]\n# # Title\n\n# %% tags=["scores"]\nscores = 1\n\n# %%\nreport = 2\n'
+
+
+def test_a_cell_tag_survives_jupytext_and_the_projects_cell_reader():
+    import jupytext
+
+    ours = [c.tags for c in notebooks.read_cells(TAGGED)]
+    theirs = [tuple(c.metadata.get("tags", ())) for c in jupytext.reads(TAGGED, fmt="py:percent").cells]
+    assert ours == theirs == [(), ("scores",), ()]
+    assert jupytext.writes(jupytext.reads(TAGGED, fmt="py:percent"), fmt="py:percent") == TAGGED
+    assert [c.tags for c in notebooks.read_cells(TAGGED.replace(' tags=["scores"]', ""))] == [(), (), ()]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_committed_notebooks_carry_the_cells_a_page_shows_under_their_names(page):
+    for cell in cells_of(page):
+        for lang in notebooks.LANGS:
+            book = json.loads(notebooks.committed_path(cell.snippet, lang).read_text(encoding="utf-8"))
+            named = [c for c in book["cells"] if cell.name in c["metadata"].get("tags", [])]
+            assert len(named) == 1 and "".join(named[0]["source"]) == cell.source, (page, lang, cell.name)

@@ -1,0 +1,176 @@
+"""Code where the idea is: a named cell of a snippet, shown in a page's prose.
+
+A snippet names the cells a reader copies with a jupytext tag:
+
+    # %% tags=["scores"]
+    scores = Q @ K.T                      # (T, T)
+    print(scores[IT].round(1))
+
+and a page shows that cell, with what it printed in the build's run right under it, by
+
+    {{ code four_steps scores }}
+
+The first cell a page shows carries one line on what the cells need (numpy, torch and
+matplotlib only, or the project's ``explainer`` package with its ``pip install`` line).
+Cells that record numbers (``report.``), hold bilingual labels or style figures stay
+unnamed: a page cannot show them (``bookkeeping`` says why, and the build refuses).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import notebooks
+
+CELL_PLACEHOLDER = re.compile(r"\{\{\s*code\s+([\w.]+)\s+([\w-]+)\s*\}\}")
+PLAIN_PACKAGES = ("numpy", "torch", "matplotlib")  # what a copied cell may need without explainer
+SHARED_PACKAGE = "explainer"
+# Figure styling: the calls and keywords that dress a figure rather than compute it.
+STYLING_CALLS = {"set_title", "set_xlabel", "set_ylabel", "set_xticks", "set_yticks",
+                 "set_xticklabels", "set_yticklabels", "tick_params", "legend", "colorbar",
+                 "suptitle", "subplots_adjust", "tight_layout", "set_facecolor", "grid",
+                 "column_figure", "plain_log_ticks", "rc", "use"}
+PRINTING = {"set_printoptions", "printoptions"}  # numpy's linewidth= is not a line style
+STYLING_NAMES = {"rcParams", "SEQUENTIAL_CMAP", "DIVERGING_CMAP", "MATH_FONT_PT"}
+STYLING_KEYWORDS = {"color", "colors", "cmap", "fontsize", "linewidth", "lw", "alpha",
+                    "marker", "linestyle", "ls", "rotation", "ha", "rotation_mode"}
+
+UI = {
+    "en": {"plain": "Runs with {packages} only: copy the cells of this page in order.",
+           "shared": "Needs the project's `explainer` package (and {packages}): "
+                     "`pip install \"explainer @ git+{url}#subdirectory=snippets\"`; "
+                     "then copy the cells of this page in order.",
+           "output": "Output"},
+    "zh": {"plain": "只需 {packages}：按顺序复制本页的单元格即可运行。",
+           "shared": "需要本项目的 `explainer` 包（以及 {packages}）："
+                     "`pip install \"explainer @ git+{url}#subdirectory=snippets\"`；"
+                     "然后按顺序复制本页的单元格。",
+           "output": "输出"},
+}
+
+
+class CellError(ValueError):
+    """A page asks for a cell its snippet does not name, or for one it may not show."""
+
+
+@dataclass
+class ShownCell:
+    snippet: str      # module path, e.g. three_roles.scaling
+    name: str         # the cell's tag
+    source: str       # its code
+    index: int        # its place among the snippet's cells (the key of cells.json)
+
+
+def cell_named(path: Path, snippet: str, name: str) -> ShownCell:
+    cells = notebooks.read_cells(path.read_text(encoding="utf-8"))
+    found = [i for i, c in enumerate(cells) if c.kind == "code" and name in c.tags]
+    if len(found) != 1:
+        named = sorted({t for c in cells for t in c.tags})
+        raise CellError(f"snippets/{snippet.replace('.', '/')}.py has {len(found)} cells tagged "
+                        f"{name!r} (one wanted; it names: {', '.join(named) or 'none'})")
+    return ShownCell(snippet, name, cells[found[0]].source, found[0])
+
+
+def shown_cells(page_text: str, paths: dict[str, Path]) -> list[ShownCell]:
+    """The cells a page shows, in page order."""
+    return [cell_named(paths[snippet], snippet, name)
+            for snippet, name in CELL_PLACEHOLDER.findall(page_text)]
+
+
+def imported_packages(source: str) -> set[str]:
+    """Top-level packages a piece of code imports (the standard library left out)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found - set(sys.stdlib_module_names)
+
+
+def needs(cells: list[ShownCell]) -> tuple[bool, list[str]]:
+    """(needs explainer?, the plain packages the cells import, in a fixed order)."""
+    packages = set().union(*(imported_packages(c.source) for c in cells)) if cells else set()
+    other = packages - {SHARED_PACKAGE, *PLAIN_PACKAGES}
+    if other:
+        raise CellError(f"the cells shown ({', '.join(c.name for c in cells)}) import "
+                        f"{', '.join(sorted(other))}: a copied cell may need only "
+                        f"{', '.join(PLAIN_PACKAGES)} or {SHARED_PACKAGE}")
+    return SHARED_PACKAGE in packages, [p for p in PLAIN_PACKAGES if p in packages]
+
+
+def bookkeeping(source: str) -> list[str]:
+    """What in a cell is bookkeeping rather than computation: recording numbers, a bilingual
+    label dictionary, figure styling. Empty: a reader may be shown it."""
+    problems = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id == "report":
+            problems.append(f"line {node.lineno}: records through `report`")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for module in modules:
+                if module in ("explainer.report", "explainer.plotting"):
+                    problems.append(f"line {node.lineno}: imports {module} (recording or styling)")
+        elif isinstance(node, ast.Dict):
+            keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+            if {"en", "zh"} <= keys:
+                problems.append(f"line {node.lineno}: a label dictionary ('en' and 'zh' keys)")
+        elif isinstance(node, ast.Call):
+            keywords = {k.arg for k in node.keywords}
+            if {"en", "zh"} <= keywords:
+                problems.append(f"line {node.lineno}: labels in both languages (en=, zh=)")
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in STYLING_CALLS:
+                problems.append(f"line {node.lineno}: figure styling ({name})")
+            for keyword in sorted(keywords & STYLING_KEYWORDS if name not in PRINTING else set()):
+                problems.append(f"line {node.lineno}: figure styling ({keyword}=)")
+        elif isinstance(node, (ast.Attribute, ast.Name)):
+            name = node.attr if isinstance(node, ast.Attribute) else node.id
+            if name in STYLING_NAMES:
+                problems.append(f"line {node.lineno}: figure styling ({name})")
+    return sorted(set(problems), key=lambda p: int(p.split()[1].rstrip(":")))
+
+
+def needs_line(cells: list[ShownCell], lang: str, repo_url: str) -> str:
+    shared, packages = needs(cells)
+    listed = {"en": " and ".join([", ".join(packages[:-1]), packages[-1]] if len(packages) > 1 else packages),
+              "zh": "、".join(packages)}[lang] or "Python"
+    if shared:
+        return UI[lang]["shared"].format(packages=listed, url=repo_url.rstrip("/").removesuffix(".git"))
+    return UI[lang]["plain"].format(packages=listed)
+
+
+def printed(run_dir: Path | None, cell: ShownCell) -> str | None:
+    """What the cell printed in the build's run (None: not run, e.g. EXPLAINER_NO_EXEC=1)."""
+    if run_dir is None or not (run_dir / "cells.json").is_file():
+        return None
+    for entry in json.loads((run_dir / "cells.json").read_text(encoding="utf-8")):
+        if entry["cell"] == cell.index:
+            return entry["stdout"]
+    return None
+
+
+def render(cell: ShownCell, output: str | None, lang: str, needs_text: str | None = None) -> str:
+    """Markdown for one shown cell: [what it needs], the code (copy button), its output."""
+    problems = bookkeeping(cell.source)
+    if problems:
+        raise CellError(f"cell {cell.name!r} of {cell.snippet} is bookkeeping, not for the page: "
+                        + "; ".join(problems))
+    parts = []
+    if needs_text:
+        parts.append(f"{needs_text}\n{{: .cell-needs }}")
+    parts.append(f'```{{ .python .cell-code title="{cell.name}" data-search-exclude="" }}\n{cell.source}\n```')
+    if output:
+        label = UI[lang]["output"]
+        parts.append(f'````{{ .text .cell-output title="{label}" data-search-exclude="" }}\n{output.rstrip()}\n````')
+    return "\n\n".join(parts)
+
+
+def indented(text: str, indent: str) -> str:
+    """A block placed where a placeholder stood, inside a list item or an admonition."""
+    return "\n".join(indent + line if line.strip() else line for line in text.split("\n")).lstrip()
