@@ -187,3 +187,39 @@ def test_the_contents_give_the_page_each_entry_starts_on(built_site, lang, confi
     assert len(entries) >= len([f for _, f in flatten(nav_of(config)) if f.endswith(".md")])
     wrong = [(number, target) for number, target in entries if number != target]
     assert wrong == [], f"printed page ≠ page the entry leads to: {wrong[:5]}"
+
+
+def test_a_pdf_is_printed_again_only_when_what_it_is_printed_from_changed(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    for lang, base in (("en", site), ("zh", site / "zh")):
+        (base / "print_page").mkdir(parents=True)
+        (base / "print_page" / "index.html").write_text(
+            f'<html lang="{lang}"><img src="../figures/f.svg"><a href="#top">x</a></html>')
+    (site / "figures").mkdir()
+    (site / "figures" / "f.svg").write_text("<svg>one</svg>")
+    (site / "assets").mkdir()
+    (site / "assets" / "font.woff2").write_bytes(b"glyphs")
+    (site / "unrelated.html").write_text("a page the PDF does not show")
+    key = print_pdf.print_key(site, "en")
+    assert key != print_pdf.print_key(site, "zh")
+
+    (site / "unrelated.html").write_text("changed")
+    assert print_pdf.print_key(site, "en") == key
+    (site / "figures" / "f.svg").write_text("<svg>two</svg>")  # a figure the print page shows
+    assert print_pdf.print_key(site, "en") != key
+    key = print_pdf.print_key(site, "en")
+    (site / "assets" / "font.woff2").write_bytes(b"other glyphs")
+    assert print_pdf.print_key(site, "en") != key
+
+    # With both printings in the cache, nothing is printed (no Chromium is needed) and the
+    # cached bytes are the site's PDFs.
+    monkeypatch.setattr(print_pdf, "CACHE", tmp_path / "cache")
+    (tmp_path / "cache").mkdir()
+    for lang in ("en", "zh"):
+        (tmp_path / "cache" / f"{lang}-{print_pdf.print_key(site, lang)}.pdf").write_bytes(lang.encode())
+    monkeypatch.setattr(print_pdf, "CHROMIUM", str(tmp_path / "no-chromium"))
+    written = print_pdf.print_site(site)
+    assert [path.read_bytes() for path in written] == [b"en", b"zh"]
+    (site / "zh" / "print_page" / "index.html").write_text("<html>a changed page</html>")
+    with pytest.raises(SystemExit, match="Chromium is missing"):  # zh must be printed again
+        print_pdf.print_site(site)

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import io
 import os
+import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -24,6 +27,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PDF_NAME = {"en": "attention-en.pdf", "zh": "attention-zh.pdf"}
+CACHE = Path(__file__).resolve().parent.parent / ".cache" / "pdf"
 PRINT_FONT_ZH = '"WenQuanYi Micro Hei"'  # Debian package fonts-wqy-microhei
 # The contents' page numbers: one span per entry, right-aligned in a fixed width (explainer.css).
 SET_TOC_PAGES = """(pages) => {
@@ -55,19 +59,50 @@ def pdf_path(site_dir: Path, lang: str) -> Path:
     return (site_dir if lang == "en" else site_dir / "zh") / PDF_NAME[lang]
 
 
+def print_key(site_dir: Path, lang: str) -> str:
+    """What a PDF is printed from: the print page, every local file it links (figures,
+    stylesheets, scripts), the site's assets (fonts), SITE_URL and this script. A PDF whose
+    key is unchanged is not printed again."""
+    page = (site_dir if lang == "en" else site_dir / "zh") / "print_page" / "index.html"
+    html = page.read_bytes()
+    digest = hashlib.sha256(Path(__file__).read_bytes() + html)
+    digest.update(os.environ.get("SITE_URL", "").encode())
+    linked = {(page.parent / ref.decode()).resolve()
+              for ref in re.findall(rb'(?:src|href)="([^"#?:]+)', html)}
+    assets = set((site_dir / "assets").rglob("*"))
+    for path in sorted(p for p in linked | assets if p.is_file()):
+        digest.update(path.relative_to(site_dir.resolve()).as_posix().encode()
+                      if path.is_relative_to(site_dir.resolve()) else path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:20]
+
+
 def print_site(site_dir: Path) -> list[Path]:
-    """Both languages' PDFs, printed side by side (each page has its own renderer process)."""
-    if not Path(CHROMIUM).exists():
-        raise SystemExit("Chromium is missing: run `make setup` (Debian package chromium)")
-    return asyncio.run(_print_all(site_dir))
+    """Both languages' PDFs, printed side by side (each page has its own renderer process);
+    a PDF printed before from the same inputs (print_key) is copied from the cache."""
+    site_dir = site_dir.resolve()
+    cached = {lang: CACHE / f"{lang}-{print_key(site_dir, lang)}.pdf" for lang in PDF_NAME}
+    missing = [lang for lang, path in cached.items() if not path.is_file()]
+    if missing:
+        if not Path(CHROMIUM).exists():
+            raise SystemExit("Chromium is missing: run `make setup` (Debian package chromium)")
+        CACHE.mkdir(parents=True, exist_ok=True)
+        for lang, printed in zip(missing, asyncio.run(_print_all(site_dir, missing))):
+            for old in CACHE.glob(f"{lang}-*.pdf"):  # one printing per language is kept
+                old.unlink()
+            shutil.copyfile(printed, cached[lang])
+    for lang, path in cached.items():
+        if lang not in missing:
+            shutil.copyfile(path, pdf_path(site_dir, lang))
+    return [pdf_path(site_dir, lang) for lang in PDF_NAME]
 
 
-async def _print_all(site_dir: Path) -> list[Path]:
+async def _print_all(site_dir: Path, langs: list[str]) -> list[Path]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        written = await asyncio.gather(*(_print(browser, site_dir, lang) for lang in ("en", "zh")))
+        written = await asyncio.gather(*(_print(browser, site_dir, lang) for lang in langs))
         await browser.close()
     return list(written)
 
