@@ -51,6 +51,9 @@ import ledger  # noqa: E402
 import numbers_table  # noqa: E402
 import page_meta  # noqa: E402
 import print_page  # noqa: E402
+import mkdocs_print_site_plugin.urls  # noqa: E402
+
+mkdocs_print_site_plugin.urls.update_anchor_ids = print_page.update_anchor_ids  # see there
 import notebooks  # noqa: E402
 import repository  # noqa: E402
 import snippet_runner  # noqa: E402

@@ -101,3 +101,37 @@ def finish(path: Path, lang: str, site_name: str, description: str, essays: str 
     page = page.replace(PRINT_SITE_PAGE, PRINT_SITE_PAGE + "\n" + cover(
         lang, site_name, description, essays, repo_url, commit, day), 1)
     path.write_text(page, encoding="utf-8")
+
+
+# mkdocs-print-site 2.9 renames the ids of headings, list items and footnote marks on each
+# page it combines (urls.update_anchor_ids) with a regex that, on a long line with no id
+# after a "<", scans to the line's end from every "<": 17 s for the ledger alone. The same
+# regex gives the same matches on each line cut where the last possible match ends (no match
+# crosses a newline; one that uses the id=" at i ends at the first ">" after the quote that
+# closes it), so this is the plugin's function, output for output (tests/test_print_page.py
+# compares them), in milliseconds.
+_ANCHOR = re.compile(r"<([^\s]+).*?id=\"([^\"]*?)\".*?>", flags=re.IGNORECASE)
+_ID_START = re.compile(r'(?=id=")', flags=re.IGNORECASE)
+_ID_ACROSS_LINES = re.compile(r'id="[^"]*\n', flags=re.IGNORECASE)
+_RENAMED_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6", "sup", "li")
+
+
+def update_anchor_ids(page_html: str, page_key: str) -> str:
+    if _ID_ACROSS_LINES.search(page_html):  # an id value spanning lines: the plain scan
+        matches = list(_ANCHOR.finditer(page_html))
+    else:
+        matches = []
+        for line in page_html.split("\n"):
+            cut = 0
+            for start in _ID_START.finditer(line):
+                quote = line.find('"', start.start() + 4)
+                close = line.find(">", quote + 1) if quote >= 0 else -1
+                cut = max(cut, close + 1)
+            if cut:
+                matches.extend(_ANCHOR.finditer(line[:cut]))
+    for match in matches:
+        if match.group(1) in _RENAMED_TAGS:
+            renamed = match.group().replace(match.group(2), f"{page_key}-{match.group(2)}")
+            page_html = page_html.replace(match.group(), renamed)
+    return page_html
+
