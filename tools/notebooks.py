@@ -310,15 +310,15 @@ def notebook(snippet: Path, lang: str, repo_url: str, article_url: str,
     """The notebook as JSON text. With ``run_dir`` (the snippet's cached run), each code
     cell carries what it printed and drew; ``figure_output(key, lang, run_dir)`` gives a
     figure's output (default: the SVG itself)."""
-    import nbformat.v4 as nbf
+    import nbformat
 
     name = _name_of(snippet)
     cells = read_cells(snippet.read_text(encoding="utf-8"))
     translated = narrative(name, lang)
     page = article_page(name)
     header = HEADER[lang].format(title=article_title(page, lang) if page else name, url=article_url)
-    notebook_cells = [nbf.new_markdown_cell(header),
-                      nbf.new_code_cell(INSTALL_CELL.format(command=install_command(snippet, repo_url)))]
+    notebook_cells = [_markdown_cell(header),
+                      _code_cell(INSTALL_CELL.format(command=install_command(snippet, repo_url)))]
     ran = {}
     if run_dir is not None:
         ran = {entry["cell"]: entry
@@ -328,24 +328,41 @@ def notebook(snippet: Path, lang: str, repo_url: str, article_url: str,
     for index, cell in enumerate(cells):
         if cell.kind == "markdown":
             text = translated.get(english_hash(cell.source), cell.source)
-            notebook_cells.append(nbf.new_markdown_cell(text))
+            notebook_cells.append(_markdown_cell(text))
             continue
-        code = nbf.new_code_cell(cell.source, metadata={"tags": list(cell.tags)} if cell.tags else {})
+        code = _code_cell(cell.source, {"tags": list(cell.tags)} if cell.tags else {})
         if index in ran:
             count += 1
             code["execution_count"] = count
             if ran[index]["stdout"]:
-                code["outputs"].append(nbf.new_output("stream", name="stdout", text=ran[index]["stdout"]))
+                code["outputs"].append({"output_type": "stream", "name": "stdout",
+                                        "text": ran[index]["stdout"]})
             for figure in ran[index]["figures"]:
                 if figure["lang"] == lang:
                     code["outputs"].append(figure_output(figure["key"], lang, run_dir))
         notebook_cells.append(code)
     for number, cell in enumerate(notebook_cells):
-        cell["id"] = f"cell-{number}"  # nbformat would pick random ids: same snippet, same bytes
-    book = nbf.new_notebook(cells=notebook_cells, metadata={
+        cell["id"] = f"cell-{number}"  # same snippet, same bytes
+    book = {"nbformat": 4, "nbformat_minor": 5, "cells": notebook_cells, "metadata": {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-        "language_info": {"name": "python"}})
+        "language_info": {"name": "python"}}}
+    # One schema check for the whole notebook (nbformat's cell helpers check every cell: most
+    # of the build's notebook time).
+    nbformat.validate(nbformat.from_dict(book), version=4)
     return json.dumps(book, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+def _markdown_cell(source: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def _code_cell(source: str, metadata: dict | None = None) -> dict:
+    return {"cell_type": "code", "execution_count": None, "metadata": metadata or {},
+            "outputs": [], "source": source}
+
+
+def _display(data: dict) -> dict:
+    return {"output_type": "display_data", "metadata": {}, "data": data}
 
 
 def _figure_alt(run_dir: Path, key: str, lang: str) -> str:
@@ -354,24 +371,18 @@ def _figure_alt(run_dir: Path, key: str, lang: str) -> str:
 
 
 def _embedded_svg(key: str, lang: str, run_dir: Path) -> dict:
-    import nbformat.v4 as nbf
-
     svg = (run_dir / f"{key}.{lang}.svg").read_text(encoding="utf-8")
-    return nbf.new_output("display_data", data={"image/svg+xml": svg,
-                                                "text/plain": _figure_alt(run_dir, key, lang)})
+    return _display({"image/svg+xml": svg, "text/plain": _figure_alt(run_dir, key, lang)})
 
 
 def linked_figure(src: str):
     """figure_output for a notebook page: an <img> of the site's own copy of the figure."""
     import html
 
-    import nbformat.v4 as nbf
-
     def output(key: str, lang: str, run_dir: Path) -> dict:
         alt = html.escape(_figure_alt(run_dir, key, lang), quote=True)
-        return nbf.new_output("display_data", data={
-            "text/html": f'<img src="{src.format(key=key)}" alt="{alt}" loading="lazy">',
-            "text/plain": alt})
+        return _display({"text/html": f'<img src="{src.format(key=key)}" alt="{alt}" loading="lazy">',
+                         "text/plain": alt})
     return output
 
 
