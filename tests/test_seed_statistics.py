@@ -142,3 +142,24 @@ def test_importing_torch_first_warns_that_the_pin_comes_too_late():
             "print(' | '.join(str(w.message) for w in caught))")
     assert "torch was imported before explainer and computes with DEFAULT kernels" in \
         run_python(code, ATEN_CPU_CAPABILITY="default")
+
+
+def test_an_assessment_is_read_back_for_the_same_numbers_and_claims_only(tmp_path, monkeypatch):
+    import dataclasses
+    import json
+
+    monkeypatch.setattr(registry, "ASSESSED", tmp_path)
+    claims = {"C99": claim()}
+    first = registry.assess(results({"wins": [1.0] * 6 + [0.0] * 2}, 8), claims)
+    [stored] = tmp_path.iterdir()
+    planted = json.loads(stored.read_text())
+    planted["C99"]["verdict"] = "refuted"          # what a read-back would return
+    stored.write_text(json.dumps(planted))
+    assert registry.assess(results({"wins": [1.0] * 6 + [0.0] * 2}, 8), claims)["C99"].verdict == "refuted"
+    # other numbers, another rule: assessed afresh
+    fresh = registry._assess(results({"wins": [1.0] * 5 + [0.0] * 3}, 8), claims, registry.RESAMPLINGS)
+    assert registry.assess(results({"wins": [1.0] * 5 + [0.0] * 3}, 8), claims) == fresh
+    other_rule = {"C99": dataclasses.replace(claim(), otherwise="open")}
+    assert registry.assess(results({"wins": [1.0] * 6 + [0.0] * 2}, 8), other_rule)["C99"].verdict \
+        == first["C99"].verdict
+    assert len(list(tmp_path.iterdir())) == 3

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
+import json
 import math
+import os
 import zlib
 import operator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -418,11 +421,34 @@ def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
     return [{name: float(values[i]) for name, values in columns.items()} for i in range(draws)]
 
 
+ASSESSED = Path(__file__).resolve().parent.parent / ".cache" / "assessments"
+
+
 def assess(results: dict[str, dict], claims: dict[str, Claim] | None = None,
            draws: int = RESAMPLINGS) -> dict[str, Assessment]:
     """Every claim's shown verdict; a claim decided by trained models also gets the share
-    of seed resamplings in which its rule gives the same verdict."""
+    of seed resamplings in which its rule gives the same verdict. The resamplings are the
+    slow part, and their outcome follows from the recorded numbers, the claims and this
+    file: an assessment of the same inputs is read back from .cache/assessments/."""
     claims = claims if claims is not None else load()
+    key = hashlib.sha256(Path(__file__).read_bytes())
+    key.update(repr(sorted(claims.items())).encode())
+    key.update(json.dumps({name: result.get("numbers") for name, result in sorted(results.items())},
+                          sort_keys=True).encode())
+    key.update(str(draws).encode())
+    stored = ASSESSED / f"{key.hexdigest()[:24]}.json"
+    if stored.is_file():
+        return {claim_id: Assessment(**entry)
+                for claim_id, entry in json.loads(stored.read_text(encoding="utf-8")).items()}
+    assessments = _assess(results, claims, draws)
+    ASSESSED.mkdir(parents=True, exist_ok=True)
+    scratch = stored.with_suffix(f".{os.getpid()}.tmp")  # two builds may store it at once
+    scratch.write_text(json.dumps({c: asdict(a) for c, a in assessments.items()}), encoding="utf-8")
+    scratch.replace(stored)
+    return assessments
+
+
+def _assess(results: dict[str, dict], claims: dict[str, Claim], draws: int) -> dict[str, Assessment]:
     numbers = measurements(results, claims)
     trained = {s for claim in claims.values() for s in claim.trained_snippets() if s in results}
     samples = resampled(results, trained, draws) if trained else []
