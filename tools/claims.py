@@ -433,7 +433,8 @@ def assess(results: dict[str, dict], claims: dict[str, Claim] | None = None,
     claims = claims if claims is not None else load()
     key = hashlib.sha256(Path(__file__).read_bytes())
     key.update(repr(sorted(claims.items())).encode())
-    key.update(json.dumps({name: result.get("numbers") for name, result in sorted(results.items())},
+    read = {e.snippet for claim in claims.values() for e in claim.experiments if e.snippet}
+    key.update(json.dumps({name: results[name].get("numbers") for name in sorted(read & set(results))},
                           sort_keys=True).encode())
     key.update(str(draws).encode())
     stored = ASSESSED / f"{key.hexdigest()[:24]}.json"

@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+import jinja2
 import yaml
 from pymdownx import slugs
 from mkdocs.exceptions import PluginError
@@ -140,6 +141,14 @@ def _add(files: Files, config, src_uri: str, abs_src_path: Path) -> None:
 
 
 @event_priority(50)  # before mkdocs-jupyter, so it renders the generated notebooks
+def on_env(env, config, files):
+    """The theme's templates compiled once, not at every build (Jinja checks each cached
+    template against its source)."""
+    (ROOT / ".cache" / "jinja").mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(ROOT / ".cache" / "jinja"))
+    return env
+
+
 def on_files(files: Files, config):
     lang = _state["lang"]
     for asset in sorted((DOCS / "assets").iterdir()):
