@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system serve build test bench check-kernels lock clean page
+.PHONY: setup system serve preview build test bench check-kernels lock clean page
 
 setup: system $(VENV)/.installed node_modules/.installed
 
@@ -32,6 +32,11 @@ build: setup
 serve: build
 	@echo "Serving http://127.0.0.1:$(PORT)/ (English) and http://127.0.0.1:$(PORT)/zh/ (中文) — Ctrl+C to stop"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory site
+
+# For contributors: both languages with live reload (an edited page shows in the browser
+# when it is saved; an edited snippet re-runs alone). No PDFs: make build makes them.
+preview: setup
+	$(BIN)/python tools/preview.py --port $(PORT)
 
 test: setup
 	$(BIN)/python -m pytest
