@@ -37,3 +37,13 @@ def test_anchor_renaming_on_a_page_like_ours():
     renamed = print_page.update_anchor_ids(page, "k")
     assert renamed == plugin_urls.update_anchor_ids(page, "k")
     assert '<h2 id="k-why">' in renamed and '<li id="k-fn:1">' in renamed and '<p id="keep">' in renamed
+
+
+def test_the_print_page_opens_every_fold_but_a_whole_script():
+    page = ('<details class="note"><summary>Answer</summary>42</details>'
+            '<details class="abstract" open><summary>Numbers</summary></details>'
+            '<details class="snippet-listing" data-snippet="x"><summary>The whole script</summary></details>')
+    assert print_page.open_folds(page) == (
+        '<details open class="note"><summary>Answer</summary>42</details>'
+        '<details class="abstract" open><summary>Numbers</summary></details>'
+        '<details class="snippet-listing" data-snippet="x"><summary>The whole script</summary></details>')

@@ -89,6 +89,16 @@ def footer_css(lang: str, site_name: str) -> str:
             "</style>")
 
 
+FOLD = re.compile(r'<details(?![^>]*\bclass="snippet-listing")(?![^>]*\bopen\b)')
+
+
+def open_folds(page: str) -> str:
+    """On paper nothing unfolds: exercise answers, the claims' cards and the numbers tables
+    print open. A whole script stays folded (its download is linked; the cells the page
+    shows are in the text)."""
+    return FOLD.sub("<details open", page)
+
+
 def finish(path: Path, lang: str, site_name: str, description: str, essays: str | None,
            repo_url: str, commit: str, day: dt.date) -> None:
     """Rewrite the print page at ``path``: title, footer, cover; the search-only math text out."""
@@ -96,6 +106,7 @@ def finish(path: Path, lang: str, site_name: str, description: str, essays: str 
     if PRINT_SITE_PAGE not in page:
         raise ValueError(f"{path}: no {PRINT_SITE_PAGE!r}; has mkdocs-print-site changed?")
     page = katex_math.search_only_parts(page)
+    page = open_folds(page)
     page = TITLE.sub(f"<title>{html.escape(site_name)}</title>", page, count=1)
     page = page.replace("</head>", footer_css(lang, site_name) + "</head>", 1)
     page = page.replace(PRINT_SITE_PAGE, PRINT_SITE_PAGE + "\n" + cover(
