@@ -187,9 +187,9 @@ cos_animal = torch.cosine_similarity(head_output, v[:, rows, animal_at], dim=-1)
 cos_thing = torch.cosine_similarity(head_output, v[:, rows, thing_at], dim=-1).mean(dim=1)    # (S,)
 
 report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}",
-              en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√d_k，句子平均")
+              en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√dₖ，句子平均")
 report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}",
-              en="entity head: q(it)·k(thing)/√d_k, mean over sentences", zh="实体头：q(it)·k(物体)/√d_k，句子平均")
+              en="entity head: q(it)·k(thing)/√d_k, mean over sentences", zh="实体头：q(it)·k(物体)/√dₖ，句子平均")
 report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), kind="share",
               en="share of sentences in which the animal's key scores above the thing's",
               zh="动物的键分数高于物体的键的句子比例")
