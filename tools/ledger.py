@@ -275,10 +275,11 @@ WHY = {
         "label": "为什么",
         "holds": "{left}为 {value}（{op} {right}）",
         "fails": "{left}为 {value}，不满足 {op} {right}",
-        "and": "，", "comma": "，", "but": "，但", "parts": "；",
+        # Checks within a case are set off by "；" (a label may hold a comma), cases by "。"
+        "and": "；", "comma": "；", "but": "；但", "parts": "。", "parts_inline": "；",
         "held": "规则的“{verdict}”情形成立：{checks}。",
         "held_after": "规则的“{verdict}”情形成立：{checks}；先检查的“{earlier}”情形不成立（{why}）。",
-        "none": "规则的各种情形都不成立，因此给出“{verdict}”：{cases}。",
+        "none": "规则的各种情形都不成立，因此给出“{verdict}”。{cases}。",
         "case": "就“{verdict}”而言，{checks}",
         "no_case": "还没有实验判定这条论断：它的规则还没有任何情形，结论为“{verdict}”。",
         "undecided": "按记录下的种子，",
@@ -391,8 +392,8 @@ def _check(check: registry.Check, results: dict, lang: str) -> str:
     if right:
         threshold = f"{right}（{computed}{right_text}）" if lang == "zh" else f"{right} ({computed}{right_text})"
     left = left or left_text
-    if lang == "zh" and re.search(r"[\w)]$", left, re.ASCII):
-        left += " "  # "… shown 为 3": a space between Latin text and Chinese
+    if lang == "zh" and (re.search(r"[\w)]$", left, re.ASCII) or left.endswith(("√dₖ", "ₖ"))):
+        left += " "  # "… shown 为 3", "除以 √dₖ 为": a space between Latin text and Chinese
     template = WHY[lang]["holds" if check.holds else "fails"]
     return template.format(left=left, value=left_text, op=SYMBOLS[check.op], right=threshold)
 
@@ -430,7 +431,7 @@ def reason(claim: registry.Claim, explanation: registry.Explanation, results: di
         sentence = why["held_after" if earlier else "held"].format(
             verdict=verdict, checks=checks,
             earlier=("、" if lang == "zh" else ", ").join(names[c.verdict] for c in earlier),
-            why=why["parts"].join(_checks(c, results, lang) for c in earlier))
+            why=why.get("parts_inline", why["parts"]).join(_checks(c, results, lang) for c in earlier))
     if assessment is not None and assessment.undecided:
         sentence = why["undecided"] + sentence  # the stability line says why it shows nuanced
     return sentence[0].upper() + sentence[1:] if lang == "en" else sentence
