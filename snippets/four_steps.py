@@ -182,7 +182,7 @@ print(f"it on street: {weights_3[IT, STREET]:.2f}, on animal: {weights_3[IT, ANI
 # %%
 report.number("exercise_unscaled_weight_it_animal", weights_1[IT, ANIMAL],
               "{:.2f}", en="exercise 1: weight of it on animal without the division by √d_k",
-              zh="练习 1：不除以 √d_k 时 it 给 animal 的权重")
+              zh="练习 1：不除以 √dₖ 时 it 给 animal 的权重")
 report.number("exercise_tired_street_weight_animal", weights_2[IT, ANIMAL], "{:.2f}",
               en="exercise 2: weight of it on animal when the street can get tired too",
               zh="练习 2：street 也“会累”时 it 给 animal 的权重")

@@ -145,8 +145,8 @@ def test_the_why_sentence_says_which_case_failed_and_each_number_against_its_thr
         "No case of the rule holds, so it gives *nuanced*: for *verified*, heads that pass is 2 (≥ 1), "
         "but the best head's accuracy is 65 %, not ≥ 75 %; for *refuted*, heads that pass is 2, not = 0.")
     assert ledger.reason(claim, why, PLANTED_RESULTS, "zh") == (
-        "规则的各种情形都不成立，因此给出“部分成立”：就“证实”而言，通过检验的头数为 2（≥ 1），"
-        "但最好的头的准确率为 65 %，不满足 ≥ 75 %；就“推翻”而言，通过检验的头数为 2，不满足 = 0。")
+        "规则的各种情形都不成立，因此给出“部分成立”。就“证实”而言，通过检验的头数为 2（≥ 1）；"
+        "但最好的头的准确率为 65 %，不满足 ≥ 75 %。就“推翻”而言，通过检验的头数为 2，不满足 = 0。")
 
 
 def test_the_why_sentence_of_a_case_that_held_gives_a_computed_threshold_with_its_value():

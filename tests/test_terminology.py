@@ -75,7 +75,9 @@ HALF_WIDTH = re.compile(
 
 def half_width_punctuation(text: str) -> list[str]:
     """The places in a Chinese string that use half-width punctuation (with some context).
-    Math ($…$), inline code and HTML tags are left alone."""
+    Math ($…$), inline code, HTML tags and an admonition's Markdown quotes (??? note "…")
+    are left alone."""
+    text = re.sub(r'^(\s*)(?:\?\?\?\+?|!!!) [\w-]+ "([^"\n]*)"', r"\1\2", text, flags=re.M)
     text = re.sub(r"\$[^$]*\$|`[^`]*`|<[^>]*>", " ", text)
     return [text[max(0, m.start() - 6):m.end() + 6] for m in HALF_WIDTH.finditer(text)]
 
@@ -88,6 +90,8 @@ def test_the_punctuation_check_sees_half_width_marks_in_chinese():
     assert half_width_punctuation("在 “tired” 句里") != [] and half_width_punctuation("在“tired”句里") == []
     assert half_width_punctuation("4 个通过，偶然水平 12%；独立的头（平均）；q(it)·k(动物)") == []
     assert half_width_punctuation("d_k = 1, 2, 4 时；v(动物) 与 cos(头 0, 头 1)") == []
+    assert half_width_punctuation('??? note "论断原文、判定规则与实验"') == []
+    assert half_width_punctuation('答案见"论断原文"') != []
 
 
 def recorded_chinese_strings(results: dict) -> dict[str, str]:

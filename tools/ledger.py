@@ -61,7 +61,7 @@ UI = {
         "tested_on": "检验它的页面", "details": "论断原文、判定规则与实验",
         "filter": "只看", "all": "全部",
         "stability": "稳定性",
-        "stable": "把 {n} 个种子有放回地重抽 {draws} 次，规则在其中 {share} 的重抽里给出“{rule}”（90% 起算稳定）",
+        "stable": "把 {n} 个种子有放回地重抽 {draws} 次，规则在其中 {share} 的重抽里给出“{rule}”（达到 90% 即算稳定）",
         "undecided": ("在 n = {n} 时仍未定：按记录下的种子，规则给出“{rule}”，但把种子重抽 {draws} 次，"
                       "只有 {share} 给出同样的结论（需要 90%），而 {n} 已是这条论断的种子上限；因此显示为“部分成立”"),
         "undecided_short": "n = {n} 时未定",
@@ -144,23 +144,25 @@ def _measured(experiment: registry.Experiment, results: dict, lang: str) -> str:
     return ("；" if lang == "zh" else "; ").join(parts)
 
 
-def _tested_on(claim: registry.Claim, where: dict[str, tuple[str, str]]) -> str:
+def _tested_on(claim: registry.Claim, where: dict[str, tuple[str, str]], lang: str = "en") -> str:
     """The pages whose experiments test ``claim``, as links (the overview's column)."""
     pages = []
     for experiment in claim.experiments:
         if experiment.snippet in where and where[experiment.snippet] not in pages:
             pages.append(where[experiment.snippet])
-    return "; ".join(f"[{title}]({path})" for path, title in pages) or "—"
+    return ("；" if lang == "zh" else "; ").join(f"[{title}]({path})" for path, title in pages) or "—"
 
 
 def _filter(lang: str, counts: dict[str, int], total: int) -> list[str]:
     """Buttons that show the claims of one verdict only (docs/assets/ledger.js runs them;
     without JavaScript they stay hidden and every claim shows)."""
     ui = UI[lang]
+    count = "{label}（{n}）" if lang == "zh" else "{label} ({n})"
     buttons = [f'<button type="button" class="md-button" data-verdict="" aria-pressed="true">'
-               f'{ui["all"]} ({total})</button>']
+               f'{count.format(label=ui["all"], n=total)}</button>']
     buttons += [f'<button type="button" class="md-button" data-verdict="{v}" aria-pressed="false">'
-                f'{ui["verdicts"][v]} ({counts[v]})</button>' for v in registry.VERDICTS if counts[v]]
+                f'{count.format(label=ui["verdicts"][v], n=counts[v])}</button>'
+                for v in registry.VERDICTS if counts[v]]
     return [f'<div class="ledger-filter" role="group" aria-label="{ui["filter"]}" hidden>'
             f'<span>{ui["filter"]}{"：" if lang == "zh" else ":"}</span> ' + " ".join(buttons)
             + "</div>", ""]
@@ -188,7 +190,7 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
     for claim_id, claim in claims.items():
         lines.append(f"| [{claim_id}](#{claim_id}) {claim.title[lang]} "
                      f"| {verdict_badge(verdicts[claim_id], lang)} "
-                     f"| {_tested_on(claim, where)} "
+                     f"| {_tested_on(claim, where, lang)} "
                      f"| {stability(assessments.get(claim_id), lang, short=True) or '—'} |")
     lines.append("")
     for claim_id, claim in claims.items():
@@ -212,7 +214,8 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
                 path, page_title = where.get(experiment.snippet, ("", experiment.snippet))
                 title = f"[{page_title}]({path})" if path else f"`snippets/{experiment.snippet.replace('.', '/')}.py`"
             measured = _measured(experiment, results, lang)
-            folded.append(f"- {kind} · {title}" + (f" — {measured}" if measured else ""))
+            dash = "——" if lang == "zh" else " — "
+            folded.append(f"- {kind} · {title}" + (f"{dash}{measured}" if measured else ""))
         why = (f'  \n<span class="claim-why">{WHY[lang]["label"]}{colon}</span> {reasons[claim_id]}'
                if claim_id in reasons else "")
         lines += [f'<div class="claim-card" data-verdict="{verdicts[claim_id] or "undecided"}" markdown>',
@@ -272,10 +275,11 @@ WHY = {
         "label": "为什么",
         "holds": "{left}为 {value}（{op} {right}）",
         "fails": "{left}为 {value}，不满足 {op} {right}",
-        "and": "，", "comma": "，", "but": "，但", "parts": "；",
+        # Checks within a case are set off by "；" (a label may hold a comma), cases by "。"
+        "and": "；", "comma": "；", "but": "；但", "parts": "。", "parts_inline": "；",
         "held": "规则的“{verdict}”情形成立：{checks}。",
         "held_after": "规则的“{verdict}”情形成立：{checks}；先检查的“{earlier}”情形不成立（{why}）。",
-        "none": "规则的各种情形都不成立，因此给出“{verdict}”：{cases}。",
+        "none": "规则的各种情形都不成立，因此给出“{verdict}”。{cases}。",
         "case": "就“{verdict}”而言，{checks}",
         "no_case": "还没有实验判定这条论断：它的规则还没有任何情形，结论为“{verdict}”。",
         "undecided": "按记录下的种子，",
@@ -299,11 +303,33 @@ def _number_like(value: float, like: str) -> str:
     return text if float(text) != 0 or value == 0 else f"{value:g}"
 
 
+# A paper's own numbers (``reference.key`` in a rule, docs/claims.yml `numbers`), in words.
+PAPER_NUMBERS = {
+    "adjacent_heads_shown": ("adjacent-word heads shown by {paper}", "{paper}所示的相邻词头"),
+    "verb_object_heads_shown": ("verb–object heads shown by {paper}", "{paper}所示的动词—宾语头"),
+    "coreference_heads_shown": ("pronoun–entity heads shown by {paper}", "{paper}所示的代词—实体头"),
+    "word_sense_heads_shown": ("word-sense heads shown by {paper}", "{paper}所示的消歧头"),
+}
+
+
+def _paper(reference: str, lang: str) -> str:
+    """A reference's short label, first author only: "Clark et al. (2019)", "Clark 等（2019）"."""
+    label = reference_labels(lang).get(reference, reference)
+    authors, year = re.match(r"(.*?)\s*([（(]\d{4}[）)])$", label).groups() if re.search(
+        r"[（(]\d{4}[）)]$", label) else (label, "")
+    first = re.split(r"、|，|,| 和 | and ", authors)[0].strip()
+    if first == authors.strip() or not year:
+        return label
+    return f"{first} 等{year}" if lang == "zh" else f"{first} et al. {year}"
+
+
 def _about(name: str, results: dict, lang: str) -> tuple[str, str]:
     """What a ``snippet.key`` of a rule is, in words, and its recorded text."""
     source, _, key = name.rpartition(".")  # many_heads.pruning . prunable_share
     entry = results.get(source, {}).get("numbers", {}).get(key)
-    if entry is None:  # a paper's own number: its key (and the paper) is all there is
+    if entry is None:  # a paper's own number: named by what it counts and the paper
+        if key in PAPER_NUMBERS:
+            return PAPER_NUMBERS[key][0 if lang == "en" else 1].format(paper=_paper(source, lang)), ""
         return f"{key.replace('_', ' ')} ({source})", ""
     return entry.get("about", {}).get(lang) or key.replace("_", " "), numbers_table.shown(entry, lang)
 
@@ -366,8 +392,8 @@ def _check(check: registry.Check, results: dict, lang: str) -> str:
     if right:
         threshold = f"{right}（{computed}{right_text}）" if lang == "zh" else f"{right} ({computed}{right_text})"
     left = left or left_text
-    if lang == "zh" and re.search(r"[\w)]$", left, re.ASCII):
-        left += " "  # "… shown 为 3": a space between Latin text and Chinese
+    if lang == "zh" and (re.search(r"[\w)]$", left, re.ASCII) or left.endswith(("√dₖ", "ₖ"))):
+        left += " "  # "… shown 为 3", "除以 √dₖ 为": a space between Latin text and Chinese
     template = WHY[lang]["holds" if check.holds else "fails"]
     return template.format(left=left, value=left_text, op=SYMBOLS[check.op], right=threshold)
 
@@ -405,7 +431,7 @@ def reason(claim: registry.Claim, explanation: registry.Explanation, results: di
         sentence = why["held_after" if earlier else "held"].format(
             verdict=verdict, checks=checks,
             earlier=("、" if lang == "zh" else ", ").join(names[c.verdict] for c in earlier),
-            why=why["parts"].join(_checks(c, results, lang) for c in earlier))
+            why=why.get("parts_inline", why["parts"]).join(_checks(c, results, lang) for c in earlier))
     if assessment is not None and assessment.undecided:
         sentence = why["undecided"] + sentence  # the stability line says why it shows nuanced
     return sentence[0].upper() + sentence[1:] if lang == "en" else sentence

@@ -187,9 +187,9 @@ cos_animal = torch.cosine_similarity(head_output, v[:, rows, animal_at], dim=-1)
 cos_thing = torch.cosine_similarity(head_output, v[:, rows, thing_at], dim=-1).mean(dim=1)    # (S,)
 
 report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}",
-              en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√d_k，句子平均")
+              en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√dₖ，句子平均")
 report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}",
-              en="entity head: q(it)·k(thing)/√d_k, mean over sentences", zh="实体头：q(it)·k(物体)/√d_k，句子平均")
+              en="entity head: q(it)·k(thing)/√d_k, mean over sentences", zh="实体头：q(it)·k(物体)/√dₖ，句子平均")
 report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), kind="share",
               en="share of sentences in which the animal's key scores above the thing's",
               zh="动物的键分数高于物体的键的句子比例")
@@ -343,14 +343,14 @@ TEXT = {
         "prev_axis": "前一个词元得分", "ant_axis": "先行词得分（it → 动物）",
         "two": "双头模型：一个种子的两个头", "one": "单头模型：它的那个头",
         "scatter_alt": "每个种子的两个头画成两个点，用线连起来；横轴是前一个词元得分，纵轴是先行词得分，0.5 处各有一条线；"
-                       f"单头模型的头画成叉。{N_SEEDS} 个种子里有 {n_split} 个，一个头在 0.5 右边、另一个头在 0.5 上边。",
-        "scatter_caption": f"同一层里两个头分担两种角色（两项得分各 ≥ 0.5）：{N_SEEDS} 个种子中有 {n_split} 个。",
+                       f"单头模型的头画成叉。一个头在 0.5 右边、另一个头在 0.5 上边的种子数：{n_split}（共 {N_SEEDS} 个）。",
+        "scatter_caption": f"同一层里两个头分担两种角色（两项得分各 ≥ 0.5）的种子数：{n_split}/{N_SEEDS}。",
         "step": "训练步数", "score": "得分 / 准确率", "acc": "准确率",
         "prev": "最偏位置的头：前一个词元得分", "ant": "实体头：it → 动物", "thing": "实体头：it → 物体",
         "curve_alt": "300 步训练中，每个种子一条淡线，粗线是平均：最偏位置的头的前一个词元得分、实体头从 it 指向动物"
                      "和指向物体的权重，以及准确率。",
-        "curve_caption": f"实体头（从 it 分给动物 ≥ 0.5）在 {N_SEEDS} 个种子中的 {n_entity} 个里形成，"
-                         f"前一个词元得分 ≥ 0.5 的头在 {n_positional} 个里形成。",
+        "curve_caption": f"实体头（从 it 分给动物 ≥ 0.5）在 {n_entity}/{N_SEEDS} 个种子里形成，"
+                         f"前一个词元得分 ≥ 0.5 的头在 {n_positional}/{N_SEEDS} 个种子里形成。",
     },
 }
 example_seed, example = 0, 0

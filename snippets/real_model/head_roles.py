@@ -92,21 +92,21 @@ def record_role(role: str, hits: np.ndarray, n: int, chance: float, p: np.ndarra
     en, zh = ROLE_NAMES["en"][role], ROLE_NAMES["zh"][role]
     report.number(f"{role}_heads", passes.sum(), "{:.0f}",
                   en=f"heads that pass the corrected test: {en}",
-                  zh=f"通过校正检验的头数：{zh}")
+                  zh=f"“{zh}”角色中通过校正检验的头数")
     report.number(f"{role}_heads_significant", (p < ALPHA).sum(), "{:.0f}",
                   en=f"heads beyond chance after correction, majority not required: {en}",
-                  zh=f"校正后超出偶然的头数（不要求过半）：{zh}")
+                  zh=f"“{zh}”角色中校正后超出偶然的头数（不要求过半）")
     report.number(f"{role}_best_accuracy", accuracy[best], "{:.0%}",
-                  en=f"best head's accuracy: {en}", zh=f"最好的头的准确率：{zh}")
+                  en=f"best head's accuracy: {en}", zh=f"“{zh}”角色中最好的头的准确率")
     report.number(f"{role}_best_layer", best // H + 1, "{:.0f}",
-                  en=f"layer of the best head: {en}", zh=f"最好的头所在的层：{zh}")
+                  en=f"layer of the best head: {en}", zh=f"“{zh}”角色中最好的头所在的层")
     report.number(f"{role}_best_head", best % H + 1, "{:.0f}",
-                  en=f"the best head's number in its layer: {en}", zh=f"最好的头在层内的编号：{zh}")
+                  en=f"the best head's number in its layer: {en}", zh=f"“{zh}”角色中最好的头在层内的编号")
     report.number(f"{role}_best_p", max(p[best], 1e-300), kind="p",   # 0.0 would be an underflow
                   en=f"corrected p-value of the best head (floored at 1e-300): {en}",
-                  zh=f"最好的头校正后的 p 值（最小记为 1e-300）：{zh}")
+                  zh=f"“{zh}”角色中最好的头校正后的 p 值（最小记为 1e-300）")
     report.number(f"{role}_chance", chance, "{:.0%}",
-                  en=f"chance accuracy: {en}", zh=f"偶然水平的准确率：{zh}")
+                  en=f"chance accuracy: {en}", zh=f"“{zh}”角色的偶然水平（准确率）")
 
 
 # %% [markdown]

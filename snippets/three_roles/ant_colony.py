@@ -312,14 +312,14 @@ object_first_start = record_spread(
     zh="第 0 步，动词把最大注意力给宾语的句子占比")
 report_seed_count(report, "object_first_seeds", (object_first >= OBJECT_FIRST_BAR),
                   en="seeds where that share is at least 95 % after training",
-                  zh="训练后这一占比不低于 95% 的种子数")
+                  zh="训练后把最大注意力给宾语的句子占比不低于 95% 的种子数")
 report.number("object_first_bar", OBJECT_FIRST_BAR, "{:.0%}", en="the bar set before the run",
               zh="运行前定下的门槛")
 record_spread("accuracy", trained(end["accuracy"]), "{:.0%}", en="sentences whose object is named correctly",
               zh="说对宾语的句子占比")
 record_spread("control_accuracy", control(end["accuracy"]), "{:.0%}",
               en="same, with the attention frozen to an even spread (control)",
-              zh="同上，但注意力冻结为平均分配（对照）")
+              zh="对照组（注意力冻结为平均分配）说对宾语的句子占比")
 record_spread("attention_on_object", trained(end["attention_on_object"]), "{:.2f}",
               en="mean attention weight of the verb on its object, after training",
               zh="训练后，动词落在宾语上的平均注意力权重")
@@ -394,14 +394,14 @@ record_spread("query_cosine_gap_start", trained(start["query_same_kind"] - start
               "{:.2f}", en="same-kind minus different-kind query cosine, at step 0",
               zh="第 0 步，同类与异类查询余弦之差")
 report_seed_count(report, "query_same_class_seeds", (gap >= QUERY_GAP_BAR),
-                  en="seeds where that difference is at least 0.2", zh="这一差值不低于 0.2 的种子数")
+                  en="seeds where that difference is at least 0.2", zh="同类与异类查询余弦之差不低于 0.2 的种子数")
 report.number("query_gap_bar", QUERY_GAP_BAR, "{:.1f}", en="the bar set before the run",
               zh="运行前定下的门槛")
 record_spread("query_probe_accuracy", trained(end["probe"]), "{:.0%}",
               en="held-out accuracy of a linear probe reading the object kind from a verb's query",
               zh="线性探针从留出动词的查询读出宾语类别的准确率")
 record_spread("query_probe_accuracy_start", trained(start["probe"]), "{:.0%}",
-              en="same probe at step 0", zh="第 0 步的同一探针")
+              en="same probe at step 0", zh="第 0 步同一探针的准确率")
 report.number("query_probe_chance", 1 / len(kinds), "{:.0%}", en="chance: one kind in four",
               zh="随机猜：四类里猜一类")
 

@@ -115,15 +115,15 @@ report.number("uniform_entropy", np.log(T), "{:.2f}",
               en=f"entropy of weights spread evenly over {T} keys (nats)",
               zh=f"权重平均分给 {T} 个键时的熵（nats）")
 # How each variant is named in the table of numbers.
-VARIANT = {"raw": ("undivided", "不除"), "scaled": ("divided by √dₖ", "除以 √dₖ")}
+VARIANT = {"raw": ("undivided", "不除时"), "scaled": ("divided by √dₖ", "除以 √dₖ 时")}
 for variant in ("raw", "scaled"):
     en, zh = VARIANT[variant]
     report.number(f"largest_weight_{variant}_1024", stats[variant]["largest_weight"][-1], "{:.2f}",
                   en=f"mean largest softmax weight at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}时 softmax 最大权重的平均")
+                  zh=f"dₖ = 1024、{zh} softmax 最大权重的平均")
     report.number(f"entropy_{variant}_1024", stats[variant]["entropy"][-1], "{:.2f}",
                   en=f"entropy of the weights at dₖ = 1024, {en} (nats)",
-                  zh=f"dₖ = 1024、{zh}时权重的熵（nats）")
+                  zh=f"dₖ = 1024、{zh}权重的熵（nats）")
 report.number("largest_weight_scaled_min", scaled["largest_weight"].min(), "{:.2f}",
               en="smallest mean largest weight over all dₖ, divided by √dₖ",
               zh="除以 √dₖ 时，各 dₖ 下最大权重平均值的最小者")
@@ -154,25 +154,25 @@ for variant in ("raw", "scaled"):
     en, zh = VARIANT[variant]
     report.number(f"grad_softmax_{variant}_1", s["grad_softmax_median"][0], "{:.2f}",
                   en=f"median gradient through the softmax per row at dₖ = 1, {en}",
-                  zh=f"dₖ = 1、{zh}时每行穿过 softmax 的梯度中位数")
+                  zh=f"dₖ = 1、{zh}每行穿过 softmax 的梯度中位数")
     report.number(f"grad_softmax_{variant}_1024", s["grad_softmax_median"][-1], "{:.2g}",
                   en=f"median gradient through the softmax per row at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}时每行穿过 softmax 的梯度中位数")
+                  zh=f"dₖ = 1024、{zh}每行穿过 softmax 的梯度中位数")
     report.number(f"dead_rows_{variant}_1024", s["dead_rows"][-1], "{:.0%}",
                   en=f"share of rows whose gradient is below 1e-3 at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}时梯度低于 1e-3 的行所占比例")
+                  zh=f"dₖ = 1024、{zh}梯度低于 1e-3 的行所占比例")
     report.number(f"grad_query_{variant}_1024", s["grad_query_median"][-1], "{:.2g}",
                   en=f"median gradient reaching the query at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}时到达查询向量的梯度中位数")
+                  zh=f"dₖ = 1024、{zh}到达查询向量的梯度中位数")
     report.number(f"grad_query_mean_{variant}_32", s["grad_query_mean"][D_K.index(32)], "{:.2f}",
                   en=f"mean gradient reaching the query at dₖ = 32, {en}",
-                  zh=f"dₖ = 32、{zh}时到达查询向量的梯度平均值")
+                  zh=f"dₖ = 32、{zh}到达查询向量的梯度平均值")
     report.number(f"grad_query_mean_{variant}_1024", s["grad_query_mean"][-1], "{:.2f}",
                   en=f"mean gradient reaching the query at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}时到达查询向量的梯度平均值")
+                  zh=f"dₖ = 1024、{zh}到达查询向量的梯度平均值")
     report.number(f"grad_query_p99_{variant}_1024", s["grad_query_p99"][-1], "{:.2f}",
                   en=f"99th percentile of the gradient reaching the query at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}时到达查询向量的梯度的第 99 百分位")
+                  zh=f"dₖ = 1024、{zh}到达查询向量的梯度的第 99 百分位")
 report.number("grad_softmax_ratio_1024", collapse, "{:.1e}",
               en="median gradient through the softmax at dₖ = 1024, undivided over divided",
               zh="dₖ = 1024 时穿过 softmax 的梯度中位数：不除 / 除以 √dₖ")
@@ -210,16 +210,16 @@ print(f"d_k = 1024, divided by d_k: largest weight {over.max(axis=-1).mean():.3f
 # %%
 report.number("exercise_largest_weight_raw_256", raw["largest_weight"][i256], "{:.2f}",
               en="exercise 1: mean largest softmax weight at d_k = 256, no division",
-              zh="练习 1：d_k = 256、不除时 softmax 最大权重的平均值")
+              zh="练习 1：dₖ = 256、不除时 softmax 最大权重的平均值")
 report.number("exercise_largest_weight_scaled_256", scaled["largest_weight"][i256], "{:.2f}",
               en="exercise 1: the same with the division by √d_k",
-              zh="练习 1：除以 √d_k 时的同一数值")
+              zh="练习 1：除以 √dₖ 时的同一数值")
 report.number("exercise_divide_by_d_k_largest_weight", over.max(axis=-1).mean(), "{:.3f}",
               en="exercise 2: mean largest weight at d_k = 1024 when dividing by d_k",
-              zh="练习 2：d_k = 1024 时改为除以 d_k，最大权重的平均值")
+              zh="练习 2：dₖ = 1024 时改为除以 dₖ，最大权重的平均值")
 report.number("exercise_divide_by_d_k_entropy", entropy(over).mean(), "{:.2f}",
               en="exercise 2: entropy of the weights (nats) when dividing by d_k",
-              zh="练习 2：改为除以 d_k 时权重的熵（nats）")
+              zh="练习 2：改为除以 dₖ 时权重的熵（nats）")
 
 # %% [markdown]
 # ## Figures

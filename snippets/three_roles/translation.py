@@ -343,7 +343,7 @@ for c, corpus in enumerate(CORPORA):
 
     def count(key, values, en, zh):
         report_seed_count(report, f"{prefix}{key}", values, en=f"{en} — {where['en']}",
-                          zh=f"{zh}——{where['zh']}")
+                          zh=f"{zh}（{where['zh']}）")
 
     count("correct_start_seeds", start["test_correct"][mine], "seeds translating 猫追逐激光点 exactly at step 0",
           "第 0 步就把“猫追逐激光点”译对的种子数")
