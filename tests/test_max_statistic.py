@@ -63,3 +63,12 @@ def test_p_values_are_permutation_p_values():
     _, p = top_pick_max_statistic(top, target, candidates, n_draws=99)
     assert (p >= 1 / 100).all() and (p <= 1).all()
     assert np.allclose(p * 100, np.round(p * 100))
+
+
+def test_wilson_interval_known_values():
+    from explainer.max_statistic import wilson_interval
+    low, high = wilson_interval(np.array([80, 0, 40]), 96)
+    # 80 of 96: 0.746 to 0.895 (Wilson 1927; as scipy.stats.binomtest(80, 96).proportion_ci(method="wilson"))
+    assert np.allclose([low[0], high[0]], [0.7459, 0.8946], atol=1e-3)
+    assert low[1] == 0 and 0 < high[1] < 0.05
+    assert low[2] < 40 / 96 < high[2]

@@ -36,9 +36,9 @@ CLAUSE_VERBS = ["smiled", "waited", "laughed", "cried", "sang", "shouted"]
 TAILS = ["", " at the market", " last week", " for ten dollars", " in the morning"]
 
 # (kind, how many): a kind says what stands between the verb and the object
-VERB_OBJECT_KINDS = [("possessor", 8), ("two_possessors", 16), ("indirect_object", 12),
-                     ("modifier", 12), ("indirect_object_clause", 16),
-                     ("indirect_object_clause_modifier", 16), ("possessor_indirect_clause", 16)]
+VERB_OBJECT_KINDS = [("possessor", 16), ("two_possessors", 32), ("indirect_object", 24),
+                     ("modifier", 24), ("indirect_object_clause", 32),
+                     ("indirect_object_clause_modifier", 32), ("possessor_indirect_clause", 32)]
 
 
 def _articles(text: str) -> str:

@@ -66,3 +66,11 @@ def sign_flip_max_statistic(differences: np.ndarray, n_draws: int = 2000, seed: 
     signs = rng.choice([-1.0, 1.0], size=(n_draws, d.shape[0]))        # (R, N)
     null_best = (signs @ d).max(axis=1)                                # (R,)
     return _corrected_p(d.sum(axis=0), null_best)
+
+
+def wilson_interval(hits, n: int, z: float = 1.959964) -> tuple[np.ndarray, np.ndarray]:
+    """95 % Wilson score interval of a share hits / n (arrays allowed): (low, high)."""
+    share = np.asarray(hits, dtype=float) / n
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
