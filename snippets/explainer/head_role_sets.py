@@ -167,3 +167,14 @@ def two_word_names() -> list[NameSentence]:
         out.append(NameSentence(NAME_CARRIERS[i % len(NAME_CARRIERS)].format(name),
                                 first.lower(), second.lower()))
     return out
+
+
+# ------------------------------------------------------------ the attention explorer
+
+# Sentences the attention explorer shows for the heads of C22 and C32: explorer.py appends
+# them to its list at EXPLORER_INDEX (it checks), so the head-roles page links to them by number.
+EXPLORER_INDEX = 16
+EXPLORER_EXAMPLES = {
+    "c22": "The farmer sold the man's big old wooden cart at the market.",
+    "c32": "The man whom the dog bit laughed when the bell rang.",
+}

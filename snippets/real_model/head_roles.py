@@ -623,6 +623,37 @@ for kind, en, zh in (("passes", "", ""), ("clear", ", each share's whole 95 % in
                   zh=f"MiniLM 中一个头担任前一个词元角色、另一个头担任实体角色的层数{zh}")
 
 # %% [markdown]
+# ### Links to the passing heads in the attention explorer
+
+# %%
+from explainer.head_role_sets import EXPLORER_EXAMPLES, EXPLORER_INDEX
+
+
+def explorer_link(example: str, flat: int, token: str, en: str, zh: str) -> tuple[str, str]:
+    """A markdown link that opens the explorer on one head with ``token`` pinned (en, zh)."""
+    s = EXPLORER_INDEX + list(EXPLORER_EXAMPLES).index(example)
+    target = f"explorer.md?s={s}&l={flat // H + 1}&h={flat % H + 1}&t={token}"
+    return f"[head {head_name(flat)}, {en}]({target})", f"[头 {head_name(flat)}，{zh}]({target})"
+
+
+def links(example: str, passing: np.ndarray, best: int, token_of, names) -> dict:
+    """Both languages: a link to each passing head, or to the best head when none passes."""
+    chosen = [int(f) for f in np.flatnonzero(passing)]
+    made = [explorer_link(example, f % (L * H), token_of(f), *names(f)) for f in (chosen or [best])]
+    en, zh = ", ".join(m[0] for m in made), "、".join(m[1] for m in made)
+    if not chosen:
+        return dict(en=f"no head passes; the best is {en}", zh=f"没有头通过；最好的是{zh}")
+    return dict(en=en, zh=zh)
+
+
+report.text("c22_explorer_links", **links(
+    "c22", c22_pass, c22_best, lambda f: "sold" if f < L * H else "cart",
+    lambda f: ("verb → object", "动词 → 宾语") if f < L * H else ("object → verb", "宾语 → 动词")))
+report.text("c32_explorer_links", **links(
+    "c32", c32["subject_verb"]["passes"], c32["subject_verb"]["best"], lambda f: "man",
+    lambda f: ("subject → verb", "主语 → 谓语动词")))
+
+# %% [markdown]
 # ### What C23's new rule would need: the target's share of attention
 #
 # A head reused from another claim counts only if its target takes at least 0.3
