@@ -125,7 +125,7 @@ report.number("same_layer_split_at_adverbs_seeds",
               zh="同一层里一个头在副词处分给前面名词的权重 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
 
 # %% [markdown]
-# ### The same split, by the definition MiniLM is judged by (C07, issue 19)
+# ### The same split, by the definition MiniLM is judged by (C07)
 #
 # A head takes the previous-token role if the previous word is its top pick over
 # all the keys it can see in at least half of the positions that need it (the

@@ -305,7 +305,7 @@ for sense in (0, 1):
                   zh=f"最好的头在第 {sense + 1} 种词义句子上的准确率")
 
 # %% [markdown]
-# ## Issue 19: one per-head test, corrected by the best of the heads tried
+# ## One per-head test, corrected by the best of the heads tried
 #
 # Each test below asks of one head a yes/no per item (is the target its top pick?
 # does it prefer A to B?) and corrects for the heads tried by a max-statistic
@@ -313,9 +313,14 @@ for sense in (0, 1):
 # the same redraw for every head, 2,000 times, and a head's corrected p is the
 # share of redraws in which the *best* head does as well as that head did.
 #
+# A share measured on n items is known only to within its 95 % (Wilson) interval:
+# a head *clearly* passes a threshold when the whole interval is on the right
+# side of it, and *may* pass when the interval reaches it. A rule that hinges on
+# a head that may but does not clearly pass cannot tell: its verdict is open.
+#
 # ### C22 again: a noun between the verb and its object
 #
-# 96 sentences in which another noun stands between the verb and its direct
+# 192 sentences in which another noun stands between the verb and its direct
 # object or right after the verb: a possessor ("sold the man's old cart"), an
 # indirect object ("gave the boy a cart"), a noun modifier ("the farm cart"),
 # and in half of them a relative clause ("gave the woman who smiled a cart") that
@@ -324,7 +329,7 @@ for sense in (0, 1):
 # query itself, [CLS], [SEP] and punctuation left out).
 
 # %%
-from explainer.head_role_sets import (GIVE_VERBS, KIN, MODIFIERS, OBJECTS, PEOPLE, SUBJECTS,
+from explainer.head_role_sets import (KIN, MODIFIERS, OBJECTS, PEOPLE, SUBJECTS,
                                       subject_verb_sentences, two_word_names)
 from explainer.head_role_sets import verb_object_sentences as noun_between_sentences
 from explainer.max_statistic import sign_flip_max_statistic, top_pick_max_statistic, wilson_interval
