@@ -123,6 +123,61 @@ report.number("same_layer_split_at_adverbs_seeds",
               en="seeds in which one head puts ≥ 0.5 from each adverb on the noun before it and another "
                  "head of the same layer puts ≥ 0.5 from it on the antecedent",
               zh="同一层里一个头在副词处分给前面名词的权重 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+
+# %% [markdown]
+# ### The same split, by the definition MiniLM is judged by (C07)
+#
+# A head takes the previous-token role if the previous word is its top pick over
+# all the keys it can see in at least half of the positions that need it (the
+# adverbs), and beyond chance after correcting for the heads tried (max-statistic
+# permutation over the model's heads: the target redrawn uniformly among the
+# visible keys); the entity role likewise from `it` to the animal. Counted within
+# the layer: one head each role.
+
+# %%
+import numpy as np
+
+from explainer.max_statistic import top_pick_max_statistic
+
+adverb_at = torch.cat([animal_at + 1, thing_at + 1])                  # (2B,) positions needing t-1
+adverb_row = torch.cat([rows, rows])
+
+
+def takes_role(weights_seed, query_rows_, queries, targets, draws=1000):
+    """(nh,) bool and (nh,) shares: top pick over the visible keys is the target in ≥ ½, p < 0.05."""
+    top = weights_seed[query_rows_, :, queries, :].argmax(dim=-1).numpy()   # (items, nh)
+    visible = [np.arange(int(q) + 1) for q in queries]                      # causal: keys 0..t
+    hits, p = top_pick_max_statistic(top, targets.numpy(), visible, n_draws=draws)
+    share = hits / len(queries)
+    return (share >= 0.5) & (p < 0.05), share
+
+
+top_pick_previous, top_pick_entity = [], []
+for s in range(N_SEEDS):
+    top_pick_previous.append(takes_role(final["weights"][s], adverb_row, adverb_at, adverb_at - 1))
+    top_pick_entity.append(takes_role(final["weights"][s], rows, it_at, animal_at))
+previous_role = torch.tensor(np.stack([r for r, _ in top_pick_previous]))    # (S, nh)
+entity_role = torch.tensor(np.stack([r for r, _ in top_pick_entity]))        # (S, nh)
+report_seed_count(report, "same_layer_split_top_pick_seeds",
+                  (previous_role[:, :, None] & entity_role[:, None, :] & other).flatten(1).any(dim=1),
+                  en="seeds in which one head of the layer takes the previous-token role at the adverbs and "
+                     "another head the entity role (top pick in ≥ ½ of the positions, corrected for the heads)",
+                  zh="同一层里一个头在副词处担任前一个词元角色、另一个头担任实体角色的种子数"
+                     "（首选正确 ≥ ½，并对所试的头做校正）")
+report_seed_count(report, "previous_role_top_pick_seeds", previous_role.any(dim=1),
+                  en="seeds with a head taking the previous-token role by the top-pick test",
+                  zh="有一个头按首选检验担任前一个词元角色的种子数")
+report_seed_count(report, "entity_role_top_pick_seeds", entity_role.any(dim=1),
+                  en="seeds with a head taking the entity role by the top-pick test",
+                  zh="有一个头按首选检验担任实体角色的种子数")
+report.number("previous_role_top_pick_share_mean",
+              np.mean([share.max() for _, share in top_pick_previous]), "{:.2f}",
+              en="best head's top-pick share at the adverbs (mean over seeds)",
+              zh="副词处最好的头首选为前一个词的比例（各种子的平均）")
+report.number("entity_role_top_pick_share_mean",
+              np.mean([share.max() for _, share in top_pick_entity]), "{:.2f}",
+              en="best head's top-pick share from it to the animal (mean over seeds)",
+              zh="从 it 出发最好的头首选为动物的比例（各种子的平均）")
 report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1),
                   en="seeds with a head whose previous-token score is ≥ 0.5",
                   zh="有一个头前一个词元得分 ≥ 0.5 的种子数")

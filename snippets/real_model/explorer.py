@@ -45,6 +45,12 @@ SENTENCES = [  # the explorer's URL names a sentence by its index here: append, 
     "A cat naps on the couch.",
     "The teacher wrote the answer on the board and asked us to copy it.",
 ]
+# The heads of C22 (verb → object) and C32 (subject → verb) on one sentence each; the
+# head-roles page links to them by their number here.
+from explainer.head_role_sets import EXPLORER_EXAMPLES, EXPLORER_INDEX  # noqa: E402
+
+assert len(SENTENCES) == EXPLORER_INDEX, "append the head-roles examples where head_role_sets expects them"
+SENTENCES += list(EXPLORER_EXAMPLES.values())
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 

@@ -305,6 +305,395 @@ for sense in (0, 1):
                   zh=f"最好的头在第 {sense + 1} 种词义句子上的准确率")
 
 # %% [markdown]
+# ## One per-head test, corrected by the best of the heads tried
+#
+# Each test below asks of one head a yes/no per item (is the target its top pick?
+# does it prefer A to B?) and corrects for the heads tried by a max-statistic
+# permutation (explainer/max_statistic.py): the item labels are redrawn at random,
+# the same redraw for every head, 2,000 times, and a head's corrected p is the
+# share of redraws in which the *best* head does as well as that head did.
+#
+# A share measured on n items is known only to within its 95 % (Wilson) interval:
+# a head *clearly* passes a threshold when the whole interval is on the right
+# side of it, and *may* pass when the interval reaches it. A rule that hinges on
+# a head that may but does not clearly pass cannot tell: its verdict is open.
+#
+# ### C22 again: a noun between the verb and its object
+#
+# 192 sentences in which another noun stands between the verb and its direct
+# object or right after the verb: a possessor ("sold the man's old cart"), an
+# indirect object ("gave the boy a cart"), a noun modifier ("the farm cart"),
+# and in half of them a relative clause ("gave the woman who smiled a cart") that
+# puts another verb nearer the object. 0–3 adjectives on the object. A head
+# *picks* a word when that word is its most attended word of the sentence (the
+# query itself, [CLS], [SEP] and punctuation left out).
+
+# %%
+from explainer.head_role_sets import (KIN, MODIFIERS, OBJECTS, PEOPLE, SUBJECTS,
+                                      subject_verb_sentences, two_word_names)
+from explainer.head_role_sets import verb_object_sentences as noun_between_sentences
+from explainer.max_statistic import sign_flip_max_statistic, top_pick_max_statistic, wilson_interval
+
+DRAWS = 2000       # redraws of the max-statistic permutation
+LEAD = 0.75        # the rules' 75 %
+
+
+def words_of(tokens: list[str], skip: int) -> list[int]:
+    """Positions of the sentence's words: no [CLS]/[SEP], punctuation, the s of 's, or the query."""
+    return [i for i, w in enumerate(tokens)
+            if w.isalpha() and i != skip and not (w == "s" and tokens[i - 1] == "'")]
+
+
+def top_among(rows: torch.Tensor, allowed: list[list[int]]) -> np.ndarray:
+    """(N, heads): each head's most attended key among the allowed positions."""
+    return rows.masked_fill(~mask_of(allowed, rows.shape[-1])[:, None, :], -1.0).argmax(dim=-1).numpy()
+
+
+def weight_on(attentions, queries, keys) -> np.ndarray:
+    """(N, 72): attention from query[n] to key[n] in every head."""
+    return np.stack([a[:, :, q, k].reshape(-1).numpy() for a, q, k in zip(attentions, queries, keys)])
+
+
+def best_fixed_offset(queries, targets) -> float:
+    """Share of items the best 'always the word d tokens away' rule gets right."""
+    offsets = np.asarray(targets) - np.asarray(queries)
+    return float(max(np.mean(offsets == d) for d in set(offsets.tolist())))
+
+
+def nearest(position: int, among: list[int], side: str = "both") -> int:
+    """The nearest of ``among`` to ``position`` (left, right or either side; ties to the left)."""
+    pool = [i for i in among if (side == "both" and i != position) or (side == "left" and i < position)
+            or (side == "right" and i > position)]
+    return min(pool, key=lambda i: (abs(i - position), i)) if pool else -1
+
+
+nb_set = noun_between_sentences()
+nb_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in nb_set]))
+nb_tokens = [tokenizer.tokens(s.text) for s in nb_set]
+nb_verb = [word_position(t, s.verb) for t, s in zip(nb_tokens, nb_set)]
+nb_object = [word_position(t, s.object) for t, s in zip(nb_tokens, nb_set)]
+nb_between = [[word_position(t, w) for w in s.between] for t, s in zip(nb_tokens, nb_set)]
+nb_first = [b[0] for b in nb_between]                          # the noun nearest the verb
+
+# Picks, both directions, and from the intervening noun (does it pick the verb too?)
+pick, pick_p, top_of = {}, {}, {}
+for name, queries, targets in (("verb_object", nb_verb, nb_object), ("object_verb", nb_object, nb_verb),
+                               ("between_verb", nb_first, nb_verb)):
+    allowed = [words_of(t, q) for t, q in zip(nb_tokens, queries)]
+    top = top_among(query_rows(nb_attention, queries), allowed)  # (N, 72)
+    hits, p = top_pick_max_statistic(top, np.array(targets), allowed, n_draws=DRAWS)
+    pick[name], pick_p[name], top_of[name] = hits / len(nb_set), p, top
+# Prefers the object to the intervening noun(s): verb → object, the object gets more weight
+# from the verb than every intervening noun does; object → verb, the verb gets more weight
+# from the object than from every intervening noun.
+to_object = weight_on(nb_attention, nb_verb, nb_object)                      # (N, 72)
+to_between = np.max([weight_on(nb_attention, nb_verb, [b[min(j, len(b) - 1)] for b in nb_between])
+                     for j in (0, 1)], axis=0)
+from_object = weight_on(nb_attention, nb_object, nb_verb)
+from_between = np.max([weight_on(nb_attention, [b[min(j, len(b) - 1)] for b in nb_between], nb_verb)
+                       for j in (0, 1)], axis=0)
+prefer = np.concatenate([np.sign(to_object - to_between), np.sign(from_object - from_between)], axis=1)
+prefer_p = sign_flip_max_statistic(prefer, n_draws=DRAWS)         # (144,): corrected over 144
+prefer_share = (prefer > 0).mean(axis=0)
+pick_144 = np.concatenate([pick["verb_object"], pick["object_verb"]])
+between_144 = np.concatenate([np.zeros(L * H), pick["between_verb"]])  # the ≤ 25 % clause, object → verb only
+c22_pass = (pick_144 >= LEAD) & (prefer_share >= LEAD) & (prefer_p < ALPHA) & (between_144 <= 0.25)
+N22 = len(nb_set)
+pick_low, pick_high = wilson_interval(pick_144 * N22, N22)
+prefer_low, prefer_high = wilson_interval(prefer_share * N22, N22)
+between_low, between_high = wilson_interval(between_144 * N22, N22)
+c22_clear = (pick_low >= LEAD) & (prefer_low >= LEAD) & (prefer_p < ALPHA) & (between_high <= 0.25)
+c22_possible = (pick_high >= LEAD) & (prefer_high >= LEAD) & (prefer_p < ALPHA) & (between_low <= 0.25)
+c22_beats_half = (prefer_share > 0.5) & (prefer_p < ALPHA)
+c22_best = int(np.argmax(np.minimum(pick_144, prefer_share) - 1e-3 * (between_144 > 0.25)))
+
+
+def head_direction(flat144: int) -> str:
+    return ("verb → object " if flat144 < L * H else "object → verb ") + head_name(flat144 % (L * H))
+
+
+report.number("c22_n_sentences", len(nb_set), "{:.0f}",
+              en="C22 sentences with a noun between verb and object", zh="C22：动词与宾语之间有别的名词的句子数")
+report.number("c22_share_2_3_adjectives", np.mean([s.n_adjectives >= 2 for s in nb_set]), "{:.0%}",
+              en="share of those sentences with 2–3 adjectives on the object",
+              zh="其中宾语带 2–3 个形容词的句子比例")
+report.number("c22_heads", c22_pass.sum(), "{:.0f}",
+              en="head-directions that pass C22 (pick ≥ 75 %, prefer the object ≥ 75 %, corrected over 144)",
+              zh="通过 C22 的“头-方向”数（选中 ≥ 75%，偏好宾语 ≥ 75%，按 144 个校正）")
+report.number("c22_clear_heads", c22_clear.sum(), "{:.0f}",
+              en="head-directions that pass C22 with the whole 95 % interval of each share past its threshold",
+              zh="每个比例的 95% 区间都整个越过门槛、从而确定通过 C22 的“头-方向”数")
+report.number("c22_possible_heads", c22_possible.sum(), "{:.0f}",
+              en="head-directions whose 95 % intervals reach C22's thresholds (they may pass)",
+              zh="95% 区间够得着 C22 门槛（可能通过）的“头-方向”数")
+report.number("c22_best_pick_low", pick_low[c22_best], "{:.0%}",
+              en="C22's best head-direction: lower end of the 95 % interval of its pick share",
+              zh="C22 最好的“头-方向”：选中比例 95% 区间的下端")
+report.number("c22_best_prefer_low", prefer_low[c22_best], "{:.0%}",
+              en="C22's best head-direction: lower end of the 95 % interval of its preference share",
+              zh="C22 最好的“头-方向”：偏好比例 95% 区间的下端")
+report.number("c22_beats_half_heads", c22_beats_half.sum(), "{:.0f}",
+              en="head-directions that prefer the object to the intervening noun beyond ½ (corrected over 144)",
+              zh="偏好宾语胜过中间名词、超出 ½ 的“头-方向”数（按 144 个校正）")
+for key, values, fmt, en, zh in (
+        ("pick", pick_144, "{:.0%}", "picks its target", "选中目标"),
+        ("prefer", prefer_share, "{:.0%}", "prefers the object to the intervening noun",
+         "偏好宾语胜过中间名词"),
+        ("between_verb", between_144, "{:.0%}", "from the intervening noun, picks the verb (object → verb only)",
+         "从中间名词出发也选中动词（仅宾语 → 动词）")):
+    report.number(f"c22_best_{key}", values[c22_best], fmt,
+                  en=f"C22's best head-direction: share of sentences where it {en}",
+                  zh=f"C22 最好的“头-方向”：{zh}的句子比例")
+report.number("c22_best_prefer_p", prefer_p[c22_best], kind="p",
+              en="C22's best head-direction: corrected p of its preference", zh="C22 最好的“头-方向”：偏好的校正 p 值")
+report.number("c22_best_is_object_to_verb", c22_best >= L * H, "{:.0f}",
+              en="1 if C22's best head-direction is object → verb", zh="若 C22 最好的“头-方向”是宾语 → 动词，则为 1")
+report.number("c22_best_layer", c22_best % (L * H) // H + 1, "{:.0f}",
+              en="layer of C22's best head", zh="C22 最好的头所在的层")
+report.number("c22_best_head", c22_best % H + 1, "{:.0f}",
+              en="C22's best head's number in its layer", zh="C22 最好的头在层内的编号")
+for name in ("verb_object", "object_verb"):
+    report.number(f"c22_{name}_best_pick", pick[name].max(), "{:.0%}",
+                  en=f"best head's pick share, {ROLE_NAMES['en'][name]} (noun in between)",
+                  zh=f"最好的头选中的比例，{ROLE_NAMES['zh'][name]}（中间有名词）")
+    report.number(f"c22_{name}_pick_heads", ((pick[name] >= 0.5) & (pick_p[name] < ALPHA)).sum(), "{:.0f}",
+                  en=f"heads whose top pick is the target in ≥ ½ beyond chance (corrected), {ROLE_NAMES['en'][name]}",
+                  zh=f"首选为目标 ≥ ½ 且超出偶然（校正后）的头数，{ROLE_NAMES['zh'][name]}")
+
+# Position-only rules, each scored on the same sentences (general point 2: at most ½ each)
+NOUN_WORDS = set(SUBJECTS + OBJECTS + PEOPLE + KIN + MODIFIERS + ["market", "week", "dollars", "morning"])
+nouns_in = [[i for i, w in enumerate(t) if w in NOUN_WORDS and not (w == "s" and t[i - 1] == "'")]
+            for t in nb_tokens]
+verbs_in = [[v] + ([word_position(t, s.clause_verb)] if s.clause_verb else [])
+            for t, s, v in zip(nb_tokens, nb_set, nb_verb)]
+position_rules = {
+    "verb_object_fixed_offset": best_fixed_offset(nb_verb, nb_object),
+    "verb_object_next_noun": np.mean([nearest(v, n, "right") == o for v, n, o in zip(nb_verb, nouns_in, nb_object)]),
+    "verb_object_nearest_noun": np.mean([nearest(v, n) == o for v, n, o in zip(nb_verb, nouns_in, nb_object)]),
+    "verb_object_second_noun": np.mean([[i for i in n if i > v][1] == o for v, n, o in zip(nb_verb, nouns_in, nb_object)]),
+    "verb_object_last_noun": np.mean([n[-1] == o for n, o in zip(nouns_in, nb_object)]),
+    "object_verb_fixed_offset": best_fixed_offset(nb_object, nb_verb),
+    "object_verb_nearest_verb_left": np.mean([nearest(o, vs, "left") == v for o, vs, v in zip(nb_object, verbs_in, nb_verb)]),
+    "object_verb_nearest_verb": np.mean([nearest(o, vs) == v for o, vs, v in zip(nb_object, verbs_in, nb_verb)]),
+}
+for name, share in position_rules.items():
+    report.number(f"c22_rule_{name}", share, "{:.0%}",
+                  en=f"C22 position-only rule, share right: {name.replace('_', ' ')}",
+                  zh=f"C22 只看位置的规则的正确率：{name.replace('_', ' ')}")
+report.number("c22_position_rule_max", max(position_rules.values()), "{:.0%}",
+              en="C22: the best position-only rule's share right", zh="C22：只看位置的最好规则的正确率")
+
+# %% [markdown]
+# ### C32: the subject's query finds its verb's key
+#
+# Source B §3.2: "head 1: W_Q learns to match grammatical roles (e.g. the subject's
+# Q matches the predicate's K)". 56 sentences, 32 of them with an object relative
+# clause ("The man whom the dog bit laughed"), so the verb nearest the subject is
+# not its own. From the subject, is its verb the top pick? A head must also beat
+# two position-only rules item by item: the nearest verb, and the best fixed
+# offset (sign flips of the per-sentence differences, max over 72 heads).
+
+# %%
+sv_set = subject_verb_sentences()
+sv_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in sv_set]))
+sv_tokens = [tokenizer.tokens(s.text) for s in sv_set]
+sv_subject = [word_position(t, s.subject) for t, s in zip(sv_tokens, sv_set)]
+sv_verb = [word_position(t, s.verb) for t, s in zip(sv_tokens, sv_set)]
+sv_verbs = [[v] + [word_position(t, w) for w in s.other_verbs] for t, s, v in zip(sv_tokens, sv_set, sv_verb)]
+sv_nouns = [[i for i, w in enumerate(t) if i == su or w in {"dog", "cat", "horse", "king", "baker", "child",
+                                                             "queen", "sailor", "bell", "rain", "music",
+                                                             "door", "window", "gate", "river", "bridge",
+                                                             "station", "end", "night", "day"}]
+            for t, su in zip(sv_tokens, sv_subject)]
+c32 = {}
+for name, queries, targets, rule_hits in (
+        ("subject_verb", sv_subject, sv_verb,
+         np.array([nearest(s, vs) == v for s, vs, v in zip(sv_subject, sv_verbs, sv_verb)])),
+        ("verb_subject", sv_verb, sv_subject,
+         np.array([nearest(v, ns) == s for v, ns, s in zip(sv_verb, sv_nouns, sv_subject)]))):
+    allowed = [words_of(t, q) for t, q in zip(sv_tokens, queries)]
+    top = top_among(query_rows(sv_attention, queries), allowed)
+    hit = top == np.array(targets)[:, None]                                     # (N, 72)
+    offsets = np.array(targets) - np.array(queries)
+    best_d = max(set(offsets.tolist()), key=lambda d: np.mean(offsets == d))
+    offset_hits = offsets == best_d
+    _, p_chance = top_pick_max_statistic(top, np.array(targets), allowed, n_draws=DRAWS)
+    p_near = sign_flip_max_statistic(hit.astype(float) - rule_hits[:, None], n_draws=DRAWS)
+    p_offset = sign_flip_max_statistic(hit.astype(float) - offset_hits[:, None], n_draws=DRAWS, seed=1)
+    share = hit.mean(axis=0)
+    beats = (p_near < ALPHA) & (p_offset < ALPHA)
+    low, high = wilson_interval(hit.sum(axis=0), len(sv_set))
+    c32[name] = dict(share=share, beats=beats, passes=beats & (share >= LEAD), best=int(share.argmax()),
+                     clear=beats & (low >= LEAD), possible=beats & (high >= LEAD),
+                     nearest=rule_hits.mean(), offset=offset_hits.mean(), p_near=p_near, p_offset=p_offset,
+                     p_chance=p_chance)
+    en, zh = {"subject_verb": ("subject → verb", "主语 → 谓语动词"), "verb_subject": ("verb → subject", "谓语动词 → 主语")}[name]
+    r = c32[name]
+    report.number(f"c32_{name}_heads", r["passes"].sum(), "{:.0f}",
+                  en=f"C32 heads that pass ({en}: top pick ≥ 75 %, beat both position rules, corrected)",
+                  zh=f"通过 C32 的头数（{zh}：首选 ≥ 75%，且胜过两条位置规则，校正后）")
+    report.number(f"c32_{name}_clear_heads", r["clear"].sum(), "{:.0f}",
+                  en=f"C32 heads that pass with the whole 95 % interval of the share at or above 75 % ({en})",
+                  zh=f"选中比例 95% 区间整个不低于 75%、确定通过 C32 的头数（{zh}）")
+    report.number(f"c32_{name}_possible_heads", r["possible"].sum(), "{:.0f}",
+                  en=f"C32 heads that beat both rules and whose 95 % interval reaches 75 % ({en})",
+                  zh=f"胜过两条规则、且选中比例 95% 区间够得着 75% 的头数（{zh}）")
+    report.number(f"c32_{name}_beats_rules_heads", beats.sum(), "{:.0f}",
+                  en=f"C32 heads that beat both position rules, corrected ({en})",
+                  zh=f"C32 中校正后胜过两条位置规则的头数（{zh}）")
+    report.number(f"c32_{name}_best_share", share[r['best']], "{:.0%}",
+                  en=f"C32 best head's top-pick share ({en})", zh=f"C32 最好的头选中的比例（{zh}）")
+    report.number(f"c32_{name}_best_layer", r["best"] // H + 1, "{:.0f}",
+                  en=f"layer of C32's best head ({en})", zh=f"C32 最好的头所在的层（{zh}）")
+    report.number(f"c32_{name}_best_head", r["best"] % H + 1, "{:.0f}",
+                  en=f"C32's best head's number in its layer ({en})", zh=f"C32 最好的头在层内的编号（{zh}）")
+    report.number(f"c32_{name}_best_p_nearest", p_near[r["best"]], kind="p",
+                  en=f"C32 best head against the nearest-word rule, corrected p ({en})",
+                  zh=f"C32 最好的头对最近词规则的校正 p 值（{zh}）")
+    report.number(f"c32_{name}_best_p_offset", p_offset[r["best"]], kind="p",
+                  en=f"C32 best head against the best fixed offset, corrected p ({en})",
+                  zh=f"C32 最好的头对最好的固定偏移的校正 p 值（{zh}）")
+    report.number(f"c32_{name}_rule_nearest", r["nearest"], "{:.0%}",
+                  en=f"C32 nearest-{'verb' if name == 'subject_verb' else 'noun'} rule, share right ({en})",
+                  zh=f"C32 最近{'动词' if name == 'subject_verb' else '名词'}规则的正确率（{zh}）")
+    report.number(f"c32_{name}_rule_offset", r["offset"], "{:.0%}",
+                  en=f"C32 best fixed-offset rule, share right ({en})", zh=f"C32 最好的固定偏移规则的正确率（{zh}）")
+report.number("c32_n_sentences", len(sv_set), "{:.0f}", en="C32 sentences", zh="C32 句子数")
+report.number("c32_share_object_relative", np.mean([s.kind == "object_relative" for s in sv_set]), "{:.0%}",
+              en="share of C32 sentences with an object relative clause", zh="C32 句子中带宾语关系从句的比例")
+
+# %% [markdown]
+# ### C07 in MiniLM: a previous-token head and an entity head in one layer
+#
+# One definition for the toy model and MiniLM: a head takes a role if the
+# right word is its top pick over **all** tokens ([CLS] and [SEP] included) in at
+# least half the positions that need it, and beyond chance after the max-statistic
+# correction (null: the target redrawn uniformly among the sentence's tokens).
+# Previous token: the second word of 48 fixed two-word names ("New York") in
+# carrier sentences. Entity: *it* → its referent in C02's 40 sentences.
+
+# %%
+nm_set = two_word_names()
+nm_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in nm_set]))
+nm_tokens = [tokenizer.tokens(s.text) for s in nm_set]
+nm_second = [word_position(t, s.second) for t, s in zip(nm_tokens, nm_set)]
+c07 = {}
+for name, attention, queries, targets in (
+        ("previous_token", nm_attention, nm_second, [q - 1 for q in nm_second]),
+        ("entity", co_attention, it_pos, right.tolist())):
+    everything = [list(range(a.shape[-1])) for a in attention]
+    top = top_among(query_rows(attention, queries), everything)
+    hits, p = top_pick_max_statistic(top, np.array(targets), everything, n_draws=DRAWS)
+    share = hits / len(queries)
+    low, high = wilson_interval(hits, len(queries))
+    c07[name] = dict(share=share, p=p, passes=(share >= 0.5) & (p < ALPHA), best=int(share.argmax()),
+                     clear=(low >= 0.5) & (p < ALPHA), possible=(high >= 0.5) & (p < ALPHA),
+                     weight=weight_on(attention, queries, targets).mean(axis=0))
+    en, zh = {"previous_token": ("previous token (two-word names)", "前一个词元（双词专名）"),
+              "entity": ("it → referent, of all tokens", "it → 所指（在全部词元里）")}[name]
+    report.number(f"c07_{name}_heads", c07[name]["passes"].sum(), "{:.0f}",
+                  en=f"C07 heads taking the role: {en}", zh=f"C07 担任该角色的头数：{zh}")
+    report.number(f"c07_{name}_clear_heads", c07[name]["clear"].sum(), "{:.0f}",
+                  en=f"C07 heads whose whole 95 % interval is at or above ½: {en}",
+                  zh=f"95% 区间整个不低于 ½ 的 C07 头数：{zh}")
+    report.number(f"c07_{name}_possible_heads", c07[name]["possible"].sum(), "{:.0f}",
+                  en=f"C07 heads beyond chance whose 95 % interval reaches ½: {en}",
+                  zh=f"超出偶然、且 95% 区间够得着 ½ 的 C07 头数：{zh}")
+    report.number(f"c07_{name}_best_share", share.max(), "{:.0%}",
+                  en=f"C07 best head's top-pick share: {en}", zh=f"C07 最好的头首选正确的比例：{zh}")
+    report.number(f"c07_{name}_best_layer", c07[name]["best"] // H + 1, "{:.0f}",
+                  en=f"layer of C07's best head: {en}", zh=f"C07 最好的头所在的层：{zh}")
+    report.number(f"c07_{name}_best_head", c07[name]["best"] % H + 1, "{:.0f}",
+                  en=f"C07's best head's number in its layer: {en}", zh=f"C07 最好的头在层内的编号：{zh}")
+    report.number(f"c07_{name}_best_p", p[c07[name]["best"]], kind="p",
+                  en=f"C07 best head's corrected p: {en}", zh=f"C07 最好的头校正后的 p 值：{zh}")
+report.number("c07_n_names", len(nm_set), "{:.0f}", en="two-word names (C07's previous-token role)",
+              zh="双词专名数（C07 的前一个词元角色）")
+
+
+def split_layers(kind: str) -> int:
+    """Layers in which one head takes the previous-token role and ANOTHER head the entity role."""
+    prev = c07["previous_token"][kind].reshape(L, H)
+    entity = c07["entity"][kind].reshape(L, H)
+    return sum(any(prev[l, a] and entity[l, b] for a in range(H) for b in range(H) if a != b)
+               for l in range(L))
+
+
+for kind, en, zh in (("passes", "", ""), ("clear", ", each share's whole 95 % interval at or above ½",
+                                           "，且每个比例的 95% 区间都整个不低于 ½"),
+                     ("possible", ", each share's 95 % interval reaching ½", "，且每个比例的 95% 区间都够得着 ½")):
+    report.number("c07_minilm_split_layers" + ("" if kind == "passes" else f"_{kind}"), split_layers(kind),
+                  "{:.0f}", en="MiniLM layers in which one head takes the previous-token role and another "
+                               f"the entity role{en}",
+                  zh=f"MiniLM 中一个头担任前一个词元角色、另一个头担任实体角色的层数{zh}")
+
+# %% [markdown]
+# ### Links to the passing heads in the attention explorer
+
+# %%
+from explainer.head_role_sets import EXPLORER_EXAMPLES, EXPLORER_INDEX
+
+
+def explorer_link(example: str, flat: int, token: str, en: str, zh: str) -> tuple[str, str]:
+    """A markdown link that opens the explorer on one head with ``token`` pinned (en, zh)."""
+    s = EXPLORER_INDEX + list(EXPLORER_EXAMPLES).index(example)
+    target = f"explorer.md?s={s}&l={flat // H + 1}&h={flat % H + 1}&t={token}"
+    return f"[head {head_name(flat)}, {en}]({target})", f"[头 {head_name(flat)}，{zh}]({target})"
+
+
+def links(example: str, passing: np.ndarray, best: int, token_of, names) -> dict:
+    """Both languages: a link to each passing head, or to the best head when none passes."""
+    chosen = [int(f) for f in np.flatnonzero(passing)]
+    made = [explorer_link(example, f % (L * H), token_of(f), *names(f)) for f in (chosen or [best])]
+    en, zh = ", ".join(m[0] for m in made), "、".join(m[1] for m in made)
+    if not chosen:
+        return dict(en=f"no head passes; the best is {en}", zh=f"没有头通过；最好的是{zh}")
+    return dict(en=en, zh=zh)
+
+
+report.text("c22_explorer_links", **links(
+    "c22", c22_pass, c22_best, lambda f: "sold" if f < L * H else "cart",
+    lambda f: ("verb → object", "动词 → 宾语") if f < L * H else ("object → verb", "宾语 → 动词")))
+report.text("c32_explorer_links", **links(
+    "c32", c32["subject_verb"]["passes"], c32["subject_verb"]["best"], lambda f: "man",
+    lambda f: ("subject → verb", "主语 → 谓语动词")))
+
+# %% [markdown]
+# ### What C23's new rule would need: the target's share of attention
+#
+# A head reused from another claim counts only if its target takes at least 0.3
+# of its attention. For every passing head of C02, C21 and C22: the mean weight
+# its query gives the target.
+
+# %%
+target_weight = {
+    "c02": weight_on(co_attention, it_pos, right.tolist()).mean(axis=0),
+    "c21": weight_on(am_attention, word_pos, cue_pos).mean(axis=0),
+    "c22": np.concatenate([to_object.mean(axis=0), from_object.mean(axis=0)]),
+}
+passing_of = {"c02": roles["coreference"]["passes"], "c21": roles["disambiguation"]["passes"], "c22": c22_pass}
+for claim, weights in target_weight.items():
+    chosen = weights[passing_of[claim]]
+    report.number(f"c23_{claim}_max_target_weight", chosen.max() if len(chosen) else 0.0, "{:.2f}",
+                  en=f"largest mean weight on the target among {claim.upper()}'s passing heads (0 if none)",
+                  zh=f"{claim.upper()} 通过的头里，目标得到的平均权重的最大值（没有通过的头时记 0）")
+    report.number(f"c23_{claim}_heads_at_0_3", (chosen >= 0.3).sum(), "{:.0f}",
+                  en=f"{claim.upper()}'s passing heads whose target takes ≥ 0.3 of the attention",
+                  zh=f"{claim.upper()} 通过的头里，目标至少拿到 0.3 注意力的头数")
+report.data("issue19", {
+    "c22": {"pick": np.round(pick_144, 3).tolist(), "prefer": np.round(prefer_share, 3).tolist(),
+            "prefer_p": [float(f"{x:.3g}") for x in prefer_p], "between_verb": np.round(between_144, 3).tolist(),
+            "passes": c22_pass.astype(int).tolist()},
+    "c32": {name: {"share": np.round(r["share"], 3).tolist(), "passes": r["passes"].astype(int).tolist()}
+            for name, r in c32.items()},
+    "c07": {name: {"share": np.round(r["share"], 3).tolist(), "passes": r["passes"].astype(int).tolist()}
+            for name, r in c07.items()},
+    "c23_target_weight": {claim: {head_name(int(f) % (L * H)) + ("" if f < L * H else " (object → verb)"):
+                                  round(float(target_weight[claim][f]), 3)
+                                  for f in np.flatnonzero(passing_of[claim])} for claim in target_weight},
+})
+
+# %% [markdown]
 # ## Direction or length? (C23)
 #
 # Source A §3 says recognition is "a small angle between q and k". A score is

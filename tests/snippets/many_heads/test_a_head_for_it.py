@@ -40,3 +40,14 @@ def test_exercise_answers_are_accuracies_of_the_same_probe(results):
     assert 0 <= r.number("exercise_without_other_antecedent_mean") <= 1
     assert 0 <= r.number("exercise_without_entity_verb_mean") <= 1
     assert 0 <= r.number("exercise_without_other_verb_mean") <= 1
+
+
+def test_the_top_pick_split_needs_both_top_pick_roles(results):
+    # One definition for the toy and MiniLM (C07): a split seed has a head of each role.
+    r = results("many_heads.a_head_for_it")
+    for split, previous, entity in zip(r.per_seed("same_layer_split_top_pick_seeds"),
+                                       r.per_seed("previous_role_top_pick_seeds"),
+                                       r.per_seed("entity_role_top_pick_seeds")):
+        assert split <= min(previous, entity)
+    for key in ("previous_role_top_pick_share_mean", "entity_role_top_pick_share_mean"):
+        assert 0 <= r.number(key) <= 1, key

@@ -107,3 +107,44 @@ def test_exercise_answers(results):
     #    chance (1 key in ~14) by far.
     mean_weight_heads = r.number("exercise_previous_token_mean_weight_heads")
     assert 1 <= mean_weight_heads <= r.number("previous_token_heads_significant")
+
+
+# ---- issue 19's rules: counts nest as their definitions say, whatever the outcome
+
+def test_c22_clear_passing_possible_heads_nest_and_intervals_hold_their_shares(results):
+    r = results("real_model.head_roles")
+    # clear (whole interval past each threshold) ⊆ passes (the shares past them) ⊆ possible
+    assert 0 <= r.number("c22_clear_heads") <= r.number("c22_heads") <= r.number("c22_possible_heads") <= 144
+    assert r.number("c22_best_pick_low") <= r.number("c22_best_pick") <= 1
+    assert r.number("c22_best_prefer_low") <= r.number("c22_best_prefer") <= 1
+    rules = [r.number(k) for k in r.data["numbers"] if k.startswith("c22_rule_")]
+    assert len(rules) >= 6 and max(rules) == pytest.approx(r.number("c22_position_rule_max"))
+
+
+def test_c32_heads_that_pass_beat_both_rules(results):
+    r = results("real_model.head_roles")
+    for d in ("subject_verb", "verb_subject"):
+        clear, heads = r.number(f"c32_{d}_clear_heads"), r.number(f"c32_{d}_heads")
+        possible, beats = r.number(f"c32_{d}_possible_heads"), r.number(f"c32_{d}_beats_rules_heads")
+        assert 0 <= clear <= heads <= possible <= beats <= 72, d
+        assert 0 <= r.number(f"c32_{d}_rule_nearest") <= 1 and 0 <= r.number(f"c32_{d}_rule_offset") <= 1
+
+
+def test_c07_split_layers_need_a_head_of_each_role(results):
+    r = results("real_model.head_roles")
+    for role in ("previous_token", "entity"):
+        assert 0 <= r.number(f"c07_{role}_clear_heads") <= r.number(f"c07_{role}_heads") \
+            <= r.number(f"c07_{role}_possible_heads") <= 72
+    layers = [r.number(f"c07_minilm_split_layers{k}") for k in ("_clear", "", "_possible")]
+    assert layers == sorted(layers) and layers[-1] <= 6
+    if layers[1] >= 1:
+        assert r.number("c07_previous_token_heads") >= 1 and r.number("c07_entity_heads") >= 1
+
+
+def test_c23_target_shares_are_weights_of_passing_heads(results):
+    r = results("real_model.head_roles")
+    for claim, passing in (("c02", r.number("coreference_heads")), ("c21", r.number("disambiguation_heads")),
+                           ("c22", r.number("c22_heads"))):
+        at_0_3, largest = r.number(f"c23_{claim}_heads_at_0_3"), r.number(f"c23_{claim}_max_target_weight")
+        assert 0 <= at_0_3 <= passing and 0 <= largest <= 1, claim
+        assert (at_0_3 > 0) == (largest >= 0.3), claim
