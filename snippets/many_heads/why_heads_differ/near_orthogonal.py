@@ -223,6 +223,9 @@ def median_words(arm):
 n_twice, n_slower = int(sum(twice)), int(slower.sum())
 en_o, zh_o = median_words("orthogonal")
 en_a, zh_a = median_words("aligned")
+for arm in ("orthogonal", "aligned"):
+    en_m, zh_m = median_words(arm)
+    report.text(f"steps_{arm}_median_words", en=en_m, zh=zh_m)
 report.text("median_steps",
             en=f"the median run needed {en_o} steps from the near-orthogonal start and {en_a} from the aligned one",
             zh=f"近乎正交的起点中位数需要 {zh_o} 步，对齐的起点需要 {zh_a} 步")

@@ -141,10 +141,11 @@ data = torch.Generator().manual_seed(1)
 
 
 def batch_for_every_model(generator, n):
-    """(tokens, targets, positions), each (M, n, T): every model draws from its own task."""
-    tokens, targets = zip(*(TASKS[task](generator, n) for task in task_of))
-    positions = torch.stack([offsets(generator, n) for _ in task_of])
-    return torch.stack(tokens), torch.stack(targets), positions
+    """(tokens, targets, positions), each (M, n, T): every model draws n sequences of its own
+    task (the models of one task are consecutive, so each task draws for all of them at once)."""
+    tokens, targets = zip(*(TASKS[task](generator, task_of.count(task) * n) for task in TASKS))
+    positions = offsets(generator, M * n).view(M, n, LENGTH)
+    return torch.cat(tokens).view(M, n, LENGTH), torch.cat(targets).view(M, n, LENGTH), positions
 
 
 for step in range(STEPS):
@@ -183,9 +184,11 @@ print("cost of tying, partner:       ", [round(c, 3) for c in cost_partner.tolis
 # ## Where the tied model looks
 #
 # On the previous-token task, how much attention goes one step back and one
-# step ahead. Symmetric scores make the step back and the step ahead the same
-# number for a pair of tokens, so a tied model cannot prefer i − 1 over i + 1
-# the way a separate one can.
+# step ahead. In a tied model the pair (i, i + 1) has one score, seen from both
+# sides; the weights can still differ, because the softmax normalises each row
+# on its own. We also check that the tied scores really are symmetric, and
+# whether the tied model does better where its sequence starts lower or higher
+# in the table of positions.
 
 # %% tags=["look"]
 inner = torch.arange(1, LENGTH - 1)                     # positions with a token before and after
