@@ -59,13 +59,3 @@ def test_counts_over_seeds_are_recomputed_from_their_per_seed_values(results):
     if r.number("steps_aligned_median_known") == 0:
         assert r.number("orthogonal_twice_seeds") == 0
 
-
-def test_the_random_pair_yardstick_is_the_95th_percentile_for_that_length():
-    # |cos| of two independent Gaussian vectors in P dimensions: sqrt(P) * cos -> N(0, 1), so
-    # the 95th percentile of |cos| is close to 1.96 / sqrt(P).
-    import numpy as np
-    P = 2048
-    rng = np.random.default_rng(5)
-    a, b = rng.standard_normal((2, 20000, P))
-    cos = np.abs((a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)))
-    assert abs(np.quantile(cos, 0.95) * P ** 0.5 - 1.96) < 0.05
