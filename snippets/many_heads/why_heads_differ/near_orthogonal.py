@@ -92,13 +92,15 @@ import random
 
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
 from explainer.seeded_training import n_seeds, report_seed_count
+from explainer.censored import at_least_twice, median_steps
+from explainer.seeded_training import report_spread
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
 
 SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 ARMS = ("orthogonal", "aligned", "free")        # start / pull: random+pull, aligned+pull, random alone
-STEPS, TARGET, ALIGNED_COS = 300, 0.99, 0.9
+STEPS, TARGET, ALIGNED_COS = 1200, 0.99, 0.9   # budget fixed in the registry (C10)
 pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)
 task = sample_from(pool_tokens, pool_targets)
 probe_tokens, probe_targets, _ = batch(random.Random(1234), 400)
@@ -131,11 +133,31 @@ train_stacked(model, task, steps=STEPS, batch_size=16, data_seeds=SEEDS * len(AR
               on_step=lambda step, m: cosines.append(head_cosine(m).detach()))
 cosines = torch.stack(cosines, dim=1)                                       # (M, STEPS + 1)
 reached = cosines >= TARGET
-steps_to_target = torch.where(reached.any(dim=1), reached.int().argmax(dim=1), torch.tensor(STEPS))
+finished = reached.any(dim=1)                                               # (M,)
+# Steps until the target; meaningful only where finished (a censored run needed more than STEPS).
+steps_to_target = reached.int().argmax(dim=1)                               # (M,)
 task_loss, _ = evaluate_stacked(model, probe_tokens, probe_targets)         # (M,)
 
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained from both starts)",
-              zh="随机种子数（每个都从两种起点训练）")
+# Censored medians: unfinished runs rank last, never count as STEPS.
+median = {arm: median_steps(steps_to_target[arm_of[arm]].tolist(), finished[arm_of[arm]].tolist())
+          for arm in ("orthogonal", "aligned")}
+twice = at_least_twice(steps_to_target[arm_of["orthogonal"]].tolist(), finished[arm_of["orthogonal"]].tolist(),
+                       median["aligned"], STEPS)
+
+# Free heads (no pull): do they stay as unrelated as two random vectors of their length?
+# The yardstick is the 95th percentile of |cos| between two independent Gaussian vectors.
+P = model.head_parameters().shape[-1]
+null_rng = np.random.default_rng(1)
+a, b = null_rng.standard_normal((2, 20000, P))
+random_cos = np.abs((a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)))  # (20000,)
+random_p95 = float(np.quantile(random_cos, 0.95))
+free_cos_abs_max = cosines[arm_of["free"]].abs().max(dim=1).values          # (n,) over all steps
+free_below = free_cos_abs_max < random_p95
+
+report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained from both starts and without the pull)",
+              zh="随机种子数（每个都从两种起点训练，另有一次不加拉近项）")
+report.number("budget", STEPS, "{:.0f}", kind="count", en="training steps per run (the budget)",
+              zh="每次训练的步数（预算）")
 NAMES_ZH = {"orthogonal": "近乎正交的起点", "aligned": "对齐的起点", "free": "近乎正交、不加拉近项"}
 for arm in ARMS:
     s = arm_of[arm]
@@ -150,59 +172,84 @@ for arm in ARMS:
                   zh=f"训练 {STEPS} 步后留出句子上的任务损失，各种子平均（{NAMES_ZH[arm]}）")
 for arm in ("orthogonal", "aligned"):
     s = arm_of[arm]
-    report.number(f"steps_{arm}_mean", steps_to_target[s].float().mean(), "{:.1f}",
-                  per_seed=steps_to_target[s], of="mean",
-                  en=f"steps until the pulled heads reach cos >= {TARGET}, mean over seeds ({arm})",
-                  zh=f"被拉近的两个头达到 cos ≥ {TARGET} 所需步数，各种子平均（{NAMES_ZH[arm]}）")
-    report.number(f"steps_{arm}_min", steps_to_target[s].min(), "{:.0f}",
-                  en=f"steps to cos >= {TARGET}, fastest seed ({arm})",
-                  zh=f"达到 cos ≥ {TARGET} 的步数，最快的种子（{NAMES_ZH[arm]}）")
-    report.number(f"steps_{arm}_max", steps_to_target[s].max(), "{:.0f}",
-                  en=f"steps to cos >= {TARGET}, slowest seed ({arm})",
-                  zh=f"达到 cos ≥ {TARGET} 的步数，最慢的种子（{NAMES_ZH[arm]}）")
-    report_seed_count(report, f"reached_{arm}_seeds", reached[s].any(dim=1),
+    report_seed_count(report, f"reached_{arm}_seeds", finished[s],
                       en=f"seeds that reach cos >= {TARGET} within {STEPS} steps ({arm})",
                       zh=f"{STEPS} 步内达到 cos ≥ {TARGET} 的种子数（{NAMES_ZH[arm]}）")
-slower = steps_to_target[arm_of["orthogonal"]] > steps_to_target[arm_of["aligned"]]
+    report.number(f"steps_{arm}_median_known", float(median[arm] is not None), "{:.0f}",
+                  en=f"whether the median steps to cos >= {TARGET} is known (1) or censored (0) ({arm})",
+                  zh=f"达到 cos ≥ {TARGET} 的步数中位数已知（1）还是删失（0）（{NAMES_ZH[arm]}）")
+    report.number(f"steps_{arm}_median", median[arm] if median[arm] is not None else STEPS, "{:.0f}",
+                  en=f"median steps to cos >= {TARGET} over seeds, unfinished runs ranked last "
+                     f"(when the median is censored: the budget, meaning 'more than {STEPS}') ({arm})",
+                  zh=f"达到 cos ≥ {TARGET} 的步数在各种子上的中位数，未完成的排在最后"
+                     f"（中位数删失时记为预算，意为“超过 {STEPS}”）（{NAMES_ZH[arm]}）")
+    done = steps_to_target[s][finished[s]]
+    if len(done):
+        report.number(f"steps_{arm}_fastest", done.min(), "{:.0f}", kind="count",
+                      en=f"steps to cos >= {TARGET}, fastest seed ({arm})",
+                      zh=f"达到 cos ≥ {TARGET} 的步数，最快的种子（{NAMES_ZH[arm]}）")
+report_seed_count(report, "orthogonal_twice_seeds", twice,
+                  en="seeds whose near-orthogonal run surely needs at least twice the aligned start's median steps",
+                  zh="近乎正交的训练所需步数确定至少是对齐起点中位数两倍的种子数")
+both = finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]]
+slower = (steps_to_target[arm_of["orthogonal"]] > steps_to_target[arm_of["aligned"]]) & both \
+    | (~finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]])
 report_seed_count(report, "orthogonal_slower_seeds", slower,
-                  en="seeds in which the near-orthogonal start needs more steps than the aligned one",
-                  zh="近乎正交的起点比对齐的起点需要更多步数的种子数")
-report.number("steps_ratio_mean",
-              (steps_to_target[arm_of["orthogonal"]] / steps_to_target[arm_of["aligned"]].clamp_min(1)).float().mean(),
-              "{:.1f}", en="steps near-orthogonal / steps aligned, mean over seeds",
-              zh="近乎正交与对齐起点所需步数之比，各种子平均")
-report.number("steps_share_of_training", steps_to_target[arm_of["orthogonal"]].float().mean() / STEPS, kind="share",
-              en=f"steps to pull near-orthogonal heads together, as a share of the {STEPS} training steps",
-              zh=f"把近乎正交的两个头拉到一起所需步数占全部 {STEPS} 步训练的比例")
+                  en="seeds in which the near-orthogonal start surely needs more steps than the aligned one (same seed)",
+                  zh="同一个种子下，近乎正交的起点确定比对齐的起点需要更多步数的种子数")
+report.number("random_pair_cos_p95", random_p95, "{:.3f}",
+              en=f"95th percentile of |cos| between two independent random vectors of {P} numbers (a head's length)",
+              zh=f"两个各含 {P} 个数的独立随机向量（一个头的参数个数）之间 |cos| 的第 95 百分位数")
+report_spread(report, "free_cos_abs_max", free_cos_abs_max, "{:.3f}",
+              en=f"largest |cos| between the two free heads (no pull) over the {STEPS} steps",
+              zh=f"不加拉近项时，{STEPS} 步中两个头之间最大的 |cos|")
+report_seed_count(report, "free_below_seeds", free_below,
+                  en="seeds whose free heads stay below the random-pair 95th percentile of |cos| at every step",
+                  zh="不加拉近项的两个头在每一步都低于随机向量对 |cos| 第 95 百分位数的种子数")
+report_seed_count(report, "free_end_below_seeds", cosines[arm_of["free"], -1].abs() < random_p95,
+                  en=f"seeds whose free heads are below the random-pair 95th percentile of |cos| after the {STEPS} steps",
+                  zh=f"不加拉近项的两个头在 {STEPS} 步后低于随机向量对 |cos| 第 95 百分位数的种子数")
+report_seed_count(report, "free_above_seeds", ~free_below,
+                  en="seeds whose free heads rise above the random-pair 95th percentile of |cos| at some step",
+                  zh="不加拉近项的两个头在某一步升到随机向量对 |cos| 第 95 百分位数之上的种子数")
+
 # The page's sentences about the outcome, built from these numbers.
-ratio = float((steps_to_target[arm_of["orthogonal"]] / steps_to_target[arm_of["aligned"]].clamp_min(1)).float().mean())
-share = float(steps_to_target[arm_of["orthogonal"]].float().mean() / STEPS)
-free_end = float(cosines[arm_of["free"], -1].mean())
+def median_words(arm):
+    if median[arm] is None:
+        return (f"more than {STEPS} (censored)", f"超过 {STEPS}（删失）")
+    return (f"{median[arm]:.0f}", f"{median[arm]:.0f}")
+
+
+n_twice, n_slower = int(sum(twice)), int(slower.sum())
+en_o, zh_o = median_words("orthogonal")
+en_a, zh_a = median_words("aligned")
+for arm in ("orthogonal", "aligned"):
+    en_m, zh_m = median_words(arm)
+    report.text(f"steps_{arm}_median_words", en=en_m, zh=zh_m)
+report.text("median_steps",
+            en=f"the median run needed {en_o} steps from the near-orthogonal start and {en_a} from the aligned one",
+            zh=f"近乎正交的起点中位数需要 {zh_o} 步，对齐的起点需要 {zh_a} 步")
+report.text("twice_count",
+            en=f"In {n_twice} of {n} seeds the near-orthogonal run surely needed at least twice the aligned "
+               f"median; in {n_slower} of {n} it surely needed more steps than the aligned run of the same seed.",
+            zh=f"{n} 个种子中，有 {n_twice} 个的近乎正交训练确定需要至少两倍于对齐中位数的步数；"
+               f"有 {n_slower} 个确定比同一种子的对齐训练需要更多步。")
+n_free_below = int(free_below.sum())
+report.text("free_heads",
+            en=(f"in {n_free_below} of {n} seeds their |cos| stayed below the random-pair 95th percentile "
+                f"at every step, in {n - n_free_below} it rose above it"),
+            zh=(f"{n} 个种子中，有 {n_free_below} 个的 |cos| 每一步都低于随机向量对的第 95 百分位数，"
+                f"{n - n_free_below} 个升到了它之上"))
 free_lower = bool(task_loss[arm_of["free"]].mean() < task_loss[arm_of["orthogonal"]].mean())
-report.text("free_heads", en=("they stay about as unrelated as they started" if abs(free_end) < 0.1
-                              else "they do not stay as unrelated as they started"),
-            zh="和起初一样几乎互不相干" if abs(free_end) < 0.1 else "并没有保持起初那样互不相干")
 report.text("free_loss", en="lower" if free_lower else "not lower", zh="更低" if free_lower else "并不更低")
-report.text("pull_share", en=("most of the training: making heads the same is costly, as the source says"
-                              if share > 0.5 else "less than half of the training"),
-            zh="用掉了大半训练：把头训练成一样确实代价不小，这一点原文说得对" if share > 0.5 else "不到一半的训练")
-if ratio >= 2:
-    cost = ("The nearly orthogonal start needed at least twice the aligned start's steps on average: "
-            "here the starting angle is a large part of the cost.",
-            "近乎正交的起点平均需要对齐起点至少两倍的步数：在这里，起初的夹角是代价的一大部分。")
-elif ratio > 1:
-    cost = ("The nearly orthogonal start needed more steps than the aligned one, but fewer than twice as many "
-            "on average: the starting angle adds to the cost, and an aligned start pays most of it too.",
-            "近乎正交的起点比对齐的起点需要更多步，但平均不到两倍：起初的夹角会增加代价，"
-            "而对齐的起点也要付出其中的大部分。")
-else:
-    cost = ("The aligned start needed as many steps on average: these runs show no cost from the starting angle.",
-            "对齐的起点平均也需要同样多的步数：这几次训练看不出起初的夹角带来什么代价。")
-report.text("angle_cost", en=cost[0], zh=cost[1])
 for arm in ARMS:
     s = arm_of[arm]
+    shown = [int(t) if f else f">{STEPS}" for t, f in zip(steps_to_target[s].tolist(), finished[s].tolist())]
     print(f"{arm:>10}: cos {start_cosine[s].mean():.2f} -> {cosines[s, -1].mean():.2f}, "
-          f"steps to {TARGET}: {steps_to_target[s].tolist()}, task loss {task_loss[s].mean():.3f}")
+          f"steps to {TARGET}: {shown}, task loss {task_loss[s].mean():.3f}")
+print(f"median steps: near-orthogonal {median['orthogonal']}, aligned {median['aligned']} (None: censored)")
+print(f"free heads, largest |cos| per seed: {[round(c, 3) for c in free_cos_abs_max.tolist()]}, "
+      f"random-pair 95th percentile {random_p95:.3f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -239,9 +286,11 @@ TEXT = {
            "names": {"orthogonal": "near-orthogonal start, pulled", "aligned": "aligned start (cos 0.9), pulled",
                      "free": "near-orthogonal start, no pull"},
            "step": "training step", "head_cos": "cosine between\nhead 0 and head 1", "target": f"target {TARGET}",
+           "band": "95 % of random pairs",
            "alt_pull": f"Cosine between the two heads' parameter vectors over {STEPS} training steps, one faint "
                        f"line per seed ({n} seeds) and the median in bold: pulled from a near-orthogonal start, "
-                       "pulled from an aligned start, and not pulled at all.",
+                       "pulled from an aligned start, and not pulled at all. A grey band around zero holds 95 % of the "
+                       "cosines of two independent random vectors of the same length.",
            "caption_pull": "How long the pull takes to make two heads alike, from near-orthogonal and from aligned starts."},
     "zh": {"measured": "实测平均 |cos|", "theory": "√(2/(πd))", "d": "维度 d",
            "cos": "两个随机向量\n余弦绝对值的均值",
@@ -251,8 +300,10 @@ TEXT = {
            "names": {"orthogonal": "近乎正交的起点，加拉近项", "aligned": "对齐的起点（cos 0.9），加拉近项",
                      "free": "近乎正交的起点，不加拉近项"},
            "step": "训练步数", "head_cos": "头 0 与头 1\n之间的余弦", "target": f"目标 {TARGET}",
+           "band": "95% 的随机向量对",
            "alt_pull": f"训练 {STEPS} 步中两个头参数向量之间的余弦，每个种子一条淡线（共 {n} 个种子），粗线为中位数："
-                       "从近乎正交的起点加拉近项、从对齐的起点加拉近项、完全不加拉近项。",
+                       "从近乎正交的起点加拉近项、从对齐的起点加拉近项、完全不加拉近项。零附近的灰色带是等长的两个独立随机向量"
+                       "余弦的 95% 所在的范围。",
            "caption_pull": "把两个头拉成一样要花多久：近乎正交的起点与对齐的起点对比。"},
 }
 colors = {"orthogonal": "#d95f02", "aligned": "#1b9e77", "free": "#7570b3"}
@@ -278,6 +329,7 @@ for lang in LANGS:
         for curve in curves:
             ax.plot(curve, color=colors[arm], alpha=0.25, lw=0.8)
         ax.plot(curves.median(dim=0).values, color=colors[arm], lw=2, label=text["names"][arm])
+    ax.axhspan(-random_p95, random_p95, color="grey", alpha=0.25, lw=0, label=text["band"])
     ax.axhline(TARGET, color="grey", lw=0.8, ls=":")
     ax.text(shown, TARGET, text["target"], ha="right", va="bottom", fontsize=9, color="grey")
     ax.set_xlabel(text["step"])

@@ -1,0 +1,333 @@
+# %% [markdown]
+# # Why Q and K are two matrices: tie them and see what breaks
+#
+# Source B's addendum asks why queries and keys come from separate matrices.
+# The answer it points to: a relation like "A looks for B" is not symmetric.
+# If one matrix made both, $W_Q = W_K = W$, the score of token i for token j
+# would be $x_i W \cdot x_j W$ — the same number as the score of j for i.
+#
+# We train small one-layer models, many seeds at once, with separate and with
+# tied matrices, on two tasks:
+#
+# - *previous token* (asymmetric): predict the token just before. Position i
+#   looks for i − 1, but i − 1 does not look for i.
+# - *partner* (symmetric control): every sequence holds four groups, each
+#   twice; predict the other member of your group. If A looks for B, B looks
+#   for A.
+#
+# Positions enter with a random offset per sequence, so "position 3" means
+# nothing: a model can only use where two tokens sit relative to each other.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.plotting import LANGS, column_figure
+from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+
+torch.set_num_threads(1)
+report = Report("three_roles.views.tied_qk")
+
+# %% tags=["tasks"]
+import torch
+
+GROUPS, KINDS = 8, 4                  # token id = group * KINDS + kind
+VOCAB, LENGTH, OFFSETS = GROUPS * KINDS, 8, 64
+IGNORE = -1
+
+
+def previous_token(generator, n):
+    """Random tokens; the target at position i is the token at i - 1."""
+    tokens = torch.randint(VOCAB, (n, LENGTH), generator=generator)          # (n, T)
+    targets = torch.full_like(tokens, IGNORE)
+    targets[:, 1:] = tokens[:, :-1]
+    return tokens, targets
+
+
+def partner(generator, n):
+    """Four groups, each twice, in random order; the target is the other token of your group."""
+    groups = torch.rand(n, GROUPS, generator=generator).argsort(dim=1)[:, :LENGTH // 2]  # (n, T/2)
+    groups = groups.repeat(1, 2)                                                # (n, T)
+    order = torch.rand(n, LENGTH, generator=generator).argsort(dim=1)
+    groups = groups.gather(1, order)                                            # (n, T)
+    tokens = groups * KINDS + torch.randint(KINDS, (n, LENGTH), generator=generator)
+    same = (groups[:, :, None] == groups[:, None, :]) & ~torch.eye(LENGTH, dtype=torch.bool)
+    return tokens, tokens.gather(1, same.int().argmax(dim=2))                   # (n, T), (n, T)
+
+
+def offsets(generator, n):
+    """Where each sequence starts in the table of positions: a random shift per sequence."""
+    return torch.randint(OFFSETS, (n, 1), generator=generator) + torch.arange(LENGTH)  # (n, T)
+
+
+generator = torch.Generator().manual_seed(0)
+tokens, targets = previous_token(generator, 1)
+print("previous token:", tokens[0].tolist(), "->", targets[0].tolist())
+tokens, targets = partner(generator, 1)
+print("partner:       ", tokens[0].tolist(), "->", targets[0].tolist())
+
+# %% [markdown]
+# ## One layer, many models at once
+#
+# Token and position embeddings, one attention head, an MLP, an unembedding —
+# M models stacked on a leading dimension. A tied model uses its $W_Q$ as its
+# key matrix too; its $W_K$ is never used.
+
+# %% tags=["model"]
+import torch.nn as nn
+
+
+class StackedModels(nn.Module):
+    """M one-layer transformers (one head, an MLP), parameters stacked on dimension 0."""
+
+    def __init__(self, seeds, tied, d_model=32, d_mlp=64):
+        super().__init__()
+        C = d_model
+        shapes = {"embed": (VOCAB, C), "position": (OFFSETS + LENGTH, C), "W_Q": (C, C), "W_K": (C, C),
+                  "W_V": (C, C), "W_O": (C, C), "W_in": (C, d_mlp), "W_out": (d_mlp, C),
+                  "unembed": (C, VOCAB)}
+        init = {name: [] for name in shapes}
+        for seed in seeds:                       # the same draw for a tied and a separate model
+            generator = torch.Generator().manual_seed(seed)
+            for name, shape in shapes.items():
+                scale = 1.0 if name in ("embed", "position") else shape[0] ** -0.5
+                init[name].append(torch.randn(shape, generator=generator) * scale)
+        self.weights = nn.ParameterDict({name: nn.Parameter(torch.stack(w)) for name, w in init.items()})
+        self.tied = torch.as_tensor(tied)[:, None, None]                         # (M, 1, 1)
+
+    def scores(self, tokens, positions):
+        """Attention scores (M, B, T, T) and the residual stream (M, B, T, C)."""
+        w = self.weights
+        x = w["embed"][torch.arange(len(tokens))[:, None, None], tokens]            # (M, B, T, C)
+        x = x + w["position"][torch.arange(len(tokens))[:, None, None], positions]
+        W_K = torch.where(self.tied, w["W_Q"], w["W_K"])                           # (M, C, C)
+        q = torch.einsum("mbtc,mcd->mbtd", x, w["W_Q"])                            # (M, B, T, C)
+        k = torch.einsum("mbtc,mcd->mbtd", x, W_K)                                 # (M, B, T, C)
+        return q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, x                     # (M, B, T, T)
+
+    def forward(self, tokens, positions):
+        w = self.weights
+        scores, x = self.scores(tokens, positions)
+        attention = scores.softmax(dim=-1)                                         # (M, B, T, T)
+        v = torch.einsum("mbtc,mcd->mbtd", x, w["W_V"])
+        x = x + torch.einsum("mbtc,mcd->mbtd", attention @ v, w["W_O"])            # (M, B, T, C)
+        hidden = torch.relu(torch.einsum("mbtc,mch->mbth", x, w["W_in"]))
+        x = x + torch.einsum("mbth,mhc->mbtc", hidden, w["W_out"])
+        return torch.einsum("mbtc,mcv->mbtv", x, w["unembed"]), attention          # (M, B, T, V)
+
+
+# %% [markdown]
+# ## Train: two tasks × separate or tied × seeds, in one batched model
+#
+# Each model sees its own stream of sequences. The loss is the sum of the
+# models' own losses, and AdamW works element by element, so every model
+# trains exactly as if it were alone.
+
+# %%
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+
+# %% tags=["train"]
+TASKS = {"previous": previous_token, "partner": partner}
+STEPS, BATCH = 1500, 32
+arms = [(task, tied) for task in TASKS for tied in (False, True)]
+task_of = [task for task, tied in arms for seed in SEEDS]
+model = StackedModels([seed for arm in arms for seed in SEEDS],
+                      tied=[tied for task, tied in arms for seed in SEEDS])
+M = len(task_of)
+optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.0)
+data = torch.Generator().manual_seed(1)
+
+
+def batch_for_every_model(generator, n):
+    """(tokens, targets, positions), each (M, n, T): every model draws n sequences of its own
+    task (the models of one task are consecutive, so each task draws for all of them at once)."""
+    tokens, targets = zip(*(TASKS[task](generator, task_of.count(task) * n) for task in TASKS))
+    positions = offsets(generator, M * n).view(M, n, LENGTH)
+    return torch.cat(tokens).view(M, n, LENGTH), torch.cat(targets).view(M, n, LENGTH), positions
+
+
+for step in range(STEPS):
+    tokens, targets, positions = batch_for_every_model(data, BATCH)
+    logits, _ = model(tokens, positions)                                     # (M, B, T, V)
+    loss = nn.functional.cross_entropy(logits.flatten(0, 2), targets.flatten(), ignore_index=IGNORE,
+                                       reduction="none").view(M, -1)         # (M, B*T)
+    loss = (loss.sum(1) / (targets != IGNORE).view(M, -1).sum(1)).sum()     # sum of per-model means
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+# %% [markdown]
+# ## Held-out accuracy
+#
+# Fresh sequences (another random stream) for every model; accuracy over the
+# positions that have a target. Per seed, what tying costs on each task:
+# accuracy of the separate model minus that of the tied one.
+
+# %% tags=["measure"]
+with torch.no_grad():
+    tokens, targets, positions = batch_for_every_model(torch.Generator().manual_seed(2), 1000)
+    logits, attention = model(tokens, positions)
+    scored = targets != IGNORE
+    accuracy = ((logits.argmax(-1) == targets) & scored).sum((1, 2)) / scored.sum((1, 2))  # (M,)
+n = len(SEEDS)
+accuracy = accuracy.view(len(arms), n)                                      # (arms, seeds)
+cost_previous = accuracy[0] - accuracy[1]      # separate minus tied, previous token
+cost_partner = accuracy[2] - accuracy[3]       # separate minus tied, partner
+for (task, tied), row in zip(arms, accuracy):
+    print(f"{task:>8} {'tied' if tied else 'separate':>8}: accuracy {[round(a, 3) for a in row.tolist()]}")
+print("cost of tying, previous token:", [round(c, 3) for c in cost_previous.tolist()])
+print("cost of tying, partner:       ", [round(c, 3) for c in cost_partner.tolist()])
+
+# %% [markdown]
+# ## Where the tied model looks
+#
+# On the previous-token task, how much attention goes one step back and one
+# step ahead. In a tied model the pair (i, i + 1) has one score, seen from both
+# sides; the weights can still differ, because the softmax normalises each row
+# on its own. We also check that the tied scores really are symmetric, and
+# whether the tied model does better where its sequence starts lower or higher
+# in the table of positions.
+
+# %% tags=["look"]
+inner = torch.arange(1, LENGTH - 1)                     # positions with a token before and after
+back = attention[..., inner, inner - 1].mean((1, 2)).view(len(arms), n)    # (arms, seeds)
+ahead = attention[..., inner, inner + 1].mean((1, 2)).view(len(arms), n)
+with torch.no_grad():
+    scores, _ = model.scores(tokens[:, :50], positions[:, :50])             # (M, 50, T, T)
+asymmetry = (scores - scores.transpose(-1, -2)).abs().amax((1, 2, 3))       # (M,)
+tied = torch.tensor([tied for task, tied in arms for seed in SEEDS])
+# Does the tied model lean on where the sequence sits in the table of positions?
+start = positions[:, :, 0]                                                   # (M, B) the offsets
+correct = ((logits.argmax(-1) == targets) & scored).sum(2) / scored.sum(2)   # (M, B)
+low, high = start < OFFSETS // 4, start >= OFFSETS - OFFSETS // 4
+accuracy_low = ((correct * low).sum(1) / low.sum(1)).view(len(arms), n)     # (arms, seeds)
+accuracy_high = ((correct * high).sum(1) / high.sum(1)).view(len(arms), n)
+print(f"previous token, separate: {back[0].mean():.2f} of the attention one step back, "
+      f"{ahead[0].mean():.2f} one step ahead")
+print(f"previous token, tied:     {back[1].mean():.2f} one step back, {ahead[1].mean():.2f} one step ahead")
+print(f"previous token, tied: accuracy {accuracy_low[1].mean():.2f} for the lowest quarter of offsets, "
+      f"{accuracy_high[1].mean():.2f} for the highest")
+print(f"largest |score(i, j) - score(j, i)|: tied {asymmetry[tied].max():.1e}, "
+      f"separate {asymmetry[~tied].min():.2f} (smallest model)")
+
+# %%
+report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained four times: two tasks, separate or tied)",
+              zh="随机种子数（每个训练四次：两个任务，分开或绑定）")
+report.number("steps", STEPS, "{:.0f}", kind="count", en="training steps per model", zh="每个模型的训练步数")
+report.number("offsets", OFFSETS, "{:.0f}", kind="count", en="possible random offsets of a sequence's positions",
+              zh="序列位置可能的随机偏移数")
+NAMES = {("previous", False): ("previous token, separate W_Q and W_K", "前一个词元，W_Q 与 W_K 分开"),
+         ("previous", True): ("previous token, tied W_Q = W_K", "前一个词元，W_Q = W_K 绑定"),
+         ("partner", False): ("partner, separate W_Q and W_K", "同组伙伴，W_Q 与 W_K 分开"),
+         ("partner", True): ("partner, tied W_Q = W_K", "同组伙伴，W_Q = W_K 绑定")}
+for a, arm in enumerate(arms):
+    key = f"accuracy_{arm[0]}_{'tied' if arm[1] else 'separate'}"
+    report_spread(report, key, accuracy[a], "{:.3f}", en=f"held-out accuracy, {NAMES[arm][0]}",
+                  zh=f"留出数据上的准确率，{NAMES[arm][1]}")
+report_spread(report, "cost_previous", cost_previous, "{:.3f}",
+              en="accuracy lost by tying W_Q = W_K, previous-token task (separate minus tied)",
+              zh="绑定 W_Q = W_K 损失的准确率，前一个词元任务（分开减去绑定）")
+report_spread(report, "cost_partner", cost_partner, "{:.3f}",
+              en="accuracy lost by tying W_Q = W_K, partner task (separate minus tied)",
+              zh="绑定 W_Q = W_K 损失的准确率，同组伙伴任务（分开减去绑定）")
+report_seed_count(report, "asymmetric_margin_seeds", cost_previous - cost_partner >= 0.05,
+                  en="seeds in which tying costs at least 0.05 more accuracy on the previous-token task than on the partner task",
+                  zh="绑定在前一个词元任务上比在同组伙伴任务上多损失至少 0.05 准确率的种子数")
+report_seed_count(report, "tied_harmless_seeds", cost_previous < 0.01,
+                  en="seeds in which tying costs less than 0.01 accuracy on the previous-token task",
+                  zh="绑定在前一个词元任务上损失的准确率不到 0.01 的种子数")
+for a, label in ((0, "separate"), (1, "tied")):
+    zh_label = "分开" if label == "separate" else "绑定"
+    report.number(f"back_{label}_mean", back[a].mean(), "{:.2f}", kind="share", per_seed=back[a], of="mean",
+                  en=f"attention one step back, previous-token task, {label} (mean over seeds)",
+                  zh=f"前一个词元任务中向后一步的注意力，{zh_label}（各种子平均）")
+    report.number(f"ahead_{label}_mean", ahead[a].mean(), "{:.2f}", kind="share", per_seed=ahead[a], of="mean",
+                  en=f"attention one step ahead, previous-token task, {label} (mean over seeds)",
+                  zh=f"前一个词元任务中向前一步的注意力，{zh_label}（各种子平均）")
+for label, values in (("low", accuracy_low), ("high", accuracy_high)):
+    words = ("lowest", "最低") if label == "low" else ("highest", "最高")
+    report.number(f"accuracy_previous_tied_offset_{label}_mean", values[1].mean(), "{:.2f}", per_seed=values[1],
+                  of="mean", en=f"held-out accuracy of the tied model, previous token, sequences in the {words[0]} "
+                                f"quarter of offsets (mean over seeds)",
+                  zh=f"绑定模型在前一个词元任务上的留出准确率，偏移位于{words[1]}四分之一的序列（各种子平均）")
+report.number("tied_score_asymmetry", asymmetry[tied].max(), "{:.1e}",
+              en="largest |score(i, j) - score(j, i)| in a tied model (0 up to rounding)",
+              zh="绑定模型中最大的 |score(i, j) − score(j, i)|（除舍入误差外为 0）")
+report.number("separate_score_asymmetry", asymmetry[~tied].min(), "{:.2f}",
+              en="largest |score(i, j) - score(j, i)| in a separate model (the smallest over models)",
+              zh="分开的模型中最大的 |score(i, j) − score(j, i)|（取各模型中最小的）")
+# The target makers, checked on fresh sequences: previous = shifted tokens; partner = the
+# other position holding the same group (never the position itself).
+check = torch.Generator().manual_seed(3)
+tokens_p, targets_p = previous_token(check, 500)
+report.number("previous_target_errors", (targets_p[:, 1:] != tokens_p[:, :-1]).sum() + (targets_p[:, 0] != IGNORE).sum(),
+              "{:.0f}", kind="count", en="previous-token targets that are not the token before (check)",
+              zh="不等于前一个词元的目标数（核对）")
+tokens_q, targets_q = partner(check, 500)
+groups_q = tokens_q // KINDS
+same_group = groups_q[:, :, None] == groups_q[:, None, :]                   # (n, T, T)
+report.number("partner_group_sizes_wrong", (same_group.sum(2) != 2).sum(), "{:.0f}", kind="count",
+              en="positions whose group does not appear exactly twice (check)",
+              zh="所在组不恰好出现两次的位置数（核对）")
+report.number("partner_target_errors", (targets_q // KINDS != groups_q).sum(), "{:.0f}", kind="count",
+              en="partner targets from another group (check)", zh="来自别的组的伙伴目标数（核对）")
+verdict_words = ("more on the previous-token task than on the partner task in "
+                 f"{int((cost_previous - cost_partner >= 0.05).sum())} of {n} seeds")
+report.text("tying_outcome",
+            en=(f"Tying cost at least 0.05 accuracy {verdict_words}."),
+            zh=f"在 {n} 个种子中的 {int((cost_previous - cost_partner >= 0.05).sum())} 个里，"
+               "绑定在前一个词元任务上损失的准确率比在同组伙伴任务上至少多 0.05。")
+
+# %% [markdown]
+# ## Figure
+
+# %%
+TEXT = {
+    "en": {"columns": ["separate", "tied", "separate", "tied"], "tasks": ["previous token", "partner"],
+           "accuracy": "held-out accuracy", "back": "one step back", "ahead": "one step ahead",
+           "attention": "attention (previous-token task)", "models": ["separate", "tied"],
+           "panel_a": "(a) accuracy, one line per seed", "panel_b": "(b) where the previous-token models look",
+           "alt": f"Two panels. Left: held-out accuracy of {n} seeds, each a line joining the model with separate "
+                  "W_Q and W_K to the tied one, for the previous-token task and the partner task. Right: on the "
+                  "previous-token task, the mean attention one step back and one step ahead, separate against tied, "
+                  "with one dot per seed.",
+           "caption": "Tying W_Q = W_K, on an asymmetric task (previous token) and a symmetric one (partner)."},
+    "zh": {"columns": ["分开", "绑定", "分开", "绑定"], "tasks": ["前一个词元", "同组伙伴"],
+           "accuracy": "留出数据上的准确率", "back": "向后一步", "ahead": "向前一步",
+           "attention": "注意力（前一个词元任务）", "models": ["分开", "绑定"],
+           "panel_a": "(a) 准确率，每个种子一条线", "panel_b": "(b) 前一个词元任务中模型看向哪里",
+           "alt": f"两幅图。左：{n} 个种子在留出数据上的准确率，每条线把 W_Q、W_K 分开的模型与绑定的模型连起来，"
+                  "分别对应前一个词元任务和同组伙伴任务。右：前一个词元任务中，向后一步和向前一步的平均注意力，"
+                  "分开与绑定对比，每个种子一个点。",
+           "caption": "令 W_Q = W_K：在不对称的任务（前一个词元）和对称的任务（同组伙伴）上的结果。"},
+}
+colors = {"previous": "#d95f02", "partner": "#1b9e77", "back": "#7570b3", "ahead": "#e7298a"}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, (left, right) = column_figure(3.6, ncols=2)
+    for t, task in enumerate(("previous", "partner")):
+        rows = accuracy[2 * t:2 * t + 2]                                     # (2, seeds)
+        for seed in range(n):
+            left.plot([2 * t, 2 * t + 1], rows[:, seed], color=colors[task], alpha=0.5, lw=1, marker="o", ms=3)
+    left.set_xticks(range(4), text["columns"])
+    for t, task in enumerate(text["tasks"]):
+        left.text(2 * t + 0.5, -0.16, task, transform=left.get_xaxis_transform(), ha="center", va="top")
+    left.set_ylim(0, 1.05)
+    left.set_ylabel(text["accuracy"])
+    left.set_title(text["panel_a"], loc="left")
+    width = 0.35
+    for k, (name, values) in enumerate((("back", back[:2]), ("ahead", ahead[:2]))):
+        x = torch.arange(2) + (k - 0.5) * width
+        right.bar(x, values.mean(1), width, color=colors[name], alpha=0.6, label=text[name])
+        for a in range(2):
+            right.plot([x[a]] * n, values[a], "o", color=colors[name], ms=3)
+    right.set_xticks(range(2), text["models"])
+    right.set_ylim(0, 1.05)
+    right.set_ylabel(text["attention"])
+    right.set_title(text["panel_b"], loc="left")
+    right.legend(fontsize=9, loc="upper right")
+    report.figure("tied_scores", fig, lang, alt=text["alt"], caption=text["caption"])
+
+report.save()
