@@ -137,7 +137,7 @@ def test_every_figure_line_and_marker_stands_out_in_both_schemes(results):
     import snippet_runner
 
     faint, measured = [], 0
-    for name in sorted(path.stem for path in snippet_runner.discover()):
+    for name in sorted(snippet_runner.name_of(path) for path in snippet_runner.discover()):
         run = results(name)
         for key, by_lang in run.data["figures"].items():
             for lang, figure in by_lang.items():
