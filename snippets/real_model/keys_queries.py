@@ -344,23 +344,23 @@ report.number("coordinate_auc_in_best_direction_space", coordinate_true[best_spa
 #
 # Source B says V "directly carries the concrete content": the value of *apple*
 # carries that this apple is a fruit and not a company. MiniLM has no 苹果, but
-# English has words of two sense_truth: *bank* (money / river), *bat*, *mouse*,
-# *seal*, *crane*. Each stands in 20 sense_frame_ids, and each frame is a minimal pair:
+# English has words of two senses: *bank* (money / river), *bat*, *mouse*,
+# *seal*, *crane*. Each stands in 20 frames, and each frame is a minimal pair:
 # the same sentence with a cue noun of each sense (explainer/word_senses.py).
 # For every head, a nearest-centroid probe reads the sense from the word's value
 # in that head, held out by frame. In layer 1 the word's value sees only the word
 # and its position, the same in both sentences of a pair, so no probe can do
 # better than half there: that is the context-free baseline. Significance over
 # the 60 heads of layers 2-6 comes from a max-statistic permutation test (swap
-# the sense_truth within sense_pairs), and the best head's sense_accuracy gets an interval by
-# resampling the sense_frame_ids. The keys get the same probe, for comparison.
+# the senses within pairs), and the best head's accuracy gets an interval by
+# resampling the frames. The keys get the same probe, for comparison.
 
 # %%
 from explainer.centroid_probe import centroid_probe_correct, swap_within_pairs
 from explainer.word_senses import FRAMES as SENSE_FRAMES, SENSES, sense_sentences
 
 N_DRAWS = 1000
-sense_items = sense_sentences()                                    # words x sense_frame_ids x 2 sense_truth
+sense_items = sense_sentences()                                    # words x frames x 2 senses
 sense_outputs = run_sentences(model, tokenizer, [s.text for s in sense_items])
 sense_vectors = {name: torch.zeros(L, len(sense_items), H, hs) for name in ("K", "V")}
 for n, (item, out) in enumerate(zip(sense_items, sense_outputs)):
@@ -393,7 +393,7 @@ sense_layer, sense_head = divmod(int(sense_observed[1:].argmax()), H)
 sense_layer += 1                                                    # index into all L layers
 sense_best = float(sense_observed[sense_layer, sense_head])
 sense_p = (1 + int((sense_null_max >= sense_best).sum())) / (1 + N_DRAWS)
-# 95 % interval of the best head's sense_accuracy: resample the sense_frame_ids
+# 95 % interval of the best head's accuracy: resample the frames
 sense_per_frame = np.array([[sense_correct["V"][0, sense_layer, sense_head, sense_frame_ids == f].double().sum(),
                        (sense_frame_ids == f).sum()] for f in range(len(SENSE_FRAMES))])  # (F, 2)
 sense_frame_draws = np.random.default_rng(1).multinomial(
@@ -406,9 +406,9 @@ print(f"best value head: layer {sense_layer + 1} head {sense_head + 1}, sense re
 
 # %%
 report.number("sense_words", len(SENSES), "{:.0f}", kind="count",
-              en="words with two sense_truth", zh="有两种词义的词数")
+              en="words with two senses", zh="有两种词义的词数")
 report.number("sense_frames", len(SENSE_FRAMES), "{:.0f}", kind="count",
-              en="sense_frame_ids per word (each a minimal pair: one sentence per sense)",
+              en="frames per word (each a minimal pair: one sentence per sense)",
               zh="每个词的句框数（每个句框是一组最小对：每种词义一句）")
 report.number("sense_best_accuracy", sense_best, "{:.0%}", kind="share",
               en="held-out sense read from the word's value: best head of layers 2–6",
@@ -417,7 +417,7 @@ report.number("sense_best_layer", sense_layer + 1, "{:.0f}", en="that head's lay
 report.number("sense_best_head", sense_head + 1, "{:.0f}", en="that head's number in its layer",
               zh="这个头在该层的编号")
 report.number("sense_best_low", sense_low, "{:.0%}", kind="share",
-              en="its 95 % interval (sense_frame_ids resampled): lower end", zh="它的 95% 区间（对句框重抽样）：下端")
+              en="its 95 % interval (frames resampled): lower end", zh="它的 95% 区间（对句框重抽样）：下端")
 report.number("sense_best_high", sense_high, "{:.0%}", kind="share",
               en="its 95 % interval: upper end", zh="它的 95% 区间：上端")
 report.number("sense_best_p", sense_p, kind="p",
