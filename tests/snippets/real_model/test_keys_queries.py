@@ -113,12 +113,10 @@ def test_the_sense_probe_numbers_are_shares_of_the_sentences_and_layer_1_is_blin
                 "sense_k_best_accuracy"):
         share = r.number(key)
         assert 0 <= share <= 1 and abs(share * n - round(share * n)) < 1e-6, key
-    # in layer 1 the word's value is the same in both sentences of a pair (same word, same
-    # position): whatever a probe says, it is right for exactly one of the two
-    assert r.number("sense_layer1_best") == 0.5
-    # the best head is the best of layers 2-6: its p-value counts itself among 1,001
+    # (that the context-free layer-1 value gives exactly one half is the probe's own test,
+    # tests/snippets/real_model/test_centroid_probe.py; the rule reads that number)
+    # the best head is the best of layers 2-6
     assert 2 <= r.number("sense_best_layer") <= 6 and 1 <= r.number("sense_best_head") <= 12
-    assert 1 / 1001 - 1e-12 <= r.number("sense_best_p") <= 1
     assert r.number("sense_best_low") <= r.number("sense_best_high")
     assert r.number("sense_v_median_accuracy") <= r.number("sense_best_accuracy")
     assert r.number("sense_k_best_accuracy") >= r.number("sense_best_k_accuracy")
