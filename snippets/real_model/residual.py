@@ -147,6 +147,103 @@ report.number("cka_V_consecutive_max", consecutive.max(), "{:.2f}",
 report.number("cka_V_shuffled_max", shuffled.max(), "{:.2f}",
               en="chance: the largest such CKA with the tokens shuffled",
               zh="偶然水平：打乱词元顺序后，这一 CKA 的最大值")
+# C19's bar, step by step: CKA at least 0.5 and more than twice its shuffled value
+meets_bar = (consecutive >= 0.5) & (consecutive > 2 * shuffled)            # (L-1,)
+report.number("cka_V_bar_layers", meets_bar.sum(), "{:.0f}", kind="count",
+              en="steps between consecutive layers (of 5) whose values keep CKA ≥ 0.5 and more than twice the shuffled CKA",
+              zh="相邻两层之间（共 5 步）值向量 CKA 不低于 0.5 且超过打乱后两倍的步数")
+
+# %% [markdown]
+# ## Do the values carry more context, layer after layer?
+#
+# Source B says each layer's value "carries richer context". One kind of
+# context a value can carry is which words stand next to its token. A linear
+# probe reads it: fitted on some sentences, it maps a token's value in layer l
+# to a guess of the embedding of the word before it (and, with a second probe,
+# of the word after it); on the held-out sentences a guess counts when the
+# nearest word of the sample, by cosine, is the right one (explainer/probes.py,
+# 5 folds of sentences, ridge penalty chosen inside the training sentences).
+# Layer 1's values are projections of the embedding alone, so what its probe
+# gets right comes from the token itself (after "the" comes a noun); from
+# layer 2 on, the values have seen the sentence.
+
+# %%
+from explainer.probes import word_probe_correct
+
+token_ids = [tokenizer.ids(s)[0] for s in SENTENCES]                       # per sentence, (T,)
+items = np.array([(s, p, q) for s, ids in enumerate(token_ids)
+                  for p in range(1, len(ids) - 1)                 # no [CLS] / [SEP] ...
+                  for q in (p - 1, p + 1) if 1 <= q <= len(ids) - 2])   # ... on either side
+neighbour_ids = np.array([token_ids[s][q].item() for s, p, q in items])     # (n_items,)
+words, targets = np.unique(neighbour_ids, return_inverse=True)              # candidates, (n_items,)
+word_vectors = model.embeddings.token.weight.detach().double()[torch.as_tensor(words)]  # (V, C)
+is_right = items[:, 2] > items[:, 1]
+rows = np.cumsum([0] + [len(ids) for ids in token_ids])[items[:, 0]] + items[:, 1]  # into values[l]
+correct = np.zeros((L, len(items)), dtype=bool)                            # (L, n_items)
+for layer in range(L):
+    X = values[layer].double()[torch.as_tensor(rows)]                      # (n_items, C)
+    for side in (False, True):                 # one probe for the word before, one for after
+        mask = is_right == side
+        correct[layer, mask] = word_probe_correct(X[mask], targets[mask], items[mask, 0],
+                                                  word_vectors)
+probe_accuracy = correct.mean(axis=1)                                      # (L,)
+gains = np.diff(probe_accuracy)                                            # (L-1,) steps 1→2 … 5→6
+print("neighbour-word probe by layer:", np.round(probe_accuracy, 3))
+
+# How sure is the gain from layer 1 to layer 6? Resample the sentences (with replacement)
+# and recompute both accuracies from the held-out hits: a 95 % interval.
+hits = np.stack([np.bincount(items[:, 0], weights=correct[l], minlength=len(SENTENCES))
+                 for l in (0, L - 1)])                                     # (2, n_sentences)
+n_items = np.bincount(items[:, 0], minlength=len(SENTENCES))               # (n_sentences,)
+draws = np.random.default_rng(0).multinomial(
+    len(SENTENCES), np.full(len(SENTENCES), 1 / len(SENTENCES)), size=1000)  # (1000, n_sentences)
+gain_draws = (draws @ hits[1] - draws @ hits[0]) / (draws @ n_items)       # (1000,)
+gain_low, gain_high = np.percentile(gain_draws, [2.5, 97.5])
+
+# %%
+report.number("n_probe_items", len(items), "{:.0f}", kind="count",
+              en="probe items: a token and its word before or after (no [CLS] / [SEP])",
+              zh="探针样本数：一个词元加上它前一个或后一个词（不含 [CLS] / [SEP]）")
+report.number("n_probe_words", len(words), "{:.0f}", kind="count",
+              en="candidate neighbour words the probe chooses from",
+              zh="探针可选的相邻词个数")
+report.number("neighbour_majority_share", np.bincount(targets).max() / len(targets), "{:.0%}",
+              kind="share", en="items whose neighbour is the sample's most frequent neighbour word",
+              zh="相邻词恰为样本中最常见相邻词的样本所占比例")
+for layer in range(L):
+    report.number(f"neighbour_probe_layer{layer + 1}", probe_accuracy[layer], "{:.0%}", kind="share",
+                  en=f"held-out neighbour-word probe on layer {layer + 1}'s values: share named right",
+                  zh=f"用第 {layer + 1} 层值向量的相邻词探针（留出句子）：说对的比例")
+report.number("neighbour_probe_gain_steps", (gains > 0).sum(), "{:.0f}", kind="count",
+              en="steps from one layer to the next (of 5) in which the probe gains",
+              zh="相邻两层之间（共 5 步）探针有提高的步数")
+report.number("neighbour_probe_gain", probe_accuracy[L - 1] - probe_accuracy[0], "{:+.3f}",
+              en="probe's gain from layer 1 to layer 6 (share named right)",
+              zh="探针从第 1 层到第 6 层的提高（说对的比例之差）")
+report.number("neighbour_probe_gain_low", gain_low, "{:+.3f}",
+              en="the gain's 95 % interval (sentences resampled): lower end",
+              zh="这一提高的 95% 区间（对句子重抽样）：下端")
+report.number("neighbour_probe_gain_high", gain_high, "{:+.3f}",
+              en="the gain's 95 % interval: upper end", zh="这一提高的 95% 区间：上端")
+report.number("neighbour_probe_best_layer", int(np.argmax(probe_accuracy)) + 1, "{:.0f}",
+              en="layer whose values the probe reads best", zh="探针读得最好的那一层")
+
+if gain_high < 0.02:
+    outcome = ("By this measure the values do not grow richer in context layer after layer: the "
+               "probe reads the neighbours best from layer {best}'s values, and from layer 6's no "
+               "better than from layer 1's (the gain's 95 % interval lies below 0.02).",
+               "按这个指标，值向量并没有一层比一层带上更多的上下文：探针从第 {best} 层的值向量里读得最好，"
+               "而从第 6 层读到的并不比第 1 层多（提高的 95% 区间整个低于 0.02）。")
+elif gain_low >= 0.1:
+    outcome = ("The values carry more of their neighbours layer after layer: the probe gains "
+               "from layer 1 to layer 6, and reads best from layer {best}'s values.",
+               "值向量一层比一层带上更多相邻词的信息：探针从第 1 层到第 6 层有提高，在第 {best} 层读得最好。")
+else:
+    outcome = ("The run cannot tell whether the values carry more of their neighbours by layer 6 "
+               "than in layer 1; the probe reads best from layer {best}'s values.",
+               "这次运行分辨不出第 6 层的值向量是否比第 1 层带上更多相邻词的信息；探针在第 {best} 层读得最好。")
+best = int(np.argmax(probe_accuracy)) + 1
+report.text("probe_outcome", en=outcome[0].format(best=best), zh=outcome[1].format(best=best))
 
 # %% [markdown]
 # ## What does the next layer read?
@@ -272,6 +369,12 @@ TEXT = {
                      "the incoming residual stream, the attention output, the feed-forward output "
                      "and LayerNorm's offset.",
         "share_caption": "What the next layer reads: each layer's output split into its four parts.",
+        "probe": "neighbour words named right (held out)", "majority": "always the most frequent neighbour",
+        "probe_alt": "Line chart over layers 1 to 6 of the share of held-out tokens whose word before "
+                     "or after a linear probe names right from the token's values, with a horizontal "
+                     "line for always guessing the most frequent neighbour word.",
+        "probe_caption": "How well a linear probe reads a token's neighbouring words from its values, "
+                         "layer by layer (sentences held out).",
     },
     "zh": {
         "own": "自己的嵌入（保留残差）", "other": "同句其他词元的嵌入",
@@ -291,6 +394,10 @@ TEXT = {
         "share_alt": "第 1 到第 6 层的堆叠柱状图：每层输出中，流进来的残差流、注意力输出、前馈网络输出和 "
                      "LayerNorm 偏移各占的份额。",
         "share_caption": "下一层读到的是什么：把每层的输出拆成四个部分。",
+        "probe": "说对相邻词的比例（留出句子）", "majority": "总猜最常见的相邻词",
+        "probe_alt": "第 1 到第 6 层的折线图：线性探针从词元的值向量里说对它前一个或后一个词的比例"
+                     "（在留出的句子上），另有一条水平线表示总猜最常见相邻词的水平。",
+        "probe_caption": "逐层看，线性探针能从值向量里读出多少相邻词（留出句子）。",
     },
 }
 STYLE = {"input": ("o-", "#444444"), "Q": ("s-", "#1b9e77"), "K": ("^-", "#7570b3"),
@@ -341,5 +448,17 @@ for lang in LANGS:
     ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     fig.tight_layout()
     report.figure("input_parts", fig, lang, alt=text["share_alt"], caption=text["share_caption"])
+
+    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    ax.plot(np.arange(1, L + 1), probe_accuracy, "d-", color="#d95f02", label=text["probe"])
+    ax.axhline(np.bincount(targets).max() / len(targets), color="#666666", ls=":",
+               label=text["majority"])
+    ax.set_xlabel(text["cka_layer"], fontsize=10)
+    ax.set_ylabel(text["probe"], fontsize=10)
+    ax.set_ylim(0, None)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="lower right")
+    fig.tight_layout()
+    report.figure("neighbour_probe", fig, lang, alt=text["probe_alt"], caption=text["probe_caption"])
 
 report.save()

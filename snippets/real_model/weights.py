@@ -118,6 +118,116 @@ report.number("query_bias_effect", query_bias_effect, "{:.2f}",
               zh="去掉查询的偏置后，任一注意力权重的最大变化")
 
 # %% [markdown]
+# ## Do the heads read separate subspaces?
+#
+# Source A sums up: the heads look for their best matches "in subspaces that do
+# not interfere". What a head matches on is what its slices of W_Q and W_K read
+# from the 384-dimensional stream: each a 32-dimensional row space. For every
+# pair of heads in one layer we measure how much two such subspaces overlap —
+# the mean squared cosine of their principal angles (explainer/subspaces.py) —
+# and compare it with two nulls: random 32-dimensional subspaces drawn
+# isotropically, and drawn from the covariance of the layer's own input over the
+# sample sentences (the stream is far from isotropic, so subspaces that follow
+# its variance overlap more). Heads' writes through W_O and W_V's reads are
+# recorded as notes.
+
+# %%
+from explainer.minilm import run_sentences
+from explainer.sample_sentences import SENTENCES as SAMPLE_SENTENCES
+from explainer.subspaces import (covariance_root, head_read_bases, head_write_bases,
+                                 null_overlaps, pair_overlaps)
+
+N_NULL = 1000                                   # random pairs per null
+generator = torch.Generator().manual_seed(0)
+head_size = config.d_model // config.n_heads
+sample = run_sentences(model, tokenizer, SAMPLE_SENTENCES)
+null_isotropic = null_overlaps(config.d_model, head_size, N_NULL, generator)       # (N_NULL,)
+iso_low, iso_high = np.percentile(null_isotropic.numpy(), [5, 95])
+overlaps = {name: [] for name in ("Q", "K", "V", "O")}    # per layer, (66,) pair overlaps
+stream_low, stream_high = [], []
+for layer, block in enumerate(model.layers):
+    attention = block.attention
+    for name in ("Q", "K", "V"):
+        weight = getattr(attention, f"W_{name}").weight.detach().double()   # (C, C)
+        overlaps[name].append(pair_overlaps(head_read_bases(weight, config.n_heads)))
+    overlaps["O"].append(pair_overlaps(
+        head_write_bases(attention.W_O.weight.detach().double(), config.n_heads)))
+    stream = torch.cat([out.hidden_states[layer][0] for out in sample])      # (N, C): layer input
+    null_stream = null_overlaps(config.d_model, head_size, N_NULL, generator,
+                                covariance_root(stream))                     # (N_NULL,)
+    low, high = np.percentile(null_stream.numpy(), [5, 95])
+    stream_low.append(low)
+    stream_high.append(high)
+
+# A pair reads apart when both its W_Q and its W_K overlap are below the 5th percentile
+# of both nulls (of its own layer), together when both are above the 95th of both.
+below = np.concatenate([
+    ((overlaps["Q"][l].numpy() < min(iso_low, stream_low[l]))
+     & (overlaps["K"][l].numpy() < min(iso_low, stream_low[l])))
+    for l in range(config.n_layers)])                                        # (396,)
+above = np.concatenate([
+    ((overlaps["Q"][l].numpy() > max(iso_high, stream_high[l]))
+     & (overlaps["K"][l].numpy() > max(iso_high, stream_high[l])))
+    for l in range(config.n_layers)])
+between = np.concatenate([
+    ((overlaps[n][l].numpy() > iso_high) & (overlaps[n][l].numpy() < stream_low[l]))
+    for n in ("Q", "K") for l in range(config.n_layers)])                   # (792,)
+print(f"pairs reading apart {below.mean():.2f}, together {above.mean():.2f}; "
+      f"W_Q/W_K overlaps between the two nulls {between.mean():.2f}")
+
+# %%
+report.number("subspace_pairs", len(below), "{:.0f}", kind="count",
+              en="pairs of heads in one layer (66 a layer)", zh="同一层内的头对数（每层 66 对）")
+report.number("subspace_below_both_share", below.mean(), "{:.0%}", kind="share",
+              en="pairs of heads whose W_Q and W_K reads both overlap less than the 5th percentile of both nulls",
+              zh="W_Q 与 W_K 的读取重叠度都低于两个零分布第 5 百分位数的头对所占比例")
+report.number("subspace_above_both_share", above.mean(), "{:.0%}", kind="share",
+              en="pairs of heads whose W_Q and W_K reads both overlap more than the 95th percentile of both nulls",
+              zh="W_Q 与 W_K 的读取重叠度都高于两个零分布第 95 百分位数的头对所占比例")
+report.number("subspace_between_share", between.mean(), "{:.0%}", kind="share",
+              en="W_Q and W_K pair overlaps above the isotropic null's 95th percentile and below the stream null's 5th",
+              zh="W_Q、W_K 的头对重叠度中，高于各向同性零分布第 95 百分位数、又低于残差流零分布第 5 百分位数的比例")
+for name, (en, zh) in {"Q": ("W_Q reads", "W_Q 的读取"), "K": ("W_K reads", "W_K 的读取"),
+                       "V": ("W_V reads (note)", "W_V 的读取（附注）"),
+                       "O": ("W_O writes (note)", "W_O 的写入（附注）")}.items():
+    report.number(f"overlap_{name}_median", float(torch.cat(overlaps[name]).median()), "{:.2f}",
+                  en=f"median overlap of two heads' {en} (mean squared cosine of principal angles)",
+                  zh=f"两个头的{zh}重叠度的中位数（主角余弦平方的平均）")
+if below.mean() >= 0.75:
+    outcome = ("Most pairs of heads read apart: their subspaces overlap less than random ones.",
+               "大多数头对读取互不相干：它们的子空间比随机子空间重叠得还少。")
+elif above.mean() >= 0.75:
+    outcome = ("Most pairs of heads read together: their subspaces overlap more than random ones "
+               "that follow the stream's variance.",
+               "大多数头对读取彼此重合：它们的子空间比顺着残差流方差抽取的随机子空间重叠得还多。")
+elif between.mean() > 0.5:
+    outcome = ("Most of the W_Q and W_K overlaps lie between the two nulls: two heads of one layer "
+               "read more alike than random directions do, and less alike than random directions "
+               "that follow the stream's variance. So the heads do not split the stream into "
+               "private subspaces; they read overlapping parts of it.",
+               "W_Q 和 W_K 的重叠度大多落在两个零分布之间：同一层的两个头，读取的方向比随机方向更相近，"
+               "又比顺着残差流方差抽取的随机方向更分开。所以，各头并没有把残差流分成各自专用的子空间，"
+               "它们读取的部分彼此重叠。")
+else:
+    outcome = ("Neither reading apart nor reading together describes most pairs of heads.",
+               "大多数头对既谈不上读取互不相干，也谈不上读取彼此重合。")
+report.text("subspace_outcome", en=outcome[0], zh=outcome[1])
+report.number("null_isotropic_p5", iso_low, "{:.3f}",
+              en="isotropic null: 5th percentile of the overlap of two random 32-dimensional subspaces",
+              zh="各向同性零分布：两个随机 32 维子空间重叠度的第 5 百分位数")
+report.number("null_isotropic_p95", iso_high, "{:.3f}",
+              en="isotropic null: 95th percentile", zh="各向同性零分布：第 95 百分位数")
+report.number("null_isotropic_expected", head_size / config.d_model, "{:.3f}",
+              en="expected overlap of two isotropic random subspaces (dₖ / d_model)",
+              zh="两个各向同性随机子空间重叠度的期望（dₖ / d_model）")
+report.number("null_stream_p5_min", min(stream_low), "{:.2f}",
+              en="stream-covariance null: lowest 5th percentile over the 6 layers",
+              zh="残差流协方差零分布：6 层中最低的第 5 百分位数")
+report.number("null_stream_p95_max", max(stream_high), "{:.2f}",
+              en="stream-covariance null: highest 95th percentile over the 6 layers",
+              zh="残差流协方差零分布：6 层中最高的第 95 百分位数")
+
+# %% [markdown]
 # ## Exercises, answered by the run
 #
 # Each exercise changes one thing above; the run records the answer so the
@@ -198,5 +308,49 @@ for lang in LANGS:
         side.set_visible(False)
     fig.colorbar(image, ax=ax, orientation="horizontal", shrink=0.7, pad=0.02, label=text["weight"])
     report.figure("all_heads", fig, lang, alt=text["alt"], caption=text["caption"])
+
+# %%
+TEXT = {
+    "en": {"layer": "layer", "overlap": "overlap of two heads' read subspaces\n(mean cos² of principal angles)",
+           "Q": "pairs of heads, W_Q", "K": "pairs of heads, W_K",
+           "iso": "random subspaces, isotropic (5–95 %)",
+           "stream": "random subspaces, stream covariance (5–95 %)",
+           "alt": "For each of the 6 layers, dots for the 66 pairs of heads: the overlap of the "
+                  "subspaces their W_Q slices read, and beside them those of W_K. A thin grey band "
+                  "near the bottom marks where two isotropic random 32-dimensional subspaces overlap; "
+                  "a wider band higher up, one per layer, where random subspaces drawn from the "
+                  "stream's covariance overlap. {between:.0%} of the dots lie between the two bands.",
+           "caption": "How much the subspaces two heads of one layer read from the stream overlap, "
+                      "against random subspaces drawn isotropically and from the stream's own "
+                      "covariance."},
+    "zh": {"layer": "层", "overlap": "两个头读取子空间的重叠度\n（主角余弦平方的平均）",
+           "Q": "头对，W_Q", "K": "头对，W_K",
+           "iso": "随机子空间，各向同性（5–95%）",
+           "stream": "随机子空间，按残差流协方差（5–95%）",
+           "alt": "6 层中每一层都画出 66 个头对的点：它们的 W_Q 片读取的子空间的重叠度，旁边是 W_K 的。"
+                  "靠近底部的一条灰色窄带，是两个各向同性随机 32 维子空间的重叠范围；"
+                  "更高处每层一条较宽的带，是按残差流协方差抽取的随机子空间的重叠范围。"
+                  "{between:.0%} 的点落在两条带之间。",
+           "caption": "同一层里两个头从残差流读取的子空间重叠多少：与各向同性抽取、以及按残差流自身协方差抽取的随机子空间相比。"},
+}
+jitter = np.random.default_rng(0).uniform(-0.08, 0.08, size=len(overlaps["Q"][0]))   # (66,)
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = column_figure(height=4.6)
+    ax.axhspan(iso_low, iso_high, color="#999999", alpha=0.5, lw=0, label=text["iso"])
+    for layer in range(config.n_layers):
+        ax.fill_between([layer + 0.6, layer + 1.4], stream_low[layer], stream_high[layer],
+                        color="#7570b3", alpha=0.3, lw=0, label=text["stream"] if layer == 0 else None)
+        for name, shift, marker, colour in (("Q", -0.15, "o", "#1b9e77"), ("K", 0.15, "^", "#d95f02")):
+            ax.plot(layer + 1 + shift + jitter, overlaps[name][layer].numpy(), marker, ms=3,
+                    color=colour, alpha=0.8, ls="none", label=text[name] if layer == 0 else None)
+    ax.set_xticks(range(1, config.n_layers + 1))
+    ax.set_xlabel(text["layer"], fontsize=10)
+    ax.set_ylabel(text["overlap"], fontsize=10)
+    ax.set_ylim(0, None)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    report.figure("head_subspaces", fig, lang, alt=text["alt"].format(between=between.mean()),
+                  caption=text["caption"])
 
 report.save()
