@@ -28,6 +28,9 @@ import code_cells  # noqa: E402
 import notebooks  # noqa: E402
 import snippet_runner  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "snippets"))
+from explainer.report import formatted  # noqa: E402
+
 DOCS = ROOT / "docs"
 SNIPPETS = {snippet_runner.name_of(p): p for p in snippet_runner.discover()}
 PAGES = sorted(p.relative_to(DOCS / "en").as_posix() for p in (DOCS / "en").rglob("*.md")
@@ -137,19 +140,23 @@ def bound_names(source: str) -> set[str]:
     return names
 
 
-def recorded_expressions(snippet: Path) -> dict[str, tuple[str, str]]:
-    """key -> (expression, format) of each report.number("key", expression, format, …)."""
+def recorded_expressions(snippet: Path) -> dict[str, tuple[str, str, str]]:
+    """key -> (expression, format, kind) of each report.number("key", expression, …)."""
     found = {}
     for node in ast.walk(ast.parse(snippet.read_text(encoding="utf-8"))):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "number" and getattr(node.func.value, "id", "") == "report"
-                and len(node.args) >= 3 and all(isinstance(a, ast.Constant) for a in (node.args[0], node.args[2]))):
-            found[node.args[0].value] = (ast.unparse(node.args[1]), node.args[2].value)
+                and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant)):
+            options = {k.arg: k.value for k in node.keywords}
+            fmt = node.args[2] if len(node.args) >= 3 else options.get("fmt", ast.Constant("{:.3f}"))
+            kind = options.get("kind", ast.Constant(""))
+            if isinstance(fmt, ast.Constant) and isinstance(kind, ast.Constant):
+                found[node.args[0].value] = (ast.unparse(node.args[1]), fmt.value, kind.value)
     return found
 
 
-def cited_from_cells(page: str, cells: list[code_cells.ShownCell]) -> dict[str, tuple[str, str]]:
-    """The numbers the page cites that its shown cells compute: name.key -> (expression, format)."""
+def cited_from_cells(page: str, cells: list[code_cells.ShownCell]) -> dict[str, tuple[str, str, str]]:
+    """The numbers the page cites that its shown cells compute: name.key -> (expression, format, kind)."""
     defined = set().union(*(bound_names(c.source) for c in cells)) | set(dir(builtins))
     shown_snippets = {c.snippet for c in cells}
     cited = {}
@@ -172,7 +179,7 @@ printed = io.StringIO()
 with contextlib.redirect_stdout(printed):
     namespace = runpy.run_path("page.py", run_name="__main__")
 wanted = json.loads(open("wanted.json", encoding="utf-8").read())
-values = {target: fmt.format(eval(expression, namespace)) for target, (expression, fmt) in wanted.items()}
+values = {target: float(eval(expression, namespace)) for target, (expression, *_) in wanted.items()}
 json.dump({"stdout": printed.getvalue(), "values": values}, open("got.json", "w", encoding="utf-8"))
 '''
 
@@ -240,9 +247,13 @@ def test_the_cells_every_page_shows_run_when_copied_and_reproduce_its_numbers(tm
             failures.append(f"{page}: the copied cells print\n{got['stdout']}\nthe page shows\n{expected}")
         if not got["values"]:
             failures.append(f"{page}: cites no number its cells compute")
-        for target, text in got["values"].items():
+        wanted = cited_from_cells(page, cells)
+        for target, value in got["values"].items():
             name, _, key = target.rpartition(".")
-            recorded = builds[name][0]["numbers"][key]["text"]
+            _, fmt, kind = wanted[target]
+            text = formatted(value, fmt, kind)["en"]    # as report.number writes it
+            entry = builds[name][0]["numbers"][key]
+            recorded = entry.get("texts", {}).get("en") or entry["text"]
             if text != recorded:
                 failures.append(f"{page}: {target} is {text} from the copied cells, {recorded} on the page")
     assert not failures, "\n\n".join(failures)

@@ -63,10 +63,10 @@ def offsets(generator, n):
 
 
 generator = torch.Generator().manual_seed(0)
-tokens, targets = previous_token(generator, 1)
-print("previous token:", tokens[0].tolist(), "->", targets[0].tolist())
-tokens, targets = partner(generator, 1)
-print("partner:       ", tokens[0].tolist(), "->", targets[0].tolist())
+sequence, target = previous_token(generator, 1)
+print("previous token:", sequence[0].tolist(), "->", target[0].tolist())
+sequence, target = partner(generator, 1)
+print("partner:       ", sequence[0].tolist(), "->", target[0].tolist())
 
 # %% [markdown]
 # ## One layer, many models at once
