@@ -267,6 +267,7 @@ WHY = {
         "case": "for *{verdict}*, {checks}",
         "no_case": "no experiment decides this claim yet: its rule has no case and gives *{verdict}*.",
         "undecided": "on the recorded seeds, ",
+        "within": "the number of the rule's {n} values between {low} and {high}",
     },
     "zh": {
         "label": "为什么",
@@ -279,6 +280,7 @@ WHY = {
         "case": "就“{verdict}”而言，{checks}",
         "no_case": "还没有实验判定这条论断：它的规则还没有任何情形，结论为“{verdict}”。",
         "undecided": "按记录下的种子，",
+        "within": "规则读取的 {n} 个数中落在 {low} 到 {high} 之间的个数",
     },
 }
 SYMBOLS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥", "==": "=", "!=": "≠"}
@@ -322,6 +324,9 @@ def _expression(node, results: dict, lang: str) -> str:
             inner, outer = _precedence(part), _precedence(node)
             return f"({text})" if inner < outer or (right and inner == outer) else text
         return f"{side(node.left, False)} {ARITHMETIC[type(node.op)]} {side(node.right, True)}"
+    if isinstance(node, ast.Call) and node.func.id == "within":
+        low, high, *values = (_expression(a, results, lang) for a in node.args)
+        return WHY[lang]["within"].format(n=len(values), low=low, high=high)
     if isinstance(node, ast.Call):
         inner = ", ".join(_expression(a, results, lang) for a in node.args)
         return f"|{inner}|" if node.func.id == "abs" else f"{node.func.id}({inner})"
