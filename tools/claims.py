@@ -61,6 +61,7 @@ class Experiment:
     show: list[str] = field(default_factory=list)
     numbers: dict[str, float] = field(default_factory=dict)
     note: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)   # a literature number's name in a table
 
 
 @dataclass
@@ -182,7 +183,8 @@ def _experiment(claim_id: str, entry: dict) -> Experiment:
     return Experiment(kind=kind, snippet=entry.get("snippet", ""),
                       reference=entry.get("reference", ""), show=list(entry.get("show", [])),
                       numbers={k: float(v) for k, v in (entry.get("numbers") or {}).items()},
-                      note=dict(entry.get("note") or {}))
+                      note=dict(entry.get("note") or {}),
+                      labels={k: str(v) for k, v in (entry.get("labels") or {}).items()})
 
 
 def _claim(claim_id: str, entry: dict) -> Claim:

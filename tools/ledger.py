@@ -238,6 +238,28 @@ def badges(snippet: str, lang: str, claims: dict[str, registry.Claim],
     return "\n".join(rows)
 
 
+LITERATURE_HEADER = {"en": ("Paper", "Model", "Value"), "zh": ("论文", "模型", "数值")}
+
+
+def literature_table(claim: registry.Claim, lang: str, references_href: str | None) -> str:
+    """The literature numbers a claim's rule reads, as a Markdown table: paper (linked to the
+    references page), what the number is (its label, or its key), and the number."""
+    labels = reference_labels(lang)
+    rows = [f"| {' | '.join(LITERATURE_HEADER[lang])} |", "|---|---|---:|"]
+    for experiment in claim.experiments:
+        if experiment.kind != "literature":
+            continue
+        paper = labels.get(experiment.reference, experiment.reference)
+        if references_href:
+            paper = f"[{paper}]({references_href}#{experiment.reference})"
+        for key, value in experiment.numbers.items():
+            name = experiment.labels.get(key, key.replace("_", " "))
+            rows.append(f"| {paper} | {name} | {value:g} |")
+    if len(rows) == 2:
+        raise ValueError(f"{claim.id} lists no literature numbers")
+    return "\n".join(rows) + "\n"
+
+
 def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
                 verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None,
                 reasons: dict[str, str] | None = None) -> str:
