@@ -124,11 +124,11 @@ def test_the_explanation_gives_the_rules_verdict_and_the_comparisons_behind_it(c
 def planted_claim(condition: str, otherwise: str = "nuanced") -> registry.Claim:
     return registry.Claim(id="C99", title={"en": "t", "zh": "t"}, source=[], type="empirical",
                           text={"en": "", "zh": ""}, experiments=[], rule_text={"en": "", "zh": ""},
-                          cases=[("verified", condition), ("refuted", "s.heads == 0")],
+                          cases=[("verified", condition), ("refuted", "ch.s.heads == 0")],
                           otherwise=otherwise, examples={})
 
 
-PLANTED_RESULTS = {"s": {"numbers": {
+PLANTED_RESULTS = {"ch.s": {"numbers": {  # a snippet named by its module path
     "heads": {"value": 2.0, "text": "2", "about": {"en": "heads that pass", "zh": "通过检验的头数"}},
     "best": {"value": 0.65, "text": "65 %", "about": {"en": "the best head's accuracy", "zh": "最好的头的准确率"}},
     "n_seeds": {"value": 8.0, "text": "8", "about": {"en": "seeds", "zh": "种子数"}},
@@ -138,7 +138,7 @@ PLANTED_RESULTS = {"s": {"numbers": {
 def test_the_why_sentence_says_which_case_failed_and_each_number_against_its_threshold():
     import ledger
 
-    claim = planted_claim("s.heads >= 1 and s.best >= 0.75")
+    claim = planted_claim("ch.s.heads >= 1 and ch.s.best >= 0.75")
     numbers = registry.measurements(PLANTED_RESULTS, {})
     why = registry.explain(claim, numbers)
     assert ledger.reason(claim, why, PLANTED_RESULTS, "en") == (
@@ -152,7 +152,7 @@ def test_the_why_sentence_says_which_case_failed_and_each_number_against_its_thr
 def test_the_why_sentence_of_a_case_that_held_gives_a_computed_threshold_with_its_value():
     import ledger
 
-    claim = planted_claim("s.hits >= 0.75 * s.n_seeds or s.best >= 0.9")
+    claim = planted_claim("ch.s.hits >= 0.75 * ch.s.n_seeds or ch.s.best >= 0.9")
     why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
     assert why.held == 0 and len(why.cases[0].checks) == 1   # the or's first part decided it
     assert ledger.reason(claim, why, PLANTED_RESULTS, "en") == (

@@ -325,17 +325,17 @@ def _number_like(value: float, like: str) -> str:
 
 def _about(name: str, results: dict, lang: str) -> tuple[str, str]:
     """What a ``snippet.key`` of a rule is, in words, and its recorded text."""
-    source, _, key = name.partition(".")
+    source, _, key = name.rpartition(".")  # many_heads.pruning . prunable_share
     entry = results.get(source, {}).get("numbers", {}).get(key)
     if entry is None:  # a paper's own number: its key (and the paper) is all there is
         return f"{key.replace('_', ' ')} ({source})", ""
-    return entry.get("about", {}).get(lang) or key.replace("_", " "), entry["text"]
+    return entry.get("about", {}).get(lang) or key.replace("_", " "), numbers_table.shown(entry, lang)
 
 
 def _expression(node, results: dict, lang: str) -> str:
     """A rule's arithmetic in words: names by what they are, × − + ÷, |x|."""
     if isinstance(node, ast.Attribute):
-        return _about(f"{node.value.id}.{node.attr}", results, lang)[0]
+        return _about(registry._dotted(node), results, lang)[0]
     if isinstance(node, ast.Constant):
         return f"{node.value:g}"
     if isinstance(node, ast.UnaryOp):
@@ -366,7 +366,7 @@ def _side(node, value: float, other, results: dict, lang: str) -> tuple[str, str
     the rule writes it (a percentage where the number it bounds is one); a computed side is
     rounded like the number it is compared with."""
     if isinstance(node, ast.Attribute):
-        about, text = _about(f"{node.value.id}.{node.attr}", results, lang)
+        about, text = _about(registry._dotted(node), results, lang)
         return about, text or f"{value:g}"
     if isinstance(node, ast.Constant):
         like = _recorded_text(other, results, lang)
@@ -379,7 +379,7 @@ def _recorded_text(node, results: dict, lang: str) -> str:
     """How the first recorded number in ``node`` is written ('' if it reads none)."""
     for part in ast.walk(node):
         if isinstance(part, ast.Attribute):
-            text = _about(f"{part.value.id}.{part.attr}", results, lang)[1]
+            text = _about(registry._dotted(part), results, lang)[1]
             if text:
                 return text
     return ""
