@@ -31,7 +31,9 @@ class Behind:
 
 
 def _git(*args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+    # errors="replace": a word diff of Chinese text cuts characters into bytes
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                          encoding="utf-8", errors="replace")
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
@@ -60,9 +62,12 @@ def translations_behind() -> list[Behind]:
             continue
         for lang, twin in (("en", "zh"), ("zh", "en")):
             twin_path = str(paths[twin].relative_to(ROOT))
-            newer = _git("log", "--format=%h %s", "--invert-grep", f"--grep={IN_STEP}",
+            newer = _git("log", "--no-merges", "--format=%h %s", "--invert-grep", f"--grep={IN_STEP}",
                          f"{last[lang]}..HEAD", "--", twin_path)
-            commits = [c for c in newer.splitlines() if _changes_text(c.split()[0], twin_path)]
+            own_path = str(paths[lang].relative_to(ROOT))
+            # a commit that changes both twins keeps them in step
+            commits = [c for c in newer.splitlines() if _changes_text(c.split()[0], twin_path)
+                       and not _changes_text(c.split()[0], own_path)]
             if commits:
                 behind.append(Behind(page, lang, twin, commits))
     return behind
