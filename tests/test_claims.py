@@ -157,3 +157,41 @@ def test_the_why_sentence_of_a_case_that_held_gives_a_computed_threshold_with_it
     assert why.held == 0 and len(why.cases[0].checks) == 1   # the or's first part decided it
     assert ledger.reason(claim, why, PLANTED_RESULTS, "en") == (
         "The *verified* case of the rule holds: seeds that show it is 7 (≥ 0.75 × seeds (= 6)).")
+
+
+def test_within_counts_the_values_in_a_closed_range():
+    assert registry.within(8, 64, 8, 64, 7, 65, 30) == 3       # both ends included
+    assert registry.within(8, 64) == 0
+    claim = planted_claim("within(8, 64, ch.s.heads, ch.s.best, ch.s.hits) >= 2")
+    numbers = registry.measurements(PLANTED_RESULTS, {})        # heads 2, best 0.65, hits 7
+    assert registry.decide(claim, numbers) == "nuanced"          # none of the three in [8, 64]
+    assert registry.decide(claim, {**numbers, "ch.s.heads": 8, "ch.s.hits": 64}) == "verified"
+
+
+def test_the_why_sentence_says_what_within_counts():
+    import ledger
+
+    claim = planted_claim("within(8, 64, ch.s.heads, ch.s.best, ch.s.hits) >= 2")
+    why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
+    assert ledger.reason(claim, why, PLANTED_RESULTS, "en").startswith(
+        "No case of the rule holds, so it gives *nuanced*: for *verified*, the number of the "
+        "rule's 3 values between 8 and 64 is 0, not ≥ 2")
+
+
+def test_the_literature_table_lists_each_papers_numbers_under_their_labels():
+    import ledger
+
+    claim = planted_claim("ch.s.heads >= 1")
+    claim.experiments = [
+        registry.Experiment(kind="literature", reference="vaswani2017",
+                            numbers={"heads_base": 8.0, "heads_big": 16.0},
+                            labels={"heads_base": "Transformer base"}),
+        registry.Experiment(kind="trained", snippet="ch.s")]
+    table = ledger.literature_table(claim, "en", "../references.md").splitlines()
+    assert table[0] == "| Paper | Model | Value |"
+    assert table[2] == "| [Vaswani et al. (2017)](../references.md#vaswani2017) | Transformer base | 8 |"
+    assert table[3] == "| [Vaswani et al. (2017)](../references.md#vaswani2017) | heads big | 16 |"
+    assert len(table) == 4                                       # the trained experiment adds no row
+    claim.experiments = claim.experiments[1:]
+    with pytest.raises(ValueError):
+        ledger.literature_table(claim, "en", None)

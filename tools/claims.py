@@ -10,7 +10,8 @@ and gives the verdict:
       otherwise: nuanced
 
 A condition is a small expression: numbers, names, + - * /, comparisons, and / or / not,
-abs / min / max. Nothing else is allowed, so a rule reads the same to a reviewer as to
+abs / min / max, and within(low, high, x, …) (how many of x, … lie in [low, high]).
+Nothing else is allowed, so a rule reads the same to a reviewer as to
 the build.
 """
 
@@ -66,6 +67,7 @@ class Experiment:
     show: list[str] = field(default_factory=list)
     numbers: dict[str, float] = field(default_factory=dict)
     note: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)   # a literature number's name in a table
 
 
 @dataclass
@@ -98,7 +100,12 @@ _COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
             ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
                ast.Div: operator.truediv}
-_FUNCTIONS = {"abs": abs, "min": min, "max": max}
+def within(low: float, high: float, *values: float) -> int:
+    """How many of ``values`` lie between ``low`` and ``high`` (both included)."""
+    return sum(low <= value <= high for value in values)
+
+
+_FUNCTIONS = {"abs": abs, "min": min, "max": max, "within": within}
 
 
 def _dotted(node) -> str | None:
@@ -182,7 +189,8 @@ def _experiment(claim_id: str, entry: dict) -> Experiment:
     return Experiment(kind=kind, snippet=entry.get("snippet", ""),
                       reference=entry.get("reference", ""), show=list(entry.get("show", [])),
                       numbers={k: float(v) for k, v in (entry.get("numbers") or {}).items()},
-                      note=dict(entry.get("note") or {}))
+                      note=dict(entry.get("note") or {}),
+                      labels={k: str(v) for k, v in (entry.get("labels") or {}).items()})
 
 
 def _claim(claim_id: str, entry: dict) -> Claim:

@@ -241,6 +241,28 @@ def badges(snippet: str, lang: str, claims: dict[str, registry.Claim],
     return "\n".join(rows)
 
 
+LITERATURE_HEADER = {"en": ("Paper", "Model", "Value"), "zh": ("论文", "模型", "数值")}
+
+
+def literature_table(claim: registry.Claim, lang: str, references_href: str | None) -> str:
+    """The literature numbers a claim's rule reads, as a Markdown table: paper (linked to the
+    references page), what the number is (its label, or its key), and the number."""
+    labels = reference_labels(lang)
+    rows = [f"| {' | '.join(LITERATURE_HEADER[lang])} |", "|---|---|---:|"]
+    for experiment in claim.experiments:
+        if experiment.kind != "literature":
+            continue
+        paper = labels.get(experiment.reference, experiment.reference)
+        if references_href:
+            paper = f"[{paper}]({references_href}#{experiment.reference})"
+        for key, value in experiment.numbers.items():
+            name = experiment.labels.get(key, key.replace("_", " "))
+            rows.append(f"| {paper} | {name} | {value:g} |")
+    if len(rows) == 2:
+        raise ValueError(f"{claim.id} lists no literature numbers")
+    return "\n".join(rows) + "\n"
+
+
 def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
                 verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None,
                 reasons: dict[str, str] | None = None) -> str:
@@ -270,6 +292,7 @@ WHY = {
         "case": "for *{verdict}*, {checks}",
         "no_case": "no experiment decides this claim yet: its rule has no case and gives *{verdict}*.",
         "undecided": "on the recorded seeds, ",
+        "within": "the number of the rule's {n} values between {low} and {high}",
     },
     "zh": {
         "label": "为什么",
@@ -283,6 +306,7 @@ WHY = {
         "case": "就“{verdict}”而言，{checks}",
         "no_case": "还没有实验判定这条论断：它的规则还没有任何情形，结论为“{verdict}”。",
         "undecided": "按记录下的种子，",
+        "within": "规则读取的 {n} 个数中落在 {low} 到 {high} 之间的个数",
     },
 }
 SYMBOLS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥", "==": "=", "!=": "≠"}
@@ -348,6 +372,9 @@ def _expression(node, results: dict, lang: str) -> str:
             inner, outer = _precedence(part), _precedence(node)
             return f"({text})" if inner < outer or (right and inner == outer) else text
         return f"{side(node.left, False)} {ARITHMETIC[type(node.op)]} {side(node.right, True)}"
+    if isinstance(node, ast.Call) and node.func.id == "within":
+        low, high, *values = (_expression(a, results, lang) for a in node.args)
+        return WHY[lang]["within"].format(n=len(values), low=low, high=high)
     if isinstance(node, ast.Call):
         inner = ", ".join(_expression(a, results, lang) for a in node.args)
         return f"|{inner}|" if node.func.id == "abs" else f"{node.func.id}({inner})"

@@ -65,7 +65,7 @@ ROOT = snippet_runner.ROOT
 DOCS = ROOT / "docs"
 KATEX = ROOT / "node_modules" / "katex" / "dist"
 
-PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|text|output|claims|claim|data)\s+([\w.]+)\s*\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|text|output|claims|claim|literature|data)\s+([\w.]+)\s*\}\}")
 ANY_PLACEHOLDER = re.compile(r"\{\{\s*[a-z]+\s+[\w.]+\s*\}\}")
 
 UI = {
@@ -290,6 +290,14 @@ def _render(kind: str, target: str, page) -> str:
     ui = _state["ui"]
     name, key = (target, "") if target in _state["snippets"] else target.rpartition(".")[::2]
     where = f"{page.file.src_uri}: {{{{ {kind} {target} }}}}"
+    if kind == "literature":
+        if target not in _state["claims"]:
+            raise PluginError(f"{where}: there is no claim {target} in docs/claims.yml")
+        try:
+            return "\n" + ledger.literature_table(_state["claims"][target], _state["lang"],
+                                                  _relative(page, "references.md")) + "\n"
+        except ValueError as error:
+            raise PluginError(f"{where}: {error}") from None
     if kind == "claim":
         if target not in _state["claims"]:
             raise PluginError(f"{where}: there is no claim {target} in docs/claims.yml")

@@ -10,10 +10,11 @@
 #
 # The yardstick is the project's, the same for the trained toy models: each
 # head's importance is the score drop when it alone is removed, measured on one
-# set of sentences; heads are then removed together, least important first,
-# and the *prunable share* is the largest share of all heads that can go while
-# the score on another set of sentences stays at least 95 % of the full
-# model's. The snippet records numbers; the rule for C13 is in docs/claims.yml.
+# half of the sentences; heads are then removed together, least important
+# first, and the *prunable share* is the largest share of all heads that can go
+# while the score on the other half stays at least 95 % of the full model's.
+# The snippet records numbers; the rule for C37 (the replication of C13) is in
+# docs/claims.yml.
 
 # %%
 import numpy as np
@@ -21,10 +22,9 @@ import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer
 import torch
 
 from explainer.minilm import MiniLM, Tokenizer, mean_pool
-from explainer.paraphrase_topics import TOPICS
+from explainer.paraphrase_topics import ITEMS
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.sample_sentences import SENTENCE_PAIRS
 
 torch.set_num_threads(1)
 report = Report("real_model.pruning")
@@ -35,11 +35,14 @@ KEEP = 0.95                                                      # "little loss"
 # %% [markdown]
 # ## The score: how far a paraphrase stands out
 #
-# A topic is a sentence with three partners: a paraphrase, a related sentence
+# An item is a sentence with three partners: a paraphrase, a related sentence
 # that means something else, and an unrelated one. Its margin is the cosine
 # similarity of the paraphrase minus that of the closer of the other two; the
-# score is the mean margin over the topics. Two sets of topics: six short ones
-# rank the heads, the eight bundled ones judge the pruned model.
+# score is the mean margin over the items. The 200 items come in two halves
+# of 100 that share no sentence: the heads are ranked on one half and the
+# pruned model is judged on the other, both ways round, so the data that chose
+# the pruning order never scores it — and the two halves tell how far the
+# result would move with other sentences.
 
 # %%
 class SentenceSet:
@@ -72,141 +75,175 @@ class SentenceSet:
         return [{T: h[layer] for T, h in hidden.items()} for layer in range(L)]
 
 
-def topic_sentences(quadruples):
-    """Flatten (anchor, paraphrase, related, unrelated) topics; returns sentences, index (topics, 4)."""
+def item_sentences(quadruples):
+    """Flatten (anchor, paraphrase, related, unrelated) items; returns sentences, index (items, 4)."""
     sentences = sorted({s for quadruple in quadruples for s in quadruple})
     return sentences, np.array([[sentences.index(s) for s in q] for q in quadruples])
 
 
 def paraphrase_margin(embeddings: torch.Tensor, index: np.ndarray) -> float:
-    """Mean over topics of cos(anchor, paraphrase) - max(cos(anchor, related), cos(anchor, unrelated))."""
-    e = embeddings[index]                                        # (topics, 4, 384)
-    similarity = (e[:, :1] * e[:, 1:]).sum(-1)                   # (topics, 3)
+    """Mean over items of cos(anchor, paraphrase) - max(cos(anchor, related), cos(anchor, unrelated))."""
+    e = embeddings[index]                                        # (items, 4, 384)
+    similarity = (e[:, :1] * e[:, 1:]).sum(-1)                   # (items, 3)
     return float((similarity[:, 0] - similarity[:, 1:].max(dim=1).values).mean())
 
 
-# the bundled pairs come in threes per anchor: paraphrase, related, unrelated
-judging_topics = [(SENTENCE_PAIRS[i][0],) + tuple(b for _, b in SENTENCE_PAIRS[i:i + 3])
-                  for i in range(0, len(SENTENCE_PAIRS), 3)]
-ranking_sentences, ranking_index = topic_sentences(TOPICS)
-judging_sentences, judging_index = topic_sentences(judging_topics)
-ranking, judging = SentenceSet(ranking_sentences), SentenceSet(judging_sentences)
+class Half:
+    """One half of the items: its sentences, and the full model's score on it."""
 
-full_ranking = paraphrase_margin(ranking.embed(), ranking_index)
-full_judging = paraphrase_margin(judging.embed(), judging_index)
-report.number("n_ranking_topics", len(TOPICS), "{:.0f}",
-              en="topics that rank the heads", zh="用来给头排重要性的话题数")
-report.number("n_judging_topics", len(judging_topics), "{:.0f}",
-              en="topics that judge the pruned model", zh="用来评判剪枝后模型的话题数")
-report.number("full_margin", full_judging, "{:.2f}",
-              en="full model's score: mean paraphrase margin on the judging topics",
-              zh="完整模型的分数：评判话题上同义句领先幅度的平均")
-report.number("full_margin_ranking", full_ranking, "{:.2f}",
-              en="full model's score on the ranking topics", zh="完整模型在排序话题上的分数")
+    def __init__(self, items):
+        sentences, self.index = item_sentences(items)
+        self.sentences = SentenceSet(sentences)
+        self.full = paraphrase_margin(self.sentences.embed(), self.index)
+
+
+# the first and the last 100 items share no sentence (explainer/paraphrase_topics.py)
+half_a, half_b = Half(ITEMS[: len(ITEMS) // 2]), Half(ITEMS[len(ITEMS) // 2:])
+report.number("n_items", len(ITEMS), "{:.0f}", kind="count",
+              en="paraphrase items (anchor, paraphrase, related, unrelated)",
+              zh="同义句条目数（锚句、同义句、相关句、无关句）")
+report.number("n_half_items", len(ITEMS) // 2, "{:.0f}", kind="count",
+              en="items in each half", zh="每一半的条目数")
+report.number("full_margin", (half_a.full + half_b.full) / 2, "{:.2f}",
+              en="full model's score: mean paraphrase margin over all items (the halves are equal)",
+              zh="完整模型的分数：全部条目上同义句领先幅度的平均（两半条目数相同）")
+report.number("full_margin_half_a", half_a.full, "{:.2f}",
+              en="full model's score on half A", zh="完整模型在 A 半上的分数")
+report.number("full_margin_half_b", half_b.full, "{:.2f}",
+              en="full model's score on half B", zh="完整模型在 B 半上的分数")
 
 # %% [markdown]
 # ## Importance of each head
 #
-# Remove one head at a time and measure the drop of the score on the ranking
-# topics. Removing a head of layer l leaves layers 1..l-1 untouched, so we keep
-# their output and re-run only layers l..6.
+# Remove one head at a time and measure the drop of the score on a half.
+# Removing a head of layer l leaves layers 1..l-1 untouched, so we keep their
+# output and re-run only layers l..6.
 
 # %%
-inputs = ranking.layer_inputs()
-importance = np.zeros((L, H))
-for layer in range(L):
-    for head in range(H):
-        mask = torch.ones(L, H)
-        mask[layer, head] = 0
-        model.set_head_mask(mask)
-        importance[layer, head] = full_ranking - paraphrase_margin(
-            ranking.embed(layer, inputs[layer]), ranking_index)
-model.set_head_mask(torch.ones(L, H))
+def head_importance(half: Half) -> np.ndarray:
+    """(L, H): the score drop on ``half`` when each head alone is removed."""
+    inputs = half.sentences.layer_inputs()
+    importance = np.zeros((L, H))
+    for layer in range(L):
+        for head in range(H):
+            mask = torch.ones(L, H)
+            mask[layer, head] = 0
+            model.set_head_mask(mask)
+            importance[layer, head] = half.full - paraphrase_margin(
+                half.sentences.embed(layer, inputs[layer]), half.index)
+    model.set_head_mask(torch.ones(L, H))
+    return importance
+
+
+def rank_correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Spearman's correlation of two score arrays (no ties expected in real numbers)."""
+    rank_a, rank_b = a.ravel().argsort().argsort(), b.ravel().argsort().argsort()
+    return float(np.corrcoef(rank_a, rank_b)[0, 1])
+
+
+importance_a, importance_b = head_importance(half_a), head_importance(half_b)
+importance = importance_a                                        # shown: ranked on half A
 most = np.unravel_index(importance.argmax(), (L, H))
 report.number("top_importance", importance.max(), "{:.3f}",
-              en="largest score drop from removing one head", zh="去掉单个头时分数的最大降幅")
+              en="largest score drop from removing one head (half A)", zh="去掉单个头时分数的最大降幅（A 半）")
 report.number("top_importance_layer", most[0] + 1, "{:.0f}",
-              en="layer of the most important head", zh="最重要的头所在的层")
+              en="layer of the most important head (half A)", zh="最重要的头所在的层（A 半）")
 report.number("top_importance_head", most[1] + 1, "{:.0f}",
-              en="number of the most important head in its layer", zh="最重要的头在层内的编号")
+              en="number of the most important head in its layer (half A)", zh="最重要的头在层内的编号（A 半）")
 report.number("median_importance", np.median(importance), "{:.4f}",
-              en="median score drop from removing one head", zh="去掉单个头时分数降幅的中位数")
-report.number("heads_helping_when_removed", (importance < 0).sum(), "{:.0f}",
-              en="heads whose removal alone raises the score", zh="单独去掉反而让分数上升的头数")
+              en="median score drop from removing one head (half A)", zh="去掉单个头时分数降幅的中位数（A 半）")
+report.number("heads_helping_when_removed", (importance < 0).sum(), "{:.0f}", kind="count",
+              en="heads whose removal alone raises the score (half A)", zh="单独去掉反而让分数上升的头数（A 半）")
+report.number("importance_rank_correlation", rank_correlation(importance_a, importance_b), "{:.2f}",
+              en="rank correlation of the 72 heads' importance between the two halves",
+              zh="两半上 72 个头重要性的秩相关")
 
 # %% [markdown]
 # ## Pruning curve
 #
-# Remove heads together, least important first, and score the judging topics:
-# every STEP heads up to half of them (every 2 x STEP beyond), then head by
-# head between the last step that keeps 95 % of the full score and the first
-# that does not. The prunable share is the number of heads removed just before
-# the first failure, over 72. A random order (fixed seed, checked every
-# 2 x STEP heads) is the baseline.
+# Remove heads together, least important first (ranked on the other half), and
+# score the judging half: every STEP heads up to half of them (every 2 x STEP
+# beyond), then head by head between the last step that keeps 95 % of the full
+# score and the first that does not. The prunable share is the number of heads
+# removed just before the first failure, over 72. A random order (fixed seed,
+# checked every 2 x STEP heads) is the baseline.
 
 # %%
-order = np.argsort(importance, axis=None)                        # flat indices, least important first
-random_order = np.random.default_rng(0).permutation(L * H)
 STEP = 6
 
 
-def judged_score(removal_order, k: int) -> float:
+def judged_score(removal_order, k: int, half: Half) -> float:
     mask = torch.ones(L * H)
     mask[torch.as_tensor(removal_order[:k], dtype=torch.long)] = 0
     model.set_head_mask(mask.view(L, H))
-    score = paraphrase_margin(judging.embed(), judging_index)
+    score = paraphrase_margin(half.sentences.embed(), half.index)
     model.set_head_mask(torch.ones(L, H))
     return score
 
 
-def pruning_curve(removal_order, refine: bool) -> tuple[dict[int, float], int]:
-    """Scores by heads removed, and the most heads removed before the score first drops
-    below KEEP x full (72 if it never does)."""
+def pruning_curve(removal_order, half: Half, refine: bool) -> tuple[dict[int, float], int]:
+    """Scores on ``half`` by heads removed, and the most heads removed before the score
+    first drops below KEEP x full (72 if it never does)."""
     if refine:   # fine steps up to half of the heads, coarse beyond
         checks = list(range(STEP, L * H // 2, STEP)) + list(range(L * H // 2, L * H + 1, 2 * STEP))
     else:
         checks = list(range(2 * STEP, L * H + 1, 2 * STEP))
-    scores = {0: full_judging}
+    scores = {0: half.full}
     for k in checks:
-        scores[k] = judged_score(removal_order, k)
+        scores[k] = judged_score(removal_order, k, half)
     ks = sorted(scores)
-    first_fail = next((k for k in ks if scores[k] < KEEP * full_judging), None)
+    first_fail = next((k for k in ks if scores[k] < KEEP * half.full), None)
     if first_fail is None:
         return scores, L * H
     last_pass = ks[ks.index(first_fail) - 1]
     if refine:
         for k in range(last_pass + 1, first_fail):
-            scores[k] = judged_score(removal_order, k)
-            if scores[k] < KEEP * full_judging:
+            scores[k] = judged_score(removal_order, k, half)
+            if scores[k] < KEEP * half.full:
                 return scores, k - 1
     return scores, last_pass
 
 
-curve, prunable = pruning_curve(order, refine=True)
-curve_random, prunable_random = pruning_curve(random_order, refine=False)
-report.number("prunable_heads", prunable, "{:.0f}",
-              en="heads removed together (least important first) while the score stays ≥ 95 %",
-              zh="按重要性从低到高一起去掉、分数仍不低于 95% 时最多去掉的头数")
-report.number("prunable_share", prunable / (L * H), "{:.0%}",
-              en="prunable share: those heads as a share of all 72", zh="可剪比例：上述头数占全部 72 个头的比例")
-report.number("prunable_heads_random", prunable_random, "{:.0f}",
-              en=f"the same in a random order (checked every {2 * STEP} heads)",
-              zh=f"按随机顺序去头时的同一数字（每 {2 * STEP} 个头检查一次）")
-report.number("prunable_share_random", prunable_random / (L * H), "{:.0%}",
+# judged on A, ranked on B; judged on B, ranked on A
+order_a, order_b = np.argsort(importance_b, axis=None), np.argsort(importance_a, axis=None)
+curve_a, prunable_a = pruning_curve(order_a, half_a, refine=True)
+curve, prunable_b = pruning_curve(order_b, half_b, refine=True)   # shown: judged on half B
+order = order_b
+random_order = np.random.default_rng(0).permutation(L * H)
+curve_random, prunable_random = pruning_curve(random_order, half_b, refine=False)
+full_judging = half_b.full
+prunable_share = (prunable_a + prunable_b) / 2 / (L * H)
+for half, heads in (("a", prunable_a), ("b", prunable_b)):
+    report.number(f"prunable_heads_half_{half}", heads, "{:.0f}", kind="count",
+                  en=f"heads removed together (least important first, ranked on the other half) "
+                     f"while the score on half {half.upper()} stays ≥ 95 %",
+                  zh=f"按另一半上的重要性从低到高一起去掉、{half.upper()} 半上的分数仍不低于 95% 时最多去掉的头数")
+    report.number(f"prunable_share_half_{half}", heads / (L * H), "{:.0%}", kind="share",
+                  en=f"prunable share judged on half {half.upper()}",
+                  zh=f"在 {half.upper()} 半上评判的可剪比例")
+report.number("prunable_share", prunable_share, "{:.0%}", kind="share",
+              en="prunable share: mean of the two halves, as a share of all 72 heads",
+              zh="可剪比例：两半的平均，占全部 72 个头的比例")
+report.number("split_half_difference", abs(prunable_a - prunable_b) / (L * H), "{:.0%}", kind="share",
+              en="difference between the two halves' prunable shares", zh="两半可剪比例之差")
+report.number("prunable_heads_random", prunable_random, "{:.0f}", kind="count",
+              en=f"heads removed in a random order while the score on half B stays ≥ 95 % (checked every {2 * STEP} heads)",
+              zh=f"按随机顺序去头、B 半上的分数仍不低于 95% 时最多去掉的头数（每 {2 * STEP} 个头检查一次）")
+report.number("prunable_share_random", prunable_random / (L * H), "{:.0%}", kind="share",
               en="the same as a share of all heads", zh="同上，占全部头的比例")
 report.number("step", STEP, "{:.0f}", en="heads removed between checks", zh="每次检查之间去掉的头数")
 quarter, half = L * H // 4, L * H // 2
 report.number("margin_quarter_share", curve[quarter] / full_judging, "{:.0%}",
-              en="score with a quarter of the heads removed (least important first), as a share of full",
-              zh="去掉四分之一的头（先去不重要的）后，分数占完整模型的比例")
+              en="score on half B with a quarter of the heads removed (least important first), as a share of full",
+              zh="去掉四分之一的头（先去不重要的）后，B 半上的分数占完整模型的比例")
 report.number("margin_half_share", curve[half] / full_judging, "{:.0%}",
-              en="score with half of the heads removed (least important first), as a share of full",
-              zh="去掉一半的头（先去不重要的）后，分数占完整模型的比例")
+              en="score on half B with half of the heads removed (least important first), as a share of full",
+              zh="去掉一半的头（先去不重要的）后，B 半上的分数占完整模型的比例")
 report.number("margin_half_share_random", curve_random[half] / full_judging, "{:.0%}",
               en="the same in the random order", zh="随机顺序下的同一比例")
 report.number("margin_all_removed_share", curve[L * H] / full_judging, "{:.0%}",
-              en="score with every head removed, as a share of full",
-              zh="去掉全部的头后，分数占完整模型的比例")
+              en="score on half B with every head removed, as a share of full",
+              zh="去掉全部的头后，B 半上的分数占完整模型的比例")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -222,17 +259,17 @@ first_fail = next((k for k in checked if curve[k] < 0.90 * full_judging), None)
 prunable_at_90 = L * H if first_fail is None else checked[checked.index(first_fail) - 1]
 if first_fail is not None:
     for k in range(prunable_at_90 + 1, first_fail):
-        if (curve[k] if k in curve else judged_score(order, k)) < 0.90 * full_judging:
+        if (curve[k] if k in curve else judged_score(order, k, half_b)) < 0.90 * full_judging:
             break
         prunable_at_90 = k
 report.number("exercise_prunable_heads_at_90", prunable_at_90, "{:.0f}",
-              en="exercise 1: heads removed together, least important first, while the score stays ≥ 90 %",
-              zh="练习 1：按重要性从低到高一起去掉、分数仍不低于 90% 时最多去掉的头数")
+              en="exercise 1: heads removed together, least important first, while the score on half B stays ≥ 90 %",
+              zh="练习 1：按重要性从低到高一起去掉、B 半上的分数仍不低于 90% 时最多去掉的头数", kind="count")
 # Exercise 2: remove a quarter of the heads, the MOST important first.
 report.number("exercise_quarter_most_important_removed_share",
-              judged_score(order[::-1].copy(), quarter) / full_judging, "{:.0%}",
-              en="exercise 2: score with the most important quarter of the heads removed, as a share of full",
-              zh="练习 2：去掉最重要的四分之一的头后，分数占完整模型的比例")
+              judged_score(order[::-1].copy(), quarter, half_b) / full_judging, "{:.0%}",
+              en="exercise 2: score on half B with the most important quarter of the heads removed, as a share of full",
+              zh="练习 2：去掉最重要的四分之一的头后，B 半上的分数占完整模型的比例")
 
 # %% [markdown]
 # ## Figures
@@ -241,29 +278,31 @@ report.number("exercise_quarter_most_important_removed_share",
 TEXT = {
     "en": {
         "removed": "heads removed", "score": "score, share of the full model's",
-        "by_importance": "least important first", "random": "random order",
+        "by_importance": "least important first, judged on half B", "by_importance_a": "least important first, judged on half A",
+        "random": "random order, half B",
         "keep": "95 % of the full model",
         "importance": "score drop when removed alone",
         "layer": "layer", "head": "head",
         "grid_alt": "A 6 by 12 grid, one cell per head of MiniLM, coloured by how much the "
                     "paraphrase score drops when that head alone is removed.",
-        "grid_caption": "Importance of each head: the score drop when it alone is removed.",
+        "grid_caption": "Importance of each head: the score drop on half A when it alone is removed.",
         "curve_alt": "Line chart: the paraphrase score, as a share of the full model's, against "
-                     "the number of heads removed, least important first and in a random order, "
-                     "with a dashed line at 95 %.",
-        "curve_caption": "Removing heads together: least important first against a random order.",
+                     "the number of heads removed: least important first, judged on each half "
+                     "(ranked on the other), and in a random order, with a dashed line at 95 %.",
+        "curve_caption": "Removing heads together: least important first, on each half, against a random order.",
     },
     "zh": {
         "removed": "去掉的头数", "score": "分数（占完整模型的比例）",
-        "by_importance": "先去掉最不重要的", "random": "随机顺序",
+        "by_importance": "先去最不重要的，在 B 半上评判", "by_importance_a": "先去最不重要的，在 A 半上评判",
+        "random": "随机顺序，B 半",
         "keep": "完整模型的 95%",
         "importance": "单独去掉时分数的降幅",
         "layer": "层", "head": "头",
         "grid_alt": "6×12 的网格，每格是 MiniLM 的一个头，颜色表示单独去掉这个头时同义句分数下降多少。",
-        "grid_caption": "每个头的重要性：单独去掉它时分数降了多少。",
-        "curve_alt": "折线图：横轴是去掉的头数，纵轴是同义句分数占完整模型的比例；一条线先去掉最不重要的头，"
-                     "一条线按随机顺序去头；虚线标出 95%。",
-        "curve_caption": "把头一起去掉：先去最不重要的，对比随机顺序。",
+        "grid_caption": "每个头的重要性：单独去掉它时 A 半上的分数降了多少。",
+        "curve_alt": "折线图：横轴是去掉的头数，纵轴是同义句分数占完整模型的比例；两条线先去掉最不重要的头，"
+                     "分别在两半上评判（重要性在另一半上排），一条线按随机顺序去头；虚线标出 95%。",
+        "curve_caption": "把头一起去掉：先去最不重要的（两半各一条），对比随机顺序。",
     },
 }
 for lang in LANGS:
@@ -282,13 +321,13 @@ for lang in LANGS:
     report.figure("importance", fig, lang, alt=text["grid_alt"], caption=text["grid_caption"])
 
     fig, ax = plt.subplots(figsize=(5.6, 3.8))
-    for scores, style, label in ((curve, "o-", text["by_importance"]),
-                                 (curve_random, "s:", text["random"])):
+    for scores, full, style, color, label in (
+            (curve, half_b.full, "o-", "#d95f02", text["by_importance"]),
+            (curve_a, half_a.full, "^-", "#1b9e77", text["by_importance_a"]),
+            (curve_random, half_b.full, "s:", "#7570b3", text["random"])):
         ks = sorted(scores)
-        ax.plot(ks, [scores[k] / full_judging for k in ks], style, color="#d95f02"
-                if scores is curve else "#7570b3", markersize=4, label=label)
+        ax.plot(ks, [scores[k] / full for k in ks], style, color=color, markersize=4, label=label)
     ax.axhline(KEEP, color="grey", lw=1, ls="--", label=text["keep"])
-    ax.axvline(prunable, color="#d95f02", lw=0.8, ls="--")
     ax.set_xlabel(text["removed"], fontsize=10)
     ax.set_ylabel(text["score"], fontsize=10)
     ax.tick_params(labelsize=9)

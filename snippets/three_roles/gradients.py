@@ -206,6 +206,74 @@ report.number("largest_cross_coupling", off_diagonal.max(), "{:.0%}",
               zh="换掉一个矩阵时，另一个矩阵梯度的最大相对变化")
 
 # %% [markdown]
+# ## Does an update land on another matrix?
+#
+# "Do not interfere" can also mean: no parameter is shared, so a step on one
+# matrix leaves the other two as they were. That is a matter of construction —
+# W_Q, W_K and W_V are three separate tensors — and we measure it: count the
+# pairs of tensors that overlap in memory, then take one gradient step with one
+# matrix's gradient alone (each in turn) and count the entries of the other
+# two that changed. Tied weights (W_K the same tensor as W_Q) show what a
+# shared parameter would look like.
+
+# %% tags=["own_matrix"]
+def overlap(a, b):
+    """Whether two tensors share memory: one stored number in both."""
+    start_a, start_b = a.data_ptr(), b.data_ptr()
+    return (start_a < start_b + b.numel() * b.element_size()
+            and start_b < start_a + a.numel() * a.element_size())
+
+
+def where_updates_land(W, learning_rate=0.1):
+    """For weights W = {"Q", "K", "V"}: pairs overlapping in memory, entries of the
+    other matrices changed by steps on one matrix's gradient, and entries of its own."""
+    for w in W.values():
+        w.grad = None
+    scores = (x @ W["Q"]) @ (x @ W["K"]).T / d_k ** 0.5            # (T, T)
+    loss = 0.5 * ((scores.softmax(dim=-1) @ (x @ W["V"]) - y) ** 2).sum()
+    loss.backward()
+    shared = sum(overlap(W[a], W[b]) for a, b in (("Q", "K"), ("Q", "V"), ("K", "V")))
+    elsewhere = own = 0
+    for stepped in "QKV":
+        before = {name: w.detach().clone() for name, w in W.items()}
+        with torch.no_grad():
+            W[stepped] -= learning_rate * W[stepped].grad            # this matrix's update only
+            for name, w in W.items():
+                changed = int((w != before[name]).sum())
+                own, elsewhere = (own + changed, elsewhere) if name == stepped else (own, elsewhere + changed)
+            for name, w in W.items():
+                w.copy_(before[name])                                # undo the step
+    return shared, elsewhere, own
+
+
+separate = {name: torch.tensor(W, requires_grad=True) for name, W in (("Q", W_Q), ("K", W_K), ("V", W_V))}
+shared_storage_pairs, entries_changed_by_other_updates, own_entries_changed = where_updates_land(separate)
+tied_W = torch.tensor(W_Q, requires_grad=True)
+tied = {"Q": tied_W, "K": tied_W, "V": torch.tensor(W_V, requires_grad=True)}   # W_K is W_Q
+tied_shared, tied_elsewhere, _ = where_updates_land(tied)
+print(f"separate: {shared_storage_pairs} pairs share memory, {entries_changed_by_other_updates} "
+      f"entries of other matrices changed, {own_entries_changed} of {3 * d_model * d_k} own entries changed")
+print(f"tied W_K = W_Q: {tied_shared} pair shares memory, {tied_elsewhere} entries of other matrices changed")
+
+# %%
+report.number("shared_storage_pairs", shared_storage_pairs, "{:.0f}",
+              en="pairs of the three weight tensors that share memory", zh="三个权重张量中共享内存的对数")
+report.number("entries_changed_by_other_updates", entries_changed_by_other_updates, "{:.0f}",
+              en="entries of the other two matrices changed by a step on one matrix's gradient (each in turn)",
+              zh="只用一个矩阵的梯度走一步（三个轮流）时，另外两个矩阵被改变的元素个数")
+report.number("own_entries_changed", own_entries_changed, "{:.0f}",
+              en="entries of the stepped matrix itself that changed (each in turn)",
+              zh="走这一步的矩阵自身被改变的元素个数（三个轮流）")
+report.number("n_weight_entries", 3 * d_model * d_k, "{:.0f}",
+              en="entries of the three matrices together", zh="三个矩阵的元素总数")
+report.number("tied_shared_storage_pairs", tied_shared, "{:.0f}",
+              en="with tied weights (W_K the same tensor as W_Q): pairs that share memory",
+              zh="权重绑定（W_K 与 W_Q 是同一个张量）时共享内存的对数")
+report.number("tied_entries_changed_by_other_updates", tied_elsewhere, "{:.0f}",
+              en="with tied weights: entries of other matrices changed by one matrix's step",
+              zh="权重绑定时，一个矩阵走一步改变了其他矩阵的元素个数")
+
+# %% [markdown]
 # ## Do LSTM gates share their parameters?
 #
 # The source contrasts W_Q, W_K, W_V with "the gating of an LSTM, whose gates

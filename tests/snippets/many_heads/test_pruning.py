@@ -1,4 +1,4 @@
-"""Pruning a trained 16-head model over seeds: the C13 yardstick and source A's backups / noise
+"""Pruning a trained 16-head model over seeds: the C37 yardstick (the replication of C13) and source A's backups / noise
 smoothing (C25). The computations behind the numbers; the verdicts are the rules'."""
 
 

@@ -56,3 +56,19 @@ def test_exercise_answers(results):
     # 2: the mirror of W_Q = 0: with no keys the query path dS K is zero, the key path is not.
     assert r.number("exercise_norm_Q_when_W_K_is_zero") == 0
     assert r.number("exercise_norm_K_when_W_K_is_zero") > 1
+
+
+def test_each_update_lands_on_its_own_matrix_and_tied_weights_would_show(results):
+    r = results("three_roles.gradients")
+    d_model, d_k = 8, 4
+    # Known answers. Three separate tensors: no overlap in memory, and a step on one matrix's
+    # gradient changes no entry of the other two, while it moves its own (random data leaves
+    # no gradient entry exactly zero).
+    assert r.number("n_weight_entries") == 3 * d_model * d_k
+    assert r.number("shared_storage_pairs") == 0
+    assert r.number("entries_changed_by_other_updates") == 0
+    assert r.number("own_entries_changed") == r.number("n_weight_entries")
+    # Tied weights (W_K is W_Q): one shared pair, and a step on W_Q changes every entry of
+    # W_K (and a step on W_K every entry of W_Q) — the check sees a shared parameter.
+    assert r.number("tied_shared_storage_pairs") == 1
+    assert r.number("tied_entries_changed_by_other_updates") == 2 * d_model * d_k
