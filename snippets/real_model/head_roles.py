@@ -479,9 +479,9 @@ position_rules = {
 for name, share in position_rules.items():
     report.number(f"c22_rule_{name}", share, "{:.0%}",
                   en=f"C22 position-only rule, share right: {name.replace('_', ' ')}",
-                  zh=f"C22 只看位置的规则的正确率：{name.replace('_', ' ')}")
+                  zh=f"C22 只看位置的规则的准确率：{name.replace('_', ' ')}")
 report.number("c22_position_rule_max", max(position_rules.values()), "{:.0%}",
-              en="C22: the best position-only rule's share right", zh="C22：只看位置的最好规则的正确率")
+              en="C22: the best position-only rule's share right", zh="C22：只看位置的最好规则的准确率")
 
 # %% [markdown]
 # ### C32: the subject's query finds its verb's key
@@ -555,9 +555,9 @@ for name, queries, targets, rule_hits in (
                   zh=f"C32 最好的头对最好的固定偏移的校正 p 值（{zh}）")
     report.number(f"c32_{name}_rule_nearest", r["nearest"], "{:.0%}",
                   en=f"C32 nearest-{'verb' if name == 'subject_verb' else 'noun'} rule, share right ({en})",
-                  zh=f"C32 最近{'动词' if name == 'subject_verb' else '名词'}规则的正确率（{zh}）")
+                  zh=f"C32 最近{'动词' if name == 'subject_verb' else '名词'}规则的准确率（{zh}）")
     report.number(f"c32_{name}_rule_offset", r["offset"], "{:.0%}",
-                  en=f"C32 best fixed-offset rule, share right ({en})", zh=f"C32 最好的固定偏移规则的正确率（{zh}）")
+                  en=f"C32 best fixed-offset rule, share right ({en})", zh=f"C32 最好的固定偏移规则的准确率（{zh}）")
 report.number("c32_n_sentences", len(sv_set), "{:.0f}", en="C32 sentences", zh="C32 句子数")
 report.number("c32_share_object_relative", np.mean([s.kind == "object_relative" for s in sv_set]), "{:.0%}",
               en="share of C32 sentences with an object relative clause", zh="C32 句子中带宾语关系从句的比例")
