@@ -24,7 +24,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "snippets"))
 import code_cells  # noqa: E402
+from explainer.report import formatted  # noqa: E402
 import notebooks  # noqa: E402
 import snippet_runner  # noqa: E402
 
@@ -124,10 +126,20 @@ def test_the_first_cell_says_what_the_cells_need(page, built_site):
 
 # --- the copy-paste test ------------------------------------------------------------------------
 
+def top_level_nodes(tree: ast.AST):
+    """Every node of ``tree`` outside function, class and lambda bodies and comprehensions
+    (whose names a copied page does not define)."""
+    for node in ast.iter_child_nodes(tree):
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                                 ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            yield from top_level_nodes(node)
+
+
 def bound_names(source: str) -> set[str]:
     """Names a piece of code defines at its top level (assignments, defs, imports, loops)."""
     names = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in top_level_nodes(ast.parse(source)):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -137,19 +149,29 @@ def bound_names(source: str) -> set[str]:
     return names
 
 
-def recorded_expressions(snippet: Path) -> dict[str, tuple[str, str]]:
-    """key -> (expression, format) of each report.number("key", expression, format, …)."""
+def test_only_top_level_names_count_as_defined_by_a_page():
+    # A name bound inside a function (params) or a comprehension (s) is not defined by the
+    # page: a number recorded from a hidden cell's `params` must not be computed from it.
+    assert bound_names("def make(seeds):\n    params = seeds\n    return params\n"
+                       "words = [s for s in 'ab']\nfor step in range(2):\n    total = step\n") == {
+        "make", "words", "step", "total"}
+
+
+def recorded_expressions(snippet: Path) -> dict[str, tuple[str, str, str]]:
+    """key -> (expression, format, kind) of each report.number("key", expression, format, …)."""
     found = {}
     for node in ast.walk(ast.parse(snippet.read_text(encoding="utf-8"))):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "number" and getattr(node.func.value, "id", "") == "report"
                 and len(node.args) >= 3 and all(isinstance(a, ast.Constant) for a in (node.args[0], node.args[2]))):
-            found[node.args[0].value] = (ast.unparse(node.args[1]), node.args[2].value)
+            kind = next((k.value.value for k in node.keywords
+                         if k.arg == "kind" and isinstance(k.value, ast.Constant)), "")
+            found[node.args[0].value] = (ast.unparse(node.args[1]), node.args[2].value, kind)
     return found
 
 
-def cited_from_cells(page: str, cells: list[code_cells.ShownCell]) -> dict[str, tuple[str, str]]:
-    """The numbers the page cites that its shown cells compute: name.key -> (expression, format)."""
+def cited_from_cells(page: str, cells: list[code_cells.ShownCell]) -> dict[str, tuple[str, str, str]]:
+    """The numbers the page cites that its shown cells compute: name.key -> (expression, format, kind)."""
     defined = set().union(*(bound_names(c.source) for c in cells)) | set(dir(builtins))
     shown_snippets = {c.snippet for c in cells}
     cited = {}
@@ -172,7 +194,7 @@ printed = io.StringIO()
 with contextlib.redirect_stdout(printed):
     namespace = runpy.run_path("page.py", run_name="__main__")
 wanted = json.loads(open("wanted.json", encoding="utf-8").read())
-values = {target: fmt.format(eval(expression, namespace)) for target, (expression, fmt) in wanted.items()}
+values = {target: float(eval(expression, namespace)) for target, (expression, *_) in wanted.items()}
 json.dump({"stdout": printed.getvalue(), "values": values}, open("got.json", "w", encoding="utf-8"))
 '''
 
@@ -240,8 +262,11 @@ def test_the_cells_every_page_shows_run_when_copied_and_reproduce_its_numbers(tm
             failures.append(f"{page}: the copied cells print\n{got['stdout']}\nthe page shows\n{expected}")
         if not got["values"]:
             failures.append(f"{page}: cites no number its cells compute")
-        for target, text in got["values"].items():
+        wanted = cited_from_cells(page, cells)
+        for target, value in got["values"].items():
             name, _, key = target.rpartition(".")
+            _, fmt, kind = wanted[target]
+            text = formatted(value, fmt, kind)["en"]   # as report.number writes it ("0", not "0.0e+00")
             recorded = builds[name][0]["numbers"][key]["text"]
             if text != recorded:
                 failures.append(f"{page}: {target} is {text} from the copied cells, {recorded} on the page")
