@@ -111,10 +111,9 @@ report.number("exercise_it_animal_weight", rows[layer, head, animal], "{:.2f}",
 # "…too small" the suitcase. In how many heads does "it" prefer the right noun in both?
 right_both = torch.ones(model.config.n_layers, model.config.n_heads, dtype=torch.bool)
 for number, right, wrong in ((2, "trophy", "suitcase"), (3, "suitcase", "trophy")):
-    tokens = tokenizer.tokens(SENTENCES[number])
-    it = word_position(tokens, "it")
-    rows = torch.stack([a[0, :, it] for a in outputs[number].attentions])          # (L, nh, T)
-    right_both &= rows[..., word_position(tokens, right)] > rows[..., word_position(tokens, wrong)]
+    words = tokenizer.tokens(SENTENCES[number])
+    it_row = torch.stack([a[0, :, word_position(words, "it")] for a in outputs[number].attentions])  # (L, nh, T)
+    right_both &= it_row[..., word_position(words, right)] > it_row[..., word_position(words, wrong)]
 print("heads in which it prefers the right noun in both sentences:", int(right_both.sum()))
 
 # %%
