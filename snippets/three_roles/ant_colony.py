@@ -290,11 +290,12 @@ small_start = measure(small)
 train(small, SMALL_STEPS)
 small_end = measure(small)
 for name, moment in (("step 0", small_start), (f"step {SMALL_STEPS}", small_end)):
-    print(f"{name}: object named right {trained(moment['accuracy']).numpy().round(2)}"
-          f" (controls {control(moment['accuracy']).numpy().round(2)}),"
-          f" verb looks hardest at its object {trained(moment['object_first']).numpy().round(2)},"
-          f" query cosine same kind − other kind"
-          f" {trained(moment['query_same_kind'] - moment['query_other_kind']).numpy().round(2)}")
+    query_gap = moment["query_same_kind"] - moment["query_other_kind"]     # (M,)
+    print(f"{name}:")
+    print("  object named right:          ", trained(moment["accuracy"]).numpy().round(2),
+          "controls:", control(moment["accuracy"]).numpy().round(2))
+    print("  verb looks hardest at object:", trained(moment["object_first"]).numpy().round(2))
+    print("  query cosine, same − other:  ", trained(query_gap).numpy().round(2))
 
 # %%
 report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="colonies of the small run shown on the page",
