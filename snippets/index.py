@@ -10,13 +10,16 @@
 # model's attention is measured on the pages of the last chapter.
 
 # %%
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from explainer.plotting import LANGS, column_figure
 from explainer.report import Report
 
 report = Report("index")
+
+# %% tags=["weights"]
+import numpy as np
 
 tokens = ["The", "animal", "didn't", "cross", "the", "street",
           "because", "it", "was", "too", "tired"]
@@ -32,7 +35,9 @@ query_of_it = np.array([3.0, -1.0])                               # (d_k,)
 scores = keys @ query_of_it / np.sqrt(2)                          # (T,)
 weights = np.exp(scores - scores.max())
 weights /= weights.sum()                                          # (T,) sums to 1
+print("attention of it:", " ".join(f"{token} {w:.3f}" for token, w in zip(tokens, weights)))
 
+# %%
 report.number("weight_it_animal", weights[ANIMAL], "{:.0%}",
               en="share of the attention of “it” on “animal”", zh="“it”分给“animal”的注意力")
 report.number("weight_it_street", weights[STREET], "{:.1%}",

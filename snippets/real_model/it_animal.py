@@ -9,19 +9,25 @@
 # *it* becomes the street, its attention must move too.
 
 # %%
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
-from explainer.minilm import MiniLM, Tokenizer, run_sentences
 from explainer.plotting import LANGS, plt
 from explainer.report import Report
+
+report = Report("real_model.it_animal")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
 from explainer.role_sentences import SOURCE_PAIR, coreference_sentences, word_position
+import numpy as np
+import torch
 
 torch.set_num_threads(1)
-report = Report("real_model.it_animal")
-model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
 L, H = model.config.n_layers, model.config.n_heads
+print(f"{L} layers × {H} heads = {L * H} heads")
+
+# %%
 report.number("n_heads_total", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
 
 # %% [markdown]
@@ -30,7 +36,7 @@ report.number("n_heads_total", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM
 # One forward pass for the source pair (tired / wide) and the 20 minimal pairs
 # of `explainer.role_sentences` (40 sentences, the set of the head-roles page).
 
-# %%
+# %% tags=["attention_to_nouns"]
 pairs = coreference_sentences()
 sentences = SOURCE_PAIR + pairs
 outputs = run_sentences(model, tokenizer, [s.text for s in sentences])
@@ -49,7 +55,14 @@ to_second = np.array([[out.attentions[l][0, :, i, s].numpy() for l in range(L)]
 preference = to_first - to_second     # > 0: "it" looks more at the first noun
 
 TIRED, WIDE = 0, 1
-best = np.unravel_index(preference[TIRED].argmax(), (L, H))
+best = np.unravel_index(preference[TIRED].argmax(), (L, H))   # (layer, head), counted from 0
+print(f"{len(sentences)} sentences; heads preferring animal in “{sentences[TIRED].text}”:",
+      (preference[TIRED] > 0).sum(), "of", L * H)
+for k in (TIRED, WIDE):
+    print(f"head {best[0] + 1}-{best[1] + 1}, “…{sentences[k].text.split()[-1]}”: "
+          f"it → animal {to_first[k][best]:.2f}, it → street {to_second[k][best]:.2f}")
+
+# %%
 for key, value, en, zh in [
     ("source_best_layer", best[0] + 1, "layer of the head preferring animal most (source sentence)",
      "原句上最偏向 animal 的头所在层"),
@@ -90,12 +103,17 @@ report.number("source_wide_heads_prefer_street", (preference[WIDE] < 0).sum(), "
 # by chance; here we follow the best one). Its accuracy and its corrected p-value
 # are recorded there; we look at what it does.
 
-# %%
+# %% tags=["resolver"]
 P = slice(2, None)                                               # the 40 sentences of the pairs
 right_is_first = np.array([s.right_is_first for s in pairs])
 correct = np.where(right_is_first[:, None, None], preference[P] > 0, preference[P] < 0)  # (40, L, nh)
 accuracy = correct.mean(axis=0)                                  # (L, nh)
 resolver = np.unravel_index(accuracy.argmax(), (L, H))          # the same head as on head-roles
+pair_hits = correct[0::2, resolver[0], resolver[1]].astype(int) + correct[1::2, resolver[0], resolver[1]]
+print(f"head {resolver[0] + 1}-{resolver[1] + 1}: right in {accuracy[resolver]:.0%} of {len(pairs)} sentences, "
+      f"in both sentences of {(pair_hits == 2).sum()} of {len(pairs) // 2} pairs")
+
+# %%
 report.number("resolver_layer", resolver[0] + 1, "{:.0f}",
               en="layer of the head that best picks the referent (40 sentences)",
               zh="最会挑出所指对象的头所在层（40 句）")
@@ -108,7 +126,6 @@ report.number("follower_layer", resolver[0] + 1, "{:.0f}",
               en="same as resolver_layer (kept for the explorer page)", zh="同 resolver_layer（供探索页使用）")
 report.number("follower_head", resolver[1] + 1, "{:.0f}",
               en="same as resolver_head (kept for the explorer page)", zh="同 resolver_head（供探索页使用）")
-pair_hits = correct[0::2, resolver[0], resolver[1]].astype(int) + correct[1::2, resolver[0], resolver[1]]
 report.number("resolver_pairs_both_right", (pair_hits == 2).sum(), "{:.0f}",
               en="pairs in which it is right in both sentences", zh="两句都选对的组数")
 report.number("resolver_pairs_both_wrong", (pair_hits == 0).sum(), "{:.0f}",
@@ -134,7 +151,7 @@ report.number("resolver_to_right_mean", np.where(right_is_first, to_first[P][:, 
 # to 1. We also measure it for the whole attention layer (12 heads through W_O,
 # without the bias), which is what the next layer actually receives.
 
-# %%
+# %% tags=["value_shares"]
 @torch.no_grad()
 def value_shares(n: int, layer: int, head: int) -> tuple[float, float]:
     attention = model.layers[layer].attention
@@ -152,6 +169,10 @@ def value_shares(n: int, layer: int, head: int) -> tuple[float, float]:
 
 
 shares = np.array([value_shares(k, *resolver) for k in range(2, len(sentences))])  # (40, 2)
+print(f"v(referent) in the head's output at it: {shares[:, 0].mean():.2f} on average (largest {shares[:, 0].max():.2f}); "
+      f"in the whole layer's: {shares[:, 1].mean():.2f}")
+
+# %%
 report.number("value_share_mean", shares[:, 0].mean(), "{:.2f}",
               en="share of the resolving head's output at it that is v(referent), mean of 40 sentences",
               zh="解析头在 it 处的输出里 v(所指对象) 所占的比例，40 句平均")
@@ -174,7 +195,7 @@ report.number("value_share_source", value_shares(TIRED, *resolver)[0], "{:.2f}",
 # pair's shift at random (20 000 times) — if the model ignores the referent, a
 # shift is as likely to be negative as positive.
 
-# %%
+# %% tags=["lean"]
 def lean(k: int, layer: int) -> float:
     h = outputs[k].hidden_states[layer][0]                       # (T, C)
     cos = torch.nn.functional.cosine_similarity
@@ -188,6 +209,10 @@ rng = np.random.default_rng(0)
 signs = rng.choice([-1.0, 1.0], size=(20000, len(final)))
 null = (signs * final).mean(axis=1)
 p_value = (1 + (null >= final.mean() - 1e-12).sum()) / (1 + len(null))
+print(f"shift toward the referent after the last layer: {final.mean():.3f} on average, "
+      f"{(final > 0).sum()} of {len(final)} pairs, p = {p_value:.4f}")
+
+# %%
 report.number("lean_shift_mean", final.mean(), "{:.3f}",
               en="mean shift of the lean toward the referent after the last layer (20 pairs)",
               zh="最后一层之后，偏向所指对象的平均移动（20 组）")
@@ -235,10 +260,20 @@ report.number("bank_to_river_other", to_noun[0][where], "{:.2f}",
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
+# %% tags=["first_noun_rule"]
 # Exercise 1: replace the heads by a rule that ignores meaning: "it" always prefers the
 # first noun. Accuracy over the 40 sentences, and pairs with both sentences right?
-first_rule_right = right_is_first                                # (40,) right when the first noun is
+first_rule_right = right_is_first           # was: correct[:, resolver[0], resolver[1]], (40,)
+print(f"always the first noun: right in {first_rule_right.mean():.0%} of the sentences, in both sentences "
+      f"of {(first_rule_right[0::2] & first_rule_right[1::2]).sum()} of {len(pairs) // 2} pairs")
+
+# %% tags=["source_pair_only"]
+# Exercise 2: judge the heads on the source pair alone. How many of the 72 prefer
+# animal with "tired" AND street with "wide"?
+right_on_source_pair = (preference[TIRED] > 0) & (preference[WIDE] < 0)   # (L, nh)
+print("heads right on both sentences of the source pair:", right_on_source_pair.sum(), "of", L * H)
+
+# %%
 report.number("exercise_first_noun_rule_accuracy", first_rule_right.mean(), "{:.0%}",
               en="exercise 1: accuracy of the rule “always the first noun” over the 40 sentences",
               zh="练习 1：“永远选第一个名词”这条规则在 40 句上的准确率")
@@ -246,10 +281,7 @@ report.number("exercise_first_noun_rule_pairs_both_right",
               (first_rule_right[0::2] & first_rule_right[1::2]).sum(), "{:.0f}",
               en="exercise 1: pairs in which that rule is right in both sentences",
               zh="练习 1：这条规则两句都对的组数")
-# Exercise 2: judge the heads on the source pair alone. How many of the 72 prefer
-# animal with "tired" AND street with "wide"?
-report.number("exercise_source_pair_resolvers",
-              ((preference[TIRED] > 0) & (preference[WIDE] < 0)).sum(), "{:.0f}",
+report.number("exercise_source_pair_resolvers", right_on_source_pair.sum(), "{:.0f}",
               en="exercise 2: heads right on both sentences of the source pair",
               zh="练习 2：原句这一对两句都选对的头数")
 

@@ -10,21 +10,25 @@
 # numbers; the claims registry (docs/claims.yml) holds the rules.
 
 # %%
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
-from explainer.minilm import MiniLM, Tokenizer, run_sentences
-from explainer.noun_classes import FOOD_NOUNS, FRAMES, OTHER_NOUNS, framed_sentences
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
+
+report = Report("real_model.keys_queries")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.noun_classes import FOOD_NOUNS, FRAMES, OTHER_NOUNS, framed_sentences
 from explainer.sample_sentences import SENTENCE_PAIRS, SENTENCES
+import numpy as np
+import torch
 
 torch.set_num_threads(1)
-report = Report("real_model.keys_queries")
-model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
 L, H = model.config.n_layers, model.config.n_heads
 hs = model.config.d_model // H                                     # 32 dimensions per head
+print(f"{L} layers × {H} heads, {hs} dimensions per head")
 
 # %% [markdown]
 # ## The token sample
@@ -34,7 +38,7 @@ hs = model.config.d_model // H                                     # 32 dimensio
 # For each layer we keep the layer's input x and project it with that layer's
 # W_Q, W_K and W_V, exactly as attention does.
 
-# %%
+# %% tags=["tokens"]
 framed = framed_sentences()                                        # (sentence, noun, frame)
 sentences = (SENTENCES + sorted({s for pair in SENTENCE_PAIRS for s in pair})
              + [sentence for sentence, _, _ in framed])
@@ -51,6 +55,9 @@ def project(x: torch.Tensor, layer: int) -> dict[str, torch.Tensor]:
 
 inner = [out.hidden_states for out in outputs]                     # per sentence: L+1 tensors (1, T, C)
 n_tokens = sum(h[0].shape[1] - 2 for h in inner)
+print(f"{len(sentences)} sentences, {n_tokens} tokens")
+
+# %%
 report.number("n_sentences", len(sentences), "{:.0f}",
               en="sentences in the token sample", zh="词元样本中的句子数")
 report.number("n_tokens", n_tokens, "{:.0f}",
@@ -66,7 +73,7 @@ report.number("n_heads", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的�
 # cloud in d dimensions, 1 for a line. An index of *all* features should span
 # more directions than a view on *one*.
 
-# %%
+# %% tags=["participation_ratio"]
 def participation_ratio(vectors: torch.Tensor) -> torch.Tensor:
     """(N, nh, hs) -> (nh,): effective number of directions of each head's vectors."""
     centred = vectors - vectors.mean(dim=0)                        # (N, nh, hs)
@@ -82,6 +89,11 @@ for layer in range(L):
         ratio[name][layer] = participation_ratio(vectors).numpy()
 
 keys_over_queries = ratio["K"] / ratio["Q"]                        # (L, H)
+print("directions spanned, median over heads:",
+      ", ".join(f"{name} {np.median(ratio[name]):.1f}" for name in ("Q", "K", "V")), f"(of {hs})")
+print(f"heads whose keys span more directions than their queries: {(keys_over_queries > 1).sum()} of {L * H}")
+
+# %%
 report.number("keys_wider_heads", (keys_over_queries > 1).sum(), "{:.0f}",
               en="heads whose keys span more directions than their queries",
               zh="键张成的方向多于查询的头数")
@@ -116,7 +128,7 @@ for tag, (layer, head) in (("widest", widest), ("narrowest", narrowest)):
 # For C20 and C28 we need the vectors of one token, the noun, in each frame:
 # per layer, Q, K and V of shape (nouns, frames, heads, 32).
 
-# %%
+# %% tags=["noun_vectors"]
 nouns = FOOD_NOUNS + OTHER_NOUNS
 n_nouns, n_frames = len(nouns), len(FRAMES)
 noun_inputs = torch.zeros(L, n_nouns, n_frames, model.config.d_model)  # (L, n, F, C)
@@ -130,18 +142,21 @@ for k, (sentence, noun, frame) in enumerate(framed):
     for layer in range(L):
         noun_inputs[layer, nouns.index(noun), frame] = inner[first_framed + k][layer][0, position]
     found += 1
-report.number("n_food", len(FOOD_NOUNS), "{:.0f}", en="food nouns", zh="食物名词数")
-report.number("n_other", len(OTHER_NOUNS), "{:.0f}", en="other concrete nouns", zh="其他具体名词数")
-report.number("n_frames", n_frames, "{:.0f}", en="sentence frames per noun", zh="每个名词所放的句子框架数")
-report.number("nouns_found", found / len(framed), "{:.0%}",
-              en="share of framed sentences in which the noun is one token",
-              zh="名词恰为一个词元的框架句所占比例")
 
 noun_vectors = {name: torch.zeros(L, n_nouns, n_frames, H, hs) for name in ("Q", "K", "V")}
 for layer in range(L):
     flat = noun_inputs[layer].reshape(-1, model.config.d_model)    # (n*F, C)
     for name, vectors in project(flat, layer).items():
         noun_vectors[name][layer] = vectors.view(n_nouns, n_frames, H, hs)
+print(f"{n_nouns} nouns × {n_frames} frames; the noun is one token in {found} of {len(framed)} sentences")
+
+# %%
+report.number("n_food", len(FOOD_NOUNS), "{:.0f}", en="food nouns", zh="食物名词数")
+report.number("n_other", len(OTHER_NOUNS), "{:.0f}", en="other concrete nouns", zh="其他具体名词数")
+report.number("n_frames", n_frames, "{:.0f}", en="sentence frames per noun", zh="每个名词所放的句子框架数")
+report.number("nouns_found", found / len(framed), "{:.0%}",
+              en="share of framed sentences in which the noun is one token",
+              zh="名词恰为一个词元的框架句所占比例")
 
 # %% [markdown]
 # ## C20: how much of Q, K and V is "which word"?
@@ -153,7 +168,7 @@ for layer in range(L):
 # the word does not help. A nearest-mean classifier on the same split gives a
 # second, more familiar number: held-out accuracy at naming the noun.
 
-# %%
+# %% tags=["identity"]
 def identity_readback(vectors: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """vectors (n, F, nh, hs) -> held-out R² (nh,) and nearest-mean accuracy (nh,)."""
     n, F = vectors.shape[:2]
@@ -179,6 +194,11 @@ for name in ("Q", "K", "V"):
         identity[name][layer], accuracy[name][layer] = r2.numpy(), acc.numpy()
 
 v_most = (identity["V"] > np.maximum(identity["Q"], identity["K"]))  # (L, H)
+print("held-out identity R², median over heads:",
+      ", ".join(f"{name} {np.median(identity[name]):.2f}" for name in ("Q", "K", "V")))
+print(f"heads in which V is more word-specific than both Q and K: {v_most.sum()} of {L * H}")
+
+# %%
 report.number("v_most_specific_heads", v_most.sum(), "{:.0f}",
               en="heads in which V is more word-specific (higher identity R²) than both Q and K",
               zh="V 的词身份 R² 同时高于 Q 和 K 的头数")
@@ -463,13 +483,17 @@ report.text("sense_outcome", en=outcome[0], zh=outcome[1])
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
+# %% tags=["round_cloud"]
 # Exercise 1: what does the participation ratio give for a perfectly round cloud, as
 # many random Gaussian vectors in 32 dimensions as there are tokens here?
 round_cloud = torch.randn(n_tokens, 1, hs, generator=torch.Generator().manual_seed(0))  # (N, 1, hs)
+print(f"round cloud: {participation_ratio(round_cloud)[0]:.1f} directions of {hs}")   # was: project(x, layer)
+
+# %%
 report.number("exercise_pr_round_cloud", participation_ratio(round_cloud)[0], "{:.1f}",
               en="exercise 1: participation ratio of as many random 32-dimensional vectors as tokens",
               zh="练习 1：与词元数同样多的 32 维随机向量的参与比")
+# %% tags=["shuffled_nouns"]
 # Exercise 2: break the link between vector and word: shuffle which noun is which, frame
 # by frame. What R² does V get then (median over heads)?
 shuffle_rng = np.random.default_rng(1)
@@ -478,7 +502,10 @@ for layer in range(L):
     v = noun_vectors["V"][layer]                                     # (n, F, nh, hs)
     mixed = torch.stack([v[torch.from_numpy(shuffle_rng.permutation(n_nouns)), f]
                          for f in range(v.shape[1])], dim=1)         # (n, F, nh, hs)
-    shuffled_r2.append(identity_readback(mixed)[0].numpy())
+    shuffled_r2.append(identity_readback(mixed)[0].numpy())         # was: noun_vectors["V"][layer]
+print(f"V with the nouns shuffled: identity R² {np.median(shuffled_r2):.2f} (median over heads)")
+
+# %%
 report.number("exercise_identity_v_shuffled_median", np.median(shuffled_r2), "{:.2f}",
               en="exercise 2: median R² of V when the nouns are shuffled frame by frame",
               zh="练习 2：逐个句子框架打乱名词后，V 的 R² 中位数")

@@ -11,21 +11,12 @@
 # English word reads which Chinese word) is our addition, measured alongside.
 
 # %%
-import itertools
-
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-from torch.func import stack_module_state
-
-from explainer.attention import AttentionConfig, MultiHeadAttention
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
 from explainer.seeded_training import n_seeds, report_seed_count
 
-torch.set_num_threads(1)
 report = Report("three_roles.translation")
 
 # %% [markdown]
@@ -41,7 +32,17 @@ report = Report("three_roles.translation")
 # In the second, 追逐 is "chases" for a thing and "pursues" for a goal, as a
 # translator would write it: there, translating the verb *needs* its object.
 
-# %%
+# %% tags=["corpora"]
+import itertools
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.func import stack_module_state
+
+torch.set_num_threads(1)
+
 NOUNS = {"猫": "cat", "狗": "dog", "男孩": "boy", "女孩": "girl", "老鼠": "mouse",
          "激光点": "laser dot", "激光笔": "laser pen", "红球": "red ball", "红点": "red dot",
          "梦想": "dream", "目标": "goal"}
@@ -63,12 +64,6 @@ rng = np.random.default_rng(0)
 others = [i for i in rng.permutation(len(sources)) if sources[i] != TEST][:15]
 held_out = [sources.index(TEST)] + [int(i) for i in others]       # TEST is row 0 of held_out
 train_rows = [i for i in range(len(sources)) if i not in held_out]
-report.number("pairs", len(sources), "{:.0f}", en="sentence pairs in each corpus",
-              zh="每个语料的句对数")
-report.number("train_pairs", len(train_rows), "{:.0f}", en="pairs used for training",
-              zh="用于训练的句对数")
-report.number("held_out_pairs", len(held_out), "{:.0f}", en="pairs held out (猫追逐激光点 among them)",
-              zh="留出的句对数（含“猫追逐激光点”）")
 
 SRC = sorted({w for s in sources for w in s})
 TGT = ["<pad>", "<s>", "</s>"] + sorted({w for c in CORPORA for s in sources
@@ -92,6 +87,18 @@ def encode_targets(corpus):
 
 src_all = torch.tensor([[src_id[w] for w in s] for s in sources])  # (N, 3)
 targets = [encode_targets(c) for c in CORPORA]
+print(f"{len(sources)} pairs, {len(train_rows)} for training, {len(held_out)} held out, e.g.")
+for corpus in CORPORA:
+    for s in (TEST, ["狗", "追逐", "梦想"]):
+        print(f"  {corpus:>16}: {''.join(s)} → {' '.join(english(*s, corpus))}")
+
+# %%
+report.number("pairs", len(sources), "{:.0f}", en="sentence pairs in each corpus",
+              zh="每个语料的句对数")
+report.number("train_pairs", len(train_rows), "{:.0f}", en="pairs used for training",
+              zh="用于训练的句对数")
+report.number("held_out_pairs", len(held_out), "{:.0f}", en="pairs held out (猫追逐激光点 among them)",
+              zh="留出的句对数（含“猫追逐激光点”）")
 
 
 # %% [markdown]
@@ -102,8 +109,34 @@ targets = [encode_targets(c) for c in CORPORA]
 # with residual paths, 16 dimensions wide. Written once as a module, for one
 # model:
 
-# %%
+# %% tags=["model"]
 D_MODEL = 16
+
+
+class Attention(nn.Module):
+    """Multi-head attention: Q, K, V projections, per-head scaled dot-product, concat, W_O."""
+
+    def __init__(self, n_heads, causal=False):
+        super().__init__()
+        self.n_heads, self.causal = n_heads, causal
+        self.W_Q = nn.Linear(D_MODEL, D_MODEL, bias=False)
+        self.W_K = nn.Linear(D_MODEL, D_MODEL, bias=False)
+        self.W_V = nn.Linear(D_MODEL, D_MODEL, bias=False)
+        self.W_O = nn.Linear(D_MODEL, D_MODEL, bias=False)
+
+    def forward(self, x, context=None):                     # x: (B, T, C), context: (B, S, C)
+        context = x if context is None else context
+        B, T, C = x.shape
+        S, hs = context.shape[1], C // self.n_heads
+        q = self.W_Q(x).view(B, T, self.n_heads, hs).transpose(1, 2)        # (B, nh, T, hs)
+        k = self.W_K(context).view(B, S, self.n_heads, hs).transpose(1, 2)  # (B, nh, S, hs)
+        v = self.W_V(context).view(B, S, self.n_heads, hs).transpose(1, 2)  # (B, nh, S, hs)
+        scores = q @ k.transpose(-2, -1) / hs ** 0.5                       # (B, nh, T, S)
+        if self.causal:
+            scores = scores.masked_fill(torch.ones(T, S, dtype=torch.bool).triu(1), float("-inf"))
+        weights = scores.softmax(dim=-1)                                   # (B, nh, T, S)
+        heads = (weights @ v).transpose(1, 2).reshape(B, T, C)             # (B, T, C)
+        return self.W_O(heads)
 
 
 class MLP(nn.Sequential):
@@ -119,11 +152,11 @@ class Translator(nn.Module):
         self.src_pos = nn.Parameter(torch.randn(3, D_MODEL) * 0.1)
         self.tgt_pos = nn.Parameter(torch.randn(MAX_TGT, D_MODEL) * 0.1)
         self.enc_norm1, self.enc_norm2 = nn.LayerNorm(D_MODEL), nn.LayerNorm(D_MODEL)
-        self.enc_self = MultiHeadAttention(AttentionConfig(d_model=D_MODEL, n_heads=2))
+        self.enc_self = Attention(n_heads=2)
         self.enc_mlp = MLP()
         self.dec_norms = nn.ModuleList(nn.LayerNorm(D_MODEL) for _ in range(4))
-        self.dec_self = MultiHeadAttention(AttentionConfig(d_model=D_MODEL, n_heads=2, causal=True))
-        self.cross = MultiHeadAttention(AttentionConfig(d_model=D_MODEL, n_heads=1))
+        self.dec_self = Attention(n_heads=2, causal=True)
+        self.cross = Attention(n_heads=1)
         self.dec_mlp = MLP()
         self.readout = nn.Linear(D_MODEL, len(TGT))
 
@@ -154,34 +187,34 @@ class Translator(nn.Module):
 # module's layers with that extra dimension). Adam treats every number on its
 # own, so this is sixteen independent trainings done in one pass.
 
-# %%
-SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
-n_seeds = len(SEEDS)
-models = []
-for corpus in CORPORA:
-    for seed in SEEDS:
-        torch.manual_seed(seed)
-        models.append(Translator())
-params, _ = stack_module_state(models)                     # name -> (M, ...), M = 16
-M = len(models)
-corpus_of = torch.arange(M) // n_seeds                     # 0 = fixed, 1 = object-dependent
+# %% tags=["stacked"]
+def make_models(seeds):
+    """A Translator per corpus and seed, stacked: name -> (M, ...) with M = 2·len(seeds),
+    and the corpus each model learns (0 = fixed, 1 = object-dependent)."""
+    models = []
+    for corpus in CORPORA:
+        for seed in seeds:
+            torch.manual_seed(seed)
+            models.append(Translator())
+    params, _ = stack_module_state(models)                 # name -> (M, ...)
+    return params, models, torch.arange(len(models)) // len(seeds)
 
 
 def linear(x, weight, bias=None):                          # x: (M, ..., in), weight: (M, out, in)
-    flat = x.reshape(M, -1, x.shape[-1])                   # (M, rows, in)
+    flat = x.reshape(x.shape[0], -1, x.shape[-1])          # (M, rows, in)
     y = torch.bmm(flat, weight.transpose(1, 2)) if bias is None else \
         torch.baddbmm(bias[:, None], flat, weight.transpose(1, 2))  # (M, rows, out)
     return y.view(*x.shape[:-1], -1)                       # (M, ..., out)
 
 
 def layer_norm(x, p, name):                                # x: (M, ..., C)
-    shape = (M, *[1] * (x.dim() - 2), -1)
+    shape = (x.shape[0], *[1] * (x.dim() - 2), -1)
     return F.layer_norm(x, x.shape[-1:]) * p[f"{name}.weight"].view(shape) + p[f"{name}.bias"].view(shape)
 
 
 def attention(x, context, p, name, n_heads, causal=False):
-    """MultiHeadAttention with a model dimension: output (M, B, T, C), weights (M, B, nh, T, S)."""
-    _, B, T, C = x.shape
+    """Attention with a model dimension: output (M, B, T, C), weights (M, B, nh, T, S)."""
+    M, B, T, C = x.shape
     S, hs = context.shape[2], C // n_heads
     q = linear(x, p[f"{name}.W_Q.weight"]).view(M, B, T, n_heads, hs).transpose(2, 3)        # (M, B, nh, T, hs)
     k = linear(context, p[f"{name}.W_K.weight"]).view(M, B, S, n_heads, hs).transpose(2, 3)  # (M, B, nh, S, hs)
@@ -210,6 +243,7 @@ def encode(p, src):
 
 def decode(p, memory, tgt_in, causal=True):
     """tgt_in (M, B, T): logits (M, B, T, vocab) and cross-attention weights (M, B, T, S)."""
+    M = len(tgt_in)
     y = p["tgt_embed.weight"][torch.arange(M)[:, None, None], tgt_in] \
         + p["tgt_pos"][:, None, : tgt_in.shape[2]]                              # (M, B, T, C)
     n1 = layer_norm(y, p, "dec_norms.0")
@@ -221,39 +255,30 @@ def decode(p, memory, tgt_in, causal=True):
     return logits, cross_weights[:, :, 0]                                       # (M, B, T, S)
 
 
-# Each model's own English: decoder input and target for every sentence, (M, N, L) each.
-model_tgt_in = torch.stack([targets[c][0] for c in corpus_of.tolist()])
-model_tgt_out = torch.stack([targets[c][1] for c in corpus_of.tolist()])
+def model_targets(corpus_of):
+    """Each model's own English for every sentence: decoder input and target, (M, N, L) each."""
+    return (torch.stack([targets[c][0] for c in corpus_of.tolist()]),
+            torch.stack([targets[c][1] for c in corpus_of.tolist()]))
 
 
-def batch_targets(rows):
+def batch_targets(tgt, rows):
     """Decoder input and target of sources[rows] for every model, (M, B, L) each."""
-    return model_tgt_in[:, rows], model_tgt_out[:, rows]
-
-
-# The stacked pass must be the module's pass: compare on model 0, record the difference.
-with torch.no_grad():
-    tgt_in, _ = batch_targets(list(range(8)))
-    stacked = decode(params, encode(params, src_all[:8])[0], tgt_in)[0][0]
-    error = (stacked - models[0](src_all[:8], tgt_in[0])).abs().max()
-report.number("stacked_vs_module_error", error, "{:.1e}",
-              en="largest difference between the stacked models and Translator",
-              zh="堆叠模型与 Translator 的最大差异")
+    return tgt[0][:, rows], tgt[1][:, rows]
 
 
 # %% [markdown]
 # ## What we measure, before and after training
 
-# %%
+# %% tags=["measures"]
 @torch.no_grad()
-def translate(p, rows, causal=True):
+def translate(p, tgt, rows, causal=True):
     """Greedy decoding of sources[rows] by every model: is each translation exact? (M, B)."""
     memory, _ = encode(p, src_all[rows])                                      # (M, B, S, C)
-    out = torch.full((M, len(rows), 1), BOS)
+    out = torch.full((len(memory), len(rows), 1), BOS)
     for _ in range(MAX_TGT):
         logits, _ = decode(p, memory, out, causal)
         out = torch.cat([out, logits[:, :, -1].argmax(-1, keepdim=True)], dim=-1)  # (M, B, t+1)
-    _, tgt_out = batch_targets(rows)                                          # (M, B, L)
+    _, tgt_out = batch_targets(tgt, rows)                                     # (M, B, L)
     # Exact: every reference word and </s> in place (padding after </s> is not compared).
     return ((out[:, :, 1:] == tgt_out) | (tgt_out == PAD)).all(-1)            # (M, B)
 
@@ -266,12 +291,12 @@ def content_words(src_words, corpus):
 
 
 @torch.no_grad()
-def measure(p):
+def measure(p, tgt):
     memory, self_weights = encode(p, src_all)              # self_weights: (M, N, 2, 3, 3)
-    tgt_in, _ = batch_targets(list(range(len(sources))))
+    tgt_in, _ = batch_targets(tgt, list(range(len(sources))))
     _, cross = decode(p, memory, tgt_in)                   # (M, N, T, 3)
     verb_to_object = self_weights[:, :, :, VERB_POS, OBJECT_POS].amax(-1)   # (M, N): larger head
-    hits = torch.zeros(M)
+    hits = torch.zeros(len(memory))
     count = 0
     for n, s in enumerate(sources):
         for position, source in content_words(s, "fixed").items():
@@ -284,37 +309,89 @@ def measure(p):
         "alignment": hits / count,                                           # (M,)
         "test_cross": cross[:, test, : len(english(*TEST, "fixed"))],        # (M, 6, 3)
         "test_self": self_weights[:, test],                                  # (M, 2, 3, 3)
-        "test_correct": translate(p, [test])[:, 0].float(),                  # (M,)
+        "test_correct": translate(p, tgt, [test])[:, 0].float(),             # (M,)
     }
 
 
-start = measure(params)
 
 # %% [markdown]
 # ## Training
 #
 # Batches of 32 training pairs, Adam, each model on its own corpus.
 
+# %% tags=["train"]
+def train(params, tgt, steps, batch_size=32):
+    """Adam on all models at once, each on its own corpus; every model sees the same sentences."""
+    train_index = torch.tensor(train_rows)
+    # foreach: one update for all parameter tensors at once (much faster for many small ones).
+    optimizer = torch.optim.Adam(params.values(), lr=3e-3, foreach=True)
+    batches = torch.Generator().manual_seed(0)
+    for step in range(steps):
+        rows = train_index[torch.randint(len(train_rows), (batch_size,), generator=batches)]  # (B,)
+        tgt_in, tgt_out = batch_targets(tgt, rows)         # (M, B, L): each model's own English
+        logits, _ = decode(params, encode(params, src_all[rows])[0], tgt_in)   # (M, B, L, vocab)
+        M = len(logits)
+        per_model = F.cross_entropy(logits.flatten(0, 2), tgt_out.flatten(), ignore_index=PAD,
+                                    reduction="none").view(M, -1)
+        # Sum of each model's mean loss: each model gets its own loss's gradient.
+        loss = ((per_model.sum(-1)) / (tgt_out != PAD).view(M, -1).sum(-1)).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+# %% [markdown]
+# ## A small run first
+#
+# Two seeds per corpus and fewer steps: a run that takes seconds. The full
+# run below trains more seeds for longer.
+
+# %% tags=["small_run"]
+SMALL_SEEDS, SMALL_STEPS = [0, 1], 200
+small, _, small_corpus = make_models(SMALL_SEEDS)          # M = 4: two seeds per corpus
+small_tgt = model_targets(small_corpus)
+small_start = measure(small, small_tgt)
+train(small, small_tgt, SMALL_STEPS)
+small_end = measure(small, small_tgt)
+print("corpus of each model:         ", small_corpus.tolist())
+for name, moment in (("step 0", small_start), (f"step {SMALL_STEPS}", small_end)):
+    print(f"{name}: 猫追逐激光点 exact {moment['test_correct'].int().tolist()}, "
+          f"追逐 → 激光点 (larger head) {moment['chase_laser_weight'].numpy().round(2)}")
+print("held-out sentences exact:", translate(small, small_tgt, held_out).float().mean(-1).numpy().round(2))
+
 # %%
-STEPS, BATCH = 400, 32
-train_index = torch.tensor(train_rows)                   # the same sentences for every model
-# foreach: one update for all parameter tensors at once (much faster for many small ones).
-optimizer = torch.optim.Adam(params.values(), lr=3e-3, foreach=True)
-batches = torch.Generator().manual_seed(0)
-for step in range(STEPS):
-    rows = train_index[torch.randint(len(train_rows), (BATCH,), generator=batches)]  # (B,)
-    tgt_in, tgt_out = batch_targets(rows)                  # (M, B, L): each model's own English
-    logits, _ = decode(params, encode(params, src_all[rows])[0], tgt_in)   # (M, B, L, vocab)
-    per_model = F.cross_entropy(logits.flatten(0, 2), tgt_out.flatten(), ignore_index=PAD,
-                                reduction="none").view(M, -1)
-    # Sum of each model's mean loss: each model gets its own loss's gradient.
-    loss = ((per_model.sum(-1)) / (tgt_out != PAD).view(M, -1).sum(-1)).sum()
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-end = measure(params)
-held_out_exact = translate(params, held_out).float().mean(-1)            # (M,)
-train_exact = translate(params, train_rows).float().mean(-1)             # (M,)
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds per corpus of the small run shown on the page",
+              zh="页面上小规模运行每个语料的种子数")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
+              zh="页面上小规模运行的训练步数")
+
+# %% [markdown]
+# ## The full run
+#
+# Eight random seeds for each corpus, the same cells.
+
+# %%
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+n_seeds = len(SEEDS)
+STEPS = 400
+params, models, corpus_of = make_models(SEEDS)             # M = 16
+M = len(models)
+tgt = model_targets(corpus_of)
+
+# The stacked pass must be the module's pass: compare on model 0, record the difference.
+with torch.no_grad():
+    tgt_in, _ = batch_targets(tgt, list(range(8)))
+    stacked = decode(params, encode(params, src_all[:8])[0], tgt_in)[0][0]
+    error = (stacked - models[0](src_all[:8], tgt_in[0])).abs().max()
+report.number("stacked_vs_module_error", error, "{:.1e}",
+              en="largest difference between the stacked models and Translator",
+              zh="堆叠模型与 Translator 的最大差异")
+
+start = measure(params, tgt)
+train(params, tgt, STEPS)
+end = measure(params, tgt)
+held_out_exact = translate(params, tgt, held_out).float().mean(-1)       # (M,)
+train_exact = translate(params, tgt, train_rows).float().mean(-1)        # (M,)
 
 # %% [markdown]
 # ## Results, per corpus, over the seeds
@@ -406,21 +483,30 @@ report.text("all_learn", en="all learn the translation" if learned else "not all
 # %% [markdown]
 # ## Exercises, answered by the run
 #
-# Each exercise changes one thing above; the run records the answer so the
-# page can show it folded under the question.
+# Each exercise changes one thing above. The cells try it on the small run;
+# the run records the answer of the full run so the page can show it folded
+# under the question.
+
+# %% tags=["no_cross_attention"]
+# Exercise 1: cut the decoder off from the Chinese: cross-attention's W_O set to zero (on a copy).
+cut = dict(small, **{"cross.W_O.weight": torch.zeros_like(small["cross.W_O.weight"])})   # was: small
+print("held-out sentences exact without cross-attention:",
+      translate(cut, small_tgt, held_out).float().mean(-1).numpy().round(2))
+
+# %% tags=["unmasked_decoding"]
+# Exercise 2: greedy decoding with the decoder's causal mask switched off.
+print("held-out sentences exact without the causal mask:",
+      translate(small, small_tgt, held_out, causal=False).float().mean(-1).numpy().round(2))  # was: True
 
 # %%
-fixed = corpus_of == 0                                     # the models of the first corpus
-# Exercise 1: cut the decoder off from the Chinese (cross-attention's W_O set to zero).
-# How many held-out sentences do the models still translate exactly?
-cut = dict(params, **{"cross.W_O.weight": torch.zeros_like(params["cross.W_O.weight"])})
+fixed = corpus_of == 0                                     # the full run's models of the first corpus
+cut_full = dict(params, **{"cross.W_O.weight": torch.zeros_like(params["cross.W_O.weight"])})
 report.number("exercise_no_cross_attention_held_out_exact",
-              translate(cut, held_out).float().mean(-1)[fixed].mean(), "{:.0%}",
+              translate(cut_full, tgt, held_out).float().mean(-1)[fixed].mean(), "{:.0%}",
               en="exercise 1: held-out sentences translated exactly without cross-attention (first corpus, mean)",
               zh="练习 1：去掉交叉注意力后留出句子完全译对的占比（第一个语料，平均）")
-# Exercise 2: greedy decoding with the decoder's causal mask switched off.
 report.number("exercise_unmasked_decoding_held_out_exact",
-              translate(params, held_out, causal=False).float().mean(-1)[fixed].mean(), "{:.0%}",
+              translate(params, tgt, held_out, causal=False).float().mean(-1)[fixed].mean(), "{:.0%}",
               en="exercise 2: held-out sentences translated exactly when decoding without the causal mask (first corpus, mean)",
               zh="练习 2：解码时去掉因果掩码，留出句子完全译对的占比（第一个语料，平均）")
 
