@@ -237,7 +237,8 @@ def test_the_ledger_opens_compact_and_filters_by_verdict(page, site_url, lang_ro
         shown_cards = [c.get_attribute("data-verdict") for c in cards.all() if c.is_visible()]
         assert shown_rows and set(shown_rows) == {verdict}, verdict
         assert shown_cards == [verdict] * len(shown_rows)
-        assert f"({len(shown_rows)})" in button.text_content()
+        count = f"（{len(shown_rows)}）" if lang_root == "zh/" else f"({len(shown_rows)})"
+        assert count in button.text_content()
     page.locator(".ledger-filter button[data-verdict='']").click()
     assert sum(r.is_visible() for r in rows.all()) == total
     assert page.console_errors == []
