@@ -140,7 +140,6 @@ def _add(files: Files, config, src_uri: str, abs_src_path: Path) -> None:
     files.append(File.generated(config, src_uri, abs_src_path=str(abs_src_path)))
 
 
-@event_priority(50)  # before mkdocs-jupyter, so it renders the generated notebooks
 def on_env(env, config, files):
     """The theme's templates compiled once, not at every build (Jinja checks each cached
     template against its source)."""
@@ -149,6 +148,7 @@ def on_env(env, config, files):
     return env
 
 
+@event_priority(50)  # before mkdocs-jupyter, so it renders the generated notebooks
 def on_files(files: Files, config):
     lang = _state["lang"]
     for asset in sorted((DOCS / "assets").iterdir()):
