@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -229,6 +230,9 @@ def plain_environment() -> Path:
     return env
 
 
+_EXTRAS_LOCK = threading.Lock()  # two pages (the runner's two threads) may want the same extras
+
+
 def extras_for_explainer(page_file: Path) -> Path | None:
     """What the explainer modules a page's cells import need beyond numpy, torch and matplotlib
     (MiniLM's weights and the readers of its files: safetensors, tokenizers), at the pins of
@@ -239,11 +243,12 @@ def extras_for_explainer(page_file: Path) -> Path | None:
     if not wanted:
         return None
     target = ENVIRONMENTS / ("extras-" + hashlib.sha256("\n".join(wanted).encode()).hexdigest()[:16])
-    if not (target / ".ready").is_file():
-        shutil.rmtree(target, ignore_errors=True)
-        subprocess.run([str(plain_environment() / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                        "--no-deps", "--target", str(target), *wanted], check=True)
-        (target / ".ready").touch()
+    with _EXTRAS_LOCK:
+        if not (target / ".ready").is_file():
+            shutil.rmtree(target, ignore_errors=True)
+            subprocess.run([str(plain_environment() / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                            "--no-deps", "--target", str(target), *wanted], check=True)
+            (target / ".ready").touch()
     return target
 
 

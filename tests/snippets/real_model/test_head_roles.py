@@ -8,6 +8,9 @@ import pytest
 ROLES = ["previous_token", "next_token", "cls_sink", "sep_sink", "verb_object", "object_verb",
          "coreference", "coreference_clark", "disambiguation"]
 MAJORITY = 0.5  # a head has a role only if the target is its top pick in half the items
+LAYERS, HEADS = 6, 72          # MiniLM: 6 layers x 12 heads
+HEAD_DIRECTIONS = 2 * HEADS    # each head read from the verb and from the object
+POSITION_RULES = 6             # the position-only rules the snippet tries at least
 
 
 def test_each_role_has_a_best_head_an_accuracy_and_a_p_value_in_range(results):
@@ -114,11 +117,11 @@ def test_exercise_answers(results):
 def test_c22_clear_passing_possible_heads_nest_and_intervals_hold_their_shares(results):
     r = results("real_model.head_roles")
     # clear (whole interval past each threshold) ⊆ passes (the shares past them) ⊆ possible
-    assert 0 <= r.number("c22_clear_heads") <= r.number("c22_heads") <= r.number("c22_possible_heads") <= 144
+    assert 0 <= r.number("c22_clear_heads") <= r.number("c22_heads") <= r.number("c22_possible_heads") <= HEAD_DIRECTIONS
     assert r.number("c22_best_pick_low") <= r.number("c22_best_pick") <= 1
     assert r.number("c22_best_prefer_low") <= r.number("c22_best_prefer") <= 1
     rules = [r.number(k) for k in r.data["numbers"] if k.startswith("c22_rule_")]
-    assert len(rules) >= 6 and max(rules) == pytest.approx(r.number("c22_position_rule_max"))
+    assert len(rules) >= POSITION_RULES and max(rules) == pytest.approx(r.number("c22_position_rule_max"))
 
 
 def test_c32_heads_that_pass_beat_both_rules(results):
@@ -126,7 +129,7 @@ def test_c32_heads_that_pass_beat_both_rules(results):
     for d in ("subject_verb", "verb_subject"):
         clear, heads = r.number(f"c32_{d}_clear_heads"), r.number(f"c32_{d}_heads")
         possible, beats = r.number(f"c32_{d}_possible_heads"), r.number(f"c32_{d}_beats_rules_heads")
-        assert 0 <= clear <= heads <= possible <= beats <= 72, d
+        assert 0 <= clear <= heads <= possible <= beats <= HEADS, d
         assert 0 <= r.number(f"c32_{d}_rule_nearest") <= 1 and 0 <= r.number(f"c32_{d}_rule_offset") <= 1
 
 
@@ -134,9 +137,9 @@ def test_c07_split_layers_need_a_head_of_each_role(results):
     r = results("real_model.head_roles")
     for role in ("previous_token", "entity"):
         assert 0 <= r.number(f"c07_{role}_clear_heads") <= r.number(f"c07_{role}_heads") \
-            <= r.number(f"c07_{role}_possible_heads") <= 72
+            <= r.number(f"c07_{role}_possible_heads") <= HEADS
     layers = [r.number(f"c07_minilm_split_layers{k}") for k in ("_clear", "", "_possible")]
-    assert layers == sorted(layers) and layers[-1] <= 6
+    assert layers == sorted(layers) and layers[-1] <= LAYERS
     if layers[1] >= 1:
         assert r.number("c07_previous_token_heads") >= 1 and r.number("c07_entity_heads") >= 1
 
