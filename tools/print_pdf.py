@@ -88,9 +88,11 @@ def print_site(site_dir: Path) -> list[Path]:
             raise SystemExit("Chromium is missing: run `make setup` (Debian package chromium)")
         CACHE.mkdir(parents=True, exist_ok=True)
         for lang, printed in zip(missing, asyncio.run(_print_all(site_dir, missing))):
-            for old in CACHE.glob(f"{lang}-*.pdf"):  # one printing per language is kept
-                old.unlink()
             shutil.copyfile(printed, cached[lang])
+            # the four latest printings per language are kept (a build of the pages without
+            # running the snippets, then a normal one, each find theirs)
+            for old in sorted(CACHE.glob(f"{lang}-*.pdf"), key=lambda p: p.stat().st_mtime)[:-4]:
+                old.unlink()
     for lang, path in cached.items():
         if lang not in missing:
             shutil.copyfile(path, pdf_path(site_dir, lang))
