@@ -47,6 +47,7 @@ page: $(VENV)/.installed
 
 bench: setup
 	$(BIN)/python tools/bench_build.py
+	$(BIN)/python tools/lighthouse_bench.py
 
 # Every trained verdict again under a second CPU kernel (ATEN_CPU_CAPABILITY=default): must agree.
 check-kernels: setup
