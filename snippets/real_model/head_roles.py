@@ -772,6 +772,15 @@ for role in ("verb_object", "object_verb", "coreference", "disambiguation"):
                   en=f"heads passing {ROLE_NAMES['en'][role]} that are also [CLS]-sink heads",
                   zh=f"通过“{ROLE_NAMES['zh'][role]}”且同时把注意力停在 [CLS] 上的头数")
 
+# Whether any head sinks on [SEP] the way many sink on [CLS]: the page's sentence says
+# what the count is.
+sep_sinks = int(roles["sep_sink"]["passes"].sum())
+report.text("sep_sink_sentence",
+            en="No head does that with `[SEP]`" if sep_sinks == 0 else
+            f"{sep_sinks} of {roles['sep_sink']['passes'].size} heads do that with `[SEP]`",
+            zh="对 `[SEP]` 这样做的头一个也没有" if sep_sinks == 0 else
+            f"对 `[SEP]` 这样做的头有 {sep_sinks} 个")
+
 # Every head's accuracy and corrected p for every role, for a page's own script
 # (heads in flat order: index = (layer - 1) * 12 + head - 1).
 report.data("head_roles", {role: {"accuracy": np.round(r["accuracy"], 3).tolist(),
