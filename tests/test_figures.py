@@ -1,6 +1,9 @@
 """The figure style every snippet shares: Chinese glyphs, reproducible bytes."""
 
+import io
+import re
 import sys
+import tokenize
 import warnings
 from pathlib import Path
 
@@ -149,3 +152,81 @@ def test_every_figure_line_and_marker_stands_out_in_both_schemes(results):
                               if ratio < plotting.MIN_CONTRAST]
     assert measured > 1000  # the measure sees the figures' lines at all
     assert faint == [], f"{len(faint)} marks under {plotting.MIN_CONTRAST} : 1:\n" + "\n".join(faint[:20])
+
+
+# A share stated in a caption or alt text: "62 of 72", "7/8", "65%", "8 个种子中有 6 个".
+SHARE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?) ?%"
+                   r"|(?<![\d.])(\d+) (?:of|out of) (\d+)(?![\d.])"
+                   r"|(?<![\d./])(\d+)/(\d+)(?![\d./])"
+                   r"|(?<![\d.])(\d+) ?个[^，。；,;]{0,8}?中有 ?(\d+)(?![\d.])")
+
+
+def code_constants(source: str) -> set[float]:
+    """The numeric literals of a snippet's code (not its strings or comments): design
+    choices such as a 0.95 threshold or 600 steps, which a caption may state."""
+    constants = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.NUMBER:
+            try:
+                constants.add(float(token.string.replace("_", "")))
+            except ValueError:  # complex literals
+                pass
+    return constants
+
+
+def unrecorded_shares(text: str, recorded: set[float], constants: set[float]) -> list[str]:
+    """Shares in ``text`` whose numbers are neither recorded by the run nor constants of the
+    code: a percentage must match a recorded fraction at the precision shown; in "a of b"
+    the part a must be recorded, the whole b recorded or a constant."""
+    def is_recorded(x: float) -> bool:
+        return any(abs(value - x) < 1e-9 for value in recorded)
+
+    def is_fraction(shown: str) -> bool:
+        decimals = len(shown.partition(".")[2])
+        return (any(round(value * 100, decimals) == float(shown) for value in recorded)
+                or float(shown) / 100 in constants or float(shown) in constants)
+
+    wrong = []
+    for match in SHARE.finditer(text):
+        percent, part, whole = match.group(1), None, None
+        for i in (2, 4):
+            if match.group(i):
+                part, whole = match.group(i), match.group(i + 1)
+        if match.group(6):
+            whole, part = match.group(6), match.group(7)
+        ok = (is_fraction(percent) if percent else
+              is_recorded(float(part)) and (is_recorded(float(whole)) or float(whole) in constants))
+        if not ok:
+            wrong.append(match.group(0))
+    return wrong
+
+
+def test_a_typed_share_in_a_caption_is_caught():
+    recorded, constants = {7.0, 8.0, 0.6493, 72.0, 62.0}, {0.95, 600.0}
+    assert unrecorded_shares("forms in 7 of 8 seeds; right 65% of the time; a line at 95 %", recorded, constants) == []
+    assert unrecorded_shares("62 of 72 heads; 在 7/8 个种子里; 8 个种子中有 7 个", recorded, constants) == []
+    assert unrecorded_shares("forms in 6 of 8 seeds", recorded, constants) == ["6 of 8"]
+    assert unrecorded_shares("right 64% of the time", recorded, constants) == ["64%"]
+    assert unrecorded_shares("在 7/9 个种子里；8 个种子中有 5 个", recorded, constants) == ["7/9", "8 个种子中有 5"]
+    assert unrecorded_shares("layers 1 to 6, 600 steps, a 6 × 12 grid", recorded, constants) == []
+
+
+def test_no_caption_or_alt_text_states_a_share_the_run_did_not_record(results):
+    import snippet_runner
+
+    typed, shares = [], 0
+    for path in snippet_runner.discover():
+        name = snippet_runner.name_of(path)
+        run = results(name)
+        recorded = {float(n["value"]) for n in run.data["numbers"].values()
+                    if isinstance(n["value"], (int, float))}
+        constants = code_constants(path.read_text(encoding="utf-8"))
+        for key, by_lang in run.data["figures"].items():
+            for lang, figure in by_lang.items():
+                for field in ("caption", "alt"):
+                    text = figure.get(field, "")
+                    shares += len(SHARE.findall(text))
+                    typed += [f"{name} {key} ({lang} {field}): {share}"
+                              for share in unrecorded_shares(text, recorded, constants)]
+    assert shares > 10  # the pattern sees the captions' shares at all
+    assert typed == [], "shares no run recorded:\n" + "\n".join(typed)

@@ -775,6 +775,8 @@ for role in ("verb_object", "object_verb", "coreference", "disambiguation"):
 # Whether any head sinks on [SEP] the way many sink on [CLS]: the page's sentence says
 # what the count is.
 sep_sinks = int(roles["sep_sink"]["passes"].sum())
+report.number("heads_measured", roles["sep_sink"]["passes"].size, "{:.0f}",
+              en="heads measured (every head of every layer)", zh="测量的头数（每一层的每一个头）")
 report.text("sep_sink_sentence",
             en="No head does that with `[SEP]`" if sep_sinks == 0 else
             f"{sep_sinks} of {roles['sep_sink']['passes'].size} heads do that with `[SEP]`",
@@ -828,25 +830,26 @@ TEXT = {
         "mark": "○ = passes the corrected test",
         "alt_grid": "Grids of 6 layers by 12 heads, one per role, coloured by accuracy; the heads "
                     "that pass the corrected test are circled. Passing heads: {lists}.",
-        "cap_position": "One head each for the previous and the next token; {cls} of 72 heads put "
-                        "their top weight on [CLS] for most tokens, none on [SEP].",
-        "cap_content": "Verb–object and ambiguous-word heads abound; only {co} heads pick the "
+        "cap_position": "Heads that pass: {prev} for the previous token, {next} for the next; for most "
+                        "tokens, {cls} of {heads} heads put their top weight on [CLS] and {sep} on [SEP].",
+        "none": "none",
+        "cap_content": "Heads that pass: {vo} verb → object, {da} ambiguous word; {co} heads pick the "
                        "referent of it beyond chance, and {ct} heads pick the cue just as well "
                        "when the ambiguous word is replaced by a plain noun.",
         "weight": "mean attention weight", "by_layer_title": "average over the 12 heads of each layer",
         "lines": {"cls": "on [CLS]", "sep": "on [SEP]", "previous": "on the previous token",
                   "next": "on the next token"},
         "alt_layers": "Line chart over layers 1 to 6 of the mean weight on [CLS], on [SEP], on the "
-                      "previous and on the next token. From layer 2 on, [CLS] takes about half of the weight.",
-        "cap_layers": "After layer 1, much of MiniLM's attention parks on [CLS] (up to {cls:.2f} of a "
-                      "layer's weight); [SEP] gets at most {sep:.2f}.",
+                      "previous and on the next token.",
+        "cap_layers": "The share of a layer's attention that parks on [CLS] reaches {cls:.2f}; "
+                      "[SEP] gets at most {sep:.2f}.",
         "d_cos": "cos(winner) − cos(runner-up)", "d_norm": "log |k winner| − log |k runner-up|",
         "dir_title": {"coreference": "head {h}: it → referent", "verb_object": "head {h}: verb–object"},
         "alt_dir": "Two scatter plots, one point per sentence: the winning key's cosine with the "
-                   "query minus the runner-up's (x) against the log ratio of their lengths (y). "
-                   "Almost all points lie right of zero; many lie below zero.",
-        "cap_dir": "The winner has the larger cosine in nearly every sentence, often with the "
-                   "shorter key — yet the winning angle averages {a1:.0f}° and {a2:.0f}°, far from small.",
+                   "query minus the runner-up's (x) against the log ratio of their lengths (y).",
+        "cap_dir": "The cosine alone picks the winning key in {c1:.0%} (it → referent) and {c2:.0%} "
+                   "(verb–object) of sentences, the key's length alone in {n1:.0%} and {n2:.0%}; "
+                   "the winning angle averages {a1:.0f}° and {a2:.0f}°.",
     },
     "zh": {
         "layer": "层", "head": "头", "control": "对照：普通名词 → 线索词",
@@ -855,19 +858,18 @@ TEXT = {
         "mark": "○ = 通过校正检验",
         "alt_grid": "每个角色一张 6 层 × 12 个头的网格，颜色表示准确率；通过校正检验的头画了圈。"
                     "通过的头：{lists}。",
-        "cap_position": "看前一个词元和后一个词元的头各一个；72 个头里有 {cls} 个对大多数词元把最大权重放在 [CLS] 上，[SEP] 一个也没有。",
-        "cap_content": "动词–宾语头和多义词头很多；能超出偶然地挑出 it 所指对象的头只有 {co} 个；把多义词换成普通名词后，仍有 {ct} 个头照样挑中那个线索词。",
+        "cap_position": "通过检验的头：看前一个词元的 {prev} 个，看后一个词元的 {next} 个；{heads} 个头里有 {cls} 个对大多数词元把最大权重放在 [CLS] 上，放在 [SEP] 上的{sep}。",
+        "none": "一个也没有",
+        "cap_content": "通过检验的头：动词 → 宾语 {vo} 个，多义词 {da} 个；能超出偶然地挑出 it 所指对象的头有 {co} 个；把多义词换成普通名词后，仍有 {ct} 个头照样挑中那个线索词。",
         "weight": "平均注意力权重", "by_layer_title": "每层 12 个头的平均",
         "lines": {"cls": "给 [CLS]", "sep": "给 [SEP]", "previous": "给前一个词元",
                   "next": "给后一个词元"},
-        "alt_layers": "折线图，第 1 到第 6 层：放在 [CLS]、[SEP]、前一个词元、后一个词元上的平均权重。"
-                      "从第 2 层起，大约一半的权重落在 [CLS] 上。",
-        "cap_layers": "第 1 层之后，MiniLM 的注意力有很大一部分停在 [CLS] 上（一层最多 {cls:.2f}）；[SEP] 最多只有 {sep:.2f}。",
+        "alt_layers": "折线图，第 1 到第 6 层：放在 [CLS]、[SEP]、前一个词元、后一个词元上的平均权重。",
+        "cap_layers": "一层的注意力停在 [CLS] 上的比例最高达 {cls:.2f}；[SEP] 最多只有 {sep:.2f}。",
         "d_cos": "cos(胜者) − cos(次者)", "d_norm": "log |k 胜者| − log |k 次者|",
         "dir_title": {"coreference": "头 {h}：it → 所指", "verb_object": "头 {h}：动词–宾语"},
-        "alt_dir": "两张散点图，每个点是一句：横轴是胜出的键与查询的余弦减去第二名的余弦，纵轴是两者长度之比的对数。"
-                   "几乎所有点都在零的右边，不少点在零的下方。",
-        "cap_dir": "几乎每一句都是余弦更大的键胜出，而且常常是较短的键——可胜出的夹角平均 {a1:.0f}° 和 {a2:.0f}°，远谈不上“很小”。",
+        "alt_dir": "两张散点图，每个点是一句：横轴是胜出的键与查询的余弦减去第二名的余弦，纵轴是两者长度之比的对数。",
+        "cap_dir": "只看余弦就能挑出胜出的键的句子占 {c1:.0%}（it → 所指）和 {c2:.0%}（动词–宾语），只看键长的占 {n1:.0%} 和 {n2:.0%}；胜出的夹角平均 {a1:.0f}° 和 {a2:.0f}°。",
     },
 }
 ROLE_ORDER = {"position": ["previous_token", "next_token", "cls_sink", "sep_sink"],
@@ -905,10 +907,15 @@ for lang in LANGS:
         fig.colorbar(image, cax=bar, orientation="horizontal")
         bar.tick_params(labelsize=9)
         bar.set_xlabel(f"{text['colour']}    {text['mark']}", fontsize=9)
-        caption = (text["cap_position"].format(cls=int(roles["cls_sink"]["passes"].sum()))
+        passed = {role: int(r["passes"].sum()) for role, r in roles.items()}
+        caption = (text["cap_position"].format(prev=passed["previous_token"], next=passed["next_token"],
+                                               cls=passed["cls_sink"],
+                                               sep=(passed["sep_sink"] or text["none"]) if lang == "en" else
+                                               (f"有 {passed['sep_sink']} 个" if passed["sep_sink"] else text["none"]),
+                                               heads=roles["cls_sink"]["passes"].size)
                    if group == "position" else
-                   text["cap_content"].format(co=int(roles["coreference"]["passes"].sum()),
-                                              ct=int((passing & ct_passes).sum())))
+                   text["cap_content"].format(vo=passed["verb_object"], da=passed["disambiguation"],
+                                              co=passed["coreference"], ct=int((passing & ct_passes).sum())))
         report.figure(f"roles_{group}", fig, lang,
                       alt=text["alt_grid"].format(lists=lists if lang == "en" else lists_zh),
                       caption=caption)
@@ -938,7 +945,11 @@ for lang in LANGS:
         ax.tick_params(labelsize=9)
     fig.tight_layout()
     report.figure("direction", fig, lang, alt=text["alt_dir"],
-                  caption=text["cap_dir"].format(a1=np.degrees(np.arccos(direction["coreference"]["winner_cos"])).mean(),
+                  caption=text["cap_dir"].format(c1=direction["coreference"]["cos"].mean(),
+                                                 c2=direction["verb_object"]["cos"].mean(),
+                                                 n1=direction["coreference"]["norm"].mean(),
+                                                 n2=direction["verb_object"]["norm"].mean(),
+                                                 a1=np.degrees(np.arccos(direction["coreference"]["winner_cos"])).mean(),
                                                  a2=np.degrees(np.arccos(direction["verb_object"]["winner_cos"])).mean()))
 
 report.save()
