@@ -532,19 +532,19 @@ TEXT = {
         "query_cos": "mean cosine between\nverbs' queries", "probe": "probe accuracy\n(held-out verb)",
         "chance": "chance", "seed": "seed",
         "table_alt": "Two heat maps of q·k between twelve verbs (rows) and twelve nouns (columns), "
-                     "averaged over {n} seeds: near zero everywhere at step 0; after training, "
-                     "a block pattern in which each verb scores its own kind of noun highest.",
-        "table_caption": "Averaged over {n} colonies, each verb's query comes to score its own kind "
-                         "of object highest.",
+                     "averaged over {n} seeds, at step 0 and after training; the nouns are grouped by "
+                     "the kind of object they are.",
+        "table_caption": "Averaged over {n} colonies: for {k} of {v} verbs, the query scores a noun "
+                         "of its own kind of object highest.",
         "example_alt": "Bars of where chase looks in 'the cat, next to the apple, chases the laser "
-                       "dot', at step 0 and after training, one dot per seed: spread out at first, "
-                       "mostly on laser dot at the end, with some weight left on the function words "
-                       "in some seeds.",
+                       "dot', at step 0 and after training, one dot per seed. Laser dot gets "
+                       "{start:.2f} of the weight at step 0 and {end:.2f} after training (mean over seeds).",
         "example_caption": "猫 在 苹果 旁边 追逐 激光点: where “chase” looks, each dot one seed.",
         "curves_alt": "Over training, for each of {n} seeds (faint lines) and their mean (bold): "
                       "the share of sentences in which the verb looks hardest at its object, and the "
-                      "verb's mean attention weight on its object, both rising from the even spread.",
-        "curves_caption": "Every colony learns to look at the object; the spread shows how far each gets.",
+                      "verb's mean attention weight on its object, with a line for the even spread.",
+        "curves_caption": "{k} of {n} colonies end with the verb looking hardest at its object in at "
+                          "least 95 % of sentences (mean share {m:.0%}).",
         "queries_alt": "Left: for each seed, the mean cosine between queries of verbs taking the same "
                        "kind of object and of verbs taking different kinds, at step 0 and after "
                        "training. Right: held-out accuracy of the linear probe per seed, against "
@@ -564,14 +564,14 @@ TEXT = {
         "query_cos": "动词查询之间的\n平均余弦", "probe": "探针准确率\n（留出的动词）",
         "chance": "随机猜", "seed": "种子",
         "table_alt": "两幅热力图，画的是十二个动词（行）与十二个名词（列）之间的 q·k，对 {n} 个种子取平均："
-                     "第 0 步处处接近零；训练后出现方块，每个动词给自己那一类名词的分数最高。",
-        "table_caption": "对 {n} 窝“蚂蚁”取平均：每个动词的查询都学会了给自己那类宾语打最高分。",
+                     "第 0 步与训练后各一幅；名词按所属的宾语类别排在一起。",
+        "table_caption": "对 {n} 窝“蚂蚁”取平均：{k}/{v} 个动词的查询给自己那类宾语中的名词打分最高。",
         "example_alt": "柱状图：在“猫在苹果旁边追逐激光点”里，“追逐”看向哪里，第 0 步与训练后各一组，"
-                       "每个点是一个种子。起初分散，训练后大多落在激光点上，有些种子还留了一部分给虚词。",
+                       "每个点是一个种子。激光点分到的权重：第 0 步 {start:.2f}，训练后 {end:.2f}（各种子平均）。",
         "example_caption": "“猫在苹果旁边追逐激光点”里，“追逐”看向哪里：每个点是一个种子。",
         "curves_alt": "训练过程中，{n} 个种子各自（细线）及其平均（粗线）的两条曲线：动词最关注宾语的句子占比，"
-                      "以及动词落在宾语上的平均注意力权重，都从平均分配开始上升。",
-        "curves_caption": "每一窝都学会了看宾语；线与线之间的差距就是种子之间的差别。",
+                      "以及动词落在宾语上的平均注意力权重；另有一条线标出平均分配。",
+        "curves_caption": "{k}/{n} 窝在训练后，至少 95% 的句子里动词最关注宾语（平均占比 {m:.0%}）。",
         "queries_alt": "左：每个种子里，带同类宾语的动词之间、带不同类宾语的动词之间，查询的平均余弦，"
                        "第 0 步与训练后各一组。右：每个种子里线性探针在留出动词上的准确率，对照随机猜的四分之一。",
         "queries_caption": "带同一类宾语的动词，问的是不是同一个问题？",
@@ -583,6 +583,10 @@ COLOR_A, COLOR_B = VIRIDIS(0.15), VIRIDIS(0.7)
 
 
 tables = {0: table_start, STEPS: mean_table(params)}
+own_kind_top = noun_kind[tables[STEPS].argmax(1)] == verb_kind       # (12,) rows are verbs
+report.number("own_kind_top_verbs", own_kind_top.sum(), "{:.0f}",
+              en="verbs whose query (averaged over the colonies) scores a noun of its own kind highest",
+              zh="查询（各窝平均）给自己那类宾语中的名词打分最高的动词个数")
 limit = max(np.abs(t).max() for t in tables.values())
 example = torch.tensor([[index[w] for w in ["猫", "在", "苹果", "旁边", "追逐", "激光点"]]])
 example_rows = (data == example).all(-1)                             # the one matching sentence
@@ -600,7 +604,7 @@ for lang in LANGS:
     axes[1].set_xticks(range(len(nouns)), text["nouns"], rotation=90, fontsize=9)
     fig.colorbar(image, ax=axes, shrink=0.6, label=text["table_label"])
     report.figure("snapshots", fig, lang, alt=text["table_alt"].format(n=n_seeds),
-                  caption=text["table_caption"].format(n=n_seeds))
+                  caption=text["table_caption"].format(n=n_seeds, k=int(own_kind_top.sum()), v=len(verbs)))
 
     fig, axes = plt.subplots(1, 2, figsize=(6.8, 3.4), sharey=True)
     for ax, step in zip(axes, example_weights):
@@ -615,7 +619,9 @@ for lang in LANGS:
         ax.set_title(text["start"] if step == 0 else text["end"], fontsize=10)
     axes[0].set_ylabel(text["example_label"])
     fig.tight_layout()
-    report.figure("example", fig, lang, alt=text["example_alt"], caption=text["example_caption"])
+    report.figure("example", fig, lang, caption=text["example_caption"],
+                  alt=text["example_alt"].format(start=example_weights[0][:, OBJECT_IN_CONTEXT].mean(),
+                                                 end=example_weights[STEPS][:, OBJECT_IN_CONTEXT].mean()))
 
     fig, axes = plt.subplots(2, 1, figsize=(6.4, 5.6), sharex=True)
     for ax, key, label in ((axes[0], "object_first", text["object_first"]),
@@ -632,7 +638,8 @@ for lang in LANGS:
     axes[1].set_xlabel(text["training_step"])
     fig.tight_layout()
     report.figure("curves", fig, lang, alt=text["curves_alt"].format(n=n_seeds),
-                  caption=text["curves_caption"])
+                  caption=text["curves_caption"].format(k=int((object_first >= OBJECT_FIRST_BAR).sum()),
+                                                        n=n_seeds, m=object_first.mean()))
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.4), gridspec_kw={"width_ratios": [3, 2]})
     for x, (moment, label) in enumerate(((start, text["start"]), (end, text["end"]))):
