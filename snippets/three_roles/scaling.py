@@ -238,11 +238,10 @@ TEXT = {
         "softmax_alt": "Two stacked panels against dₖ. Without the division the largest softmax weight "
                        "climbs towards 1 and the entropy falls towards 0; with it both stay flat "
                        "near their values for dₖ = 1.",
-        "gradients_alt": "Two stacked log-scale panels against dₖ. Top: the median gradient through "
-                         "the softmax stays flat with the division and falls by orders of "
-                         "magnitude without it. Bottom: at the query, the median also collapses "
-                         "without the division, while the mean, carried by a few rows, sits a "
-                         "few times above the scaled curve and levels off.",
+        "gradients_alt": "Two stacked log-scale panels against dₖ, undivided and divided by √dₖ. Top: "
+                         "the median gradient through the softmax. Bottom: the median and the mean "
+                         "gradient reaching the query. At dₖ = 1024 the undivided median through the "
+                         "softmax is {collapse:.1e} times the divided one.",
     },
     "zh": {
         "raw": "q·k（不除）", "scaled": "q·k / √dₖ",
@@ -255,21 +254,23 @@ TEXT = {
                         "除以 √dₖ 后是一条停在 1 的水平线。",
         "softmax_alt": "上下两幅图，横轴为 dₖ。不除时，softmax 最大权重一路升向 1，熵一路降向 0；"
                        "除以 √dₖ 后两者都保持在 dₖ = 1 时的水平。",
-        "gradients_alt": "上下两幅对数坐标图，横轴为 dₖ。上：穿过 softmax 的梯度中位数，缩放后保持"
-                         "水平，不缩放则下降好几个数量级。下：到达查询向量的梯度，不缩放时中位数"
-                         "同样崩塌；平均值靠少数几行撑着，比缩放后高出几倍，随后趋于平稳。",
+        "gradients_alt": "上下两幅对数坐标图，横轴为 dₖ，分不除与除以 √dₖ 两种。上：穿过 softmax 的梯度中位数。"
+                         "下：到达查询向量的梯度的中位数与平均值。dₖ = 1024 时，不除的 softmax 梯度中位数是除以 √dₖ 时的 "
+                         "{collapse:.1e} 倍。",
     },
 }
 CAPTIONS = {
     "en": {"variance": "Undivided, the variance of the scores grows as dₖ; divided by √dₖ it stays at 1.",
            "softmax": "Undivided, the softmax saturates as dₖ grows: one weight near 1, entropy near 0. "
                       "Divided, it stays as spread as at dₖ = 1.",
-           "gradients": "Undivided, the typical gradient vanishes rather than explodes; only a few "
-                        "rows get more."},
+           "gradients": "Undivided, at dₖ = 1024: the median gradient through the softmax is {collapse:.1e} "
+                        "times the divided one and {dead:.0%} of rows get less than 1e-3; the 99th "
+                        "percentile at the query is {tail:.0f} times the divided one."},
     "zh": {"variance": "不除时，分数的方差随 dₖ 线性增长；除以 √dₖ 后稳定在 1。",
            "softmax": "不除时，dₖ 越大 softmax 越饱和：一个权重接近 1，熵接近 0。除以 √dₖ 后，"
                       "分布和 dₖ = 1 时一样分散。",
-           "gradients": "不除时，典型的梯度不是爆炸，而是消失；只有少数几行得到更大的梯度。"},
+           "gradients": "不除时，dₖ = 1024 处穿过 softmax 的梯度中位数是除以 √dₖ 时的 {collapse:.1e} 倍，"
+                        "{dead:.0%} 的行梯度低于 1e-3；到达查询向量的梯度的第 99 百分位是除以 √dₖ 时的 {tail:.0f} 倍。"},
 }
 COLORS = {"raw": "#d95f02", "scaled": "#1b9e77"}
 D_K_LABEL = "dₖ"
@@ -327,6 +328,8 @@ for lang in LANGS:
         ax.legend(loc="lower left")
     bottom.set_xlabel(D_K_LABEL)
     plain_log_ticks(bottom.xaxis, D_K[::2])
-    report.figure("gradients", fig, lang, alt=text["gradients_alt"], caption=CAPTIONS[lang]["gradients"])
+    report.figure("gradients", fig, lang, alt=text["gradients_alt"].format(collapse=collapse),
+                  caption=CAPTIONS[lang]["gradients"].format(collapse=collapse, tail=tail_ratio,
+                                                             dead=stats["raw"]["dead_rows"][-1]))
 
 report.save()
