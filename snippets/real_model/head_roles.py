@@ -248,7 +248,8 @@ for role, hit_right, hit_wrong, chance in (("coreference", ours_right, ours_wron
 
 # %%
 am_set = ambiguous_word_sentences()
-am_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in am_set]))
+am_outputs = run_sentences(model, tokenizer, [s.text for s in am_set])
+am_attention = stacked_attention(am_outputs)
 am_tokens = [tokenizer.tokens(s.text) for s in am_set]
 word_pos = [word_position(t, s.word) for t, s in zip(am_tokens, am_set)]
 cue_pos = [word_position(t, s.cue) for t, s in zip(am_tokens, am_set)]
@@ -368,7 +369,8 @@ def nearest(position: int, among: list[int], side: str = "both") -> int:
 
 
 nb_set = noun_between_sentences()
-nb_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in nb_set]))
+nb_outputs = run_sentences(model, tokenizer, [s.text for s in nb_set])
+nb_attention = stacked_attention(nb_outputs)
 nb_tokens = [tokenizer.tokens(s.text) for s in nb_set]
 nb_verb = [word_position(t, s.verb) for t, s in zip(nb_tokens, nb_set)]
 nb_object = [word_position(t, s.object) for t, s in zip(nb_tokens, nb_set)]
@@ -763,6 +765,116 @@ for name, d in direction.items():
     report.number(f"direction_{name}_score_matches_attention", d["attention"].mean(), "{:.0%}",
                   en=f"sentences where the largest q·k is also the most attended candidate ({en} head)",
                   zh=f"q·k 最大的候选同时也是注意力最大的候选的句子比例（{zh}头）")
+
+# The same count in every head: is "the cosine alone picks the winner" special to the best
+# heads, or true of MiniLM's heads in general?
+@torch.no_grad()
+def cosine_picks_winner(outputs, queries, candidates) -> np.ndarray:
+    """(72,): per head, the share of sentences in which the cosine alone picks the candidate
+    with the largest q·k."""
+    hits = np.zeros(L * H)
+    for n, (query, allowed) in enumerate(zip(queries, candidates)):
+        for layer in range(L):
+            attention = model.layers[layer].attention
+            x = outputs[n].hidden_states[layer]                  # (1, T, C)
+            q = attention.split_heads(attention.W_Q(x))[0][:, query]          # (H, hs)
+            k = attention.split_heads(attention.W_K(x))[0][:, allowed]        # (H, c, hs)
+            score = (k @ q[..., None])[..., 0]                   # (H, c)
+            cos = score / (k.norm(dim=-1) * q.norm(dim=-1, keepdim=True))     # (H, c)
+            hits[layer * H:(layer + 1) * H] += (cos.argmax(-1) == score.argmax(-1)).numpy()
+    return hits / len(queries)
+
+
+cos_everywhere = {
+    "coreference": cosine_picks_winner(co_outputs, it_pos, [n.nonzero()[:, 0] for n in nouns]),
+    "verb_object": cosine_picks_winner(vo_outputs, vo_queries, [c.nonzero()[:, 0] for c in vo_hits[vo_role][2]]),
+}
+for name, share in cos_everywhere.items():
+    report.number(f"direction_{name}_cos_heads_75", (share >= 0.75).sum(), "{:.0f}", kind="count",
+                  en=f"heads (of 72) in which the cosine alone picks the winner in ≥ 75 % of the sentences ({name.replace('_', ' ')} sentences)",
+                  zh=f"72 个头里，只看余弦就能在至少 75% 的句子里挑出胜者的头数（{'it 指代' if name == 'coreference' else '动词–宾语'}句子）")
+
+# %% [markdown]
+# ### C23's rule: the angle between q and the target's key
+#
+# Every head that passes C02, C21 or C22 and gives its target at least 0.3 of the
+# query's attention: the median angle between q and the target's key, and between q
+# and the other candidates' keys (pooled over the sentences). The sentence's mean key
+# is removed first: q·(k − m) differs from q·k by q·m, the same for every key of one
+# query, so the softmax is unchanged.
+
+# %%
+C23_SHARE, SMALL, GAP, LARGE = 0.3, 60.0, 15.0, 75.0        # the rule's numbers, fixed in advance
+
+
+@torch.no_grad()
+def centred_angles(outputs, flat: int, queries, targets, candidates):
+    """One head: degrees between q and the centred target key per sentence, between q and
+    every other candidate's centred key (pooled), and whether the target has the smallest angle."""
+    layer, head = divmod(flat, H)
+    to_target, to_others, smallest = [], [], []
+    for n, (query, target, allowed) in enumerate(zip(queries, targets, candidates)):
+        q, k = query_key(outputs, n, layer, head)                # (T, hs) each
+        k = k - k.mean(dim=0)                                    # remove the sentence's mean key
+        cos = torch.nn.functional.cosine_similarity(k, q[query][None], dim=-1)   # (T,)
+        angle = torch.rad2deg(torch.arccos(cos.clamp(-1, 1)))    # (T,)
+        others = [int(i) for i in allowed if int(i) != target]
+        to_target.append(float(angle[target]))
+        to_others += angle[others].tolist()
+        smallest.append(bool(angle[target] < angle[others].min()))
+    return np.array(to_target), np.array(to_others), np.array(smallest)
+
+
+# Per claim: its sentences, and per passing head (flat index) the query, target and candidates.
+c23_sets = {
+    "c02": (roles["coreference"]["passes"], co_outputs,
+            lambda f: (it_pos, right.tolist(), [[int(o), int(r), int(w)] for o, r, w in zip(other, right, wrong)])),
+    "c21": (roles["disambiguation"]["passes"], am_outputs, lambda f: (word_pos, cue_pos, am_candidates)),
+    "c22": (c22_pass, nb_outputs,
+            lambda f: (nb_verb, nb_object, [words_of(t, v) for t, v in zip(nb_tokens, nb_verb)]) if f < L * H
+            else (nb_object, nb_verb, [words_of(t, o) for t, o in zip(nb_tokens, nb_object)])),
+}
+c23 = []                                                         # one dict per qualifying head
+for claim, (passes, outputs, items) in c23_sets.items():
+    for f in np.flatnonzero(passes & (target_weight[claim] >= C23_SHARE)):
+        to_target, to_others, smallest = centred_angles(outputs, int(f) % (L * H), *items(int(f)))
+        c23.append({"claim": claim, "flat": int(f), "weight": float(target_weight[claim][f]),
+                    "target": float(np.median(to_target)), "others": float(np.median(to_others)),
+                    "smallest": float(smallest.mean())})
+small = [h["target"] < SMALL and h["others"] - h["target"] >= GAP for h in c23]
+large = [h["target"] > LARGE for h in c23]
+print("C23 heads:", [(h["claim"], h["flat"], round(h["target"], 1), round(h["others"], 1)) for h in c23])
+report.number("c23_heads", len(c23), "{:.0f}", kind="count",
+              en="heads that pass C02, C21 or C22 with the target taking ≥ 0.3 of the attention",
+              zh="通过 C02、C21 或 C22、且目标拿到至少 0.3 注意力的头数")
+report.number("c23_small_heads", sum(small), "{:.0f}", kind="count",
+              en="of those, heads whose target's median angle is < 60° and ≥ 15° smaller than the other candidates'",
+              zh="其中目标的中位夹角小于 60°、且比其他候选小至少 15° 的头数")
+report.number("c23_large_heads", sum(large), "{:.0f}", kind="count",
+              en="of those, heads whose target's median angle is > 75°", zh="其中目标的中位夹角大于 75° 的头数")
+first = max(c23, key=lambda h: h["weight"]) if c23 else None   # the one the page describes
+for key, en, zh in (("target", "median angle between q and the target's key", "q 与目标的键之间的中位夹角"),
+                    ("others", "median angle between q and the other candidates' keys", "q 与其他候选的键之间的中位夹角")):
+    report.number(f"c23_{key}_angle", first[key] if first else 0.0, "{:.0f}",
+                  en=f"{en}, centred, degrees (the qualifying head with the largest target weight; 0 if none)",
+                  zh=f"{zh}（去掉句子平均键之后，单位度；取目标权重最大的合格头，没有时记 0）")
+report.number("c23_smallest_angle_share", first["smallest"] if first else 0.0, "{:.0%}",
+              en="sentences where the target's centred key has the smallest angle to q of all candidates (that head)",
+              zh="目标去中心后的键在所有候选中与 q 夹角最小的句子比例（同一个头）")
+# The page's sentences about it, from the counts.
+if first:
+    name_en = head_direction(first["flat"]) if first["claim"] == "c22" else head_name(first["flat"])
+    name_zh = name_en.replace("verb → object", "动词 → 宾语").replace("object → verb", "宾语 → 动词")
+    report.text("c23_qualifying",
+                en=f"{'one head qualifies' if len(c23) == 1 else f'{len(c23)} heads qualify'}: {name_en}"
+                   + ("" if len(c23) == 1 else " has its target's largest share, and the numbers below are its"),
+                zh=f"合格的头有 {len(c23)} 个：{name_zh}" + ("" if len(c23) == 1 else "，它的目标拿到的注意力最多，下面的数字都是它的"))
+else:
+    report.text("c23_qualifying", en="no head qualifies, and the angles below are not measured",
+                zh="没有合格的头，下面的夹角也就无从测量")
+general = min(int((v >= 0.75).sum()) for v in cos_everywhere.values()) >= L * H / 2   # most heads do it
+report.text("c23_cos_everywhere_lead", en="That is no mark of these two heads:" if general else "For comparison:",
+            zh="这并不是这两个头的特点：" if general else "作为对照：")
 
 # A sink head's top pick is [CLS] for most tokens, not for all: how many content-role
 # heads are also [CLS]-sink heads?

@@ -151,3 +151,16 @@ def test_c23_target_shares_are_weights_of_passing_heads(results):
         at_0_3, largest = r.number(f"c23_{claim}_heads_at_0_3"), r.number(f"c23_{claim}_max_target_weight")
         assert 0 <= at_0_3 <= passing and 0 <= largest <= 1, claim
         assert (at_0_3 > 0) == (largest >= 0.3), claim
+
+
+def test_c23_counts_only_qualifying_heads_and_its_bands_do_not_overlap(results):
+    r = results("real_model.head_roles")
+    qualifying = r.number("c23_heads")
+    assert qualifying == sum(r.number(f"c23_{claim}_heads_at_0_3") for claim in ("c02", "c21", "c22"))
+    # a head cannot be both below the small band and above the large one
+    assert r.number("c23_small_heads") + r.number("c23_large_heads") <= qualifying
+    if qualifying:
+        assert 0 <= r.number("c23_target_angle") <= 180 and 0 <= r.number("c23_others_angle") <= 180
+        assert 0 <= r.number("c23_smallest_angle_share") <= 1
+    for name in ("coreference", "verb_object"):
+        assert 0 <= r.number(f"direction_{name}_cos_heads_75") <= HEADS
