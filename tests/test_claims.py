@@ -78,6 +78,20 @@ def test_a_rule_may_not_run_code(tmp_path):
         registry.load(bad)
 
 
+def test_a_real_model_claim_must_say_what_it_is_compared_with(tmp_path):
+    entry = ("C01:\n  title: {en: t, zh: t}\n  source: [a-1]\n  type: empirical\n  en: x\n  zh: x\n"
+             "  experiments:\n    - {snippet: real_model.head_roles, kind: real}\n"
+             "  rule:\n    en: x\n    zh: x\n    otherwise: open\n")
+    bad = tmp_path / "claims.yml"
+    bad.write_text(entry, encoding="utf-8")
+    with pytest.raises(registry.RegistryError, match="baseline"):
+        registry.load(bad)
+    bad.write_text(entry.replace("  en: x\n  zh: x\n  experiments",
+                                 "  baseline: {en: chance 1/2, zh: 偶然水平 1/2}\n  en: x\n  zh: x\n  experiments"),
+                   encoding="utf-8")
+    assert registry.load(bad)["C01"].baseline == {"en": "chance 1/2", "zh": "偶然水平 1/2"}
+
+
 def test_every_claim_gets_one_verdict_from_this_build(snippet_outcomes):
     results = {name: snippet_runner.load_results(o) for name, o in snippet_outcomes.items()}
     verdicts = registry.verdicts(results, CLAIMS)

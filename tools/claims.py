@@ -83,6 +83,7 @@ class Claim:
     otherwise: str
     examples: dict[str, dict[str, float]]
     seed_cap: int = 0          # trained claims: the most seeds the build may train (doubling)
+    baseline: dict[str, str] | None = None   # real-model claims: what it is compared with, corrected how
 
     def trained_snippets(self) -> list[str]:
         return [e.snippet for e in self.experiments if e.kind == "trained"]
@@ -221,12 +222,19 @@ def _claim(claim_id: str, entry: dict) -> Claim:
             and int(entry.get("seed_cap", 0)) < 8:
         raise RegistryError(f"{claim_id}: a claim decided by trained models needs seed_cap "
                             f"(the most random seeds the build may train, at least 8)")
+    baseline = entry.get("baseline")
+    if any(e.get("kind") == "real" for e in entry.get("experiments") or []) and not (
+            isinstance(baseline, dict) and all(str(baseline.get(lang, "")).strip() for lang in ("en", "zh"))):
+        raise RegistryError(f"{claim_id}: a claim decided on the real model says what its measurements are "
+                            f"compared with and how they are corrected for the heads tried: "
+                            f"'baseline: {{en: …, zh: …}}'")
     return Claim(id=claim_id, title=dict(entry["title"]), source=list(entry["source"]), type=entry["type"],
                  text={"en": entry["en"], "zh": entry["zh"]},
                  experiments=[_experiment(claim_id, e) for e in entry.get("experiments") or []],
                   rule_text={"en": rule["en"], "zh": rule["zh"]}, cases=cases, otherwise=otherwise,
                  examples={v: dict(m) for v, m in (rule.get("examples") or {}).items()},
-                 seed_cap=int(entry.get("seed_cap", 0)))
+                 seed_cap=int(entry.get("seed_cap", 0)),
+                 baseline=dict(baseline) if baseline else None)
 
 
 def load(path: Path = REGISTRY) -> dict[str, Claim]:

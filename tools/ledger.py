@@ -28,7 +28,7 @@ UI = {
                         "below 90 % the build trains twice the seeds, up to the cap the registry sets, "
                         "and a verdict still unsettled there is shown as *nuanced*, undecided."),
         "counts": "{total} claims: {counts}.",
-        "index": "Claim", "verdict": "Verdict", "source": "Source", "rule": "Rule",
+        "index": "Claim", "verdict": "Verdict", "source": "Source", "rule": "Rule", "baseline": "Compared with",
         "tested_on": "Tested on", "details": "The claim, its rule and the experiments",
         "filter": "Show", "all": "all",
         "stability": "Stability",
@@ -57,7 +57,7 @@ UI = {
                         "还能保持多少（有放回地重抽 1000 次）；低于 90% 时，构建过程把种子数加倍重新训练，"
                         "直到登记表定下的上限；到了上限仍不稳定的结论显示为*部分成立*，并注明未定。"),
         "counts": "共 {total} 条论断：{counts}。",
-        "index": "论断", "verdict": "结论", "source": "出处", "rule": "判定规则",
+        "index": "论断", "verdict": "结论", "source": "出处", "rule": "判定规则", "baseline": "对照与校正",
         "tested_on": "检验它的页面", "details": "论断原文、判定规则与实验",
         "filter": "只看", "all": "全部",
         "stability": "稳定性",
@@ -201,6 +201,7 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
                   f"**{ui['source']}{colon}** " + sources(source_link(a, lang, sources_href)
                                                           for a in claim.source), "",
                   f"**{ui['rule']}{colon}** {claim.rule_text[lang]}", "",
+                  *([f"**{ui['baseline']}{colon}** {claim.baseline[lang]}", ""] if claim.baseline else []),
                   f"**{ui['experiments']}{colon}**", ""]
         if not claim.experiments:
             folded += [f"- {ui['no_experiment']}"]
