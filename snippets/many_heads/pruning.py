@@ -293,7 +293,8 @@ report_seed_count(report, "backup_seeds", (has_removable & (backup_share >= 0.5)
 # full model at least 0.1 accuracy. The *noise cost* of removing a set of heads
 # is how much more accuracy their removal costs under noise than on clean input;
 # if the removable heads smooth noise, removing them should cost more under
-# noise — and more than removing as many random heads.
+# noise than removing other head sets of the same clean cost and size does (the
+# test after this cell). First the comparison used before: as many random heads.
 
 # %%
 GRID = torch.tensor([0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0])
@@ -337,14 +338,14 @@ cost_random = torch.stack([noise_cost(chosen) for chosen in random_sets]).mean(d
 smoothing_mean_baseline = has_removable & (cost_removable >= 0.02) & (cost_removable > cost_random)
 
 # %% [markdown]
-# The test that decides (issue 20): per seed, 511 random head sets, each of a size drawn
+# The test that decides (claim C25's rule): per seed, 511 random head sets, each of a size drawn
 # uniformly from 1 to H - 1 (so the fit sees every size, and the removable set's size lies
 # inside the range). For each set, its clean cost (accuracy lost on clean input) and its
 # noise cost. A least-squares fit per seed, noise cost ~ 1 + clean cost + size, over the
 # random sets; the removable set's residual (its noise cost minus the fit's prediction) is
 # compared with the 95th percentile of the random sets' residuals. A seed shows smoothing if
 # the residual lies above it. All sets are evaluated at once: the trained seeds are copied,
-# one copy per set, into one seeded model (a seed dimension of 8 seeds × 32 sets per pass).
+# one copy per set, into one seeded model (every seed × 32 sets per pass).
 
 # %%
 N_SETS = 511                      # random sets per seed; with the removable set, 512 per seed
