@@ -1,6 +1,59 @@
 """Pruning a trained 16-head model over seeds: the C37 yardstick (the replication of C13) and source A's backups / noise
 smoothing (C25). The computations behind the numbers; the verdicts are the rules'."""
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "snippets"))
+import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
+import torch  # noqa: E402
+
+from explainer.residuals import above_reference, fit, residuals  # noqa: E402
+
+
+def test_the_fit_recovers_exact_linear_data_and_leaves_zero_residuals():
+    # two seeds, y = a + b * clean + c * size exactly: the fit gives a, b, c, the residuals are 0
+    generator = torch.Generator().manual_seed(0)
+    x = torch.stack([torch.rand(2, 50, generator=generator),
+                     torch.randint(1, 16, (2, 50), generator=generator).float()], dim=2)   # (2, 50, 2)
+    truth = torch.tensor([[0.1, -0.5, 0.02], [-0.3, 2.0, -0.01]], dtype=torch.float64)
+    y = truth[:, :1] + (x.double() * truth[:, None, 1:]).sum(dim=2)
+    coefficients = fit(y, x)
+    assert torch.allclose(coefficients, truth, atol=1e-10)
+    assert residuals(y, x, coefficients).abs().max() < 1e-10
+    # a target on the same line: residual 0, not above the reference's 95th percentile (0 as well)
+    test = above_reference(y[:, 0], x[:, 0], y, x)
+    assert test["residual"].abs().max() < 1e-10 and not test["above"].any()
+
+
+def test_a_target_far_above_the_fit_is_flagged_and_one_below_is_not():
+    generator = torch.Generator().manual_seed(1)
+    x = torch.stack([torch.rand(1, 200, generator=generator),
+                     torch.randint(1, 16, (1, 200), generator=generator).float()], dim=2)  # (1, 200, 2)
+    noise = 0.01 * torch.randn(1, 200, generator=generator)
+    y = 0.2 - 0.4 * x[..., 0] + 0.01 * x[..., 1] + noise
+    x_target = torch.tensor([[0.05, 8.0]])
+    on_the_line = 0.2 - 0.4 * 0.05 + 0.01 * 8
+    high = above_reference(torch.tensor([on_the_line + 0.1]), x_target, y, x)   # 10 noise sd above
+    low = above_reference(torch.tensor([on_the_line - 0.1]), x_target, y, x)
+    assert high["above"].all() and not low["above"].any()
+    assert abs(high["residual"].item() - 0.1) < 0.01
+    # the threshold is the 95th percentile of the 200 reference residuals: 10 of them lie above it
+    reference = residuals(y, x, high["coefficients"])
+    assert (reference > high["threshold"][:, None]).sum().item() == 10
+
+
+def test_the_target_is_not_part_of_the_fit():
+    # the reference sets lie exactly on a plane; an outlying target must not pull the fit
+    generator = torch.Generator().manual_seed(2)
+    x = torch.stack([torch.rand(1, 20, generator=generator),
+                     torch.randint(1, 16, (1, 20), generator=generator).float()], dim=2)   # (1, 20, 2)
+    y = 0.5 + 1.0 * x[..., 0].double() - 0.02 * x[..., 1].double()
+    test = above_reference(torch.tensor([10.0]), torch.tensor([[0.5, 10.0]]), y, x)
+    assert torch.allclose(test["coefficients"][0], torch.tensor([0.5, 1.0, -0.02], dtype=torch.float64),
+                          atol=1e-8)
+    assert abs(test["residual"].item() - (10.0 - (0.5 + 0.5 - 0.2))) < 1e-8 and test["above"].all()
+
 
 def test_the_prunable_share_is_a_whole_number_of_heads(results):
     # 16 heads per model: a share of removable heads is k / 16.
