@@ -16,25 +16,26 @@
 # "A head for it"). The sequences come from explainer/repeated_segments.py.
 
 # %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+from explainer.training import IGNORE
+
+report = Report("many_heads.division_of_labour")
+
+# %% tags=["setup"]
 import torch
 
 from explainer.head_metrics import induction_score, previous_token_score
-from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.repeated_segments import LENGTH, VOCAB_SIZE, repeated_segment
-from explainer.report import Report
-from explainer.seeded_training import (SeededTrainingConfig, evaluate_seeds, n_seeds, report_seed_count,
-                                       report_spread, train_seeds)
+from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, train_seeds
 from explainer.seeded_transformer import SeededTransformer
 from explainer.tiny_transformer import TransformerConfig
-from explainer.training import IGNORE
 
 torch.set_num_threads(1)
-report = Report("many_heads.division_of_labour")
-
 V, T = VOCAB_SIZE, LENGTH  # 32 tokens, sequences of 24
-N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
-SEEDS = list(range(N_SEEDS))
 STEPS, PROBE_EVERY, BATCH = 300, 25, 16
 print("a sequence:", repeated_segment(torch.Generator().manual_seed(7), 1)[0][0].tolist())
 
@@ -52,9 +53,10 @@ def induction(weights):
     return induction_score(weights, probe_tokens[:weights.shape[0]])
 
 
-def build(n_layers):
+def build(n_layers, seeds):
+    """n_layers of 2 heads each, d_model = 32, attention only (no MLP); a copy per seed."""
     return SeededTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=2,
-                                               n_layers=n_layers, d_mlp=0), SEEDS)  # attention-only
+                                               n_layers=n_layers, d_mlp=0), seeds)
 
 # %% [markdown]
 # ## Train every seed, and measure every head as it learns
@@ -62,9 +64,10 @@ def build(n_layers):
 # At every probe step: accuracy on held-out sequences, each layer-0 head's
 # previous-token score, each last-layer head's induction score — per seed.
 
-# %%
-def train_and_watch(n_layers):
-    model = build(n_layers)
+# %% tags=["train_and_watch"]
+def train_and_watch(n_layers, seeds, steps=STEPS):
+    """Train a model of n_layers for every seed; probe its heads every PROBE_EVERY steps."""
+    model = build(n_layers, seeds)
     history = []
 
     def probe_heads(step, model):
@@ -76,13 +79,38 @@ def train_and_watch(n_layers):
                             previous=per_head(previous_token_score, weights[0]),   # (S, nh)
                             induction=per_head(induction, weights[-1])))           # (S, nh)
 
-    train_seeds(model, repeated_segment, SeededTrainingConfig(steps=STEPS, batch_size=BATCH, lr=1e-2),
+    train_seeds(model, repeated_segment, SeededTrainingConfig(steps=steps, batch_size=BATCH, lr=1e-2),
                 on_step=probe_heads)
     return model, history
 
+# %% tags=["small_run"]
+# A small run first: two seeds of each model, which takes seconds. The full run below
+# trains more seeds with the same code.
+SMALL_SEEDS, SMALL_STEPS = [0, 1], 300
+small_model, small_history = train_and_watch(2, SMALL_SEEDS, SMALL_STEPS)
+small_control, _ = train_and_watch(1, SMALL_SEEDS, SMALL_STEPS)
+small_accuracy = evaluate_seeds(small_model, probe)[1]                     # (S,)
+small_weights = small_model.attention_weights()                            # [(S, B, nh, T, T)] * 2
+small_previous = per_head(previous_token_score, small_weights[0])          # (S, nh): layer 0
+small_induction = per_head(induction, small_weights[1])                    # (S, nh): layer 1
+print(f"accuracy per seed: 2 layers {small_accuracy.numpy().round(2)}, 1-layer control "
+      f"{evaluate_seeds(small_control, probe)[1].numpy().round(2)} (chance {1 / V:.2f})")
+for s in range(len(SMALL_SEEDS)):
+    print(f"seed {s}: previous-token score per layer-0 head {small_previous[s].numpy().round(2)}, "
+          f"induction score per layer-1 head {small_induction[s].numpy().round(2)}")
 
-model, history = train_and_watch(n_layers=2)
-control, control_history = train_and_watch(n_layers=1)
+# %%
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
+              zh="页面上小规模运行的种子数")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
+              zh="页面上小规模运行的训练步数")
+
+# %%
+# The full run.
+N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
+SEEDS = list(range(N_SEEDS))
+model, history = train_and_watch(n_layers=2, seeds=SEEDS)
+control, control_history = train_and_watch(n_layers=1, seeds=SEEDS)
 report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
 
 _, accuracy = evaluate_seeds(model, probe)                      # (S,)
@@ -176,21 +204,33 @@ report_spread(report, "step_induction_half", step_induction_half, "{:.0f}",
 # induction head, removing it must break the model although it never looks
 # at the answer itself.
 
-# %%
-def accuracy_without(layer, head_of_seed):
+# %% tags=["ablation"]
+def accuracy_without(model, layer, head_of_seed):
     """Accuracy of every seed with head ``head_of_seed[s]`` of ``layer`` ablated: (S,)."""
-    mask = torch.ones(N_SEEDS, 2, 2)
-    mask[seeds, layer, head_of_seed] = 0
+    S = model.n_seeds
+    mask = torch.ones(S, 2, 2)                                   # (S, n_layers, nh): 1 = head on
+    mask[torch.arange(S), layer, head_of_seed] = 0
     model.set_head_mask(mask)
     result = evaluate_seeds(model, probe)[1]
-    model.set_head_mask(torch.ones(N_SEEDS, 2, 2))
+    model.set_head_mask(torch.ones(S, 2, 2))
     return result
 
 
-ablated = {"previous_head": accuracy_without(0, previous_head),
-           "other_layer0_head": accuracy_without(0, 1 - previous_head),
-           "induction_head": accuracy_without(1, induction_head),
-           "other_layer1_head": accuracy_without(1, 1 - induction_head)}
+# In the small run: each seed's layer-0 previous-token head and stronger layer-1 induction head.
+small_previous_head = small_previous.argmax(dim=1)                         # (S,)
+small_induction_head = small_induction.argmax(dim=1)                       # (S,)
+print("accuracy per seed, every head on:         ", small_accuracy.numpy().round(2))
+for about, layer, head in (("the previous-token head", 0, small_previous_head),
+                           ("the other layer-0 head", 0, 1 - small_previous_head),
+                           ("the induction head", 1, small_induction_head),
+                           ("the other layer-1 head", 1, 1 - small_induction_head)):
+    print(f"without {about + ':':<33}", accuracy_without(small_model, layer, head).numpy().round(2))
+
+# %%
+ablated = {"previous_head": accuracy_without(model, 0, previous_head),
+           "other_layer0_head": accuracy_without(model, 0, 1 - previous_head),
+           "induction_head": accuracy_without(model, 1, induction_head),
+           "other_layer1_head": accuracy_without(model, 1, 1 - induction_head)}
 about = {"previous_head": ("the layer-0 previous-token head", "第 0 层的前一个词元头"),
          "other_layer0_head": ("the other layer-0 head", "第 0 层的另一个头"),
          "induction_head": ("the stronger layer-1 induction head", "第 1 层较强的归纳头"),
@@ -208,16 +248,33 @@ report_seed_count(report, "previous_head_needed_seeds", (ablated["previous_head"
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
+# %% tags=["without_layer1"]
 # Exercise 1: remove BOTH layer-1 heads at once (each one alone is removed above).
+mask = torch.ones(len(SMALL_SEEDS), 2, 2)                # was: one head per seed, in accuracy_without
+mask[:, 1] = 0
+small_model.set_head_mask(mask)
+print("accuracy per seed without both layer-1 heads:", evaluate_seeds(small_model, probe)[1].numpy().round(2))
+small_model.set_head_mask(torch.ones(len(SMALL_SEEDS), 2, 2))
+
+# %%
+# Exercise 1 in the full run.
 mask = torch.ones(N_SEEDS, 2, 2)
 mask[:, 1] = 0
 model.set_head_mask(mask)
 report_spread(report, "exercise_without_layer1", evaluate_seeds(model, probe)[1], "{:.2f}",
               en="exercise 1: accuracy without both layer-1 heads", zh="练习 1：去掉第 1 层两个头后的准确率")
 model.set_head_mask(torch.ones(N_SEEDS, 2, 2))
+
+# %% tags=["without_positions"]
 # Exercise 2: set the learned position embeddings to zero. Can the model still find
 # "the token before"?
+saved = small_model.position_embedding.data.clone()                       # (S, T, C)
+small_model.position_embedding.data.zero_()
+print("accuracy per seed without positions:", evaluate_seeds(small_model, probe)[1].numpy().round(2))
+small_model.position_embedding.data.copy_(saved)
+
+# %%
+# Exercise 2 in the full run.
 saved = model.position_embedding.data.clone()
 model.position_embedding.data.zero_()
 report_spread(report, "exercise_without_positions", evaluate_seeds(model, probe)[1], "{:.2f}",

@@ -17,20 +17,26 @@
 # docs/claims.yml.
 
 # %%
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
-from explainer.minilm import MiniLM, Tokenizer, mean_pool
-from explainer.paraphrase_topics import ITEMS
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
 
-torch.set_num_threads(1)
 report = Report("real_model.pruning")
-model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, mean_pool   # first: it pins torch's CPU kernels
+from explainer.paraphrase_topics import ITEMS
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
 L, H = model.config.n_layers, model.config.n_heads
 KEEP = 0.95                                                      # "little loss": score >= 95 % of full
+print(f"{L} layers × {H} heads; {len(ITEMS)} paraphrase items, e.g.")
+for sentence in ITEMS[0]:                                        # anchor, paraphrase, related, unrelated
+    print("   ", sentence)
 
 # %% [markdown]
 # ## The score: how far a paraphrase stands out
@@ -44,7 +50,7 @@ KEEP = 0.95                                                      # "little loss"
 # the pruning order never scores it — and the two halves tell how far the
 # result would move with other sentences.
 
-# %%
+# %% tags=["score"]
 class SentenceSet:
     """Sentences tokenised once and grouped by length, so a forward pass needs no padding."""
 
@@ -99,6 +105,9 @@ class Half:
 
 # the first and the last 100 items share no sentence (explainer/paraphrase_topics.py)
 half_a, half_b = Half(ITEMS[: len(ITEMS) // 2]), Half(ITEMS[len(ITEMS) // 2:])
+print(f"full model's score: half A {half_a.full:.3f}, half B {half_b.full:.3f}")
+
+# %%
 report.number("n_items", len(ITEMS), "{:.0f}", kind="count",
               en="paraphrase items (anchor, paraphrase, related, unrelated)",
               zh="同义句条目数（锚句、同义句、相关句、无关句）")
@@ -119,7 +128,7 @@ report.number("full_margin_half_b", half_b.full, "{:.2f}",
 # Removing a head of layer l leaves layers 1..l-1 untouched, so we keep their
 # output and re-run only layers l..6.
 
-# %%
+# %% tags=["importance"]
 def head_importance(half: Half) -> np.ndarray:
     """(L, H): the score drop on ``half`` when each head alone is removed."""
     inputs = half.sentences.layer_inputs()
@@ -144,6 +153,12 @@ def rank_correlation(a: np.ndarray, b: np.ndarray) -> float:
 importance_a, importance_b = head_importance(half_a), head_importance(half_b)
 importance = importance_a                                        # shown: ranked on half A
 most = np.unravel_index(importance.argmax(), (L, H))
+print(f"most important head (half A): {most[0] + 1}-{most[1] + 1}, drop {importance.max():.3f}; "
+      f"median drop {np.median(importance):.4f}; {(importance < 0).sum()} heads help when removed")
+print(f"rank correlation of the importances between the halves: "
+      f"{rank_correlation(importance_a, importance_b):.2f}")
+
+# %%
 report.number("top_importance", importance.max(), "{:.3f}",
               en="largest score drop from removing one head (half A)", zh="去掉单个头时分数的最大降幅（A 半）")
 report.number("top_importance_layer", most[0] + 1, "{:.0f}",
@@ -168,7 +183,7 @@ report.number("importance_rank_correlation", rank_correlation(importance_a, impo
 # removed just before the first failure, over 72. A random order (fixed seed,
 # checked every 2 x STEP heads) is the baseline.
 
-# %%
+# %% tags=["pruning_curve"]
 STEP = 6
 
 
@@ -213,6 +228,12 @@ random_order = np.random.default_rng(0).permutation(L * H)
 curve_random, prunable_random = pruning_curve(random_order, half_b, refine=False)
 full_judging = half_b.full
 prunable_share = (prunable_a + prunable_b) / 2 / (L * H)
+print(f"heads that can go, least important first: {prunable_a} judged on half A, "
+      f"{prunable_b} on half B; in a random order {prunable_random} (half B)")
+print("score on half B, share of full, by heads removed:",
+      ", ".join(f"{k}: {curve[k] / full_judging:.0%}" for k in (0, L * H // 4, L * H // 2, L * H)))
+
+# %%
 for half, heads in (("a", prunable_a), ("b", prunable_b)):
     report.number(f"prunable_heads_half_{half}", heads, "{:.0f}", kind="count",
                   en=f"heads removed together (least important first, ranked on the other half) "
@@ -251,7 +272,7 @@ report.number("margin_all_removed_share", curve[L * H] / full_judging, "{:.0%}",
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
+# %% tags=["loosen_to_90"]
 # Exercise 1: loosen the yardstick to 90 % of the full score. How many heads can go
 # (least important first)? The curve's checks first, then head by head in between.
 checked = sorted(curve)
@@ -262,12 +283,20 @@ if first_fail is not None:
         if (curve[k] if k in curve else judged_score(order, k, half_b)) < 0.90 * full_judging:
             break
         prunable_at_90 = k
+print(f"heads that can go at 90 % (half B): {prunable_at_90}")            # was: KEEP = 0.95
+
+# %%
 report.number("exercise_prunable_heads_at_90", prunable_at_90, "{:.0f}",
               en="exercise 1: heads removed together, least important first, while the score on half B stays ≥ 90 %",
               zh="练习 1：按重要性从低到高一起去掉、B 半上的分数仍不低于 90% 时最多去掉的头数", kind="count")
+
+# %% tags=["most_important_first"]
 # Exercise 2: remove a quarter of the heads, the MOST important first.
-report.number("exercise_quarter_most_important_removed_share",
-              judged_score(order[::-1].copy(), quarter, half_b) / full_judging, "{:.0%}",
+most_first = judged_score(order[::-1].copy(), L * H // 4, half_b) / full_judging   # was: order
+print(f"a quarter removed, most important first: {most_first:.0%} of the full score (half B)")
+
+# %%
+report.number("exercise_quarter_most_important_removed_share", most_first, "{:.0%}",
               en="exercise 2: score on half B with the most important quarter of the heads removed, as a share of full",
               zh="练习 2：去掉最重要的四分之一的头后，B 半上的分数占完整模型的比例")
 

@@ -12,20 +12,24 @@
 # that turn them into verdicts are in docs/claims.yml.
 
 # %%
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+
+report = Report("real_model.residual")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.sample_sentences import SENTENCES
+import numpy as np
 import torch
 import torch.nn.functional as F
 
-from explainer.minilm import MiniLM, Tokenizer, run_sentences
-from explainer.plotting import LANGS, plt
-from explainer.report import Report
-from explainer.sample_sentences import SENTENCES
-
 torch.set_num_threads(1)
-report = Report("real_model.residual")
-model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
 L = model.config.n_layers
+print(f"{L} layers; {len(SENTENCES)} sample sentences")
 
 # %% [markdown]
 # ## Each token against its own embedding
@@ -37,7 +41,7 @@ L = model.config.n_layers
 # (BERT's vectors all share a common direction, so "other" is the baseline);
 # and whether its own embedding is the nearest one in the sentence.
 
-# %%
+# %% tags=["stays_itself"]
 def track_tokens(outputs):
     """own[l], other[l], identified[l] averaged over all tokens; l = 0..L."""
     own, other, identified = np.zeros(L + 1), np.zeros(L + 1), np.zeros(L + 1)
@@ -62,7 +66,13 @@ model.set_residual(False)   # x <- LN(attention(x)), x <- LN(feed_forward(x)): n
 no_residual = run_sentences(model, tokenizer, SENTENCES)
 model.set_residual(True)
 own_nr, other_nr, identified_nr = track_tokens(no_residual)
+print("cosine with the own embedding, after layer 0..6:", np.round(own, 2))
+print("  the same, residual path removed:             ", np.round(own_nr, 2))
+print("  baseline, the other tokens' embeddings:      ", np.round(other, 2))
+print("own embedding the nearest (share of tokens):   ", np.round(identified, 2))
+print("  the same, residual path removed:             ", np.round(identified_nr, 2))
 
+# %%
 report.number("n_sentences", len(SENTENCES), "{:.0f}", en="sample sentences", zh="样本句子数")
 report.number("n_tokens", sum(o.hidden_states[0].shape[1] for o in trained), "{:.0f}",
               en="tokens of the sample sentences ([CLS] and [SEP] included)",
@@ -93,7 +103,7 @@ for layer in (1, L):
 # instead: do two sets of vectors for the same tokens arrange those tokens the
 # same way? 1 = the same up to rotation and scale, 0 = unrelated.
 
-# %%
+# %% tags=["cka"]
 def linear_cka(X, Y):
     """CKA between (N, d1) and (N, d2) representations of the same N tokens."""
     X = X - X.mean(dim=0)
@@ -113,13 +123,18 @@ for layer, block in enumerate(model.layers):
     for name, vectors in projections.items():
         cka[name][layer] = linear_cka(vectors, embedding_all)
     values.append(projections["V"])
+v_closest = cka["V"] > np.maximum(cka["Q"], cka["K"])                     # (L,)
+for name in cka:
+    print(f"CKA with the embedding, {name:>5}, layers 1..{L}:", np.round(cka[name], 2))
+print(f"layers in which V keeps the most of the embedding's structure: {v_closest.sum()} of {L}")
+
+# %%
 NAMES = {"input": ("the layer input", "层输入"), "Q": ("Q", "Q"), "K": ("K", "K"), "V": ("V", "V")}
 for name in cka:
     for tag, layer in (("first", 0), ("last", L - 1)):
         report.number(f"cka_{name}_{tag}", cka[name][layer], "{:.2f}",
                       en=f"CKA of {NAMES[name][0]} in layer {layer + 1} with the embedding",
                       zh=f"第 {layer + 1} 层{NAMES[name][1]}与嵌入的 CKA")
-v_closest = cka["V"] > np.maximum(cka["Q"], cka["K"])                     # (L,)
 report.number("layers_v_closest", v_closest.sum(), "{:.0f}",
               en="layers in which V keeps more of the embedding's structure than Q and K",
               zh="V 比 Q、K 保留更多嵌入结构的层数")
@@ -134,10 +149,17 @@ report.number("layers_k_closest", (cka["K"] > np.maximum(cka["V"], cka["Q"])).su
 # CKA between the values of two consecutive layers (same tokens), and, as the
 # chance level, the same CKA with the tokens of the later layer shuffled.
 
-# %%
+# %% tags=["consecutive"]
 shuffle = torch.from_numpy(np.random.default_rng(0).permutation(len(embedding_all)))
 consecutive = np.array([linear_cka(values[l], values[l + 1]) for l in range(L - 1)])   # (L-1,)
 shuffled = np.array([linear_cka(values[l], values[l + 1][shuffle]) for l in range(L - 1)])
+# C19's bar, step by step: CKA at least 0.5 and more than twice its shuffled value
+meets_bar = (consecutive >= 0.5) & (consecutive > 2 * shuffled)            # (L-1,)
+print("CKA of V with the previous layer's V, layers 2..6:", np.round(consecutive, 2))
+print("  the same, tokens shuffled (chance):            ", np.round(shuffled, 2))
+print(f"steps that meet the bar: {meets_bar.sum()} of {L - 1}")
+
+# %%
 report.number("cka_V_consecutive_min", consecutive.min(), "{:.2f}",
               en="smallest CKA between the values of two consecutive layers",
               zh="相邻两层值向量之间 CKA 的最小值")
@@ -147,8 +169,6 @@ report.number("cka_V_consecutive_max", consecutive.max(), "{:.2f}",
 report.number("cka_V_shuffled_max", shuffled.max(), "{:.2f}",
               en="chance: the largest such CKA with the tokens shuffled",
               zh="偶然水平：打乱词元顺序后，这一 CKA 的最大值")
-# C19's bar, step by step: CKA at least 0.5 and more than twice its shuffled value
-meets_bar = (consecutive >= 0.5) & (consecutive > 2 * shuffled)            # (L-1,)
 report.number("cka_V_bar_layers", meets_bar.sum(), "{:.0f}", kind="count",
               en="steps between consecutive layers (of 5) whose values keep CKA ≥ 0.5 and more than twice the shuffled CKA",
               zh="相邻两层之间（共 5 步）值向量 CKA 不低于 0.5 且超过打乱后两倍的步数")
@@ -167,7 +187,7 @@ report.number("cka_V_bar_layers", meets_bar.sum(), "{:.0f}", kind="count",
 # gets right comes from the token itself (after "the" comes a noun); from
 # layer 2 on, the values have seen the sentence.
 
-# %%
+# %% tags=["neighbour_probe"]
 from explainer.probes import word_probe_correct
 
 token_ids = [tokenizer.ids(s)[0] for s in SENTENCES]                       # per sentence, (T,)
@@ -190,6 +210,7 @@ probe_accuracy = correct.mean(axis=1)                                      # (L,
 gains = np.diff(probe_accuracy)                                            # (L-1,) steps 1→2 … 5→6
 print("neighbour-word probe by layer:", np.round(probe_accuracy, 3))
 
+# %% tags=["gain_interval"]
 # How sure is the gain from layer 1 to layer 6? Resample the sentences (with replacement)
 # and recompute both accuracies from the held-out hits: a 95 % interval.
 hits = np.stack([np.bincount(items[:, 0], weights=correct[l], minlength=len(SENTENCES))
@@ -199,6 +220,8 @@ draws = np.random.default_rng(0).multinomial(
     len(SENTENCES), np.full(len(SENTENCES), 1 / len(SENTENCES)), size=1000)  # (1000, n_sentences)
 gain_draws = (draws @ hits[1] - draws @ hits[0]) / (draws @ n_items)       # (1000,)
 gain_low, gain_high = np.percentile(gain_draws, [2.5, 97.5])
+print(f"gain from layer 1 to layer {L}: {probe_accuracy[L - 1] - probe_accuracy[0]:+.3f} "
+      f"(95 % interval {gain_low:+.3f} to {gain_high:+.3f})")
 
 # %%
 report.number("n_probe_items", len(items), "{:.0f}", kind="count",
@@ -255,7 +278,7 @@ report.text("probe_outcome", en=outcome[0].format(best=best), zh=outcome[1].form
 # feed-forward output, and LN₁'s offset β₁ — plus LN₂'s own offset β₂. Each
 # part's share is its projection onto x₂ − β₂; the four shares add up to 1.
 
-# %%
+# %% tags=["input_shares"]
 def input_shares(block, x):
     """x (B, T, C) -> share of x2 - beta2 (summed over tokens) from the residual, attention,
     feed-forward and LN1-offset parts, in that order; and the largest difference between
@@ -288,6 +311,12 @@ for out in trained:
         share, error = input_shares(block, out.hidden_states[layer])
         shares[layer] += weight * share
         split_error = max(split_error, error)
+print("layer  residual  attention  feed-forward  offset")
+for layer in range(L):
+    print(f"{layer + 1:5d}" + "".join(f"{share:>10.1%}" for share in shares[layer]))
+print(f"largest difference between the four parts' sum and the output: {split_error:.1e}")
+
+# %%
 report.number("split_error", split_error, "{:.1e}",
               en="largest difference between the four parts' sum and the layer's output",
               zh="四个部分之和与该层实际输出之间的最大差值")
@@ -324,15 +353,22 @@ report.number("attention_above_residual_layers", (shares[:, 1] > shares[:, 0]).s
 # page can show it folded under the question.
 
 # %%
-# Exercise 1: without the residual path, follow the tokens through all six layers.
+# Exercise 1: without the residual path, follow the tokens through all six layers
+# (the `stays_itself` cell's identified_nr, after the last layer).
 report.number("exercise_identified_no_residual_layer6", identified_nr[L], "{:.0%}",
               en="exercise 1: tokens whose own embedding is the nearest after layer 6, no residual path",
               zh="练习 1：去掉残差通路后，第 6 层之后离自己的嵌入最近的词元比例")
+
+# %% tags=["no_attention"]
 # Exercise 2: keep the residual path but switch every attention head off (only the
 # feed-forward parts still act). Does a token stay itself?
-model.set_head_mask(torch.zeros(L, model.config.n_heads))
+model.set_head_mask(torch.zeros(L, model.config.n_heads))                 # was: all ones
 own_na, _, identified_na = track_tokens(run_sentences(model, tokenizer, SENTENCES))
 model.set_head_mask(torch.ones(L, model.config.n_heads))
+print(f"every head off, after layer {L}: cosine with the own embedding {own_na[L]:.2f}, "
+      f"own embedding the nearest for {identified_na[L]:.0%} of tokens")
+
+# %%
 report.number("exercise_identified_no_attention_layer6", identified_na[L], "{:.0%}",
               en="exercise 2: tokens whose own embedding is the nearest after layer 6, every head off",
               zh="练习 2：关掉所有注意力头后，第 6 层之后离自己的嵌入最近的词元比例")

@@ -9,25 +9,33 @@
 # number, that it computes what the reference implementation computes.
 
 # %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import os
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # the reference must not reach for the hub either
 
-import numpy as np
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
-from explainer.minilm import MiniLM, Tokenizer, model_folder
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
 from explainer.report import Report
 
-torch.set_num_threads(1)
 report = Report("real_model.weights")
 
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer   # first: it pins torch's CPU kernels
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
 model = MiniLM.from_pretrained()   # every tensor copied by name, every shape asserted
 tokenizer = Tokenizer()
 config = model.config
 n_params = sum(p.numel() for p in model.parameters())
+embedding_params = sum(p.numel() for p in model.embeddings.parameters())
+print(f"{config.n_layers} layers × {config.n_heads} heads, d_model {config.d_model}, "
+      f"{config.d_model // config.n_heads} dimensions per head")
+print(f"{n_params:,} parameters, {embedding_params / n_params:.0%} of them in the embeddings")
+
+# %%
 report.number("n_params", n_params, kind="params", en="parameters of the model", zh="模型的参数个数")
 report.number("n_layers", config.n_layers, "{:.0f}", en="layers", zh="层数")
 report.number("n_heads", config.n_heads, "{:.0f}", en="attention heads per layer",
@@ -36,7 +44,6 @@ report.number("d_model", config.d_model, "{:.0f}", en="width of a token vector (
               zh="词元向量的维度（d_model）")
 report.number("head_size", config.d_model // config.n_heads, "{:.0f}",
               en="dimensions of one head's queries, keys and values (dₖ)", zh="每个头的查询、键、值的维度（dₖ）")
-embedding_params = sum(p.numel() for p in model.embeddings.parameters())
 report.number("embedding_share", embedding_params / n_params, "{:.0%}",
               en="share of the parameters in the embeddings", zh="嵌入层参数所占比例")
 
@@ -46,7 +53,7 @@ report.number("embedding_share", embedding_params / n_params, "{:.0%}",
 # WordPiece splits rare words into pieces and lower-cases everything; the
 # tokenizer adds `[CLS]` in front and `[SEP]` at the end.
 
-# %%
+# %% tags=["tokens"]
 SENTENCES = [
     "The animal didn't cross the street because it was too tired.",
     "The trophy didn't fit in the suitcase because it was too big.",
@@ -64,6 +71,7 @@ for sentence in SENTENCES:
 
 # %%
 from transformers import BertModel  # the reference implementation; imported only here
+from explainer.minilm import model_folder
 
 reference = BertModel.from_pretrained(str(model_folder()), attn_implementation="eager").eval()
 
@@ -92,7 +100,7 @@ report.number("attention_error", attention_error, "{:.1e}",
 # shift. So deleting it should change no attention weight at all. The query
 # bias and value bias, by contrast, do matter.
 
-# %%
+# %% tags=["biases"]
 source_ids = tokenizer.ids(SENTENCES[0])                         # (1, T)
 baseline = model(source_ids).attentions
 saved = [layer.attention.W_K.bias.clone() for layer in model.layers]
@@ -102,9 +110,6 @@ no_key_bias = model(source_ids).attentions
 for layer, bias in zip(model.layers, saved):
     layer.attention.W_K.bias.data.copy_(bias)
 key_bias_effect = max((a - b).abs().max().item() for a, b in zip(baseline, no_key_bias))
-report.number("key_bias_effect", key_bias_effect, "{:.1e}",
-              en="largest change of any attention weight when the key bias is removed",
-              zh="去掉键的偏置后，任一注意力权重的最大变化")
 
 saved = [layer.attention.W_Q.bias.clone() for layer in model.layers]
 for layer in model.layers:
@@ -113,6 +118,13 @@ no_query_bias = model(source_ids).attentions
 for layer, bias in zip(model.layers, saved):
     layer.attention.W_Q.bias.data.copy_(bias)
 query_bias_effect = max((a - b).abs().max().item() for a, b in zip(baseline, no_query_bias))
+print(f"largest change of an attention weight without b_K: {key_bias_effect:.1e}, "
+      f"without b_Q: {query_bias_effect:.2f}")
+
+# %%
+report.number("key_bias_effect", key_bias_effect, "{:.1e}",
+              en="largest change of any attention weight when the key bias is removed",
+              zh="去掉键的偏置后，任一注意力权重的最大变化")
 report.number("query_bias_effect", query_bias_effect, "{:.2f}",
               en="largest change of any attention weight when the query bias is removed",
               zh="去掉查询的偏置后，任一注意力权重的最大变化")
@@ -131,7 +143,7 @@ report.number("query_bias_effect", query_bias_effect, "{:.2f}",
 # its variance overlap more). Heads' writes through W_O and W_V's reads are
 # recorded as notes.
 
-# %%
+# %% tags=["subspace_overlaps"]
 from explainer.minilm import run_sentences
 from explainer.sample_sentences import SENTENCES as SAMPLE_SENTENCES
 from explainer.subspaces import (covariance_root, head_read_bases, head_write_bases,
@@ -233,23 +245,28 @@ report.number("null_stream_p95_max", max(stream_high), "{:.2f}",
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
-from explainer.head_metrics import previous_token_score
-
+# %% tags=["value_bias"]
 # Exercise 1: delete the value bias b_V instead. Which layers' attention moves?
-saved = [layer.attention.W_V.bias.clone() for layer in model.layers]
+saved = [layer.attention.W_V.bias.clone() for layer in model.layers]     # was: W_K
 for layer in model.layers:
     layer.attention.W_V.bias.data.zero_()
 no_value_bias = model(source_ids).attentions
 for layer, bias in zip(model.layers, saved):
     layer.attention.W_V.bias.data.copy_(bias)
 value_bias_change = [(a - b).abs().max().item() for a, b in zip(baseline, no_value_bias)]  # per layer
+print("largest change of an attention weight without b_V, layers 1..6:",
+      ", ".join(f"{change:.1e}" for change in value_bias_change))
+
+# %%
 report.number("exercise_value_bias_layer_1", value_bias_change[0], "{:.1e}",
               en="exercise 1: largest change of layer 1's attention without b_V",
               zh="练习 1：去掉 b_V 后第 1 层注意力的最大变化")
 report.number("exercise_value_bias_later_layers", max(value_bias_change[1:]), "{:.2f}",
               en="exercise 1: largest change of layers 2–6's attention without b_V",
               zh="练习 1：去掉 b_V 后第 2–6 层注意力的最大变化")
+
+# %% tags=["no_positions"]
+from explainer.head_metrics import previous_token_score
 
 # Exercise 2: delete the position embeddings. How much weight does the most
 # "previous-token" head of the 72 still put on the token before?
@@ -258,6 +275,10 @@ saved = model.embeddings.position.weight.data.clone()
 model.embeddings.position.weight.data.zero_()
 no_positions = model(source_ids).attentions
 model.embeddings.position.weight.data.copy_(saved)
+best_without = max(previous_token_score(a).max().item() for a in no_positions)
+print(f"most previous-token head: {best_previous:.2f} with positions, {best_without:.2f} without")
+
+# %%
 report.number("exercise_previous_token_with_positions", best_previous, "{:.2f}",
               en="exercise 2: highest previous-token score of the 72 heads "
                  "(source A's sentence, The animal didn't cross …)",
