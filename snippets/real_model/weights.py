@@ -295,16 +295,15 @@ report.number("exercise_previous_token_without_positions",
 TEXT = {
     "en": {"layer": "layer {}", "head": "head {}", "weight": "attention weight",
            "alt": "A grid of 12 rows (heads) by 6 columns (layers) of small attention maps for "
-                  "the sentence about the animal and the street. In many maps the first column "
-                  "(the CLS token) is bright; some show a thin diagonal line (the token itself or a "
-                  "neighbour); the last layer's maps are striped by a few columns.",
-           "caption": "All 72 heads of MiniLM on one sentence: many look at [CLS], some at the "
-                      "neighbouring token, the last layer at a few columns."},
+                  "the sentence about the animal and the street; a bright first column is attention "
+                  "on the CLS token, a line beside the diagonal attention on a neighbouring token.",
+           "caption": "All {total} heads of MiniLM on one sentence: in {cls} of them most words put "
+                      "their largest weight on [CLS], in {neighbour} on the word just before or after."},
     "zh": {"layer": "第 {} 层", "head": "头 {}", "weight": "注意力权重",
-           "alt": "12 行（头）× 6 列（层）的小注意力图，句子是关于 animal 和 street 的那一句。"
-                  "许多图的第一列（CLS 标记）发亮；有些图里是一条细细的对角线（看自己或看相邻的词元）；"
-                  "最后一层的图被几条竖列分成条纹。",
-           "caption": "MiniLM 的全部 72 个头读同一个句子：许多头看 [CLS]，有些看相邻的词元，最后一层盯着少数几列。"},
+           "alt": "12 行（头）× 6 列（层）的小注意力图，句子是关于 animal 和 street 的那一句；"
+                  "第一列发亮表示注意力落在 CLS 标记上，紧挨对角线的一条线表示注意力落在相邻的词元上。",
+           "caption": "MiniLM 的全部 {total} 个头读同一个句子：{total} 个头里有 {cls} 个，多数词把最大权重放在 [CLS] 上；"
+                      "有 {neighbour} 个放在紧挨着的前一个或后一个词上。"},
 }
 weights = torch.stack([a[0] for a in baseline]).numpy()          # (6, 12, T, T)
 T = weights.shape[-1]
@@ -315,6 +314,19 @@ for layer in range(config.n_layers):
     for head in range(config.n_heads):
         mosaic[head * (T + 1):head * (T + 1) + T, layer * (T + 1):layer * (T + 1) + T] = \
             weights[layer, head]
+# What the caption counts: per head, where most words (not [CLS]/[SEP]) put their largest weight.
+top = weights.argmax(axis=-1)[..., 1:T - 1]                      # (6, 12, T-2)
+position = np.arange(1, T - 1)
+cls_heads = int(((top == 0).mean(axis=-1) > 0.5).sum())
+neighbour_heads = int(((np.abs(top - position) == 1).mean(axis=-1) > 0.5).sum())
+report.number("heads_total", config.n_layers * config.n_heads, "{:.0f}", kind="count",
+              en="heads in MiniLM", zh="MiniLM 的头数")
+report.number("sentence_cls_heads", cls_heads, "{:.0f}", kind="count",
+              en="heads in which most words of the sentence put their largest weight on [CLS]",
+              zh="这句话里多数词把最大权重放在 [CLS] 上的头数")
+report.number("sentence_neighbour_heads", neighbour_heads, "{:.0f}", kind="count",
+              en="heads in which most words put their largest weight on the word just before or after",
+              zh="多数词把最大权重放在紧挨着的前一个或后一个词上的头数")
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = column_figure(height=9.4, width=5.4)
@@ -328,7 +340,9 @@ for lang in LANGS:
     for side in ax.spines.values():
         side.set_visible(False)
     fig.colorbar(image, ax=ax, orientation="horizontal", shrink=0.7, pad=0.02, label=text["weight"])
-    report.figure("all_heads", fig, lang, alt=text["alt"], caption=text["caption"])
+    report.figure("all_heads", fig, lang, alt=text["alt"],
+                  caption=text["caption"].format(total=config.n_layers * config.n_heads, cls=cls_heads,
+                                                 neighbour=neighbour_heads))
 
 # %%
 TEXT = {
