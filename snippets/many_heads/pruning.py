@@ -406,7 +406,7 @@ report_seed_count(report, "smoothing_seeds_mean_baseline", smoothing_mean_baseli
                   en="the measure before issue 20 (a note, not the verdict's): seeds in which removing the "
                      "removable heads costs ≥ 0.02 more under noise than on clean input, and more than "
                      "removing as many random heads (mean of 10 draws)",
-                  zh="第 20 号议题之前的量度（仅作参考，不用于结论）：去掉可剪头在有噪声时比无噪声时多损失 ≥ 0.02、"
+                  zh="第 20 号 issue 之前的量度（仅作参考，不用于结论）：去掉可剪头在有噪声时比无噪声时多损失 ≥ 0.02、"
                      "且多于随机去掉同样多个头（10 次抽取的平均）的种子数")
 report.number("random_sets", N_SETS, "{:.0f}", en="random head sets per seed (sizes uniform from 1 to 15)",
               zh="每个种子随机抽取的头组数（大小在 1 到 15 之间均匀抽取）")

@@ -857,24 +857,25 @@ for key, en, zh in (("target", "median angle between q and the target's key", "q
                     ("others", "median angle between q and the other candidates' keys", "q 与其他候选的键之间的中位夹角")):
     report.number(f"c23_{key}_angle", first[key] if first else 0.0, "{:.0f}",
                   en=f"{en}, centred, degrees (the qualifying head with the largest target weight; 0 if none)",
-                  zh=f"{zh}（去掉句子平均键之后，单位度；取目标权重最大的合格头，没有时记 0）")
+                  zh=f"{zh}（减去句子的平均键之后；单位：度；取目标权重最大的合格头，没有合格的头时记 0）")
 report.number("c23_smallest_angle_share", first["smallest"] if first else 0.0, "{:.0%}",
               en="sentences where the target's centred key has the smallest angle to q of all candidates (that head)",
               zh="目标去中心后的键在所有候选中与 q 夹角最小的句子比例（同一个头）")
 # The page's sentences about it, from the counts.
 if first:
     name_en = head_direction(first["flat"]) if first["claim"] == "c22" else head_name(first["flat"])
-    name_zh = name_en.replace("verb → object", "动词 → 宾语").replace("object → verb", "宾语 → 动词")
+    name_zh = name_en.replace("verb → object ", "动词 → 宾语头 ").replace("object → verb ", "宾语 → 动词头 ")
     report.text("c23_qualifying",
                 en=f"{'one head qualifies' if len(c23) == 1 else f'{len(c23)} heads qualify'}: {name_en}"
                    + ("" if len(c23) == 1 else " has its target's largest share, and the numbers below are its"),
-                zh=f"合格的头有 {len(c23)} 个：{name_zh}" + ("" if len(c23) == 1 else "，它的目标拿到的注意力最多，下面的数字都是它的"))
+                zh=(f"只有一个头合格：{name_zh}" if len(c23) == 1 else
+                    f"合格的头有 {len(c23)} 个，其中目标拿到注意力最多的是 {name_zh}，下面的数字都取自它"))
 else:
     report.text("c23_qualifying", en="no head qualifies, and the angles below are not measured",
                 zh="没有合格的头，下面的夹角也就无从测量")
 general = min(int((v >= 0.75).sum()) for v in cos_everywhere.values()) >= L * H / 2   # most heads do it
 report.text("c23_cos_everywhere_lead", en="That is no mark of these two heads:" if general else "For comparison:",
-            zh="这并不是这两个头的特点：" if general else "作为对照：")
+            zh="这并非这两个头独有：" if general else "作为对照：")
 
 # A sink head's top pick is [CLS] for most tokens, not for all: how many content-role
 # heads are also [CLS]-sink heads?
@@ -977,11 +978,11 @@ TEXT = {
         "lines": {"cls": "给 [CLS]", "sep": "给 [SEP]", "previous": "给前一个词元",
                   "next": "给后一个词元"},
         "alt_layers": "折线图，第 1 到第 6 层：放在 [CLS]、[SEP]、前一个词元、后一个词元上的平均权重。",
-        "cap_layers": "一层的注意力停在 [CLS] 上的比例最高达 {cls:.2f}；[SEP] 最多只有 {sep:.2f}。",
+        "cap_layers": "一层注意力中停在 [CLS] 上的份额最高达 {cls:.2f}；[SEP] 最多只分到 {sep:.2f}。",
         "d_cos": "cos(胜者) − cos(次者)", "d_norm": "log |k 胜者| − log |k 次者|",
         "dir_title": {"coreference": "头 {h}：it → 所指", "verb_object": "头 {h}：动词–宾语"},
         "alt_dir": "两张散点图，每个点是一句：横轴是胜出的键与查询的余弦减去第二名的余弦，纵轴是两者长度之比的对数。",
-        "cap_dir": "只看余弦就能挑出胜出的键的句子占 {c1:.0%}（it → 所指）和 {c2:.0%}（动词–宾语），只看键长的占 {n1:.0%} 和 {n2:.0%}；胜出的夹角平均 {a1:.0f}° 和 {a2:.0f}°。",
+        "cap_dir": "只看余弦就能挑出胜出的键的句子占 {c1:.0%}（it → 所指）和 {c2:.0%}（动词–宾语），只看键长的占 {n1:.0%} 和 {n2:.0%}；胜出的键与查询的夹角平均为 {a1:.0f}° 和 {a2:.0f}°。",
     },
 }
 ROLE_ORDER = {"position": ["previous_token", "next_token", "cls_sink", "sep_sink"],

@@ -302,8 +302,8 @@ TEXT = {
     "zh": {"layer": "第 {} 层", "head": "头 {}", "weight": "注意力权重",
            "alt": "12 行（头）× 6 列（层）的小注意力图，句子是关于 animal 和 street 的那一句；"
                   "第一列发亮表示注意力落在 CLS 标记上，紧挨对角线的一条线表示注意力落在相邻的词元上。",
-           "caption": "MiniLM 的全部 {total} 个头读同一个句子：{total} 个头里有 {cls} 个，多数词把最大权重放在 [CLS] 上；"
-                      "有 {neighbour} 个放在紧挨着的前一个或后一个词上。"},
+           "caption": "MiniLM 的全部 {total} 个头读同一个句子：其中 {cls} 个头里，多数词把最大权重放在 [CLS] 上；"
+                      "{neighbour} 个头里，多数词把最大权重放在紧挨着的前一个或后一个词上。"},
 }
 weights = torch.stack([a[0] for a in baseline]).numpy()          # (6, 12, T, T)
 T = weights.shape[-1]

@@ -219,10 +219,10 @@ TEXT = {
         "step": "训练步数", "gap": "头 0 与头 1\n权重的最大差",
         "accuracy": f"训练 {STEPS} 步后的准确率（每个点一个种子）",
         "alt": f"训练 {STEPS} 步中两个头权重的最大差（对称对数坐标），每个种子一条淡线（共 {n} 个种子），"
-               "粗线为中位数。训练结束时的平均差：完全相同 {identical:.1e}，相差 1e-6 {nudged:.1e}，"
-               "完全相同 + dropout {identical_dropout:.1e}，随机 {random:.1e}。",
-        "caption": "拷贝的两个头在 {stay}/{n} 个种子里始终逐位相同；两头权重差超过 0.01 的种子，"
-                   "相差 1e-6 时有 {nudged}/{n} 个，加 dropout 时有 {dropout}/{n} 个。",
+               "粗线为中位数。训练结束时的平均差：完全相同的为 {identical:.1e}；相差 1e-6 的为 {nudged:.1e}；"
+               "完全相同 + dropout 的为 {identical_dropout:.1e}；随机初始化的为 {random:.1e}。",
+        "caption": "完全相同的两个头在 {stay}/{n} 个种子里始终逐位相同；两头权重差超过 0.01 的种子，"
+                   "起初相差 1e-6 时有 {nudged}/{n} 个，加 dropout 时有 {dropout}/{n} 个。",
         "alt_accuracy": f"四种起点训练后的准确率，每个点是一个种子（共 {n} 个），竖线为平均值。",
         "caption_accuracy": "训练后的准确率，按起点分组（每个点一个随机种子）。",
     },
