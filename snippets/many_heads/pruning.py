@@ -325,7 +325,7 @@ def noise_cost(removed):
 
 
 cost_removable = noise_cost(removable)
-# The measure before issue 20 (kept as a note, no longer the verdict's): the mean noise cost
+# The earlier measure (kept as a note, no longer the verdict's): the mean noise cost
 # of removing as many random heads. Random sets of that size often hold essential heads, whose
 # removal already costs much on clean input, leaving less to lose under noise.
 random_sets = []
@@ -403,10 +403,10 @@ report.number("noise_cost_random_mean", cost_random.mean(), "{:.3f}",
               en="noise cost of removing as many random heads (mean over seeds and draws)",
               zh="随机去掉同样多个头的噪声代价（对种子和抽取取平均）")
 report_seed_count(report, "smoothing_seeds_mean_baseline", smoothing_mean_baseline,
-                  en="the measure before issue 20 (a note, not the verdict's): seeds in which removing the "
+                  en="the earlier measure (a note, not the verdict's): seeds in which removing the "
                      "removable heads costs ≥ 0.02 more under noise than on clean input, and more than "
                      "removing as many random heads (mean of 10 draws)",
-                  zh="第 20 号 issue 之前的量度（仅作参考，不用于结论）：去掉可剪头在有噪声时比无噪声时多损失 ≥ 0.02、"
+                  zh="此前用的量度（仅作参考，不用于结论）：去掉可剪头在有噪声时比无噪声时多损失 ≥ 0.02、"
                      "且多于随机去掉同样多个头（10 次抽取的平均）的种子数")
 report.number("random_sets", N_SETS, "{:.0f}", en="random head sets per seed (sizes uniform from 1 to 15)",
               zh="每个种子随机抽取的头组数（大小在 1 到 15 之间均匀抽取）")
