@@ -1,12 +1,10 @@
 """Shared fixtures: snippet results (from the same cache the build uses) and the built site."""
 
 import functools
-import gzip
-import io
 import subprocess
 import sys
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import print_pdf  # noqa: E402
 import snippet_runner  # noqa: E402
+from static_host import StaticSite  # noqa: E402
 
 
 class SnippetResults:
@@ -64,40 +63,6 @@ def built_site(snippet_outcomes) -> Path:
                                 "--site-dir", str(site)], cwd=ROOT, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     return site
-
-
-@functools.lru_cache(maxsize=None)
-def _gzipped(path: Path, mtime_ns: int) -> bytes:
-    """Compressed once per file version: the browser tests load every page, often twice."""
-    return gzip.compress(path.read_bytes(), mtime=0)
-
-
-class StaticSite(SimpleHTTPRequestHandler):
-    """Serves site/ like a static host does: gzip for text, cache headers for assets."""
-
-    COMPRESSIBLE = (".html", ".css", ".js", ".json", ".svg", ".xml", ".py", ".ipynb", ".txt")
-
-    def log_message(self, *args):
-        pass
-
-    def send_head(self):
-        path = Path(self.translate_path(self.path))
-        if path.is_dir():
-            if not self.path.split("?")[0].endswith("/"):
-                return super().send_head()  # the redirect to the slash URL
-            path = path / "index.html"
-        if not path.is_file() or "gzip" not in self.headers.get("Accept-Encoding", "") \
-                or path.suffix not in self.COMPRESSIBLE:
-            return super().send_head()
-        body = _gzipped(path, path.stat().st_mtime_ns)
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Length", str(len(body)))
-        if "/assets/" in self.path:
-            self.send_header("Cache-Control", "public, max-age=31536000")
-        self.end_headers()
-        return io.BytesIO(body)
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ busy or not. `make bench` reports its median over five runs (tools/lighthouse_be
 import pytest
 
 import lighthouse_run
-from test_site import own_bytes
+from static_host import own_bytes
 
 BUDGET = {"accessibility": 0.95, "best-practices": 0.95, "seo": 0.90}
 # Performance audits decided by what the page sends, not by how fast this machine runs it.

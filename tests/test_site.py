@@ -1,8 +1,8 @@
 """The built site: both languages complete, links intact, numbers filled in, ledger complete."""
 
-import gzip
 import json
 import re
+import sys
 from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -12,6 +12,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from static_host import own_bytes  # noqa: E402
+
 CLAIMS = yaml.safe_load((ROOT / "docs" / "claims.yml").read_text(encoding="utf-8"))
 
 
@@ -248,18 +251,6 @@ def test_translations_behind_their_twin_are_flagged_on_the_page(built_site):
 
 
 PAGE_BUDGET_BYTES = 300 * 1024
-
-
-def own_bytes(page: Path) -> int:
-    """Bytes a reader downloads for a page itself: its HTML plus the figures and data it shows
-    (theme assets excluded), gzip-compressed as static hosts such as GitHub Pages serve them.
-    Each figure has a twin for the dark scheme; a reader loads one of the two (the other is
-    hidden and lazy), so the light one counts."""
-    html = page.read_text(encoding="utf-8")
-    figures = {(page.parent / src).resolve() for src in re.findall(r'<img[^>]*src="([^"]+)"', html)
-               if "figures/" in src and not src.endswith(".dark.svg")}
-    figures |= {(page.parent / src).resolve() for src in re.findall(r'data-src="([^"]+)"', html)}
-    return sum(len(gzip.compress(path.read_bytes())) for path in [page, *figures] if path.is_file())
 
 
 def test_every_page_stays_within_its_weight_budget(built_site):

@@ -9,17 +9,14 @@ its range, as Lighthouse's documentation on variability recommends."""
 import argparse
 import functools
 import statistics
-import sys
 import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import lighthouse_run
+from static_host import StaticSite, own_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from conftest import StaticSite  # noqa: E402  (gzip and cache headers, as a static host)
-from test_site import own_bytes  # noqa: E402
 
 
 def main() -> None:
