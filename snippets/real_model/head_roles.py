@@ -14,28 +14,30 @@
 # of items where it is. Chance = one over the number of candidates.
 
 # %%
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.report import Report
 
+report = Report("real_model.head_roles")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
 from explainer.head_metrics import (first_token_score, last_token_score, next_token_score,
                                     previous_token_score, prefers, top_candidate_hits,
                                     top_key_hits)
-from explainer.minilm import MiniLM, Tokenizer, run_sentences
-from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
-from explainer.report import Report
 from explainer.role_sentences import (ambiguous_word_sentences, context_words,
                                       control_sentences, coreference_sentences,
                                       verb_object_sentences, word_position)
 from explainer.sample_sentences import SENTENCES
 from explainer.significance import bonferroni_binomial, pair_relabelling_max_statistic
+import numpy as np
+import torch
 
 torch.set_num_threads(1)
-report = Report("real_model.head_roles")
-model, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()         # all-MiniLM-L6-v2, weights on disk
 L, H = model.config.n_layers, model.config.n_heads
-ALPHA = 0.05       # corrected significance level
-MAJORITY = 0.5     # a role also needs the target to be the top pick in half the items
+print(f"{L} layers × {H} heads = {L * H} heads to test")
 
 
 def head_name(flat: int) -> str:
@@ -65,6 +67,24 @@ def mask_of(positions: list[list[int]], S: int) -> torch.Tensor:
     return mask
 
 
+# %% tags=["has_role"]
+ALPHA = 0.05       # corrected significance level
+MAJORITY = 0.5     # a role also needs the target to be the top pick in half the items
+roles = {}         # role -> accuracy (72,), corrected p (72,), chance, n, passes (72,), best head
+
+
+def judge_role(role: str, hits: np.ndarray, n: int, chance: float, p: np.ndarray) -> None:
+    """hits (72,): items in which each head's top pick is the target, of n; p (72,): corrected.
+    A head has the role if it beats chance after the correction AND is right in half the items."""
+    accuracy = hits / n                                          # (72,)
+    passes = (p < ALPHA) & (accuracy >= MAJORITY)                # (72,)
+    best = int(accuracy.argmax())
+    roles[role] = dict(accuracy=accuracy, p=p, chance=chance, n=n, passes=passes, best=best)
+    print(f"{role:<17} heads passing: {passes.sum():2d}; best {head_name(best)}, "
+          f"right in {accuracy[best]:.0%} (chance {chance:.0%})")
+
+
+# %%
 ROLE_NAMES = {
     "en": {"previous_token": "previous token", "next_token": "next token",
            "cls_sink": "[CLS] sink", "sep_sink": "[SEP] sink",
@@ -80,15 +100,11 @@ ROLE_NAMES = {
            "disambiguation": "多义词 → 线索词"},
 }
 
-roles = {}   # role -> dict(accuracy (72,), p (72,), chance, n)
 
-
-def record_role(role: str, hits: np.ndarray, n: int, chance: float, p: np.ndarray) -> None:
-    """Keep a role's per-head accuracy and corrected p; record its counts and best head."""
-    accuracy = hits / n
-    passes = (p < ALPHA) & (accuracy >= MAJORITY)
-    best = int(accuracy.argmax())
-    roles[role] = dict(accuracy=accuracy, p=p, chance=chance, n=n, passes=passes, best=best)
+def record_role(role: str) -> None:
+    """Record a judged role's counts and best head (roles[role], from judge_role)."""
+    r = roles[role]
+    accuracy, p, passes, best, chance = r["accuracy"], r["p"], r["passes"], r["best"], r["chance"]
     en, zh = ROLE_NAMES["en"][role], ROLE_NAMES["zh"][role]
     report.number(f"{role}_heads", passes.sum(), "{:.0f}",
                   en=f"heads that pass the corrected test: {en}",
@@ -119,10 +135,8 @@ def record_role(role: str, hits: np.ndarray, n: int, chance: float, p: np.ndarra
 # lenient here; the majority condition (top pick in at least half the queries) is
 # what makes these roles strict.
 
-# %%
-sample = stacked_attention(run_sentences(model, tokenizer, SENTENCES))
-report.number("n_sample_sentences", len(SENTENCES), "{:.0f}",
-              en="sample sentences (position and sink roles)", zh="样本句子数（位置角色与注意力汇聚点角色）")
+# %% tags=["positions"]
+sample = stacked_attention(run_sentences(model, tokenizer, SENTENCES))   # per sentence (L, nh, T, T)
 positional = {"previous_token": lambda t, T: t - 1 if 2 <= t <= T - 2 else -1,
               "next_token": lambda t, T: t + 1 if 1 <= t <= T - 3 else -1,
               "cls_sink": lambda t, T: 0 if 1 <= t <= T - 2 else -1,
@@ -137,8 +151,15 @@ for role, target_of in positional.items():
         n += count
         chance_sum += count / T
     chance = chance_sum / n
-    record_role(role, hits, n, chance, bonferroni_binomial(hits, n, chance))
+    judge_role(role, hits, n, chance, bonferroni_binomial(hits, n, chance))
 
+# %%
+report.number("n_sample_sentences", len(SENTENCES), "{:.0f}",
+              en="sample sentences (position and sink roles)", zh="样本句子数（位置角色与注意力汇聚点角色）")
+for role in positional:
+    record_role(role)
+
+# %%
 # Mean weights (the TransformerLens-style scores), for the by-layer figure
 scores = {name: np.zeros((L, H)) for name in ("previous", "next", "cls", "sep")}
 for a in sample:
@@ -174,7 +195,7 @@ report.number("sep_weight_max_layer", by_layer["sep"].max(), "{:.2f}",
 # object the top pick? From the object, is the verb? Baseline beyond chance: the
 # best *fixed offset* (always pick the word d tokens away), as Clark et al. use.
 
-# %%
+# %% tags=["verb_object"]
 vo_set = verb_object_sentences()
 vo_outputs = run_sentences(model, tokenizer, [s.text for s in vo_set])
 vo_attention = stacked_attention(vo_outputs)
@@ -182,8 +203,6 @@ vo_tokens = [tokenizer.tokens(s.text) for s in vo_set]
 verbs = [word_position(t, s.verb) for t, s in zip(vo_tokens, vo_set)]
 objects = [word_position(t, s.object) for t, s in zip(vo_tokens, vo_set)]
 n_adjectives = np.array([s.n_adjectives for s in vo_set])
-report.number("n_verb_object_sentences", len(vo_set), "{:.0f}",
-              en="verb–object sentences", zh="动词–宾语句子数")
 vo_hits = {}
 for role, queries, targets in (("verb_object", verbs, objects), ("object_verb", objects, verbs)):
     rows = query_rows(vo_attention, queries)                     # (N, 72, S)
@@ -192,14 +211,24 @@ for role, queries, targets in (("verb_object", verbs, objects), ("object_verb", 
     hits = top_candidate_hits(rows, candidates, torch.tensor(targets)).numpy()  # (N, 72)
     vo_hits[role] = (hits, rows, candidates)
     chance = float(np.mean(1 / candidates.sum(dim=1).numpy()))
-    record_role(role, hits.sum(axis=0), len(vo_set), chance,
-                bonferroni_binomial(hits.sum(axis=0), len(vo_set), chance))
+    judge_role(role, hits.sum(axis=0), len(vo_set), chance,
+               bonferroni_binomial(hits.sum(axis=0), len(vo_set), chance))
     best = roles[role]["best"]
+    print("  its accuracy with 1, 2, 3 adjectives in between:",
+          ", ".join(f"{hits[n_adjectives == k, best].mean():.0%}" for k in (1, 2, 3)))
+offsets = np.array(objects) - np.array(verbs)                   # where the object is, from the verb
+print(f"best fixed offset: right in {np.bincount(offsets).max() / len(offsets):.0%}")
+
+# %%
+report.number("n_verb_object_sentences", len(vo_set), "{:.0f}",
+              en="verb–object sentences", zh="动词–宾语句子数")
+for role in ("verb_object", "object_verb"):
+    record_role(role)
+    hits, best = vo_hits[role][0], roles[role]["best"]
     for k in (1, 2, 3):
         report.number(f"{role}_best_accuracy_{k}adj", hits[n_adjectives == k, best].mean(), "{:.0%}",
                       en=f"best head's accuracy with {k} adjective(s) in between ({ROLE_NAMES['en'][role]})",
                       zh=f"中间隔 {k} 个形容词时最好的头的准确率（{ROLE_NAMES['zh'][role]}）")
-offsets = np.array(objects) - np.array(verbs)
 report.number("verb_object_position_baseline", np.bincount(offsets).max() / len(offsets), "{:.0%}",
               en="best fixed-offset rule (always the word d tokens away)",
               zh="最好的固定偏移规则（总选隔 d 个词元的词）")
@@ -215,7 +244,7 @@ report.number("verb_object_position_baseline", np.bincount(offsets).max() / len(
 # head that ignores meaning is right in one sentence of a pair and wrong in the
 # other, whichever labels we give.
 
-# %%
+# %% tags=["coreference"]
 co_set = coreference_sentences()
 co_outputs = run_sentences(model, tokenizer, [s.text for s in co_set])
 co_attention = stacked_attention(co_outputs)
@@ -226,8 +255,6 @@ wrong = torch.tensor([word_position(t, s.wrong) for t, s in zip(co_tokens, co_se
 other = torch.tensor([word_position(t, s.other) for t, s in zip(co_tokens, co_set)])
 pair = np.array([s.pair for s in co_set])
 co_rows = query_rows(co_attention, it_pos)                      # (N, 72, S)
-report.number("n_coreference_sentences", len(co_set), "{:.0f}",
-              en="coreference sentences (minimal pairs × 2)", zh="指代句子数（最小对 × 2）")
 ours_right = prefers(co_rows, right, wrong).numpy()             # (N, 72)
 ours_wrong = prefers(co_rows, wrong, right).numpy()
 nouns = mask_of([[int(o), int(r), int(w)] for o, r, w in zip(other, right, wrong)], co_rows.shape[-1])
@@ -236,7 +263,13 @@ clark_wrong = top_candidate_hits(co_rows, nouns, wrong).numpy()
 for role, hit_right, hit_wrong, chance in (("coreference", ours_right, ours_wrong, 0.5),
                                            ("coreference_clark", clark_right, clark_wrong, 1 / 3)):
     p = pair_relabelling_max_statistic(hit_right, hit_wrong, pair)
-    record_role(role, hit_right.sum(axis=0), len(co_set), chance, p)
+    judge_role(role, hit_right.sum(axis=0), len(co_set), chance, p)
+
+# %%
+report.number("n_coreference_sentences", len(co_set), "{:.0f}",
+              en="coreference sentences (minimal pairs × 2)", zh="指代句子数（最小对 × 2）")
+for role in ("coreference", "coreference_clark"):
+    record_role(role)
 
 # %% [markdown]
 # ## An ambiguous word → the word that decides its sense (C21)
@@ -246,7 +279,7 @@ for role, hit_right, hit_wrong, chance in (("coreference", ours_right, ours_wron
 # ambiguous word, is the cue the most attended of the sentence's content words?
 # Position-only baselines: the best fixed offset, and "the nearest content word".
 
-# %%
+# %% tags=["ambiguous"]
 am_set = ambiguous_word_sentences()
 am_outputs = run_sentences(model, tokenizer, [s.text for s in am_set])
 am_attention = stacked_attention(am_outputs)
@@ -258,15 +291,19 @@ am_rows = query_rows(am_attention, word_pos)                    # (N, 72, S)
 am_hits = top_candidate_hits(am_rows, mask_of(am_candidates, am_rows.shape[-1]),
                              torch.tensor(cue_pos)).numpy()      # (N, 72)
 chance = float(np.mean([1 / len(c) for c in am_candidates]))
-record_role("disambiguation", am_hits.sum(axis=0), len(am_set), chance,
-            bonferroni_binomial(am_hits.sum(axis=0), len(am_set), chance))
-report.number("n_ambiguous_sentences", len(am_set), "{:.0f}",
-              en="ambiguous-word sentences", zh="多义词句子数")
+judge_role("disambiguation", am_hits.sum(axis=0), len(am_set), chance,
+           bonferroni_binomial(am_hits.sum(axis=0), len(am_set), chance))
 cue_offsets = np.array(cue_pos) - np.array(word_pos)
 fixed_offset = max(np.mean(cue_offsets == d) for d in set(cue_offsets))
-nearest = np.mean([min(c, key=lambda i: (abs(i - w), i)) == cue
-                   for c, w, cue in zip(am_candidates, word_pos, cue_pos)])
-report.number("disambiguation_position_baseline", max(fixed_offset, nearest), "{:.0%}",
+nearest_word = np.mean([min(c, key=lambda i: (abs(i - w), i)) == cue
+                        for c, w, cue in zip(am_candidates, word_pos, cue_pos)])
+print(f"position-only rules: best fixed offset {fixed_offset:.0%}, nearest content word {nearest_word:.0%}")
+
+# %%
+record_role("disambiguation")
+report.number("n_ambiguous_sentences", len(am_set), "{:.0f}",
+              en="ambiguous-word sentences", zh="多义词句子数")
+report.number("disambiguation_position_baseline", max(fixed_offset, nearest_word), "{:.0%}",
               en="best position-only rule (fixed offset or nearest content word)",
               zh="只看位置的最好规则（固定偏移或最近的实词）")
 
@@ -276,7 +313,7 @@ report.number("disambiguation_position_baseline", max(fixed_offset, nearest), "{
 # ambiguous word replaced by a plain noun of one sense (*bank* → *house*, *bat* →
 # *box*, …). A head that picks the cue just as often there is not resolving a sense.
 
-# %%
+# %% tags=["control"]
 ct_set = control_sentences()
 ct_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in ct_set]))
 ct_tokens = [tokenizer.tokens(s.text) for s in ct_set]
@@ -287,6 +324,11 @@ ct_p = bonferroni_binomial(ct_hits.sum(axis=0), len(ct_set), chance)
 ct_passes = (ct_p < ALPHA) & (ct_hits.mean(axis=0) >= MAJORITY)
 passing = roles["disambiguation"]["passes"]
 best = roles["disambiguation"]["best"]
+print(f"control (plain noun): {ct_passes.sum()} heads pass, {(passing & ct_passes).sum()} of them also "
+      f"with the ambiguous word; the best disambiguation head {head_name(best)} is right in "
+      f"{ct_hits[:, best].mean():.0%}")
+
+# %%
 report.number("disambiguation_control_heads", ct_passes.sum(), "{:.0f}",
               en="heads that pass the same test when the ambiguous word is replaced by a plain noun",
               zh="把多义词换成只有一个词义的普通名词后，仍通过同一检验的头数")
@@ -329,9 +371,7 @@ for sense in (0, 1):
 # *picks* a word when that word is its most attended word of the sentence (the
 # query itself, [CLS], [SEP] and punctuation left out).
 
-# %%
-from explainer.head_role_sets import (KIN, MODIFIERS, OBJECTS, PEOPLE, SUBJECTS,
-                                      subject_verb_sentences, two_word_names)
+# %% tags=["noun_between"]
 from explainer.head_role_sets import verb_object_sentences as noun_between_sentences
 from explainer.max_statistic import sign_flip_max_statistic, top_pick_max_statistic, wilson_interval
 
@@ -353,19 +393,6 @@ def top_among(rows: torch.Tensor, allowed: list[list[int]]) -> np.ndarray:
 def weight_on(attentions, queries, keys) -> np.ndarray:
     """(N, 72): attention from query[n] to key[n] in every head."""
     return np.stack([a[:, :, q, k].reshape(-1).numpy() for a, q, k in zip(attentions, queries, keys)])
-
-
-def best_fixed_offset(queries, targets) -> float:
-    """Share of items the best 'always the word d tokens away' rule gets right."""
-    offsets = np.asarray(targets) - np.asarray(queries)
-    return float(max(np.mean(offsets == d) for d in set(offsets.tolist())))
-
-
-def nearest(position: int, among: list[int], side: str = "both") -> int:
-    """The nearest of ``among`` to ``position`` (left, right or either side; ties to the left)."""
-    pool = [i for i in among if (side == "both" and i != position) or (side == "left" and i < position)
-            or (side == "right" and i > position)]
-    return min(pool, key=lambda i: (abs(i - position), i)) if pool else -1
 
 
 nb_set = noun_between_sentences()
@@ -414,6 +441,13 @@ def head_direction(flat144: int) -> str:
     return ("verb → object " if flat144 < L * H else "object → verb ") + head_name(flat144 % (L * H))
 
 
+print(f"{c22_beats_half.sum()} head-directions prefer the object beyond chance (of {2 * L * H}); "
+      f"{c22_pass.sum()} pass, {c22_clear.sum()} clearly")
+print(f"best: {head_direction(c22_best)}, picks its target in {pick_144[c22_best]:.0%} "
+      f"(95 % from {pick_low[c22_best]:.0%}), prefers the object in {prefer_share[c22_best]:.0%} "
+      f"(corrected p {prefer_p[c22_best]:.3g})")
+
+# %%
 report.number("c22_n_sentences", len(nb_set), "{:.0f}",
               en="C22 sentences with a noun between verb and object", zh="C22：动词与宾语之间有别的名词的句子数")
 report.number("c22_share_2_3_adjectives", np.mean([s.n_adjectives >= 2 for s in nb_set]), "{:.0%}",
@@ -462,7 +496,23 @@ for name in ("verb_object", "object_verb"):
                   en=f"heads whose top pick is the target in ≥ ½ beyond chance (corrected), {ROLE_NAMES['en'][name]}",
                   zh=f"首选为目标 ≥ ½ 且超出偶然（校正后）的头数，{ROLE_NAMES['zh'][name]}")
 
+# %%
 # Position-only rules, each scored on the same sentences (general point 2: at most ½ each)
+from explainer.head_role_sets import KIN, MODIFIERS, OBJECTS, PEOPLE, SUBJECTS
+
+def best_fixed_offset(queries, targets) -> float:
+    """Share of items the best 'always the word d tokens away' rule gets right."""
+    offsets = np.asarray(targets) - np.asarray(queries)
+    return float(max(np.mean(offsets == d) for d in set(offsets.tolist())))
+
+
+def nearest(position: int, among: list[int], side: str = "both") -> int:
+    """The nearest of ``among`` to ``position`` (left, right or either side; ties to the left)."""
+    pool = [i for i in among if (side == "both" and i != position) or (side == "left" and i < position)
+            or (side == "right" and i > position)]
+    return min(pool, key=lambda i: (abs(i - position), i)) if pool else -1
+
+
 NOUN_WORDS = set(SUBJECTS + OBJECTS + PEOPLE + KIN + MODIFIERS + ["market", "week", "dollars", "morning"])
 nouns_in = [[i for i, w in enumerate(t) if w in NOUN_WORDS and not (w == "s" and t[i - 1] == "'")]
             for t in nb_tokens]
@@ -496,6 +546,8 @@ report.number("c22_position_rule_max", max(position_rules.values()), "{:.0%}",
 # offset (sign flips of the per-sentence differences, max over 72 heads).
 
 # %%
+from explainer.head_role_sets import subject_verb_sentences
+
 sv_set = subject_verb_sentences()
 sv_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in sv_set]))
 sv_tokens = [tokenizer.tokens(s.text) for s in sv_set]
@@ -575,6 +627,8 @@ report.number("c32_share_object_relative", np.mean([s.kind == "object_relative" 
 # carrier sentences. Entity: *it* → its referent in C02's 40 sentences.
 
 # %%
+from explainer.head_role_sets import two_word_names
+
 nm_set = two_word_names()
 nm_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in nm_set]))
 nm_tokens = [tokenizer.tokens(s.text) for s in nm_set]
@@ -667,13 +721,19 @@ report.text("c32_explorer_links", **links(
 # of its attention. For every passing head of C02, C21 and C22: the mean weight
 # its query gives the target.
 
-# %%
+# %% tags=["target_share"]
 target_weight = {
     "c02": weight_on(co_attention, it_pos, right.tolist()).mean(axis=0),
     "c21": weight_on(am_attention, word_pos, cue_pos).mean(axis=0),
     "c22": np.concatenate([to_object.mean(axis=0), from_object.mean(axis=0)]),
 }
 passing_of = {"c02": roles["coreference"]["passes"], "c21": roles["disambiguation"]["passes"], "c22": c22_pass}
+for claim, weights in target_weight.items():
+    chosen = weights[passing_of[claim]]                          # the passing heads' mean target weight
+    print(f"{claim.upper()}: passing heads {len(chosen)}; the target's mean weight at most "
+          f"{chosen.max() if len(chosen) else 0.0:.2f}, at least 0.3 in {(chosen >= 0.3).sum()} of them")
+
+# %%
 for claim, weights in target_weight.items():
     chosen = weights[passing_of[claim]]
     report.number(f"c23_{claim}_max_target_weight", chosen.max() if len(chosen) else 0.0, "{:.2f}",
@@ -704,7 +764,7 @@ report.data("issue19", {
 # the best verb–object head we ask, sentence by sentence: would the cosine alone
 # pick the same winner? Would the key's length alone?
 
-# %%
+# %% tags=["query_key"]
 def query_key(outputs, n: int, layer: int, head: int):
     """Query and key vectors of one head in sentence n: (T, hs) each."""
     attention = model.layers[layer].attention
@@ -714,6 +774,7 @@ def query_key(outputs, n: int, layer: int, head: int):
     return q, k
 
 
+# %% tags=["direction"]
 @torch.no_grad()
 def direction_or_length(outputs, role: str, queries, candidates) -> dict:
     best = roles[role]["best"]
@@ -745,6 +806,12 @@ direction = {
     "verb_object": direction_or_length(
         vo_outputs, vo_role, vo_queries, [c.nonzero()[:, 0] for c in vo_hits[vo_role][2]]),
 }
+for name, d in direction.items():
+    print(f"{name} (head {d['head']}): the cosine alone picks the winner in {d['cos'].mean():.0%}, "
+          f"the key's length alone in {d['norm'].mean():.0%}; mean angle to the winner "
+          f"{np.degrees(np.arccos(d['winner_cos'])).mean():.0f}°")
+
+# %%
 report.number("direction_verb_object_is_object_to_verb", vo_role == "object_verb", "{:.0f}",
               en="1 if the better verb–object direction is object → verb",
               zh="若动词–宾语两个方向里更好的是宾语 → 动词，则为 1")
@@ -766,6 +833,7 @@ for name, d in direction.items():
                   en=f"sentences where the largest q·k is also the most attended candidate ({en} head)",
                   zh=f"q·k 最大的候选同时也是注意力最大的候选的句子比例（{zh}头）")
 
+# %%
 # The same count in every head: is "the cosine alone picks the winner" special to the best
 # heads, or true of MiniLM's heads in general?
 @torch.no_grad()
@@ -803,7 +871,7 @@ for name, share in cos_everywhere.items():
 # is removed first: q·(k − m) differs from q·k by q·m, the same for every key of one
 # query, so the softmax is unchanged.
 
-# %%
+# %% tags=["angles"]
 C23_SHARE, SMALL, GAP, LARGE = 0.3, 60.0, 15.0, 75.0        # the rule's numbers, fixed in advance
 
 
@@ -843,7 +911,13 @@ for claim, (passes, outputs, items) in c23_sets.items():
                     "smallest": float(smallest.mean())})
 small = [h["target"] < SMALL and h["others"] - h["target"] >= GAP for h in c23]
 large = [h["target"] > LARGE for h in c23]
-print("C23 heads:", [(h["claim"], h["flat"], round(h["target"], 1), round(h["others"], 1)) for h in c23])
+for h in c23:
+    print(f"{h['claim'].upper()} head {head_direction(h['flat']) if h['claim'] == 'c22' else head_name(h['flat'])}: "
+          f"target weight {h['weight']:.2f}, median angle to the target {h['target']:.0f}°, "
+          f"to the others {h['others']:.0f}°, target smallest in {h['smallest']:.0%}")
+print(f"heads that qualify: {len(c23)}; with a small angle: {sum(small)}, with a large one: {sum(large)}")
+
+# %%
 report.number("c23_heads", len(c23), "{:.0f}", kind="count",
               en="heads that pass C02, C21 or C22 with the target taking ≥ 0.3 of the attention",
               zh="通过 C02、C21 或 C22、且目标拿到至少 0.3 注意力的头数")
@@ -910,19 +984,31 @@ report.data("head_roles", {role: {"accuracy": np.round(r["accuracy"], 3).tolist(
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
-from scipy.stats import binom
+# %% tags=["uncorrected"]
+# Exercise 1: forget that 72 heads were tried. Bonferroni multiplies each head's binomial p
+# by the number of heads tested; test each head on its own, and that factor is 1.
+vo_correct = vo_hits["verb_object"][0].sum(axis=0)              # (72,): sentences each head gets right
+uncorrected_p = np.array([bonferroni_binomial(h, len(vo_set), roles["verb_object"]["chance"])
+                          for h in vo_correct])                  # was: bonferroni_binomial(hits.sum(axis=0), …)
+print(f"verb → object, beyond chance without the correction: {(uncorrected_p < ALPHA).sum()} heads "
+      f"(with it: {(roles['verb_object']['p'] < ALPHA).sum()})")
 
-# Exercise 1: forget that 72 heads were tried: compare each head's binomial p with 0.05
-# directly (no Bonferroni). How many heads beat chance at verb → object now?
-vo = roles["verb_object"]
-uncorrected_p = binom.sf(np.round(vo["accuracy"] * vo["n"]) - 1, vo["n"], vo["chance"])  # (72,)
+# %%
 report.number("exercise_verb_object_significant_uncorrected", (uncorrected_p < ALPHA).sum(), "{:.0f}",
               en="exercise 1: heads beyond chance at verb → object without the correction for 72 heads",
               zh="练习 1：不对 72 个头做校正时，“动词 → 宾语”超出偶然的头数")
-# Exercise 2: judge the previous-token role by the mean weight instead of the top pick:
-# how many heads put more than half of their attention on the token before, on average?
-report.number("exercise_previous_token_mean_weight_heads", (scores["previous"] > 0.5).sum(), "{:.0f}",
+
+# %% tags=["mean_weight"]
+# Exercise 2: judge the previous-token role by the mean weight on the token before instead
+# of the top pick: how many heads put more than half of their attention there, on average?
+previous_weight = np.zeros((L, H))
+for a in sample:                                                # (L, nh, T, T)
+    previous_weight += torch.stack([previous_token_score(a[l:l + 1]) for l in range(L)]).numpy() / len(sample)
+print(f"heads with a mean weight above 0.5 on the previous token: {(previous_weight > 0.5).sum()} "
+      f"(by the top pick: {roles['previous_token']['passes'].sum()})")   # was: top_key_hits(…)
+
+# %%
+report.number("exercise_previous_token_mean_weight_heads", (previous_weight > 0.5).sum(), "{:.0f}",
               en="exercise 2: heads whose mean weight on the previous token is above 0.5",
               zh="练习 2：放在前一个词元上的平均权重超过 0.5 的头数")
 
