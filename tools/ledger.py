@@ -334,6 +334,9 @@ PAPER_NUMBERS = {
     "verb_object_heads_shown": ("verb–object heads shown by {paper}", "{paper}所示的动词—宾语头"),
     "coreference_heads_shown": ("pronoun–entity heads shown by {paper}", "{paper}所示的代词—实体头"),
     "word_sense_heads_shown": ("word-sense heads shown by {paper}", "{paper}所示的消歧头"),
+    # the share of all heads removed with no noticeable loss
+    "prunable_share_wmt": ("the prunable share {paper} report for WMT", "{paper}报告的 WMT 模型可剪比例"),
+    "prunable_share_bert": ("the prunable share {paper} report for BERT", "{paper}报告的 BERT 可剪比例"),
 }
 
 
