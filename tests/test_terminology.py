@@ -159,3 +159,12 @@ def test_the_chinese_ledger_names_every_number_of_a_rule_in_words(all_results):
     found = {claim_id: hits for claim_id, why in ledger.reasons("zh", claims, all_results).items()
              if (hits := raw_keys(why))}
     assert found == {}
+
+
+def test_the_chinese_ledgers_why_sentences_use_full_width_punctuation(all_results):
+    import claims as registry
+
+    claims = registry.load()
+    found = {claim_id: hits for claim_id, why in ledger.reasons("zh", claims, all_results).items()
+             if (hits := half_width_punctuation(why))}
+    assert found == {}

@@ -380,7 +380,17 @@ def _expression(node, results: dict, lang: str) -> str:
         low, high, *values = (_expression(a, results, lang) for a in node.args)
         return WHY[lang]["within"].format(n=len(values), low=low, high=high)
     if isinstance(node, ast.Call):
-        inner = ", ".join(_expression(a, results, lang) for a in node.args)
+        args = [_expression(a, results, lang) for a in node.args]
+        if lang == "zh" and node.func.id in ("max", "min"):
+            # 甲与乙中的较大者: Chinese names joined by a comma would read as half-width
+            # punctuation in Chinese running text ("max(…实体头, Clark 等…)")
+            larger = node.func.id == "max"
+            which = ("较大者" if larger else "较小者") if len(args) == 2 else ("最大者" if larger else "最小者")
+            joined = args[0]
+            for arg in args[1:]:  # a space between Chinese and a Latin name: 与 Clark 等
+                joined += ("与" if len(args) == 2 else "、") + (" " if re.match(r"[A-Za-z0-9]", arg) else "") + arg
+            return f"（{joined}{' ' if re.search(r'[A-Za-z0-9)]$', joined) else ''}中的{which}）"
+        inner = ", ".join(args)
         return f"|{inner}|" if node.func.id == "abs" else f"{node.func.id}({inner})"
     return ast.unparse(node)
 
