@@ -412,7 +412,15 @@ def _side(node, value: float, other, results: dict, lang: str) -> tuple[str, str
         like = _recorded_text(other, results, lang)
         return "", _number_like(value, like) if like.endswith("%") else f"{value:g}"
     like = _recorded_text(node, results, lang) or _recorded_text(other, results, lang)
-    return _expression(node, results, lang), _number_like(value, like) if like else f"{value:g}"
+    return _expression(node, results, lang), _number_like(value, like) if like else _plain(value)
+
+
+def _plain(value: float) -> str:
+    """A computed threshold that no recorded number shows how to round: at most four
+    significant digits (1 ÷ 3 = 0.333, not 0.333333)."""
+    text = f"{value:g}"
+    digits = text.lstrip("-").replace(".", "").lstrip("0")
+    return f"{value:.3g}" if "e" not in text and abs(value) < 1 and len(digits) > 4 else text
 
 
 def _recorded_text(node, results: dict, lang: str) -> str:
