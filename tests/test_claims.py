@@ -209,3 +209,10 @@ def test_the_literature_table_lists_each_papers_numbers_under_their_labels():
     claim.experiments = claim.experiments[1:]
     with pytest.raises(ValueError):
         ledger.literature_table(claim, "en", None)
+
+
+def test_a_computed_threshold_without_a_recorded_number_to_round_like_keeps_four_digits():
+    import ledger
+
+    assert ledger._plain(1 / 3) == "0.333" and ledger._plain(2 / 3) == "0.667"
+    assert [ledger._plain(v) for v in (0.975, 18.75, 6.0, 1234.5, 0.0)] == ["0.975", "18.75", "6", "1234.5", "0"]

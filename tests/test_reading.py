@@ -266,3 +266,6 @@ def test_a_glossary_term_never_fires_inside_a_key_name_or_in_another_sense():
     assert scaling("把向量缩放到单位长度") is None
     assert scaling("把每个词元的向量缩放到均值为 0") is None
     assert scaling("经过缩放和 softmax") and scaling("缩放后的分数在各个维度")
+    head = glossary.matcher(next(t for t in glossary.terms() if t["en"] == "attention head"), "zh")
+    assert head("结果两头都抓不住") is None  # 两头: both sides, not two heads
+    assert head("两头都抓不住，换成两个头").start() == 11

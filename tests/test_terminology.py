@@ -132,3 +132,39 @@ def test_the_chinese_ledger_uses_full_width_punctuation(all_results):
     prose = [line for line in text.splitlines() if re.search(HAN, line) and not line.startswith("|")]
     found = [hit for line in prose for hit in half_width_punctuation(line)]
     assert found == []
+
+
+# --- the ledger's "why" names every number in words -----------------------------------
+
+# A reference key in brackets ("(michel2019)") or a run of lower-case English words
+# ("prunable share wmt"): a number of a rule the ledger had no words for.
+RAW_KEY = re.compile(r"[（(][a-z]+\d{4}[a-z]?[)）]|(?<![\w.])[a-z]{3,}(?: [a-z]{3,}){2,}(?![\w.])")
+
+
+def raw_keys(text: str) -> list[str]:
+    return [match.group(0) for match in RAW_KEY.finditer(text)]
+
+
+def test_the_raw_key_check_sees_a_number_named_by_its_key():
+    assert raw_keys("max(prunable share wmt (michel2019), prunable share bert (michel2019)) 为 0.4") == \
+        ["prunable share wmt", "(michel2019)", "prunable share bert", "(michel2019)"]
+    assert raw_keys("max(Michel 等（2019）报告的 WMT 模型可剪比例, …) 为 0.4；"
+                    "与 F.scaled_dot_product_attention 的最大差为 0") == []
+
+
+def test_the_chinese_ledger_names_every_number_of_a_rule_in_words(all_results):
+    import claims as registry
+
+    claims = registry.load()
+    found = {claim_id: hits for claim_id, why in ledger.reasons("zh", claims, all_results).items()
+             if (hits := raw_keys(why))}
+    assert found == {}
+
+
+def test_the_chinese_ledgers_why_sentences_use_full_width_punctuation(all_results):
+    import claims as registry
+
+    claims = registry.load()
+    found = {claim_id: hits for claim_id, why in ledger.reasons("zh", claims, all_results).items()
+             if (hits := half_width_punctuation(why))}
+    assert found == {}

@@ -334,6 +334,9 @@ PAPER_NUMBERS = {
     "verb_object_heads_shown": ("verb–object heads shown by {paper}", "{paper}所示的动词—宾语头"),
     "coreference_heads_shown": ("pronoun–entity heads shown by {paper}", "{paper}所示的代词—实体头"),
     "word_sense_heads_shown": ("word-sense heads shown by {paper}", "{paper}所示的消歧头"),
+    # the share of all heads removed with no noticeable loss
+    "prunable_share_wmt": ("the prunable share {paper} report for WMT", "{paper}报告的 WMT 模型可剪比例"),
+    "prunable_share_bert": ("the prunable share {paper} report for BERT", "{paper}报告的 BERT 可剪比例"),
 }
 
 
@@ -377,7 +380,17 @@ def _expression(node, results: dict, lang: str) -> str:
         low, high, *values = (_expression(a, results, lang) for a in node.args)
         return WHY[lang]["within"].format(n=len(values), low=low, high=high)
     if isinstance(node, ast.Call):
-        inner = ", ".join(_expression(a, results, lang) for a in node.args)
+        args = [_expression(a, results, lang) for a in node.args]
+        if lang == "zh" and node.func.id in ("max", "min"):
+            # 甲与乙中的较大者: Chinese names joined by a comma would read as half-width
+            # punctuation in Chinese running text ("max(…实体头, Clark 等…)")
+            larger = node.func.id == "max"
+            which = ("较大者" if larger else "较小者") if len(args) == 2 else ("最大者" if larger else "最小者")
+            joined = args[0]
+            for arg in args[1:]:  # a space between Chinese and a Latin name: 与 Clark 等
+                joined += ("与" if len(args) == 2 else "、") + (" " if re.match(r"[A-Za-z0-9]", arg) else "") + arg
+            return f"（{joined}{' ' if re.search(r'[A-Za-z0-9)]$', joined) else ''}中的{which}）"
+        inner = ", ".join(args)
         return f"|{inner}|" if node.func.id == "abs" else f"{node.func.id}({inner})"
     return ast.unparse(node)
 
@@ -399,7 +412,15 @@ def _side(node, value: float, other, results: dict, lang: str) -> tuple[str, str
         like = _recorded_text(other, results, lang)
         return "", _number_like(value, like) if like.endswith("%") else f"{value:g}"
     like = _recorded_text(node, results, lang) or _recorded_text(other, results, lang)
-    return _expression(node, results, lang), _number_like(value, like) if like else f"{value:g}"
+    return _expression(node, results, lang), _number_like(value, like) if like else _plain(value)
+
+
+def _plain(value: float) -> str:
+    """A computed threshold that no recorded number shows how to round: at most four
+    significant digits (1 ÷ 3 = 0.333, not 0.333333)."""
+    text = f"{value:g}"
+    digits = text.lstrip("-").replace(".", "").lstrip("0")
+    return f"{value:.3g}" if "e" not in text and abs(value) < 1 and len(digits) > 4 else text
 
 
 def _recorded_text(node, results: dict, lang: str) -> str:

@@ -323,7 +323,7 @@ report.number("split_error", split_error, "{:.1e}",
 PARTS = {"residual": ("the incoming residual stream", "流进来的残差流"),
          "attention": ("the attention output", "注意力输出"),
          "ffn": ("the feed-forward output", "前馈网络输出"),
-         "offset": ("LayerNorm's offset", "LayerNorm 的偏移")}
+         "offset": ("LayerNorm's offset", "层归一化的偏移")}
 for j, (part, (en, zh)) in enumerate(PARTS.items()):
     for layer in range(L):
         report.number(f"{part}_share_layer{layer + 1}", shares[layer, j], "{:.0%}",
@@ -426,9 +426,9 @@ TEXT = {
         "cka_caption": "层输入、Q、K、V 各自保留了多少嵌入的结构，相邻两层的值向量又有多像。",
         "share": "在该层输出中的份额", "parts": {
             "residual": "流进来的残差流", "attention": "注意力输出（值向量）",
-            "ffn": "前馈网络输出", "offset": "LayerNorm 偏移"},
-        "share_alt": "第 1 到第 6 层的堆叠柱状图：每层输出中，流进来的残差流、注意力输出、前馈网络输出和 "
-                     "LayerNorm 偏移各占的份额。",
+            "ffn": "前馈网络输出", "offset": "层归一化的偏移"},
+        "share_alt": "第 1 到第 6 层的堆叠柱状图：每层输出中，流进来的残差流、注意力输出、前馈网络输出和"
+                     "层归一化的偏移各占的份额。",
         "share_caption": "下一层读到的是什么：把每层的输出拆成四个部分。",
         "probe": "说对相邻词的比例（留出句子）", "majority": "总猜最常见的相邻词",
         "probe_alt": "第 1 到第 6 层的折线图：线性探针从词元的值向量里说对它前一个或后一个词的比例"

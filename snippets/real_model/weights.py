@@ -213,11 +213,11 @@ elif above.mean() >= 0.75:
                "that follow the stream's variance.",
                "大多数头对读取彼此重合：它们的子空间比顺着残差流方差抽取的随机子空间重叠得还多。")
 elif between.mean() > 0.5:
-    outcome = ("Most of the W_Q and W_K overlaps lie between the two nulls: two heads of one layer "
+    outcome = ("Most of the $W_Q$ and $W_K$ overlaps lie between the two nulls: two heads of one layer "
                "read more alike than random directions do, and less alike than random directions "
                "that follow the stream's variance. So the heads do not split the stream into "
                "private subspaces; they read overlapping parts of it.",
-               "W_Q 和 W_K 的重叠度大多落在两个零分布之间：同一层的两个头，读取的方向比随机方向更相近，"
+               "$W_Q$ 和 $W_K$ 的重叠度大多落在两个零分布之间：同一层的两个头，读取的方向比随机方向更相近，"
                "又比顺着残差流方差抽取的随机方向更分开。所以，各头并没有把残差流分成各自专用的子空间，"
                "它们读取的部分彼此重叠。")
 else:

@@ -110,8 +110,8 @@ STAT_ZH = {"mean": "平均", "min": "最小值", "max": "最大值"}
 per_seed = {"r2": r2.mean(dim=1), "ablation_cost": ablation_cost.mean(dim=1),
             "worst_ablation_cost": ablation_cost.amax(dim=1), "accuracy": accuracy, "loss": loss,
             "pattern_similarity": similarity}
-ABOUT = {"r2": ("R^2 of a head's output predicted from the other heads' (mean over heads)",
-                "用其余头的输出预测一个头的输出的 R^2（各头平均）"),
+ABOUT = {"r2": ("R² of a head's output predicted from the other heads' (mean over heads)",
+                "用其余头的输出预测一个头的输出的 R²（各头平均）"),
          "ablation_cost": ("loss rise when one head is removed (mean over heads)", "去掉一个头后损失的上升（各头平均）"),
          "worst_ablation_cost": ("loss rise when the most needed head is removed", "去掉最要紧的那个头后损失的上升"),
          "accuracy": ("accuracy on held-out sentences", "留出句子上的准确率"),
@@ -130,7 +130,7 @@ for key, values in per_seed.items():
 
 less_redundant = per_seed["r2"][arm_of["dropout"]] < per_seed["r2"][arm_of["none"]]
 report_seed_count(report, "less_redundant_seeds", less_redundant,
-                  en="seeds in which head dropout lowers the mean R^2 (heads less predictable from each other)",
+                  en="seeds in which head dropout lowers the mean R² (heads less predictable from each other)",
                   zh="头 dropout 让平均 R² 降低（各头更难互相预测）的种子数")
 cheaper = per_seed["ablation_cost"][arm_of["dropout"]] < per_seed["ablation_cost"][arm_of["none"]]
 report_seed_count(report, "cheaper_ablation_seeds", cheaper,
