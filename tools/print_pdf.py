@@ -28,6 +28,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PDF_NAME = {"en": "attention-en.pdf", "zh": "attention-zh.pdf"}
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "pdf"
+PRINT_TIMEOUT_MS = 15 * 60 * 1000  # a bound for each step of printing (see _print)
 PRINT_FONT_ZH = '"WenQuanYi Micro Hei"'  # Debian package fonts-wqy-microhei
 # The contents' page numbers: one span per entry, right-aligned in a fixed width (explainer.css).
 SET_TOC_PAGES = """(pages) => {
@@ -99,6 +100,7 @@ def print_site(site_dir: Path) -> list[Path]:
     return [pdf_path(site_dir, lang) for lang in PDF_NAME]
 
 
+
 async def _print_all(site_dir: Path, langs: list[str]) -> list[Path]:
     from playwright.async_api import async_playwright
 
@@ -111,6 +113,9 @@ async def _print_all(site_dir: Path, langs: list[str]) -> list[Path]:
 
 async def _print(browser, site_dir: Path, lang: str) -> Path:
     page = await browser.new_page()  # one page per language (a page reused for zh printed 3x slower)
+    # Playwright's default 30 s is a timing: on a busy machine (load 15-20) loading the print
+    # page alone took longer and the build failed. A generous bound still stops a hang.
+    page.set_default_timeout(PRINT_TIMEOUT_MS)
 
     async def only_files(route):
         # Only the site's own files: a request elsewhere would mean the PDF depends on a network.
