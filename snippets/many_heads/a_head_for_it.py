@@ -17,33 +17,39 @@
 # it does and count the seeds in which the two heads of the layer divide the work.
 
 # %%
-import random
-
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
-from explainer.head_metrics import attention_to, previous_token_score
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
-from explainer.pronoun_language import ANIMALS, SENTENCE_LENGTH, VOCAB, batch, sentence
 from explainer.report import Report
-from explainer.seeded_training import (SeededTrainingConfig, evaluate_seeds, n_seeds, report_seed_count,
-                                       report_spread, train_seeds)
+from explainer.seeded_training import report_seed_count, report_spread
+
+report = Report("many_heads.a_head_for_it")
+
+# %% [markdown]
+# ## The language, and a probe held out
+#
+# The language and the batched model (every parameter has a leading seed
+# dimension) come from the project's `explainer` package.
+
+# %% tags=["language"]
+from explainer.head_metrics import attention_to, previous_token_score   # first: it pins torch's CPU kernels
+from explainer.pronoun_language import ANIMALS, SENTENCE_LENGTH, VOCAB, batch, sentence
+from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, n_seeds, train_seeds
 from explainer.seeded_transformer import SeededTransformer, per_seed_matmul
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import IGNORE, sample_from
+import random
+import torch
 
 torch.set_num_threads(1)
-report = Report("many_heads.a_head_for_it")
-
 V, T = len(VOCAB), SENTENCE_LENGTH
-N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
+N_SEEDS = n_seeds(8)   # 8 (the build trains more when a verdict is undecided)
 SEEDS = list(range(N_SEEDS))
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
 
 # Training sentences come from a pool (cheap to draw from); the probe is held out.
 pool_tokens, pool_targets, _ = batch(random.Random(0), 6000)
 task = sample_from(pool_tokens, pool_targets)
-probe_tokens, probe_targets, places = batch(random.Random(1234), 400)
+probe_tokens, probe_targets, places = batch(random.Random(1234), 400)   # (B, T), (B, T), (B, 3)
 it_at, animal_at, thing_at = places.T                        # (B,) each
 rows = torch.arange(len(it_at))
 verb_targets = probe_targets.clone()
@@ -53,6 +59,9 @@ antecedent_targets[rows, it_at] = probe_targets[rows, it_at]
 words, *_ = sentence(random.Random(7))
 print("a sentence:", " ".join(words))
 
+# %%
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
+
 # %% [markdown]
 # ## Named scores per head, for every seed
 #
@@ -60,7 +69,7 @@ print("a sentence:", " ".join(words))
 # - *antecedent score*: the weight from `it` to the animal (and, for
 #   comparison, to the thing).
 
-# %%
+# %% tags=["train"]
 def per_head(score_fn, weights):
     """A head metric for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
     return torch.stack([score_fn(w) for w in weights])
@@ -102,24 +111,29 @@ print("previous-token score per seed and head:\n", final["previous"].numpy().rou
 print("antecedent score per seed and head:\n", final["antecedent"].numpy().round(2))
 print("weight on the noun before, at the adverbs, per seed and head:\n", final["at_adverbs"].numpy().round(2))
 
+# %% tags=["split"]
 # Heads of the SAME layer taking different roles (source A, §heads-2/3): one head
 # positional (previous-token score >= 0.5) and another head of that layer the
 # entity head (weight from the pronoun to its antecedent >= 0.5).
 is_positional = final["previous"] >= 0.5                     # (S, nh)
 is_entity = final["antecedent"] >= 0.5                       # (S, nh)
 other = ~torch.eye(2, dtype=torch.bool)                      # pairs of different heads
-same_layer_split = (is_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1)
-report_seed_count(report, "same_layer_split_seeds", same_layer_split,
-                  en="seeds in which one head of the layer has previous-token score ≥ 0.5 and another "
-                     "head of the same layer puts ≥ 0.5 from it on the antecedent",
-                  zh="同一层里一个头的前一个词元得分 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+same_layer_split = (is_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1)  # (S,)
 # The same count with the positional score taken where agreement needs it: at the
 # adverbs, the weight on the noun just before (the previous-token score above
 # averages over every position, most of which need nothing from the word before).
 at_adverbs_positional = final["at_adverbs"] >= 0.5           # (S, nh)
-report.number("same_layer_split_at_adverbs_seeds",
-              (at_adverbs_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1).sum(),
-              "{:.0f}",
+split_at_adverbs = (at_adverbs_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1)
+print("seeds with one positional head and another entity head, of", N_SEEDS)
+print("  by the previous-token score:", int(same_layer_split.sum()))
+print("  at the adverbs:             ", int(split_at_adverbs.sum()))
+
+# %%
+report_seed_count(report, "same_layer_split_seeds", same_layer_split,
+                  en="seeds in which one head of the layer has previous-token score ≥ 0.5 and another "
+                     "head of the same layer puts ≥ 0.5 from it on the antecedent",
+                  zh="同一层里一个头的前一个词元得分 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+report.number("same_layer_split_at_adverbs_seeds", split_at_adverbs.sum(), "{:.0f}",
               en="seeds in which one head puts ≥ 0.5 from each adverb on the noun before it and another "
                  "head of the same layer puts ≥ 0.5 from it on the antecedent",
               zh="同一层里一个头在副词处分给前面名词的权重 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
@@ -134,10 +148,9 @@ report.number("same_layer_split_at_adverbs_seeds",
 # visible keys); the entity role likewise from `it` to the animal. Counted within
 # the layer: one head each role.
 
-# %%
-import numpy as np
-
+# %% tags=["top_pick"]
 from explainer.max_statistic import top_pick_max_statistic
+import numpy as np
 
 adverb_at = torch.cat([animal_at + 1, thing_at + 1])                  # (2B,) positions needing t-1
 adverb_row = torch.cat([rows, rows])
@@ -158,8 +171,13 @@ for s in range(N_SEEDS):
     top_pick_entity.append(takes_role(final["weights"][s], rows, it_at, animal_at))
 previous_role = torch.tensor(np.stack([r for r, _ in top_pick_previous]))    # (S, nh)
 entity_role = torch.tensor(np.stack([r for r, _ in top_pick_entity]))        # (S, nh)
-report_seed_count(report, "same_layer_split_top_pick_seeds",
-                  (previous_role[:, :, None] & entity_role[:, None, :] & other).flatten(1).any(dim=1),
+top_pick_split = (previous_role[:, :, None] & entity_role[:, None, :] & other).flatten(1).any(dim=1)  # (S,)
+print("seeds with a head in the previous-token role:", int(previous_role.any(dim=1).sum()), "of", N_SEEDS)
+print("seeds with a head in the entity role:        ", int(entity_role.any(dim=1).sum()))
+print("seeds with the two roles in different heads: ", int(top_pick_split.sum()))
+
+# %%
+report_seed_count(report, "same_layer_split_top_pick_seeds", top_pick_split,
                   en="seeds in which one head of the layer takes the previous-token role at the adverbs and "
                      "another head the entity role (top pick in ≥ ½ of the positions, corrected for the heads)",
                   zh="同一层里一个头在副词处担任前一个词元角色、另一个头担任实体角色的种子数"
@@ -220,7 +238,7 @@ report.number("previous_at_init_mean", history[0]["previous"].max(dim=1).values.
 # Inside each seed's entity head: the score of `it`'s query with the animal's
 # key and with the thing's key, and what the head hands to position `it`.
 
-# %%
+# %% tags=["inside_entity_head"]
 with torch.no_grad():
     x = model.embed(probe_tokens)                                        # (S, B, T, C)
     q, k, v = (model.split_heads(per_seed_matmul(x, W[:, 0])) for W in (model.W_Q, model.W_K, model.W_V))
@@ -240,7 +258,12 @@ share_animal = ((from_animal * head_output).sum(-1) / norm2).mean(dim=1)   # (S,
 share_thing = ((from_thing * head_output).sum(-1) / norm2).mean(dim=1)     # (S,)
 cos_animal = torch.cosine_similarity(head_output, v[:, rows, animal_at], dim=-1).mean(dim=1)  # (S,)
 cos_thing = torch.cosine_similarity(head_output, v[:, rows, thing_at], dim=-1).mean(dim=1)    # (S,)
+print("q(it)·k/√d_k, mean over sentences, animal:", qk_animal.mean(dim=1).numpy().round(1))
+print("                                   thing: ", qk_thing.mean(dim=1).numpy().round(1))
+print("share of the output at it made of v(animal):", share_animal.numpy().round(2))
+print("cosine of the output with v(animal):        ", cos_animal.numpy().round(2))
 
+# %%
 report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}",
               en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√dₖ，句子平均")
 report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}",
@@ -264,6 +287,7 @@ report_spread(report, "cos_output_animal", cos_animal, "{:.2f}",
 report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}",
               en="cosine of that output with v(thing) (mean over seeds)", zh="这个输出与 v(物体) 的余弦（各种子的平均）")
 
+# %% tags=["ignored_animals"]
 # Per animal word: does the entity head look at it? A word the head never looks
 # at must be answered another way (by elimination: "none of the others").
 animal_words = probe_tokens[rows, animal_at]                             # (B,)
@@ -280,6 +304,8 @@ for s in range(N_SEEDS):
     ignored_correct += int((answers[s] == animal_words)[in_ignored].sum())
     print(f"seed {s}: animal words the entity head does not look at:",
           [VOCAB[w] for w in ignored] or "none")
+
+# %%
 report.number("animal_words", len(ANIMALS) * 2, "{:.0f}", en="animal words in the language", zh="语言里的动物词数")
 report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}", kind="count",
               en="animal words the entity head does not look at (weight < 0.5)",
@@ -294,11 +320,17 @@ report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences
 # %% [markdown]
 # ## The same language with one head of the same width
 
-# %%
+# %% tags=["one_head"]
 single, single_history = train_and_watch(n_heads=1)
 single_final = measure(single)
-single_verb = evaluate_seeds(single, (probe_tokens, verb_targets))[1]
-single_antecedent = evaluate_seeds(single, (probe_tokens, antecedent_targets))[1]
+single_verb = evaluate_seeds(single, (probe_tokens, verb_targets))[1]                # (S,)
+single_antecedent = evaluate_seeds(single, (probe_tokens, antecedent_targets))[1]    # (S,)
+print("accuracy per seed, one head: ", single_final["accuracy"].numpy().round(2))
+print("accuracy per seed, two heads:", final["accuracy"].numpy().round(2))
+print("one head, agreement:", single_verb.numpy().round(2))
+print("one head, the animal:", single_antecedent.numpy().round(2))
+
+# %%
 report_spread(report, "single_accuracy", single_final["accuracy"], "{:.2f}",
               en="accuracy with one head of 32", zh="一个 32 维的头的准确率")
 report_spread(report, "two_head_accuracy", final["accuracy"], "{:.2f}",
@@ -321,10 +353,11 @@ report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
+# %% tags=["without_entity"]
+# Exercise 1: remove the entity head (its output zeroed before W_O). Which prediction breaks?
 def accuracies_without(head_of_seed):
     """Agreement and antecedent accuracy of the 2-head models with one head per seed ablated."""
-    mask = torch.ones(N_SEEDS, 1, 2)
+    mask = torch.ones(N_SEEDS, 1, 2)                         # (S, layers, heads): 1 = head on
     mask[seeds, 0, head_of_seed] = 0
     model.set_head_mask(mask)
     verb = evaluate_seeds(model, (probe_tokens, verb_targets))[1]            # (S,)
@@ -333,21 +366,27 @@ def accuracies_without(head_of_seed):
     return verb, antecedent
 
 
-# Exercise 1: remove the entity head. Which prediction breaks: the animal after "it",
-# the agreement, or both?
-verb, antecedent = accuracies_without(entity)
-report.number("exercise_without_entity_antecedent_mean", antecedent.mean(), "{:.2f}",
+verb_1, antecedent_1 = accuracies_without(entity)
+print("without the entity head, agreement: ", verb_1.numpy().round(2))
+print("without the entity head, the animal:", antecedent_1.numpy().round(2))
+
+# %% tags=["without_other"]
+# Exercise 2: keep the entity head and remove the other one instead.
+verb_2, antecedent_2 = accuracies_without(1 - entity)     # was: entity
+print("without the other head, agreement: ", verb_2.numpy().round(2))
+print("without the other head, the animal:", antecedent_2.numpy().round(2))
+
+# %%
+report.number("exercise_without_entity_antecedent_mean", antecedent_1.mean(), "{:.2f}",
               en="exercise 1: accuracy of naming the animal after it, entity head removed (mean)",
               zh="练习 1：去掉实体头后，在 it 之后说出动物的准确率（平均）")
-report.number("exercise_without_entity_verb_mean", verb.mean(), "{:.2f}",
+report.number("exercise_without_entity_verb_mean", verb_1.mean(), "{:.2f}",
               en="exercise 1: agreement accuracy, entity head removed (mean)",
               zh="练习 1：去掉实体头后，一致关系预测的准确率（平均）")
-# Exercise 2: remove the other head instead, and keep the entity head.
-verb, antecedent = accuracies_without(1 - entity)
-report.number("exercise_without_other_verb_mean", verb.mean(), "{:.2f}",
+report.number("exercise_without_other_verb_mean", verb_2.mean(), "{:.2f}",
               en="exercise 2: agreement accuracy, the head other than the entity head removed (mean)",
               zh="练习 2：去掉实体头以外的那个头后，一致关系预测的准确率（平均）")
-report.number("exercise_without_other_antecedent_mean", antecedent.mean(), "{:.2f}",
+report.number("exercise_without_other_antecedent_mean", antecedent_2.mean(), "{:.2f}",
               en="exercise 2: accuracy of naming the animal after it, the other head removed (mean)",
               zh="练习 2：去掉实体头以外的那个头后，在 it 之后说出动物的准确率（平均）")
 

@@ -19,37 +19,120 @@
 # Then source A's explanation of the removable heads: backups, or noise smoothing?
 
 # %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
-from explainer.first_and_previous import T, V, ordered_pair
 from explainer.plotting import LANGS, plt
 from explainer.report import Report
-from explainer.residuals import above_reference
-from explainer.seeded_training import (SeededTrainingConfig, evaluate_seeds, n_seeds, per_seed_loss,
-                                       report_seed_count, report_spread, train_seeds)
-from explainer.seeded_transformer import SeededTransformer
-from explainer.tiny_transformer import TransformerConfig
+from explainer.seeded_training import report_seed_count, report_spread
 
-torch.set_num_threads(1)
 report = Report("many_heads.pruning")
 
+# %% [markdown]
+# ## The model, and removing a head
+#
+# The task and the batched model (every parameter has a leading seed
+# dimension) come from the project's `explainer` package. A head is removed
+# through the model's head mask: its output is zeroed before W_O.
+
+# %% tags=["setup"]
+from explainer.first_and_previous import T, V, ordered_pair   # first: it pins torch's CPU kernels
+from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, n_seeds, per_seed_loss, train_seeds
+from explainer.seeded_transformer import SeededTransformer
+from explainer.tiny_transformer import TransformerConfig
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+np.set_printoptions(linewidth=120)  # a row of 16 heads on one line
 N_LAYERS, N_HEADS = 2, 8
+H = N_LAYERS * N_HEADS             # 16 heads, numbered layer * N_HEADS + head
+STEPS = 200
+KEEP = 0.95                        # the yardstick: accuracy >= 95 % of the full model's
+config = TransformerConfig(vocab_size=V * V, n_ctx=T, d_model=32, n_heads=N_HEADS, n_layers=N_LAYERS)
+ranking_set = ordered_pair(torch.Generator().manual_seed(1234), 128)  # held out: importance
+test_set = ordered_pair(torch.Generator().manual_seed(4321), 128)     # held out: pruning curves
+
+
+def one_hot(heads: torch.Tensor) -> torch.Tensor:
+    """heads (S,) or (S, k) head numbers -> (S, H) bool."""
+    removed = torch.zeros(len(heads), H, dtype=torch.bool)
+    return removed.scatter(1, heads.view(len(heads), -1), True)
+
+
+def accuracy_without(net, removed: torch.Tensor, batch) -> torch.Tensor:
+    """Accuracy of every seed with the heads in ``removed`` (S, H) ablated: (S,)."""
+    S = len(removed)
+    net.set_head_mask((~removed).float().view(S, N_LAYERS, N_HEADS))   # (S, L, nh): 0 = output zeroed
+    accuracy = evaluate_seeds(net, batch)[1]
+    net.set_head_mask(torch.ones(S, N_LAYERS, N_HEADS))
+    return accuracy
+
+
+def ablation_damage(net, batch) -> torch.Tensor:
+    """(S, H): accuracy drop of each seed when one head alone is removed."""
+    full = evaluate_seeds(net, batch)[1]
+    return torch.stack([full - accuracy_without(net, one_hot(torch.full((net.n_seeds,), h)), batch)
+                        for h in range(H)], dim=1)
+
+
+def curve(net, order: torch.Tensor, batch) -> torch.Tensor:
+    """order (S, H): accuracy after removing the first k heads of each seed's order, k = 0..H: (S, H+1)."""
+    removed = torch.zeros(len(order), H, dtype=torch.bool)
+    accuracies = [accuracy_without(net, removed, batch)]
+    for k in range(H):
+        removed = removed | one_hot(order[:, k])
+        accuracies.append(accuracy_without(net, removed, batch))
+    return torch.stack(accuracies, dim=1)
+
+
+def prunable(accuracies: torch.Tensor) -> torch.Tensor:
+    """Per seed: the largest k such that removing the first 0..k heads keeps >= 95 % of full accuracy: (S,)."""
+    kept = accuracies >= KEEP * accuracies[:, :1]                          # (S, H+1)
+    return kept.int().cumprod(dim=1).sum(dim=1) - 1                        # length of the kept prefix
+
+# %% [markdown]
+# ## A small run first
+#
+# Two seeds: a run that takes seconds. Train, remove each head alone, then
+# prune progressively, least important first. The full run below does the
+# same with more seeds, and compares other orders.
+
+# %% tags=["small_run"]
+SMALL_SEEDS = [0, 1]
+small = SeededTransformer(config, SMALL_SEEDS)
+train_seeds(small, ordered_pair, SeededTrainingConfig(steps=STEPS, batch_size=32, lr=1e-2))
+small.keep_weights = False   # no attention weights kept: evaluate with the fused attention kernel
+print("accuracy of the full model per seed:", evaluate_seeds(small, test_set)[1].numpy().round(3))
+small_damage = ablation_damage(small, ranking_set)                    # (S, H)
+print("accuracy drop when one head alone is removed, per seed and head:\n", small_damage.numpy().round(2))
+print("heads costing at most 0.01:", (small_damage <= 0.01).sum(dim=1).tolist())
+
+# %% tags=["small_pruning"]
+small_order = small_damage.argsort(dim=1, stable=True)               # (S, H) least important first
+small_curve = curve(small, small_order, test_set)                     # (S, H+1)
+print("accuracy after removing the first k heads, k = 0..16:\n", small_curve.numpy().round(2))
+print("prunable share per seed:", (prunable(small_curve) / H).tolist())
+
+# %%
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
+              zh="页面上小规模运行的种子数")
+
+# %% [markdown]
+# ## The full run
+
+# %%
+from explainer.residuals import above_reference
+
 N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
 SEEDS = list(range(N_SEEDS))
-H = N_LAYERS * N_HEADS             # 16 heads, numbered layer * N_HEADS + head
-STEPS, EARLY = 200, 30             # EARLY: a checkpoint while the loss is still high
-KEEP = 0.95                        # the yardstick: accuracy >= 95 % of the full model's
+EARLY = 30                         # a checkpoint while the loss is still high
 seeds = torch.arange(N_SEEDS)
-config = TransformerConfig(vocab_size=V * V, n_ctx=T, d_model=32, n_heads=N_HEADS, n_layers=N_LAYERS)
 model = SeededTransformer(config, SEEDS)
 snapshots = {}
 train_seeds(model, ordered_pair, SeededTrainingConfig(steps=STEPS, batch_size=32, lr=1e-2),
             on_step=lambda step, model: snapshots.update(
                 {step: {k: v.detach().clone() for k, v in model.state_dict().items()}})
             if step == EARLY else None)
-ranking_set = ordered_pair(torch.Generator().manual_seed(1234), 128)  # held out: importance
-test_set = ordered_pair(torch.Generator().manual_seed(4321), 128)     # held out: pruning curves
 model.keep_weights = False   # no head metric here: evaluate with the fused attention kernel
 full_loss, full_accuracy = evaluate_seeds(model, test_set)            # (S,) each
 report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
@@ -59,25 +142,6 @@ report_spread(report, "full_accuracy", full_accuracy, "{:.3f}",
 report.number("full_loss_mean", full_loss.mean(), "{:.4f}",
               en="loss of the full model (mean over seeds)", zh="完整模型的损失（各种子的平均）")
 
-
-def mask_without(removed: torch.Tensor) -> torch.Tensor:
-    """removed (S, H) bool -> head mask (S, L, nh) with those heads zeroed."""
-    return (~removed).float().view(N_SEEDS, N_LAYERS, N_HEADS)
-
-
-def accuracy_without(removed: torch.Tensor, batch=test_set, net=model) -> torch.Tensor:
-    """Accuracy of every seed with the heads in ``removed`` (S, H) ablated: (S,)."""
-    net.set_head_mask(mask_without(removed))
-    accuracy = evaluate_seeds(net, batch)[1]
-    net.set_head_mask(torch.ones(N_SEEDS, N_LAYERS, N_HEADS))
-    return accuracy
-
-
-def one_hot(heads: torch.Tensor) -> torch.Tensor:
-    """heads (S,) or (S, k) head numbers -> (S, H) bool."""
-    removed = torch.zeros(N_SEEDS, H, dtype=torch.bool)
-    return removed.scatter(1, heads.view(N_SEEDS, -1), True)
-
 # %% [markdown]
 # ## Importance of each head, two ways
 #
@@ -86,13 +150,6 @@ def one_hot(heads: torch.Tensor) -> torch.Tensor:
 # I_h = E_x |Att_h(x)ᵀ ∂L/∂Att_h(x)|, normalised per layer — no ablation needed.
 
 # %%
-def ablation_damage(net, batch) -> torch.Tensor:
-    """(S, H): accuracy drop of each seed when one head alone is removed."""
-    full = evaluate_seeds(net, batch)[1]
-    return torch.stack([full - accuracy_without(one_hot(torch.full((N_SEEDS,), h)), batch, net)
-                        for h in range(H)], dim=1)
-
-
 def gradient_importance(net, batch) -> torch.Tensor:
     """(S, H): per example |sum over positions and dims of Att_h * dL/dAtt_h|, averaged, l2-normalised per layer."""
     net.keep_head_outputs = True
@@ -160,30 +217,14 @@ report_spread(report, "early_rank_correlation", early_correlation, "{:.2f}",
 # ## Prune progressively, in each order
 
 # %%
-def curve(order: torch.Tensor) -> torch.Tensor:
-    """order (S, H): accuracy after removing the first k heads of each seed's order, k = 0..H: (S, H+1)."""
-    removed = torch.zeros(N_SEEDS, H, dtype=torch.bool)
-    accuracies = [accuracy_without(removed)]
-    for k in range(H):
-        removed = removed | one_hot(order[:, k])
-        accuracies.append(accuracy_without(removed))
-    return torch.stack(accuracies, dim=1)
-
-
-def prunable(accuracies: torch.Tensor) -> torch.Tensor:
-    """Per seed: the largest k such that removing the first 0..k heads keeps >= 95 % of full accuracy: (S,)."""
-    kept = accuracies >= KEEP * accuracies[:, :1]                          # (S, H+1)
-    return kept.int().cumprod(dim=1).sum(dim=1) - 1                        # length of the kept prefix
-
-
 by_damage = damage.argsort(dim=1, stable=True)                           # least important first
 by_gradient = importance.argsort(dim=1, stable=True)
 generator = torch.Generator().manual_seed(0)
 N_RANDOM = 10
 random_orders = [torch.stack([torch.randperm(H, generator=generator) for _ in range(N_SEEDS)])
                  for _ in range(N_RANDOM)]
-curves = {"damage": curve(by_damage), "gradient": curve(by_gradient)}
-random_curves = torch.stack([curve(order) for order in random_orders])   # (orders, S, H+1)
+curves = {"damage": curve(model, by_damage, test_set), "gradient": curve(model, by_gradient, test_set)}
+random_curves = torch.stack([curve(model, order, test_set) for order in random_orders])   # (orders, S, H+1)
 curves["random"] = random_curves.mean(dim=0)
 fractions = torch.arange(H + 1) / H
 
@@ -230,12 +271,12 @@ similarity.diagonal(dim1=1, dim2=2).fill_(-2.0)                          # a hea
 twin = similarity.argmax(dim=2)                                          # (S, H)
 
 alone = full_accuracy[:, None] - torch.stack(
-    [accuracy_without(one_hot(torch.full((N_SEEDS,), h))) for h in range(H)], dim=1)      # (S, H)
+    [accuracy_without(model, one_hot(torch.full((N_SEEDS,), h)), test_set) for h in range(H)], dim=1)  # (S, H)
 without_pair = torch.zeros(N_SEEDS, H, H)                                # accuracy without g and h
 for g in range(H):
     for h in range(g + 1, H):
         both = one_hot(torch.tensor([g, h]).expand(N_SEEDS, 2))
-        without_pair[:, g, h] = without_pair[:, h, g] = accuracy_without(both)
+        without_pair[:, g, h] = without_pair[:, h, g] = accuracy_without(model, both, test_set)
 without_one = full_accuracy[:, None] - alone                             # (S, H) accuracy without g
 cost_after = without_one[:, :, None] - without_pair                      # (S, g, h): cost of h once g is gone
 extra = cost_after - alone[:, None, :]                                   # (S, g, h): extra cost of h after g
@@ -306,7 +347,7 @@ def noisy_accuracy(removed: torch.Tensor, level: torch.Tensor) -> torch.Tensor:
     """Accuracy with heads ``removed`` (S, H) ablated and noise of std level * rms (S,): (S,)."""
     model.input_noise = level * rms
     model.noise_generator.manual_seed(0)                                 # the same noise for every set
-    accuracy = accuracy_without(removed)
+    accuracy = accuracy_without(model, removed, test_set)
     model.input_noise = None
     return accuracy
 
@@ -321,7 +362,7 @@ noisy_full = noisy_accuracy(nobody, level)
 
 def noise_cost(removed):
     """Extra accuracy lost under noise by removing ``removed`` (S, H), beyond its cost on clean input: (S,)."""
-    return (noisy_full - noisy_accuracy(removed, level)) - (full_accuracy - accuracy_without(removed))
+    return (noisy_full - noisy_accuracy(removed, level)) - (full_accuracy - accuracy_without(model, removed, test_set))
 
 
 cost_removable = noise_cost(removable)
@@ -439,15 +480,24 @@ report_seed_count(report, "smoothing_seeds", smoothing,
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
+# %% tags=["keep_90"]
+# Exercise 1 (small run): loosen the yardstick from 95 % to 90 % of the full accuracy.
+kept_90 = small_curve >= 0.90 * small_curve[:, :1]                   # was: KEEP * small_curve[:, :1]
+print("prunable share per seed at 90 %:", ((kept_90.int().cumprod(dim=1).sum(dim=1) - 1) / H).tolist())
+
+# %% tags=["most_important_first"]
+# Exercise 2 (small run): prune in the opposite order, most important head first.
+small_reverse = curve(small, small_order.flip(dims=[1]), test_set)   # was: small_order
+print("accuracy with half the heads removed, most important first:", small_reverse[:, H // 2].numpy().round(2))
+print("                                     least important first:", small_curve[:, H // 2].numpy().round(2))
+
 # %%
-# Exercise 1: loosen the yardstick from 95 % to 90 % of the full accuracy.
-# What share of the heads can go then (least important first)?
+# The same two exercises on the full run.
 kept = curves["damage"] >= 0.90 * curves["damage"][:, :1]                  # (S, H+1)
 report.number("exercise_prunable_share_at_90_mean", ((kept.int().cumprod(dim=1).sum(dim=1) - 1) / H).mean(),
               kind="share", en="exercise 1: prunable share at 90 % of the full accuracy (mean over seeds)",
               zh="练习 1：以完整模型准确率的 90% 为准时的可剪比例（各种子平均）")
-# Exercise 2: prune in the opposite order, most important head first.
-reverse = curve(by_damage.flip(dims=[1]))                                  # (S, H+1)
+reverse = curve(model, by_damage.flip(dims=[1]), test_set)                  # (S, H+1)
 report.number("exercise_accuracy_half_reverse_mean", reverse[:, H // 2].mean(), "{:.2f}",
               en="exercise 2: accuracy with half the heads removed, most important first (mean over seeds)",
               zh="练习 2：从最重要的头开始剪掉一半后的准确率（各种子平均）")
