@@ -15,38 +15,59 @@
 # - ablation cost: how much the loss rises when that head alone is removed.
 
 # %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count
+
+report = Report("many_heads.duplicate_heads.head_dropout")
+
+# %% [markdown]
+# ## The language and the models
+#
+# The pronoun language and the batched model (one copy per seed and arm, every
+# parameter with a leading model dimension) come from the project's `explainer`
+# package.
+
+# %% tags=["setup"]
 import random
 
-import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.head_metrics import pattern_similarity
-from explainer.plotting import LANGS, plt
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
-from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
 
 torch.set_num_threads(1)
-report = Report("many_heads.duplicate_heads.head_dropout")
-
-SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 ARMS = ("none", "dropout")
 N_HEADS, HEAD_DROPOUT, STEPS = 4, 0.25, 300
 pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)
 task = sample_from(pool_tokens, pool_targets)
 fit_tokens, fit_targets, _ = batch(random.Random(1234), 400)      # to fit the regressions
 test_tokens, test_targets, _ = batch(random.Random(4321), 400)    # to score them
-
 config = TransformerConfig(vocab_size=len(VOCAB), n_ctx=SENTENCE_LENGTH, d_model=32, n_heads=N_HEADS)
-model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in SEEDS])
-n = len(SEEDS)
-arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
-head_dropout = torch.tensor([HEAD_DROPOUT if arm == "dropout" else 0.0 for arm in ARMS for _ in SEEDS])
-train_stacked(model, task, steps=STEPS, batch_size=16, data_seeds=SEEDS * len(ARMS),
-              head_dropout=head_dropout)
+print("a sentence:", " ".join(VOCAB[i] for i in test_tokens[0].tolist()))
+
+# %% [markdown]
+# ## Train with and without head dropout
+#
+# For every seed, two models from the same draw, trained on the same batches:
+# one without dropout, one with head dropout.
+
+# %% tags=["train"]
+def train_with_and_without(seeds, steps=STEPS):
+    """Per seed, a 4-head model without and one with head dropout, trained as one batch of
+    models: (model, the rows of each arm)."""
+    model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in seeds])
+    head_dropout = torch.tensor([HEAD_DROPOUT if arm == "dropout" else 0.0
+                                 for arm in ARMS for _ in seeds])                  # (M,)
+    train_stacked(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
+                  head_dropout=head_dropout)
+    n = len(seeds)
+    return model, {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
 
 # %% [markdown]
 # ## What each head carries
@@ -56,9 +77,7 @@ train_stacked(model, task, steps=STEPS, batch_size=16, data_seeds=SEEDS * len(AR
 # outputs (3 x 32 numbers, plus a constant) to this head's output; score it on
 # other sentences: R^2 = 1 - (residual sum of squares) / (total sum of squares).
 
-# %%
-
-
+# %% tags=["redundancy"]
 def head_outputs(model, tokens) -> torch.Tensor:
     """What each head writes into the residual stream, flattened over positions: (M, nh, B*T, C)."""
     evaluate_stacked(model, tokens, torch.zeros_like(tokens))              # eval-mode forward pass
@@ -86,16 +105,54 @@ def predictability(fit: torch.Tensor, test: torch.Tensor) -> torch.Tensor:
         r2[:, h] = 1 - residual.pow(2).sum((1, 2)) / total.pow(2).sum((1, 2)).clamp_min(1e-12)
     return r2
 
+# %% [markdown]
+# ## What losing a head costs
+#
+# Switch some heads off (their output zeroed before W_O) and measure how much
+# the loss rises.
 
+# %% tags=["ablation"]
+def loss_rise(model, heads, tokens=test_tokens, targets=test_targets) -> torch.Tensor:
+    """How much each model's loss rises when ``heads`` are switched off: (M,)."""
+    loss = evaluate_stacked(model, tokens, targets)[0]                      # (M,) every head on
+    mask = torch.ones(model.n_models, len(tokens), N_HEADS)                 # (M, B, nh): 1 = head on
+    mask[:, :, heads] = 0
+    return evaluate_stacked(model, tokens, targets, head_mask=mask)[0] - loss
+
+# %% [markdown]
+# ## A small run first
+#
+# Two seeds, both arms: a run that takes seconds. The full run below trains
+# more seeds with the same code.
+
+# %% tags=["small_run"]
+SMALL_SEEDS, SMALL_STEPS = [0, 1], STEPS
+small_model, small_arms = train_with_and_without(SMALL_SEEDS, SMALL_STEPS)
+small_r2 = predictability(head_outputs(small_model, fit_tokens),
+                          head_outputs(small_model, test_tokens))                   # (M, nh)
+small_cost = torch.stack([loss_rise(small_model, [h]) for h in range(N_HEADS)], dim=1)  # (M, nh)
+for arm, rows in small_arms.items():
+    print(f"{arm:>7}: R^2 of a head from the others, per seed {small_r2[rows].mean(dim=1).numpy().round(3)}; "
+          f"loss rise without one head, per seed {small_cost[rows].mean(dim=1).numpy().round(3)}")
+
+# %%
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
+              zh="页面上小规模运行的种子数")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
+              zh="页面上小规模运行的训练步数")
+
+# %% [markdown]
+# ## The full run
+
+# %%
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+n = len(SEEDS)
+model, arm_of = train_with_and_without(SEEDS)
 r2 = predictability(head_outputs(model, fit_tokens), head_outputs(model, test_tokens))  # (M, nh)
 loss, accuracy = evaluate_stacked(model, test_tokens, test_targets)         # (M,)
 similarity = torch.stack([pattern_similarity(w)[~torch.eye(N_HEADS, dtype=torch.bool)].mean()
                           for w in model.last_weights])                     # (M,)
-ablation_cost = torch.empty(model.n_models, N_HEADS)                        # loss rise without head h
-for h in range(N_HEADS):
-    mask = torch.ones(model.n_models, len(test_tokens), N_HEADS)
-    mask[:, :, h] = 0
-    ablation_cost[:, h] = evaluate_stacked(model, test_tokens, test_targets, head_mask=mask)[0] - loss
+ablation_cost = torch.stack([loss_rise(model, [h]) for h in range(N_HEADS)], dim=1)  # (M, nh)
 
 # %% [markdown]
 # ## Over the seeds
@@ -166,17 +223,20 @@ report.text("conclusion", en=("In these runs the robustness came with more overl
 # %% [markdown]
 # ## Exercises, answered by the run
 #
-# Each exercise changes one thing above; the run records the answer so the
-# page can show it folded under the question.
+# Each exercise changes one thing above. The cell tries it on the small run;
+# the run records the answer of the full run so the page can show it folded
+# under the question.
+
+# %% tags=["without_two_heads"]
+# Exercise 1: remove a pair of heads at once: heads 0 and 1, then heads 2 and 3.
+small_pair_cost = torch.stack([loss_rise(small_model, pair) for pair in ([0, 1], [2, 3])], dim=1)  # was: [h]
+for arm, rows in small_arms.items():
+    print(f"{arm:>7}: loss rise without two heads, per seed {small_pair_cost[rows].mean(dim=1).numpy().round(3)} "
+          f"(one head: {small_cost[rows].mean(dim=1).numpy().round(3)})")
 
 # %%
-# Exercise: remove two heads at once: heads 0 and 1, then heads 2 and 3. Mean loss rise, per arm?
-pairs = [(0, 1), (2, 3)]
-pair_cost = torch.empty(model.n_models, len(pairs))                         # loss rise without a pair
-for i, pair in enumerate(pairs):
-    mask = torch.ones(model.n_models, len(test_tokens), N_HEADS)
-    mask[:, :, list(pair)] = 0
-    pair_cost[:, i] = evaluate_stacked(model, test_tokens, test_targets, head_mask=mask)[0] - loss
+# The full run's answer to exercise 1.
+pair_cost = torch.stack([loss_rise(model, pair) for pair in ([0, 1], [2, 3])], dim=1)  # (M, 2)
 for arm in ARMS:
     report.number(f"exercise_pair_ablation_cost_{arm}_mean", pair_cost[arm_of[arm]].mean(), "{:.3f}",
                   en=f"exercise: loss rise when two heads are removed (heads 0 and 1, heads 2 and 3), mean ({arm})",

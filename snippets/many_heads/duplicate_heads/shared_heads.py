@@ -16,48 +16,100 @@
 # last 100 steps — a flat curve is as low as this training gets.
 
 # %%
-import random
-
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
 from explainer.plotting import LANGS, plain_log_ticks, plt
-from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
 from explainer.report import Report
 from explainer.seeded_training import n_seeds, report_seed_count
+
+report = Report("many_heads.duplicate_heads.shared_heads")
+
+# %% [markdown]
+# ## The language and the models
+#
+# The pronoun language and the batched model (one copy per seed and arm, every
+# parameter with a leading model dimension) come from the project's `explainer`
+# package.
+
+# %% tags=["setup"]
+import random
+
+import torch
+
+from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
 
 torch.set_num_threads(1)
-report = Report("many_heads.duplicate_heads.shared_heads")
-
-SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 ARMS = ("free", "shared")
 STEPS, EVERY = 600, 25
 pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)
 task = sample_from(pool_tokens, pool_targets)
 probe_tokens, probe_targets, _ = batch(random.Random(1234), 400)   # held-out sentences
-
 config = TransformerConfig(vocab_size=len(VOCAB), n_ctx=SENTENCE_LENGTH, d_model=32, n_heads=2)
-model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in SEEDS])
+
+# %% [markdown]
+# ## Train free and shared heads
+#
+# For every seed, two models from the same draw, trained on the same batches.
+# In the shared one, every head uses head 0's slices of W_Q, W_K and W_V (the
+# model's `shared` switch); its W_O stays free.
+
+# %% tags=["train"]
+def train_free_and_shared(seeds, steps=STEPS):
+    """Per seed, a 2-head model with free and one with shared heads, trained as one batch of
+    models, the learning rate decaying to 0: (model, the rows of each arm, held-out loss
+    every EVERY steps (M, steps / EVERY + 1))."""
+    model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in seeds])
+    n = len(seeds)
+    arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
+    model.shared[arm_of["shared"]] = True    # these models' heads all use head 0's W_Q, W_K, W_V
+    curve = []
+
+    def held_out(step, model):
+        if step % EVERY == 0:
+            curve.append(evaluate_stacked(model, probe_tokens, probe_targets)[0])   # (M,)
+
+    train_stacked(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
+                  cosine_decay=True, on_step=held_out)
+    return model, arm_of, torch.stack(curve, dim=1)
+
+
+def largest_pattern_gap(model):
+    """Largest difference between the two heads' attention weights, per model: (M,)."""
+    weights = model.last_weights                                             # (M, B, 2, T, T)
+    return (weights[:, :, 0] - weights[:, :, 1]).abs().flatten(1).amax(dim=1)
+
+# %% [markdown]
+# ## A small run first
+#
+# Two seeds, both arms: a run that takes seconds. The full run below trains
+# more seeds with the same code.
+
+# %% tags=["small_run"]
+SMALL_SEEDS = [0, 1]
+two_head_model, two_head_arms, _ = train_free_and_shared(SMALL_SEEDS)
+two_head_loss, two_head_accuracy = evaluate_stacked(two_head_model, probe_tokens, probe_targets)  # (M,)
+two_head_gap = largest_pattern_gap(two_head_model)                                                 # (M,)
+for arm, rows in two_head_arms.items():
+    print(f"{arm:>6}: held-out loss per seed {two_head_loss[rows].numpy().round(4)}, "
+          f"accuracy {two_head_accuracy[rows].numpy().round(3)}, "
+          f"largest gap between the heads' patterns {two_head_gap[rows].numpy().round(2)}")
+
+# %%
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
+              zh="页面上小规模运行的种子数")
+
+# %% [markdown]
+# ## The full run
+
+# %%
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 n = len(SEEDS)
-arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
-model.shared[arm_of["shared"]] = True    # these models' heads all use head 0's W_Q, W_K, W_V
-
-
-def held_out(step, model):
-    if step % EVERY == 0:
-        curve.append(evaluate_stacked(model, probe_tokens, probe_targets)[0])
-
-
-curve = []
-train_stacked(model, task, steps=STEPS, batch_size=16, data_seeds=SEEDS * len(ARMS),
-              cosine_decay=True, on_step=held_out)
-curve = torch.stack(curve, dim=1)                                            # (M, STEPS / EVERY + 1)
+model, arm_of, curve = train_free_and_shared(SEEDS)
 loss, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)       # (M,)
-weights = model.last_weights                                                # (M, B, 2, T, T)
-pattern_gap = (weights[:, :, 0] - weights[:, :, 1]).abs().flatten(1).amax(dim=1)  # (M,)
+pattern_gap = largest_pattern_gap(model)                                    # (M,)
 
 # %% [markdown]
 # ## Over the seeds
@@ -126,21 +178,32 @@ report.number("free_pattern_gap_mean", pattern_gap[arm_of["free"]].mean(), "{:.2
 # %% [markdown]
 # ## Exercises, answered by the run
 #
-# Each exercise changes one thing above; the run records the answer so the
-# page can show it folded under the question.
+# Each exercise changes one thing above. The cell tries it on the small run;
+# the run records the answer of the full run so the page can show it folded
+# under the question.
+
+# %% tags=["merged_heads"]
+# Exercise 2: merge the two heads into one. Keep head 0, give it both heads' columns of
+# W_O (their sum), switch head 1 off. How much does the output change, per arm?
+def merged_change(model, tokens=probe_tokens):
+    """Relative change of every model's output when head 0 takes both heads' columns of W_O: (M,)."""
+    hs = model.head_size
+    only_head_0 = torch.tensor([1.0, 0.0]).expand(model.n_models, len(tokens), 2)   # (M, B, nh)
+    with torch.no_grad():
+        both = model(tokens)                                                # (M, B, T, V)
+        saved = model.W_O.clone()
+        model.W_O[:, :, :hs] += model.W_O[:, :, hs:2 * hs]                  # head 0 gets head 1's columns too
+        merged = model(tokens, head_mask=only_head_0)                       # (M, B, T, V)
+        model.W_O.copy_(saved)
+    return (merged - both).flatten(1).norm(dim=1) / both.flatten(1).norm(dim=1)
+
+
+two_head_change = merged_change(two_head_model)                             # (M,)
+for arm, rows in two_head_arms.items():
+    print(f"{arm:>6}: relative change of the output, per seed {two_head_change[rows].numpy()}")
 
 # %%
-# Exercise: merge the two heads into one. Keep head 0, give it both heads' columns of
-# W_O (their sum), switch head 1 off. How much does the output change, per arm?
-hs = model.head_size
-only_head_0 = torch.tensor([1.0, 0.0]).expand(model.n_models, len(probe_tokens), 2)  # (M, B, nh)
-with torch.no_grad():
-    both = model(probe_tokens)                                              # (M, B, T, V)
-    saved = model.W_O.clone()
-    model.W_O[:, :, :hs] += model.W_O[:, :, hs:2 * hs]
-    merged = model(probe_tokens, head_mask=only_head_0)                     # (M, B, T, V)
-    model.W_O.copy_(saved)
-change = ((merged - both).flatten(1).norm(dim=1) / both.flatten(1).norm(dim=1))  # (M,)
+change = merged_change(model)                                               # (M,) the full run
 for arm in ARMS:
     report.number(f"exercise_merged_change_{arm}_max", change[arm_of[arm]].max(), "{:.2g}",
                   en=f"exercise: largest relative change of the output when the two heads are merged ({arm})",

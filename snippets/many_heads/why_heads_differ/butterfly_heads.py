@@ -19,32 +19,44 @@
 # All 64 models (one per seed) train together as one batched model.
 
 # %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import math
 
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report, over_seeds
+from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+
+report = Report("many_heads.why_heads_differ.butterfly_heads")
+
+# %% [markdown]
+# ## The task and the models
+#
+# The near-and-far task and the batched model (one copy per seed, every
+# parameter with a leading model dimension) come from the project's
+# `explainer` package.
+
+# %% tags=["setup"]
 import torch
 
 from explainer.first_and_previous import T, V, near_and_far
 from explainer.head_metrics import previous_token_score
-from explainer.plotting import LANGS, plt
-from explainer.report import Report, over_seeds
-from explainer.seeded_training import n_seeds, report_seed_count, report_spread
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 
 torch.set_num_threads(1)
-report = Report("many_heads.why_heads_differ.butterfly_heads")
-
-SEEDS = list(range(n_seeds(64)))   # the build trains more when a verdict is undecided
-N_HEADS, STEPS = 8, 800   # long enough that every seed learns the task (accuracy >= 0.9)
+N_HEADS, TRAIN_STEPS = 8, 800   # long enough that every seed learns the task (accuracy >= 0.9)
 probe_tokens, probe_targets = near_and_far(torch.Generator().manual_seed(1234), 256)
 other_probe = near_and_far(torch.Generator().manual_seed(4321), 256)   # to see the measurement's noise
-
 config = TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=N_HEADS)
-model = StackedTransformer.from_seeds(config, SEEDS)
-n = len(SEEDS)
 
+# %% [markdown]
+# ## Each head's previous-token score, before and after
+#
+# The rank correlation of the two scores over the heads of a seed: 1 = the
+# same order, 0 = no relation.
 
+# %% tags=["scores"]
 def previous_scores(model, probe=(probe_tokens, probe_targets)) -> torch.Tensor:
     """Each head's previous-token score on the probe sequences: (M, nh)."""
     evaluate_stacked(model, *probe)
@@ -57,10 +69,42 @@ def rank_correlation(a, b) -> torch.Tensor:
     k = a.shape[1]
     return 1 - 6 * (ranks_a - ranks_b).pow(2).sum(dim=1) / (k * (k ** 2 - 1))
 
+# %% [markdown]
+# ## A small run first
+#
+# Two seeds: a run that takes seconds. The full run below trains more seeds
+# with the same code.
 
+# %% tags=["small_run"]
+SMALL_SEEDS = [0, 1]
+small_model = StackedTransformer.from_seeds(config, SMALL_SEEDS)
+small_before = previous_scores(small_model)                                 # (S, nh) at initialisation
+train_stacked(small_model, near_and_far, steps=TRAIN_STEPS, batch_size=32, data_seeds=SMALL_SEEDS)
+small_after = previous_scores(small_model)                                  # (S, nh) after training
+for s, seed in enumerate(SMALL_SEEDS):
+    print(f"seed {seed}: before {small_before[s].numpy().round(3)}\n"
+          f"        after  {small_after[s].numpy().round(2)}\n"
+          f"        led at the start: head {small_before[s].argmax().item()}, "
+          f"most positional after: head {small_after[s].argmax().item()}")
+print("rank correlation before/after, per seed:",
+      rank_correlation(small_before, small_after).numpy().round(2))
+
+# %%
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
+              zh="页面上小规模运行的种子数")
+report.number("small_run_steps", TRAIN_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
+              zh="页面上小规模运行的训练步数")
+
+# %% [markdown]
+# ## The full run
+
+# %%
+SEEDS = list(range(n_seeds(64)))   # the build trains more when a verdict is undecided
+n = len(SEEDS)
+model = StackedTransformer.from_seeds(config, SEEDS)
 before = previous_scores(model)                                             # (M, nh)
 before_other_probe = previous_scores(model, other_probe)                    # (M, nh)
-train_stacked(model, near_and_far, steps=STEPS, batch_size=32, data_seeds=SEEDS)
+train_stacked(model, near_and_far, steps=TRAIN_STEPS, batch_size=32, data_seeds=SEEDS)
 after = previous_scores(model)                                              # (M, nh)
 _, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)          # (M,)
 

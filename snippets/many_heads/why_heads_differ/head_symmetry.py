@@ -15,38 +15,45 @@
 # a seed's four models see the same batches.
 
 # %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plain_log_ticks, plt
+from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+
+report = Report("many_heads.why_heads_differ.head_symmetry")
+
+# %% [markdown]
+# ## The language and the models
+#
+# The pronoun language and the batched model (one copy per seed and start,
+# every parameter with a leading model dimension) come from the project's
+# `explainer` package.
+
+# %% tags=["setup"]
 import random
 
-import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
 from explainer.head_metrics import attention_to, pattern_similarity, previous_token_score
-from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
-from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count, report_spread
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
 
 torch.set_num_threads(1)
-report = Report("many_heads.why_heads_differ.head_symmetry")
-
-SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 ARMS = ("identical", "nudged", "random", "identical_dropout")
 STEPS = 300
 pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)   # training sentences
 task = sample_from(pool_tokens, pool_targets)
 probe_tokens, probe_targets, places = batch(random.Random(1234), 400)
 it_at, animal_at, _ = places.T
-
 config = TransformerConfig(vocab_size=len(VOCAB), n_ctx=SENTENCE_LENGTH, d_model=32, n_heads=2)
-# Model index m = arm * n_seeds + seed: every arm starts from the same draws.
-model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in SEEDS])
-n = len(SEEDS)
-arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
 
+# %% [markdown]
+# ## Copy one head into the other
 
+# %% tags=["copy_heads"]
 def copy_head_0_into_head_1(model, models: slice, noise: float) -> None:
     """Head 1 := head 0 (+ noise): its rows of W_Q, W_K, W_V and its columns of W_O."""
     hs = model.head_size
@@ -64,23 +71,59 @@ def head_gap(model) -> torch.Tensor:
     heads = model.head_parameters()                                         # (M, nh, P)
     return (heads[:, 1] - heads[:, 0]).abs().amax(dim=-1)
 
+# %% [markdown]
+# ## Train the four starts at once
+#
+# Model index m = arm * n_seeds + seed: every arm starts from the same draws
+# and a seed's four models see the same batches.
 
-copy_head_0_into_head_1(model, arm_of["identical"], noise=0.0)
-copy_head_0_into_head_1(model, arm_of["nudged"], noise=1e-6)
-copy_head_0_into_head_1(model, arm_of["identical_dropout"], noise=0.0)
-attention_dropout = torch.tensor([0.1 if arm == "identical_dropout" else 0.0 for arm in ARMS
-                                  for _ in SEEDS])
+# %% tags=["train"]
+def train_four_starts(seeds, steps=STEPS):
+    """Per seed, four 2-head models from the same draw: identical, nudged, random, identical
+    with attention dropout. Returns the model, the rows of each arm, the recorded steps (K,)
+    and the weight gap between the heads at those steps (M, K)."""
+    model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in seeds])
+    n = len(seeds)
+    arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
+    copy_head_0_into_head_1(model, arm_of["identical"], noise=0.0)
+    copy_head_0_into_head_1(model, arm_of["nudged"], noise=1e-6)
+    copy_head_0_into_head_1(model, arm_of["identical_dropout"], noise=0.0)
+    attention_dropout = torch.tensor([0.1 if arm == "identical_dropout" else 0.0 for arm in ARMS
+                                      for _ in seeds])                       # (M,)
+    gaps = []  # (step, (M,) gap) every 10 steps
+    train_stacked(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
+                  attention_dropout=attention_dropout,
+                  on_step=lambda step, m: gaps.append((step, head_gap(m).detach())) if step % 10 == 0 else None)
+    recorded = torch.tensor([step for step, _ in gaps])                     # (K,)
+    return model, arm_of, recorded, torch.stack([gap for _, gap in gaps], dim=1)   # (M, K)
 
 # %% [markdown]
-# ## Train all 32 models at once
+# ## A small run first
+#
+# Two seeds, all four starts: a run that takes seconds. The full run below
+# trains more seeds with the same code.
+
+# %% tags=["small_run"]
+SMALL_SEEDS = [0, 1]
+twin_model, twin_arms, _, twin_gaps = train_four_starts(SMALL_SEEDS)
+_, twin_accuracy = evaluate_stacked(twin_model, probe_tokens, probe_targets)          # (M,)
+twin_similarity = torch.stack([pattern_similarity(w)[0, 1] for w in twin_model.last_weights])  # (M,)
+for arm, rows in twin_arms.items():
+    print(f"{arm:>17}: largest weight gap ever {twin_gaps[rows].amax(dim=1).numpy()}, "
+          f"pattern similarity {twin_similarity[rows].numpy().round(2)}, "
+          f"accuracy {twin_accuracy[rows].numpy().round(3)}")
 
 # %%
-gaps = []  # (step, (M,) gap) every 10 steps
-train_stacked(model, task, steps=STEPS, batch_size=16, data_seeds=SEEDS * len(ARMS),
-              attention_dropout=attention_dropout,
-              on_step=lambda step, m: gaps.append((step, head_gap(m).detach())) if step % 10 == 0 else None)
-steps = torch.tensor([step for step, _ in gaps])                            # (K,)
-gap_curves = torch.stack([gap for _, gap in gaps], dim=1)                   # (M, K)
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
+              zh="页面上小规模运行的种子数")
+
+# %% [markdown]
+# ## The full run
+
+# %%
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+n = len(SEEDS)
+model, arm_of, steps, gap_curves = train_four_starts(SEEDS)
 loss, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)       # (M,), (M,)
 weights = model.last_weights                                                # (M, B, 2, T, T)
 similarity = torch.stack([pattern_similarity(w)[0, 1] for w in weights])    # (M,)
@@ -162,13 +205,25 @@ report.number("random_best_antecedent_mean", antecedent[rand].amax(dim=1).mean()
 # Remove head 1 and let head 0 write twice as much (double its slice of W_O):
 # for every identically started model the output stays the same.
 
+# %% tags=["one_head"]
+def head_0_doubled(model, models: slice, tokens=probe_tokens):
+    """Outputs of the chosen models with both heads, and with head 1 removed and head 0's
+    slice of W_O doubled: two (n, B, T, V) tensors. W_O is put back afterwards."""
+    hs = model.head_size
+    only_head_0 = torch.tensor([1.0, 0.0]).expand(model.n_models, len(tokens), 2)   # (M, B, nh)
+    with torch.no_grad():
+        both = model(tokens)[models]                                        # (n, B, T, V)
+        model.W_O[models, :, :hs] *= 2
+        alone = model(tokens, head_mask=only_head_0)[models]               # (n, B, T, V)
+        model.W_O[models, :, :hs] /= 2
+    return both, alone
+
+
+both, alone = head_0_doubled(twin_model, twin_arms["identical"])
+print("identical pair vs head 0 alone, doubled: largest output difference", (both - alone).abs().max().item())
+
 # %%
-hs = model.head_size
-with torch.no_grad():
-    two_heads = model(probe_tokens)[ident]                                  # (n, B, T, V)
-    model.W_O[ident, :, :hs] *= 2
-    only_head_0 = torch.tensor([1.0, 0.0]).expand(model.n_models, len(probe_tokens), 2)  # (M, B, nh)
-    one_head = model(probe_tokens, head_mask=only_head_0)[ident]           # (n, B, T, V)
+two_heads, one_head = head_0_doubled(model, arm_of["identical"])          # the full run
 report.number("one_head_error", (two_heads - one_head).abs().max(), "{:.1e}",
               en="largest output difference: the identical 2-head model vs its head 0 alone, doubled",
               zh="完全相同的 2 头模型与只留头 0（乘以 2）的输出最大差")
@@ -176,18 +231,17 @@ report.number("one_head_error", (two_heads - one_head).abs().max(), "{:.1e}",
 # %% [markdown]
 # ## Exercises, answered by the run
 #
-# Each exercise changes one thing above; the run records the answer so the
-# page can show it folded under the question.
+# Each exercise changes one thing above. The cell tries it on the small run;
+# the run records the answer of the full run so the page can show it folded
+# under the question.
+
+# %% tags=["random_pair"]
+# Exercise 2: do the same to the randomly started pair.
+both, alone = head_0_doubled(twin_model, twin_arms["random"])             # was: twin_arms["identical"]
+print("random pair vs head 0 alone, doubled: relative output change", ((both - alone).norm() / both.norm()).item())
 
 # %%
-# Exercise: do the same to the randomly started pair. Remove head 1, double head 0's
-# slice of W_O: how much does the output change?
-rand = arm_of["random"]
-with torch.no_grad():
-    two_random = model(probe_tokens)[rand]                                  # (n, B, T, V)
-    model.W_O[rand, :, :hs] *= 2
-    one_random = model(probe_tokens, head_mask=only_head_0)[rand]          # (n, B, T, V)
-    model.W_O[rand, :, :hs] /= 2
+two_random, one_random = head_0_doubled(model, arm_of["random"])           # the full run
 report.number("exercise_random_one_head_change",
               ((two_random - one_random).norm() / two_random.norm()).item(), "{:.2f}",
               en="exercise: relative change of the output when the random pair is replaced by head 0, doubled",

@@ -7,18 +7,17 @@
 # of a freshly initialised attention layer.
 
 # %%
-import numpy as np
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
-import torch
-
-from explainer.attention import AttentionConfig, MultiHeadAttention
 from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.report import Report
 
-torch.set_num_threads(1)
 report = Report("many_heads.why_heads_differ.near_orthogonal")
-rng = np.random.default_rng(0)
 
+# %% tags=["random_cosines"]
+import numpy as np
+
+rng = np.random.default_rng(0)
 dims = 2 ** np.arange(1, 13)           # 2, 4, ..., 4096
 pairs = 2000
 mean_abs_cos, theory = [], []
@@ -33,6 +32,9 @@ mean_abs_cos, theory = np.array(mean_abs_cos), np.array(theory)
 
 # Slope of log E|cos| against log d: -0.5 means "like 1/sqrt(d)".
 slope = np.polyfit(np.log(dims), np.log(mean_abs_cos), 1)[0]
+print(f"slope of log mean |cos| against log d: {slope:.3f}")
+
+# %%
 report.number("slope", slope, "{:.3f}", en="fitted slope of log mean |cos| against log d (1/sqrt(d) is -0.5)",
               zh="log 平均 |cos| 对 log d 的拟合斜率（1/√d 对应 -0.5）")
 report.number("cos_d2", mean_abs_cos[0], "{:.2f}", en="mean |cos| of two random vectors, d = 2", zh="两个随机向量的平均 |cos|，d = 2")
@@ -50,7 +52,12 @@ report.number("max_ratio_to_theory", np.abs(mean_abs_cos / theory - 1)[2:].max()
 # Flatten the slices and compare heads pairwise; then compare the queries the
 # heads make of the same token.
 
-# %%
+# %% tags=["fresh_layer"]
+import torch
+
+from explainer.attention import AttentionConfig, MultiHeadAttention
+
+torch.set_num_threads(1)
 torch.manual_seed(0)
 attention = MultiHeadAttention(AttentionConfig(d_model=512, n_heads=8))
 hs = attention.head_size
@@ -58,14 +65,19 @@ slices = attention.W_Q.weight.detach().view(8, hs, 512).flatten(1)        # (nh,
 slices = torch.nn.functional.normalize(slices, dim=1)
 slice_cos = slices @ slices.T                                              # (nh, nh)
 off_diagonal = slice_cos[~torch.eye(8, dtype=torch.bool)]
-report.number("slice_cos_max", off_diagonal.abs().max(), "{:.3f}",
-              en="largest |cos| between two heads' fresh W_Q slices (d_model 512, 8 heads)",
-              zh="刚初始化的各头 W_Q 切片两两之间的最大 |cos|（d_model 512，8 个头）")
 tokens = torch.randn(1000, 512)                                            # (N, C)
 with torch.no_grad():
     queries = attention.W_Q(tokens).view(1000, 8, hs)                      # (N, nh, hs)
 # Cosine between what head 0 and head 1 ask of the same token, both 64-dim.
 query_cos = torch.cosine_similarity(queries[:, 0], queries[:, 1], dim=-1)
+print(f"largest |cos| between two heads' W_Q slices: {off_diagonal.abs().max():.3f}")
+print(f"mean |cos| between two heads' queries of the same token: {query_cos.abs().mean():.3f} "
+      f"(sqrt(2/(pi d)) for d = {hs}: {np.sqrt(2 / (np.pi * hs)):.3f})")
+
+# %%
+report.number("slice_cos_max", off_diagonal.abs().max(), "{:.3f}",
+              en="largest |cos| between two heads' fresh W_Q slices (d_model 512, 8 heads)",
+              zh="刚初始化的各头 W_Q 切片两两之间的最大 |cos|（d_model 512，8 个头）")
 report.number("query_cos_mean_abs", query_cos.abs().mean(), "{:.3f}",
               en="mean |cos| between two fresh heads' queries of the same token",
               zh="两个刚初始化的头对同一个词元的查询之间的平均 |cos|")
@@ -87,51 +99,81 @@ report.number("query_cos_theory", np.sqrt(2 / (np.pi * hs)), "{:.3f}", en="sqrt(
 # We count the steps until cos >= 0.99. A third arm trains the near-orthogonal
 # start without the pull: what training does to the heads when nothing pulls.
 
-# %%
+# %% tags=["pull_setup"]
 import random
 
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
-from explainer.seeded_training import n_seeds, report_seed_count
-from explainer.censored import at_least_twice, median_steps
-from explainer.seeded_training import report_spread
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
 
-SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 ARMS = ("orthogonal", "aligned", "free")        # start / pull: random+pull, aligned+pull, random alone
 STEPS, TARGET, ALIGNED_COS = 1200, 0.99, 0.9   # budget fixed in the registry (C10)
 pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)
 task = sample_from(pool_tokens, pool_targets)
 probe_tokens, probe_targets, _ = batch(random.Random(1234), 400)
 config = TransformerConfig(vocab_size=len(VOCAB), n_ctx=SENTENCE_LENGTH, d_model=32, n_heads=2)
-model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in SEEDS])
-n = len(SEEDS)
-arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
 
-
+# %% tags=["pull"]
 def head_cosine(model) -> torch.Tensor:
     """Cosine between head 0's and head 1's whole parameter vectors, per model: (M,)."""
     heads = model.head_parameters()                                         # (M, 2, P)
     return torch.cosine_similarity(heads[:, 0], heads[:, 1], dim=-1)
 
 
-hs = model.head_size
-aligned = arm_of["aligned"]
-with torch.no_grad():  # head 1 := 0.9 head 0 + sqrt(1 - 0.81) head 1, block by block
-    a, b = ALIGNED_COS, (1 - ALIGNED_COS ** 2) ** 0.5
-    for name in ("W_Q", "W_K", "W_V"):
-        weight = getattr(model, name)[aligned]                              # (n, C, C)
-        weight[:, hs:2 * hs] = a * weight[:, :hs] + b * weight[:, hs:2 * hs]
-        getattr(model, name)[aligned] = weight
-    model.W_O[aligned, :, hs:2 * hs] = a * model.W_O[aligned, :, :hs] + b * model.W_O[aligned, :, hs:2 * hs]
-start_cosine = head_cosine(model).detach()                                  # (M,)
-pull = torch.tensor([0.0 if arm == "free" else 1.0 for arm in ARMS for _ in SEEDS])  # (M,)
-cosines = []
-train_stacked(model, task, steps=STEPS, batch_size=16, data_seeds=SEEDS * len(ARMS),
-              extra_loss=lambda m: pull * (1 - head_cosine(m)),
-              on_step=lambda step, m: cosines.append(head_cosine(m).detach()))
-cosines = torch.stack(cosines, dim=1)                                       # (M, STEPS + 1)
+def pull_together(seeds, steps=STEPS):
+    """Per seed, three 2-head models from the same draw: the usual start pulled together, an
+    aligned start pulled together, the usual start without the pull. Returns the model, the
+    rows of each arm, the heads' cosine at the start (M,) and at every step (M, steps + 1)."""
+    model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in seeds])
+    n = len(seeds)
+    arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
+    hs = model.head_size
+    aligned = arm_of["aligned"]
+    with torch.no_grad():  # head 1 := 0.9 head 0 + sqrt(1 - 0.81) head 1, block by block
+        a, b = ALIGNED_COS, (1 - ALIGNED_COS ** 2) ** 0.5
+        for name in ("W_Q", "W_K", "W_V"):
+            weight = getattr(model, name)[aligned]                          # (n, C, C)
+            weight[:, hs:2 * hs] = a * weight[:, :hs] + b * weight[:, hs:2 * hs]
+            getattr(model, name)[aligned] = weight
+        model.W_O[aligned, :, hs:2 * hs] = a * model.W_O[aligned, :, :hs] + b * model.W_O[aligned, :, hs:2 * hs]
+    start_cosine = head_cosine(model).detach()                              # (M,)
+    pull = torch.tensor([0.0 if arm == "free" else 1.0 for arm in ARMS for _ in seeds])  # (M,)
+    cosines = []
+    train_stacked(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
+                  extra_loss=lambda m: pull * (1 - head_cosine(m)),
+                  on_step=lambda step, m: cosines.append(head_cosine(m).detach()))
+    return model, arm_of, start_cosine, torch.stack(cosines, dim=1)         # (M,), (M, steps + 1)
+
+# %% [markdown]
+# ## A small run first
+#
+# Two seeds, all three arms: a run that takes seconds. The full run below
+# trains more seeds with the same code.
+
+# %% tags=["small_run"]
+SMALL_SEEDS = [0, 1]
+pulled_model, pulled_arms, _, pulled_cosines = pull_together(SMALL_SEEDS)
+for arm, rows in pulled_arms.items():
+    reached = pulled_cosines[rows] >= TARGET                                 # (S, steps + 1)
+    to_target = [int(r.int().argmax()) if r.any() else f">{STEPS}" for r in reached]
+    print(f"{arm:>10}: cos {pulled_cosines[rows, 0].numpy().round(2)} -> {pulled_cosines[rows, -1].numpy().round(2)}, "
+          f"steps to {TARGET}: {to_target}")
+
+# %%
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
+              zh="页面上小规模运行的种子数")
+
+# %% [markdown]
+# ## The full run
+
+# %%
+from explainer.censored import at_least_twice, median_steps
+from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+n = len(SEEDS)
+model, arm_of, start_cosine, cosines = pull_together(SEEDS)
 reached = cosines >= TARGET
 finished = reached.any(dim=1)                                               # (M,)
 # Steps until the target; meaningful only where finished (a censored run needed more than STEPS).
@@ -257,15 +299,19 @@ print(f"free heads, largest |cos| per seed: {[round(c, 3) for c in free_cos_abs_
 # Each exercise changes one thing above; the run records the answer so the
 # page can show it folded under the question.
 
-# %%
-# Exercise: go far beyond the figure, to d = 16384. Predict the mean |cos| from
+# %% tags=["d_16384"]
+# Exercise 1: go far beyond the figure, to d = 16384. Predict the mean |cos| from
 # sqrt(2/(pi d)) first, then measure it (2000 pairs, 500 at a time to keep memory small).
-d_big = 16384
+d_big = 16384                                                               # was: d in dims
 cos_big = []
 for _ in range(4):
     a = rng.standard_normal((500, d_big), dtype=np.float32)
     b = rng.standard_normal((500, d_big), dtype=np.float32)
     cos_big.append((a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)))  # (500,)
+print(f"d = {d_big}: mean |cos| = {np.abs(np.concatenate(cos_big)).mean():.4f}   "
+      f"sqrt(2/(pi d)) = {np.sqrt(2 / (np.pi * d_big)):.4f}")
+
+# %%
 report.number("exercise_cos_d16384", np.abs(np.concatenate(cos_big)).mean(), "{:.4f}",
               en="exercise: mean |cos| of two random vectors, d = 16384",
               zh="练习：两个随机向量的平均 |cos|，d = 16384")
