@@ -237,7 +237,8 @@ report.text("noisy_mechanism", en=mechanism[0], zh=mechanism[1])
 order = ("free", "shared", "wide", "noisy")
 colors = {"free": "#1b9e77", "shared": "#d95f02", "wide": "#7570b3", "noisy": "#e7298a"}
 TEXT = {
-    "en": {"loss": "loss on held-out sentences", "median": "free median + {:.2f}",
+    "en": {"loss": "loss on held-out sentences", "median": "free median + {:.2f}", "free": "free heads",
+           "shared": "shared weights", "wide": "one wide head", "noisy": "noisy copies",
            "alt": f"Held-out loss after {STEPS} steps, log scale, one dot per random seed ({n} seeds) in "
                   "four columns: free heads, shared weights, one wide shared head with the free model's "
                   f"parameter count, and free heads started as noisy copies of a syntax head. A line marks "
@@ -245,7 +246,8 @@ TEXT = {
                   "wide-head seeds lie on or below it.",
            "caption": f"Seeds within {MARGIN:.2f} of the free median: shared weights {count['shared']} of {n}, "
                       f"one wide head {count['wide']} of {n}."},
-    "zh": {"loss": "留出句子上的损失", "median": "独立的头的中位数 + {:.2f}",
+    "zh": {"loss": "留出句子上的损失", "median": "独立的头的中位数 + {:.2f}", "free": "独立的头",
+           "shared": "共享权重", "wide": "一个加宽的头", "noisy": "带噪副本",
            "alt": f"训练 {STEPS} 步后留出句子上的损失（对数坐标），每个随机种子一个点（共 {n} 个），分四列："
                   "独立的头、共享权重的头、参数量与独立模型相同的一个加宽共享头、从语法头的带噪副本出发的独立的头。"
                   f"一条线标出独立的头的中位数加 {MARGIN:.2f}：共享权重有 {count['shared']} 个种子、"
@@ -260,7 +262,7 @@ for lang in LANGS:
     for x, arm in enumerate(order):
         ax.scatter(x + spread, loss[arm_of[arm]].clamp(min=1e-5), color=colors[arm], s=28, zorder=3)
     ax.axhline(free_median + MARGIN, color="grey", lw=1, ls="--", label=text["median"].format(MARGIN))
-    ax.set_xticks(range(len(order)), [NAMES[arm][0 if lang == "en" else 1] for arm in order], fontsize=9)
+    ax.set_xticks(range(len(order)), [text[arm] for arm in order], fontsize=9)
     ax.set_yscale("log")
     plain_log_ticks(ax.yaxis)
     ax.set_ylabel(text["loss"])
