@@ -30,21 +30,24 @@ import torch
 
 from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count
+from explainer.seeded_training import report_seed_count
 
 torch.set_num_threads(1)
 report = Report("many_heads.duplicate_heads.division_of_labour_test")
-SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 
 # %% tags=["setup"]
 import random
 
+import torch
+
+from explainer.seeded_training import n_seeds
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
 from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import IGNORE, sample_from
 
 # The settings of shared_heads.py, unchanged (a test checks they stay the same).
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 STEPS, EVERY = 600, 25
 pool_tokens, pool_targets, pool_places = batch(random.Random(0), 8192)
 task = sample_from(pool_tokens, pool_targets)
@@ -76,6 +79,8 @@ train_stacked(syntax_model, syntax_task, data_seeds=SEEDS, **TRAINING)
 # syntax head of that seed) and sees the same batches.
 
 # %% tags=["arms"]
+import torch
+
 from explainer.alike_heads import noisy_copies, parameters_in_use
 
 NOISE = 0.1    # each copy: its slice + Gaussian noise of 0.1 × the slice's root mean square
@@ -108,6 +113,8 @@ for arm in ARMS:
 # heads (p < 0.05); the entity role likewise from `it` to the animal.
 
 # %% tags=["roles"]
+import numpy as np
+
 from explainer.max_statistic import top_pick_max_statistic
 
 it_at, animal_at, thing_at = places.T                          # (B,) each
