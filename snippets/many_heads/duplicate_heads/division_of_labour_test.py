@@ -251,7 +251,7 @@ TEXT = {
                   f"parameter count, and free heads started as noisy copies of a syntax head. A line marks "
                   f"the free heads' median plus {MARGIN:.2f}: {count['shared']} shared and {count['wide']} "
                   "wide-head seeds lie on or below it.",
-           "caption": f"Seeds within {MARGIN:.2f} of the free median: shared weights {count['shared']} of {n}, "
+           "caption": f"Seeds at most {MARGIN:.2f} above the free median (or below it): shared weights {count['shared']} of {n}, "
                       f"one wide head {count['wide']} of {n}."},
     "zh": {"loss": "留出句子上的损失", "median": "独立的头的中位数 + {:.2f}", "free": "独立的头",
            "shared": "共享权重", "wide": "一个加宽的头", "noisy": "带噪副本",
@@ -259,7 +259,7 @@ TEXT = {
                   "独立的头、共享权重的头、参数量与独立模型相同的一个加宽共享头、从语法头的带噪副本出发的独立的头。"
                   f"一条线标出独立的头的中位数加 {MARGIN:.2f}：共享权重有 {count['shared']} 个种子、"
                   f"加宽的头有 {count['wide']} 个种子落在线上或线下。",
-           "caption": f"损失与独立的头的中位数相差不到 {MARGIN:.2f} 的种子：共享权重 {count['shared']}/{n}，"
+           "caption": f"损失不高于独立的头的中位数加 {MARGIN:.2f} 的种子：共享权重 {count['shared']}/{n}，"
                       f"一个加宽的头 {count['wide']}/{n}。"},
 }
 spread = torch.linspace(-0.15, 0.15, n)
