@@ -51,6 +51,10 @@ class StackedTransformer(nn.Module):
         self.unembed_bias = nn.Parameter(torch.zeros(M, V))
         # Per model: heads forced to use head 0's W_Q, W_K, W_V slices (explainer's "shared heads").
         self.register_buffer("shared", torch.zeros(M, dtype=torch.bool))
+        # Per model: one head as wide as the model in every head slot: each slot attends with the
+        # pattern of q·k over all d_model dimensions (/√d_model), so the slots are one shared map
+        # that uses all of W_Q, W_K, W_V, W_O (as many parameters as free heads).
+        self.register_buffer("wide", torch.zeros(M, dtype=torch.bool))
         self.last_weights = None       # (M, B, nh, T, T)
         self.last_head_outputs = None  # (M, B, nh, T, C): what each head writes (eval mode only)
 
@@ -108,6 +112,9 @@ class StackedTransformer(nn.Module):
         qkv = x.view(M, B * T, C) @ W_QKV.transpose(1, 2)                    # (M, B*T, 3C)
         q, k, v = qkv.view(M, B, T, 3, nh, hs).permute(3, 0, 1, 4, 2, 5)     # each (M, B, nh, T, hs)
         scores = q @ k.transpose(-2, -1) / hs ** 0.5                         # (M, B, nh, T, T)
+        if self.wide.any():  # q·k over all C dimensions = the sum of the heads' q·k
+            one_map = (scores.sum(dim=2, keepdim=True) * (hs / C) ** 0.5).expand_as(scores)
+            scores = torch.where(self.wide.view(M, 1, 1, 1, 1), one_map, scores)
         future = torch.ones(T, T, dtype=torch.bool).triu(1)
         weights = scores.masked_fill(future, float("-inf")).softmax(dim=-1)  # rows sum to 1
         self.last_weights = weights.detach()

@@ -1,0 +1,280 @@
+# %% [markdown]
+# # Why heads differ (5): is a division of labour the *only* way to the lowest loss?
+#
+# The source (A, "why heads differ" §3): only a division of labour reaches the
+# lowest loss; if all heads learn the same view, back-propagation penalises the
+# heads that only look at syntax and pushes some of them to change direction.
+# The shared-weights test before this one leaves two gaps: heads that share
+# W_Q, W_K, W_V also have fewer parameters, and it never watches heads that
+# start alike. Four arms here, each over the same seeds, on the same batches,
+# with the settings of `shared_heads.py` (the pronoun language, a 1-layer
+# 2-head model, 600 steps, a learning rate that decays to zero), all batched in
+# one model:
+#
+# - *free*: every head has its own W_Q, W_K, W_V slice;
+# - *shared*: every head uses head 0's slices (W_O stays free);
+# - *wide*: one head as wide as the model in both head slots — the pattern of
+#   q·k over all 32 dimensions — so the heads are one map that uses all of
+#   W_Q, W_K, W_V, W_O: as many parameters as the free model;
+# - *noisy copies*: first a model whose heads are one head is trained on the
+#   agreement predictions only (syntax: its head looks one word back); then
+#   both heads of a free model start as copies of that head, each with its own
+#   noise, and train on the whole language. Does one of them move to the
+#   pronoun's antecedent?
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import numpy as np
+import torch
+
+from explainer.plotting import LANGS, plain_log_ticks, plt
+from explainer.report import Report
+from explainer.seeded_training import report_seed_count
+
+torch.set_num_threads(1)
+report = Report("many_heads.duplicate_heads.division_of_labour_test")
+
+# %% tags=["setup"]
+import random
+
+import torch
+
+from explainer.seeded_training import n_seeds
+from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
+from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
+from explainer.tiny_transformer import TransformerConfig
+from explainer.training import IGNORE, sample_from
+
+# The settings of shared_heads.py, unchanged (a test checks they stay the same).
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+STEPS, EVERY = 600, 25
+pool_tokens, pool_targets, pool_places = batch(random.Random(0), 8192)
+task = sample_from(pool_tokens, pool_targets)
+probe_tokens, probe_targets, places = batch(random.Random(1234), 400)   # held-out sentences
+config = TransformerConfig(vocab_size=len(VOCAB), n_ctx=SENTENCE_LENGTH, d_model=32, n_heads=2)
+TRAINING = dict(steps=STEPS, batch_size=16, cosine_decay=True)
+
+# Syntax only: the same sentences without the prediction after "it".
+syntax_targets = pool_targets.clone()
+syntax_targets[torch.arange(len(pool_targets)), pool_places[:, 0]] = IGNORE
+syntax_task = sample_from(pool_tokens, syntax_targets)
+
+# %% [markdown]
+# ## A trained syntax head to copy
+#
+# One model per seed whose two head slots are one head (`shared`), trained on
+# the agreement predictions only: whatever it learns, every head of it looks
+# the same way.
+
+# %% tags=["syntax_head"]
+syntax_model = StackedTransformer.from_seeds(config, SEEDS)
+syntax_model.shared[:] = True
+train_stacked(syntax_model, syntax_task, data_seeds=SEEDS, **TRAINING)
+
+# %% [markdown]
+# ## Four arms, one batched model
+#
+# Every arm starts from the same draw per seed (the noisy copies from the
+# syntax head of that seed) and sees the same batches.
+
+# %% tags=["arms"]
+import torch
+
+from explainer.alike_heads import noisy_copies, parameters_in_use
+
+NOISE = 0.1    # each copy: its slice + Gaussian noise of 0.1 × the slice's root mean square
+ARMS = ("free", "shared", "wide", "noisy")
+n = len(SEEDS)
+arm_of = {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
+model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in SEEDS])
+model.shared[arm_of["shared"]] = True     # every head uses head 0's W_Q, W_K, W_V
+model.wide[arm_of["wide"]] = True         # every head slot is one head of width 32
+for i, seed in enumerate(SEEDS):          # both heads: noisy copies of the seed's syntax head
+    noisy_copies(model, [arm_of["noisy"].start + i], syntax_model, [i], NOISE,
+                 torch.Generator().manual_seed(seed))
+in_use = parameters_in_use(model, probe_tokens, probe_targets)             # (M,)
+print({arm: in_use[arm_of[arm]].unique().tolist() for arm in ARMS}, "parameters in use")
+
+evaluate_stacked(model, probe_tokens, probe_targets)
+start_weights = model.last_weights                                          # (M, B, 2, T, T)
+train_stacked(model, task, data_seeds=SEEDS * len(ARMS), **TRAINING)
+loss, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)      # (M,)
+weights = model.last_weights                                                # (M, B, 2, T, T)
+for arm in ARMS:
+    print(f"{arm:>6}: loss per seed {[round(x, 4) for x in loss[arm_of[arm]].tolist()]}")
+
+# %% [markdown]
+# ## Roles, by the definitions of C07
+#
+# A head takes the previous-token role if the word before is its top pick over
+# all the keys it can see at at least half of the adverbs (where agreement
+# needs it), beyond chance by a max-statistic permutation over the model's
+# heads (p < 0.05); the entity role likewise from `it` to the animal.
+
+# %% tags=["roles"]
+import numpy as np
+
+from explainer.max_statistic import top_pick_max_statistic
+
+it_at, animal_at, thing_at = places.T                          # (B,) each
+rows = torch.arange(len(it_at))
+adverb_at = torch.cat([animal_at + 1, thing_at + 1])           # (2B,) positions needing t-1
+adverb_row = torch.cat([rows, rows])
+
+
+def takes_role(weights_model, item_rows, queries, targets, draws=1000):
+    """(nh,) bool: the top pick over the visible keys is the target in ≥ ½ of the items, p < 0.05."""
+    top = weights_model[item_rows, :, queries, :].argmax(dim=-1).numpy()    # (items, nh)
+    visible = [np.arange(int(q) + 1) for q in queries]                      # causal: keys 0..t
+    hits, p = top_pick_max_statistic(top, targets.numpy(), visible, n_draws=draws)
+    return torch.tensor((hits / len(queries) >= 0.5) & (p < 0.05))
+
+
+def roles(weights):
+    """(M, nh) previous-token role and (M, nh) entity role of every model's heads."""
+    previous = torch.stack([takes_role(w, adverb_row, adverb_at, adverb_at - 1) for w in weights])
+    entity = torch.stack([takes_role(w, rows, it_at, animal_at) for w in weights])
+    return previous, entity
+
+
+previous, entity = roles(weights)                       # after training
+previous_start, _ = roles(start_weights)                # at the start
+split = (previous & entity.flip(1)).any(dim=1)          # (M,) one head each role
+noisy = arm_of["noisy"]
+moved = previous_start[noisy].all(dim=1) & entity[noisy].any(dim=1)   # (n,) a copy moved to "it"
+print("free heads split the roles:", split[arm_of["free"]].tolist())
+print("a noisy copy moved to the antecedent:", moved.tolist())
+
+# %%
+# Bookkeeping: per-seed comparisons and every number the page and the rule read.
+MARGIN = 0.01    # nats: the rule's margin
+NAMES = {"free": ("free heads", "独立的头"), "shared": ("shared weights", "共享权重的头"),
+         "wide": ("one wide shared head", "一个加宽的共享头"),
+         "noisy": ("noisy copies of a syntax head", "语法头的带噪副本")}
+STAT_ZH = {"mean": "平均", "min": "最小值", "max": "最大值"}
+report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained in every arm)",
+              zh="随机种子数（每个种子在每一组里各训练一次）")
+report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
+report.number("noise", NOISE, "{:.1f}", en="noise of each copy, relative to the size of the head's weights",
+              zh="每个副本所加噪声相对于该头权重大小的比例")
+report.number("margin", MARGIN, "{:.2f}", en="the rule's margin in nats", zh="判定规则的余量（奈特）")
+for arm in ARMS:
+    en, zh = NAMES[arm]
+    values = loss[arm_of[arm]]
+    for stat in ("mean", "min", "max"):
+        report.number(f"loss_{arm}_{stat}", getattr(values, stat)(), "{:.3f}",
+                      en=f"loss on held-out sentences, {stat} over seeds ({en})",
+                      zh=f"留出句子上的损失，各种子的{STAT_ZH[stat]}（{zh}）", per_seed=values, of=stat)
+    report.number(f"parameters_{arm}", in_use[arm_of[arm]].max(), kind="count",
+                  en=f"parameters training can move (gradient not zero), {en}",
+                  zh=f"训练能改变的参数个数（梯度不为零），{zh}")
+    report.number(f"accuracy_{arm}_mean", accuracy[arm_of[arm]].mean(), "{:.3f}",
+                  en=f"accuracy on held-out sentences, mean over seeds ({en})",
+                  zh=f"留出句子上的准确率，各种子平均（{zh}）", per_seed=accuracy[arm_of[arm]], of="mean")
+free = loss[arm_of["free"]]
+free_median = float(np.median(free.numpy()))
+report.number("loss_free_median", free_median, "{:.3f}", en="median held-out loss of the free heads",
+              zh="独立的头留出损失的中位数")
+lower = {arm: loss[arm_of[arm]] - free >= MARGIN for arm in ("shared", "wide")}
+report_seed_count(report, "free_lower_than_shared_seeds", lower["shared"],
+                  en="seeds in which free heads end lower than shared weights by at least the margin",
+                  zh="独立的头最终损失比共享权重的头低至少一个余量的种子数")
+report_seed_count(report, "free_lower_than_wide_seeds", lower["wide"],
+                  en="seeds in which free heads end lower than one wide shared head by at least the margin",
+                  zh="独立的头最终损失比一个加宽的共享头低至少一个余量的种子数")
+report_seed_count(report, "free_lower_than_both_seeds", lower["shared"] & lower["wide"],
+                  en="seeds in which free heads end lower than both shared models by at least the margin",
+                  zh="独立的头最终损失比两种共享模型都低至少一个余量的种子数")
+for arm in ("shared", "wide", "noisy"):
+    en, zh = NAMES[arm]
+    report_seed_count(report, f"{arm}_near_free_median_seeds", loss[arm_of[arm]] <= free_median + MARGIN,
+                      en=f"seeds of {en} that end at most the margin above the free heads' median (or below it)",
+                      zh=f"{zh}最终损失不高于独立的头中位数加一个余量的种子数")
+report_seed_count(report, "free_split_roles_seeds", split[arm_of["free"]],
+                  en="seeds in which one free head takes the previous-token role and the other the entity role",
+                  zh="一个独立的头担任前一个词元角色、另一个担任实体角色的种子数")
+report_seed_count(report, "syntax_head_previous_seeds", previous_start[noisy].all(dim=1),
+                  en="seeds in which both noisy copies start in the previous-token role",
+                  zh="两个带噪副本一开始都担任前一个词元角色的种子数")
+report_seed_count(report, "noisy_moves_seeds", moved,
+                  en="seeds in which both noisy copies start in the previous-token role and one of them "
+                     "ends in the entity role",
+                  zh="两个带噪副本一开始都担任前一个词元角色、训练后其中一个担任实体角色的种子数")
+report_seed_count(report, "noisy_split_roles_seeds", split[noisy],
+                  en="seeds in which the noisy copies end with one head in each role",
+                  zh="带噪副本训练后一个头担任一种角色的种子数")
+for arm in ("shared", "wide"):
+    en, zh = NAMES[arm]
+    report_seed_count(report, f"{arm}_both_roles_seeds", (previous & entity)[arm_of[arm], 0],
+                      en=f"seeds in which the one map of {en} takes both roles",
+                      zh=f"{zh}那一个注意力映射同时担任两种角色的种子数")
+# Total variation between the copies' attention rows (half the summed |difference|), mean over rows.
+start_gap = 0.5 * (start_weights[noisy, :, 0] - start_weights[noisy, :, 1]).abs().sum(-1).mean((1, 2))  # (n,)
+report.number("noisy_start_pattern_gap_max", start_gap.max(), "{:.2f}",
+              en="at the start, how far the two noisy copies' attention rows differ (total variation, "
+                 "mean over rows; largest seed)",
+              zh="开始时两个带噪副本的注意力行相差多少（总变差，各行平均；取最大的种子）")
+wide_gap = (weights[arm_of["wide"], :, 0] - weights[arm_of["wide"], :, 1]).abs().max()
+report.number("wide_pattern_gap", wide_gap, "{:.1f}",
+              en="largest difference between the attention patterns of the wide model's two head slots",
+              zh="加宽模型两个头位的注意力模式的最大差")
+
+# Sentences of the page, built from the counts.
+count = {arm: int((loss[arm_of[arm]] <= free_median + MARGIN).sum()) for arm in ("shared", "wide")}
+if count["shared"] == 0 and count["wide"] == 0:
+    reach = ("No shared model came that close", "没有一个共享模型的损失低到这个程度")
+else:
+    reach = ("Some shared models came that close", "有的共享模型的损失也低到了这个程度")
+report.text("shared_reach", en=reach[0], zh=reach[1])
+if moved.sum() >= 0.75 * n:
+    mechanism = ("so, starting alike, one head did change direction in most seeds",
+                 "可见两个头起点相同，大多数种子里仍有一个头改变了方向")
+elif moved.sum() > 0:
+    mechanism = ("so heads that start alike do not reliably part ways here",
+                 "可见起点相同的头在这里并不一定会分道扬镳")
+else:
+    mechanism = ("so heads that start alike did not part ways here", "可见起点相同的头在这里没有分道扬镳")
+report.text("noisy_mechanism", en=mechanism[0], zh=mechanism[1])
+
+# %% [markdown]
+# ## Figure: every seed's held-out loss, four arms
+
+# %%
+order = ("free", "shared", "wide", "noisy")
+colors = {"free": "#1b9e77", "shared": "#d95f02", "wide": "#7570b3", "noisy": "#e7298a"}
+TEXT = {
+    "en": {"loss": "loss on held-out sentences", "median": "free median + {:.2f}", "free": "free heads",
+           "shared": "shared weights", "wide": "one wide head", "noisy": "noisy copies",
+           "alt": f"Held-out loss after {STEPS} steps, log scale, one dot per random seed ({n} seeds) in "
+                  "four columns: free heads, shared weights, one wide shared head with the free model's "
+                  f"parameter count, and free heads started as noisy copies of a syntax head. A line marks "
+                  f"the free heads' median plus {MARGIN:.2f}: {count['shared']} shared and {count['wide']} "
+                  "wide-head seeds lie on or below it.",
+           "caption": f"Seeds at most {MARGIN:.2f} above the free median (or below it): shared weights {count['shared']} of {n}, "
+                      f"one wide head {count['wide']} of {n}."},
+    "zh": {"loss": "留出句子上的损失", "median": "独立的头的中位数 + {:.2f}", "free": "独立的头",
+           "shared": "共享权重", "wide": "一个加宽的头", "noisy": "带噪副本",
+           "alt": f"训练 {STEPS} 步后留出句子上的损失（对数坐标），每个随机种子一个点（共 {n} 个），分四列："
+                  "独立的头、共享权重的头、参数量与独立模型相同的一个加宽共享头、从语法头的带噪副本出发的独立的头。"
+                  f"一条线标出独立的头的中位数加 {MARGIN:.2f}：共享权重有 {count['shared']} 个种子、"
+                  f"加宽的头有 {count['wide']} 个种子落在线上或线下。",
+           "caption": f"损失不高于独立的头的中位数加 {MARGIN:.2f} 的种子：共享权重 {count['shared']}/{n}，"
+                      f"一个加宽的头 {count['wide']}/{n}。"},
+}
+spread = torch.linspace(-0.15, 0.15, n)
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    for x, arm in enumerate(order):
+        ax.scatter(x + spread, loss[arm_of[arm]].clamp(min=1e-5), color=colors[arm], s=28, zorder=3)
+    ax.axhline(free_median + MARGIN, color="grey", lw=1, ls="--", label=text["median"].format(MARGIN))
+    ax.set_xticks(range(len(order)), [text[arm] for arm in order], fontsize=9)
+    ax.set_yscale("log")
+    plain_log_ticks(ax.yaxis)
+    ax.set_ylabel(text["loss"])
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    report.figure("loss_per_seed", fig, lang, alt=text["alt"], caption=text["caption"])
+
+report.save()
