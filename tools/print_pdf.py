@@ -118,7 +118,9 @@ async def _print(browser, site_dir: Path, lang: str) -> Path:
 
     await page.route("**/*", only_files)
     source = (site_dir if lang == "en" else site_dir / "zh") / "print_page" / "index.html"
-    await page.goto(source.resolve().as_uri(), wait_until="load")
+    # A print page is some 3 MB of HTML with every figure: on a loaded machine it can take
+    # longer than Playwright's default 30 s to load.
+    await page.goto(source.resolve().as_uri(), wait_until="load", timeout=300_000)
     # Figures are lazy-loaded on screen; in print every one must be there.
     await page.evaluate("""() => Promise.all([...document.images].map(img => {
         img.loading = "eager";
