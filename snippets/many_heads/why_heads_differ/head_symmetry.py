@@ -205,8 +205,8 @@ TEXT = {
         "accuracy": f"accuracy after {STEPS} steps (one dot per seed)",
         "alt": f"The largest difference between the two heads' weights over {STEPS} training steps, "
                f"one faint line per seed ({n} seeds) and the median in bold, on a symmetric log scale. "
-               "Mean difference at the end: identical {identical:.1e}, nudged {nudged:.1e}, "
-               "identical + dropout {identical_dropout:.1e}, random {random:.1e}.",
+               "Mean difference at the end: identical {identical}, nudged {nudged}, "
+               "identical + dropout {identical_dropout}, random {random}.",
         "caption": "Copied heads stay bit-identical in {stay}/{n} seeds; the weight gap passes 0.01 in "
                    "{nudged}/{n} seeds after a 1e-6 nudge and in {dropout}/{n} with dropout.",
         "alt_accuracy": f"Accuracy of the four kinds of start, one dot per seed ({n} seeds) and a bar "
@@ -219,8 +219,8 @@ TEXT = {
         "step": "训练步数", "gap": "头 0 与头 1\n权重的最大差",
         "accuracy": f"训练 {STEPS} 步后的准确率（每个点一个种子）",
         "alt": f"训练 {STEPS} 步中两个头权重的最大差（对称对数坐标），每个种子一条淡线（共 {n} 个种子），"
-               "粗线为中位数。训练结束时的平均差：完全相同的为 {identical:.1e}；相差 1e-6 的为 {nudged:.1e}；"
-               "完全相同 + dropout 的为 {identical_dropout:.1e}；随机初始化的为 {random:.1e}。",
+               "粗线为中位数。训练结束时的平均差：完全相同的为 {identical}；相差 1e-6 的为 {nudged}；"
+               "完全相同 + dropout 的为 {identical_dropout}；随机初始化的为 {random}。",
         "caption": "完全相同的两个头在 {stay}/{n} 个种子里始终逐位相同；两头权重差超过 0.01 的种子，"
                    "起初相差 1e-6 时有 {nudged}/{n} 个，加 dropout 时有 {dropout}/{n} 个。",
         "alt_accuracy": f"四种起点训练后的准确率，每个点是一个种子（共 {n} 个），竖线为平均值。",
@@ -245,7 +245,8 @@ for lang in LANGS:
     separated = {arm: int((gap_curves[arm_of[arm]] > 0.01).any(dim=1).sum()) for arm in ("nudged", "identical_dropout")}
     caption = text["caption"].format(stay=int(stays[arm_of["identical"]].sum()), n=n,
                                      nudged=separated["nudged"], dropout=separated["identical_dropout"])
-    alt = text["alt"].format(**{arm: gap_curves[arm_of[arm], -1].mean().item() for arm in ARMS})
+    # The recorded numbers as the prose writes them (an exact zero is "0", not "0.0e+00").
+    alt = text["alt"].format(**{arm: report.numbers[f"{arm}_final_gap_mean"]["texts"][lang] for arm in ARMS})
     report.figure("symmetry", fig, lang, alt=alt, caption=caption)
 
     fig, ax = plt.subplots(figsize=(6.4, 2.8))
