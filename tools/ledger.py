@@ -334,6 +334,8 @@ PAPER_NUMBERS = {
     "verb_object_heads_shown": ("verb–object heads shown by {paper}", "{paper}所示的动词—宾语头"),
     "coreference_heads_shown": ("pronoun–entity heads shown by {paper}", "{paper}所示的代词—实体头"),
     "word_sense_heads_shown": ("word-sense heads shown by {paper}", "{paper}所示的消歧头"),
+    "prunable_share_wmt": ("prunable share of the WMT model's heads in {paper}", "{paper}中 WMT 模型的可剪比例"),
+    "prunable_share_bert": ("prunable share of BERT's heads in {paper}", "{paper}中 BERT 的可剪比例"),
 }
 
 
