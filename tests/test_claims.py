@@ -192,6 +192,23 @@ def test_the_why_sentence_says_what_within_counts():
         "rule's 3 values between 8 and 64 is 0, not ≥ 2")
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_why_sentence_names_a_papers_numbers_in_words_not_by_their_keys(lang):
+    """A rule that reads a paper's own numbers (michel2019.prunable_share_wmt) says what they
+    are and whose they are, not the registry's keys ("prunable share wmt (michel2019)")."""
+    import ledger
+
+    raw = []
+    for claim_id, claim in CLAIMS.items():
+        papers = [e for e in claim.experiments if e.kind == "literature"]
+        keys = {e.reference for e in papers} | {name for e in papers for key in e.numbers
+                                                 for name in (key, key.replace("_", " "))}
+        for verdict, numbers in claim.examples.items():
+            sentence = ledger.reason(claim, registry.explain(claim, numbers), {}, lang)
+            raw += [f"{claim_id} ({verdict}): {key!r} in {sentence[:80]!r}" for key in keys if key in sentence]
+    assert raw == []
+
+
 def test_the_literature_table_lists_each_papers_numbers_under_their_labels():
     import ledger
 

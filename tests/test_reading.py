@@ -158,6 +158,32 @@ def test_search_covers_the_articles_of_its_own_language_only(built_site, lang_ro
     assert all(bool(CJK.search(title)) == (lang_root == "zh/") for title in titles), titles
 
 
+def tex_in_search_index(index: dict) -> list[str]:
+    """Each indexed section's title or text that carries TeX (what a search preview shows)."""
+    from test_pdf import raw_tex
+
+    return [f"{doc['location']}: {fragment!r}" for doc in index["docs"]
+            for fragment in raw_tex(doc["title"] + " \n " + doc["text"])]
+
+
+def test_the_search_index_check_finds_tex():
+    index = {"docs": [{"location": "three-roles/scaling/", "title": "Why divide by √dₖ",
+                       "text": "divided by 8\\sqrt 88, the scores"},
+                      {"location": "three-roles/gradients/", "title": "e^{\\text{gap}}", "text": "plain"},
+                      {"location": "four-steps/", "title": "Self-attention", "text": "softmax(QKᵀ/√dₖ)V"}]}
+    assert [found.split(":")[0] for found in tex_in_search_index(index)] == \
+        ["three-roles/scaling/", "three-roles/gradients/", "three-roles/gradients/"]
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_the_search_index_holds_formulas_as_text_not_tex(built_site, lang_root):
+    """Search previews show the index's text: a formula there must read as text (issue 22)."""
+    index = json.loads((built_site / lang_root / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert len(index["docs"]) > 100
+    found = tex_in_search_index(index)
+    assert found == [], f"{len(found)} TeX fragments in the search index: {found[:5]}"
+
+
 class Titles(HTMLParser):
     """Text of headings, nav links and <title>, and every tooltip (title attribute)."""
 
