@@ -112,6 +112,16 @@ def report_spread(report, key: str, values, fmt: str = "{:.3f}", *, en: str, zh:
     return stats
 
 
+def report_small_run(report, seeds: int, steps: int, *, runs: tuple[str, str] = ("seeds", "种子数")) -> None:
+    """Record ``small_run_seeds`` and ``small_run_steps``: the size of the small run a page
+    shows in a cell, so its prose states it from the run. ``runs`` names what is counted
+    (English, Chinese), e.g. ("colonies", "“蚁群”数")."""
+    report.number("small_run_seeds", seeds, "{:.0f}", en=f"{runs[0]} of the small run shown on the page",
+                  zh=f"页面上小规模运行的{runs[1]}")
+    report.number("small_run_steps", steps, "{:.0f}", en="training steps of the small run shown on the page",
+                  zh="页面上小规模运行的训练步数")
+
+
 def report_seed_count(report, key: str, per_seed, *, en: str, zh: str) -> int:
     """Record ``key``: in how many seeds ``per_seed`` (one truth value per seed) holds."""
     per_seed = torch.as_tensor(per_seed).flatten().bool()

@@ -20,7 +20,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+from explainer.seeded_training import n_seeds, report_seed_count, report_small_run, report_spread
 from explainer.training import IGNORE
 
 report = Report("many_heads.division_of_labour")
@@ -100,10 +100,7 @@ for s in range(len(SMALL_SEEDS)):
           f"induction score per layer-1 head {small_induction[s].numpy().round(2)}")
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
-report.number("small_run_steps", SMALL_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
-              zh="页面上小规模运行的训练步数")
+report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS)
 
 # %%
 # The full run.

@@ -15,7 +15,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+from explainer.seeded_training import n_seeds, report_seed_count, report_small_run, report_spread
 
 report = Report("many_heads.one_head_or_many")
 
@@ -76,10 +76,7 @@ for n_heads in (1, 2):
               f"first-token score per head {first[s].numpy().round(2)}")
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
-report.number("small_run_steps", SMALL_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
-              zh="页面上小规模运行的训练步数")
+report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS)
 
 # %% [markdown]
 # ## The full run

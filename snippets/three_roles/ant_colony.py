@@ -15,7 +15,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count
+from explainer.seeded_training import n_seeds, report_seed_count, report_small_run
 
 report = Report("three_roles.ant_colony")
 
@@ -298,10 +298,7 @@ for name, moment in (("step 0", small_start), (f"step {SMALL_STEPS}", small_end)
     print("  query cosine, same − other:  ", trained(query_gap).numpy().round(2))
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="colonies of the small run shown on the page",
-              zh="页面上小规模运行的“蚁群”数")
-report.number("small_run_steps", SMALL_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
-              zh="页面上小规模运行的训练步数")
+report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS, runs=("colonies", "“蚁群”数"))
 
 # %% [markdown]
 # ## The full run
