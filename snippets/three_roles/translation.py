@@ -446,7 +446,7 @@ held_out_exact = translate(params, tgt, held_out).float().mean(-1)       # (M,)
 train_exact = translate(params, tgt, train_rows).float().mean(-1)        # (M,)
 
 # %% [markdown]
-# ## Results, per corpus, over the seeds
+# ## Results, per arm, over the seeds
 
 # %%
 report.number("n_seeds", n_seeds, "{:.0f}", en="random seeds per arm", zh="每组的随机种子数")
@@ -502,6 +502,9 @@ for c, arm in enumerate(ARMS):
     count("link_breaks_seeds", end["link_breaks"][mine],
           "seeds where removing 追逐 → 激光点 in some encoder head breaks the exact translation",
           "在某个编码器头里去掉“追逐 → 激光点”这条边后译文不再完全正确的种子数")
+    count("link_breaks_unmarked_seeds", end["link_breaks"][mine].bool() & ~end["link_attention"][mine].bool(),
+          "seeds where removing 追逐 → 激光点 breaks the exact translation while no encoder head passes "
+          "the rule's attention conditions", "去掉“追逐 → 激光点”会破坏译文、却没有哪个编码器头满足规则里注意力条件的种子数")
     record(prefix, "cat_to_laser_weight", end["cat_to_laser"][mine], "{:.2f}",
            f"encoder self-attention 猫 → 激光点 after training, larger head — {where['en']}",
            f"训练后编码器自注意力 猫 → 激光点（取较大的头）——{where['zh']}")
@@ -521,6 +524,8 @@ for c, arm in enumerate(ARMS):
            f"held-out sentences translated exactly — {where['en']}", f"留出句子完全译对的占比——{where['zh']}")
     record(prefix, "train_exact", train_exact[mine], "{:.0%}",
            f"training sentences translated exactly — {where['en']}", f"训练句子完全译对的占比——{where['zh']}")
+    if arm == "forced":                                    # its cross-attention reads the verb only
+        continue
     # Our addition: the decoder's cross-attention, English word -> its Chinese source word.
     record(prefix, "alignment_accuracy_start", start["alignment"][mine], "{:.0%}",
            f"content words whose cross-attention is largest on their source word, step 0 — {where['en']}",
@@ -557,6 +562,12 @@ share = lambda k: "most" if k > n_seeds / 2 else "half" if k == n_seeds / 2 else
 report.text("rule_link_answer",
             en={"most": "In most seeds, yes.", "half": "In half of the seeds.", "few": "In most seeds, no."}[share(full)],
             zh={"most": "多数种子里是的。", "half": "一半的种子里是。", "few": "多数种子里没有。"}[share(full)])
+unmarked = got["forced_link_breaks_unmarked_seeds"]
+report.text("forced_unmarked",
+            en="so where the forced arm needs the edge, 激光点 does not always pass the rule's attention conditions"
+            if unmarked else "so wherever the forced arm needs the edge, 激光点 also passes the rule's attention conditions",
+            zh="可见强制组需要这条边时，“激光点”并不总能满足规则里的注意力条件" if unmarked
+            else "可见强制组凡是需要这条边，“激光点”也都满足规则里的注意力条件")
 report.text("forced_contrast",
             en={"most": "most of them form it", "half": "half of them form it",
                 "few": "most of them do not form it either"}[share(forced)],
