@@ -209,3 +209,17 @@ def test_the_literature_table_lists_each_papers_numbers_under_their_labels():
     claim.experiments = claim.experiments[1:]
     with pytest.raises(ValueError):
         ledger.literature_table(claim, "en", None)
+
+
+def test_a_related_claim_must_be_another_claim_of_the_registry(tmp_path):
+    entry = ("C01:\n  title: {en: t, zh: t}\n  source: [a-1]\n  type: empirical\n  en: x\n  zh: x\n"
+             "  related: [RELATED]\n  rule:\n    en: x\n    zh: x\n    otherwise: open\n"
+             "C02:\n  title: {en: u, zh: u}\n  source: [a-1]\n  type: empirical\n  en: y\n  zh: y\n"
+             "  rule:\n    en: y\n    zh: y\n    otherwise: open\n")
+    bad = tmp_path / "claims.yml"
+    for wrong in ("C03", "C01"):
+        bad.write_text(entry.replace("RELATED", wrong), encoding="utf-8")
+        with pytest.raises(registry.RegistryError, match="related"):
+            registry.load(bad)
+    bad.write_text(entry.replace("RELATED", "C02"), encoding="utf-8")
+    assert registry.load(bad)["C01"].related == ["C02"]
