@@ -233,3 +233,17 @@ def test_a_computed_threshold_without_a_recorded_number_to_round_like_keeps_four
 
     assert ledger._plain(1 / 3) == "0.333" and ledger._plain(2 / 3) == "0.667"
     assert [ledger._plain(v) for v in (0.975, 18.75, 6.0, 1234.5, 0.0)] == ["0.975", "18.75", "6", "1234.5", "0"]
+
+
+def test_a_related_claim_must_be_another_claim_of_the_registry(tmp_path):
+    entry = ("C01:\n  title: {en: t, zh: t}\n  source: [a-1]\n  type: empirical\n  en: x\n  zh: x\n"
+             "  related: [RELATED]\n  rule:\n    en: x\n    zh: x\n    otherwise: open\n"
+             "C02:\n  title: {en: u, zh: u}\n  source: [a-1]\n  type: empirical\n  en: y\n  zh: y\n"
+             "  rule:\n    en: y\n    zh: y\n    otherwise: open\n")
+    bad = tmp_path / "claims.yml"
+    for wrong in ("C03", "C01"):
+        bad.write_text(entry.replace("RELATED", wrong), encoding="utf-8")
+        with pytest.raises(registry.RegistryError, match="related"):
+            registry.load(bad)
+    bad.write_text(entry.replace("RELATED", "C02"), encoding="utf-8")
+    assert registry.load(bad)["C01"].related == ["C02"]

@@ -84,6 +84,7 @@ class Claim:
     examples: dict[str, dict[str, float]]
     seed_cap: int = 0          # trained claims: the most seeds the build may train (doubling)
     baseline: dict[str, str] | None = None   # real-model claims: what it is compared with, corrected how
+    related: list[str] = field(default_factory=list)   # other claims the ledger lists beside it
 
     def trained_snippets(self) -> list[str]:
         return [e.snippet for e in self.experiments if e.kind == "trained"]
@@ -234,13 +235,19 @@ def _claim(claim_id: str, entry: dict) -> Claim:
                   rule_text={"en": rule["en"], "zh": rule["zh"]}, cases=cases, otherwise=otherwise,
                  examples={v: dict(m) for v, m in (rule.get("examples") or {}).items()},
                  seed_cap=int(entry.get("seed_cap", 0)),
-                 baseline=dict(baseline) if baseline else None)
+                 baseline=dict(baseline) if baseline else None,
+                 related=[str(other) for other in entry.get("related") or []])
 
 
 def load(path: Path = REGISTRY) -> dict[str, Claim]:
     """Every claim of the registry, checked for form (not yet against any run)."""
     entries = yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)
-    return {claim_id: _claim(claim_id, entry) for claim_id, entry in entries.items()}
+    claims = {claim_id: _claim(claim_id, entry) for claim_id, entry in entries.items()}
+    for claim in claims.values():
+        for other in claim.related:
+            if other not in claims or other == claim.id:
+                raise RegistryError(f"{claim.id}: 'related' names {other!r}, not another claim of the registry")
+    return claims
 
 
 @functools.lru_cache(maxsize=None)

@@ -29,6 +29,7 @@ UI = {
                         "and a verdict still unsettled there is shown as *nuanced*, undecided."),
         "counts": "{total} claims: {counts}.",
         "index": "Claim", "verdict": "Verdict", "source": "Source", "rule": "Rule", "baseline": "Compared with",
+        "related": "Listed beside it",
         "tested_on": "Tested on", "details": "The claim, its rule and the experiments",
         "filter": "Show", "all": "all",
         "stability": "Stability",
@@ -58,6 +59,7 @@ UI = {
                         "直到登记表定下的上限；到了上限仍不稳定的结论显示为*部分成立*，并注明未定。"),
         "counts": "共 {total} 条论断：{counts}。",
         "index": "论断", "verdict": "结论", "source": "出处", "rule": "判定规则", "baseline": "对照与校正",
+        "related": "并列参看",
         "tested_on": "检验它的页面", "details": "论断原文、判定规则与实验",
         "filter": "只看", "all": "全部",
         "stability": "稳定性",
@@ -202,6 +204,9 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
                                                           for a in claim.source), "",
                   f"**{ui['rule']}{colon}** {claim.rule_text[lang]}", "",
                   *([f"**{ui['baseline']}{colon}** {claim.baseline[lang]}", ""] if claim.baseline else []),
+                  *([f"**{ui['related']}{colon}** " + ("；" if lang == "zh" else "; ").join(
+                      f"[{other} · {claims[other].title[lang]}](#{other}) {verdict_badge(verdicts[other], lang)}"
+                      for other in claim.related), ""] if claim.related else []),
                   f"**{ui['experiments']}{colon}**", ""]
         if not claim.experiments:
             folded += [f"- {ui['no_experiment']}"]
