@@ -1,0 +1,375 @@
+# %% [markdown]
+# # One coordinate where "eat" meets "apple"?
+#
+# Source B §4 says the query of 吃 (eat) and the key of 苹果 (apple) meet
+# because both are high on one "edibility" *dimension* (C28). We test it in
+# MiniLM with English words: eating verbs against other verbs (their queries),
+# food nouns against other nouns (their keys). A coordinate of a head's
+# query–key space has no meaning by itself: rotating a head's queries and keys
+# by the same orthogonal matrix changes no q·k, so the model could as well have
+# been trained in any rotated basis. A coordinate counts only if it beats the
+# coordinates of random rotations of the same space. The snippet records the
+# numbers; the claims registry (docs/claims.yml) holds the rule.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+
+report = Report("real_model.dimensions")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.noun_classes import FOOD_NOUNS, OTHER_NOUNS, framed_sentences
+from explainer.verb_classes import EATING_VERBS, OTHER_VERBS, verb_sentences
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
+L, H = model.config.n_layers, model.config.n_heads
+C, hs = model.config.d_model, model.config.d_model // H           # 384 wide, 32 dimensions per head
+print(f"{L} layers × {H} heads = {L * H} heads of {hs} dimensions")
+
+# %% [markdown]
+# ## Queries of verbs, keys of nouns
+#
+# Every verb goes into six neutral frames with four objects (two food nouns,
+# two other nouns: the same for every verb), every noun into six neutral
+# frames. One forward pass over all sentences. A verb's query is read at the
+# verb (the mean of its word pieces, for *nibble* = *ni ##bble*), a noun's key
+# at the noun, both averaged over the word's sentences. Q and K are affine in
+# the layer's input, so averaging the inputs first gives the same vectors.
+
+# %% tags=["vectors"]
+verb_items = verb_sentences()                        # (sentence, verb, frame, object)
+noun_items = framed_sentences()                      # (sentence, noun, frame)
+verbs, nouns = EATING_VERBS + OTHER_VERBS, FOOD_NOUNS + OTHER_NOUNS
+is_eating = np.isin(verbs, EATING_VERBS)             # (V,) bool
+is_food = np.isin(nouns, FOOD_NOUNS)                 # (N,) bool
+outputs = run_sentences(model, tokenizer, [item[0] for item in verb_items + noun_items])
+
+
+def word_inputs(items, words, outputs) -> torch.Tensor:
+    """Each word's input to every layer, averaged over its pieces and its sentences: (L, n, C)."""
+    total, count = torch.zeros(L, len(words), C), torch.zeros(len(words))
+    for (sentence, word, *_), out in zip(items, outputs):
+        tokens, pieces = tokenizer.tokens(sentence), tokenizer.tokens(word)[1:-1]
+        start = next(t for t in range(len(tokens)) if tokens[t:t + len(pieces)] == pieces)
+        w = words.index(word)
+        for layer in range(L):
+            total[layer, w] += out.hidden_states[layer][0, start:start + len(pieces)].mean(dim=0)
+        count[w] += 1
+    return total / count[None, :, None]
+
+
+def per_head(x: torch.Tensor, weight: str) -> np.ndarray:
+    """Project inputs (L, n, C) with each layer's W_Q or W_K: (L*H, n, hs), one row per head."""
+    with torch.no_grad():
+        projected = torch.stack([getattr(model.layers[layer].attention, weight)(x[layer])
+                                 for layer in range(L)])                 # (L, n, C)
+    n = x.shape[1]
+    return projected.view(L, n, H, hs).permute(0, 2, 1, 3).reshape(L * H, n, hs).double().numpy()
+
+
+n_verb = len(verb_items)
+queries = per_head(word_inputs(verb_items, verbs, outputs[:n_verb]), "W_Q")   # (72, V, 32)
+keys = per_head(word_inputs(noun_items, nouns, outputs[n_verb:]), "W_K")     # (72, N, 32)
+print(f"{is_eating.sum()} eating verbs, {(~is_eating).sum()} other verbs "
+      f"({len(verb_items)} sentences); {is_food.sum()} food nouns, {(~is_food).sum()} other nouns "
+      f"({len(noun_items)} sentences)")
+
+# %%
+report.number("n_eating_verbs", is_eating.sum(), "{:.0f}", kind="count",
+              en="eating verbs", zh="表示“吃”的动词数")
+report.number("n_other_verbs", (~is_eating).sum(), "{:.0f}", kind="count",
+              en="other transitive verbs", zh="其他及物动词数")
+report.number("n_food", is_food.sum(), "{:.0f}", kind="count", en="food nouns", zh="食物名词数")
+report.number("n_other", (~is_food).sum(), "{:.0f}", kind="count",
+              en="other concrete nouns", zh="其他具体名词数")
+report.number("n_heads", L * H, "{:.0f}", kind="count", en="heads in MiniLM", zh="MiniLM 的头数")
+report.number("n_verb_sentences", len(verb_items), "{:.0f}", kind="count",
+              en="verb sentences (every verb in every frame with every object)",
+              zh="动词句子数（每个动词配每个句框、每个宾语）")
+report.number("n_noun_sentences", len(noun_items), "{:.0f}", kind="count",
+              en="noun sentences (every noun in every frame)", zh="名词句子数（每个名词配每个句框）")
+
+# %% [markdown]
+# ## A coordinate that does both
+#
+# Coordinate i of a head *separates* a side when its value ranks one class
+# above the other: the AUC, over the words, is the chance that a random eating
+# verb's query has a larger coordinate i than a random other verb's (1 or 0:
+# perfect, ½: no separation). The source's claim needs the *same* coordinate on
+# both sides, with the same sign: the head's statistic is the best coordinate's
+# min(AUC_q(i), AUC_k(i)), or of 1 − both when both are low.
+
+# %% tags=["coordinate"]
+from explainer.coordinates import coordinate_auc, shared_coordinate
+# coordinate_auc(X, positive): per coordinate, the share of (positive, other) word pairs
+# in which the positive word's value is larger. shared_coordinate: per head, the best
+# coordinate's min(AUC_q, AUC_k), both high or both low, and which coordinate it is.
+statistic, coordinate = shared_coordinate(queries, keys, is_eating, is_food)   # (72,), (72,)
+auc_q = coordinate_auc(queries, is_eating)[np.arange(L * H), coordinate]       # (72,)
+auc_k = coordinate_auc(keys, is_food)[np.arange(L * H), coordinate]            # (72,)
+best = int(statistic.argmax())
+print(f"best head {best // H + 1}-{best % H + 1}, coordinate {coordinate[best]}: "
+      f"AUC over eating vs other verbs' queries {auc_q[best]:.2f}, "
+      f"over food vs other nouns' keys {auc_k[best]:.2f}")
+
+# %% [markdown]
+# ## Against random rotations of the same space
+#
+# Rotate a head's queries and keys by the same random orthogonal matrix R
+# (32 × 32): (qR)·(kR) = q·k, so the head computes exactly what it did, but its
+# coordinates are new ones. If MiniLM's own coordinates are special, the
+# statistic is larger in them than in rotated ones. Each draw rotates every
+# head (its own R) and keeps the largest statistic of the 72 heads, so a head's
+# p-value is corrected for the heads tried.
+
+# %% tags=["rotations"]
+from explainer.coordinates import random_rotations   # uniform random orthogonal matrices (n, d, d)
+
+N_ROTATIONS = 5000
+rng = np.random.default_rng(0)
+null_best = np.zeros(N_ROTATIONS)                                        # best head of each draw
+for draw in range(N_ROTATIONS):
+    R = random_rotations(L * H, hs, rng)                                 # (72, 32, 32), one per head
+    null_best[draw] = shared_coordinate(queries @ R, keys @ R, is_eating, is_food)[0].max()
+p_rotation = (1 + (null_best[:, None] >= statistic[None, :]).sum(axis=0)) / (1 + N_ROTATIONS)  # (72,)
+p_first_1000 = (1 + (null_best[:1000] >= statistic.max()).sum()) / 1001              # the first 1,000 draws
+unchanged = np.abs(np.einsum("hvd,hnd->hvn", queries @ R, keys @ R)
+                   - np.einsum("hvd,hnd->hvn", queries, keys)).max()
+print(f"largest change of any q·k under the last rotation: {unchanged:.1e}")
+print(f"best head's statistic {statistic[best]:.2f}; rotated spaces, best of 72 heads: "
+      f"median {np.median(null_best):.2f}, 95th percentile {np.percentile(null_best, 95):.2f}; "
+      f"p = {p_rotation[best]:.3f}")
+
+# %% [markdown]
+# ## How much of the score does the coordinate carry?
+#
+# The eating verbs' *advantage* in a head: mean q·k(eating verb, food noun) −
+# mean q·k(eating verb, other noun) = q̄_eat · (k̄_food − k̄_other), a sum of 32
+# terms, one per coordinate. The share of coordinate i is its term's part of
+# the sum (0 when there is no advantage to carry).
+
+# %% tags=["advantage"]
+from explainer.coordinates import advantage_terms, coordinate_share
+
+eat_query = queries[:, is_eating].mean(axis=1)                           # (72, 32): mean eating-verb query
+terms = advantage_terms(eat_query, keys, is_food)                        # (72, 32): q̄_i (k̄_food,i − k̄_other,i)
+advantage = terms.sum(axis=1)                                            # (72,)
+share = coordinate_share(terms, coordinate)                              # (72,): the best coordinate's part
+passing = (p_rotation < 0.05) & (share >= 0.5)                           # (72,)
+print(f"head {best // H + 1}-{best % H + 1}: advantage {advantage[best]:.2f}, "
+      f"coordinate {coordinate[best]} carries {share[best]:.0%} of it")
+print(f"heads whose coordinate beats the rotations (p < 0.05) and carries ≥ 50 %: {passing.sum()} of {L * H}")
+
+# %% [markdown]
+# ## Do eating verbs prefer food keys at all?
+#
+# Whatever the coordinates do, a head may still let eating verbs prefer food
+# nouns, through a direction. Each head's advantage is scaled by the spread of
+# the eating-verb query's scores over all nouns (so the heads are comparable),
+# and compared with 1,000 shuffles of the food / other labels of the nouns, the
+# same shuffles for every head, the best head of each shuffle kept.
+
+# %% tags=["preference"]
+from explainer.coordinates import scaled_advantage   # mean scaled score of food minus other nouns
+
+scores = np.einsum("hd,hnd->hn", eat_query, keys)                        # (72, N): q̄_eat · k
+scaled = scores / scores.std(axis=1, keepdims=True)                      # (72, N)
+N_SHUFFLES = 1000
+shuffles = np.array([np.random.default_rng(1000 + s).permutation(is_food) for s in range(N_SHUFFLES)])
+observed = scaled_advantage(scaled, is_food)                             # (72,)
+shuffled_best = scaled_advantage(scaled, shuffles).max(axis=1)           # (1000,)
+p_advantage = (1 + (shuffled_best[:, None] >= observed[None, :]).sum(axis=0)) / (1 + N_SHUFFLES)
+top = int(observed.argmax())
+by_size = np.sort(terms[top])[::-1]                                      # largest term first
+for_half = int(np.argmax(np.cumsum(by_size) >= 0.5 * advantage[top]) + 1)   # coordinates for half of it
+print(f"heads whose eating verbs prefer food keys beyond chance (p < 0.05): {(p_advantage < 0.05).sum()} of {L * H}")
+print(f"strongest: head {top // H + 1}-{top % H + 1}, scaled advantage {observed[top]:.2f}, p = {p_advantage[top]:.3f}; "
+      f"its largest coordinate carries {by_size[0] / advantage[top]:.0%}, {for_half} coordinates carry half")
+
+# %%
+layer_of, head_of = best // H + 1, best % H + 1
+report.number("coordinate_best_layer", layer_of, "{:.0f}", en="layer of the head with the best shared coordinate",
+              zh="共享坐标最好的那个头所在的层")
+report.number("coordinate_best_head", head_of, "{:.0f}", en="that head's number in its layer", zh="这个头在该层的编号")
+report.number("coordinate_best_index", coordinate[best], "{:.0f}",
+              en="its coordinate (0 to 31)", zh="它的那个坐标（0 到 31）")
+report.number("coordinate_statistic", statistic[best], "{:.2f}",
+              en="that coordinate's min(AUC_q, AUC_k), same sign", zh="这个坐标的 min(AUC_q, AUC_k)（方向一致）")
+report.number("coordinate_auc_q", max(auc_q[best], 1 - auc_q[best]), "{:.2f}",
+              en="its AUC at telling eating verbs' queries from other verbs'",
+              zh="它区分吃类动词与其他动词查询的 AUC")
+report.number("coordinate_auc_k", max(auc_k[best], 1 - auc_k[best]), "{:.2f}",
+              en="its AUC at telling food nouns' keys from other nouns'", zh="它区分食物名词与其他名词键的 AUC")
+report.number("coordinate_rotation_p", p_rotation[best], kind="p",
+              en="its p-value against random rotations of each head's space (best of 72 heads)",
+              zh="它对照各头空间随机旋转的 p 值（取 72 个头中的最大值）")
+report.number("coordinate_null_median", np.median(null_best), "{:.2f}",
+              en="rotated spaces: median of the best head's statistic", zh="旋转后的空间：最好的头的统计量的中位数")
+report.number("coordinate_null_p95", np.percentile(null_best, 95), "{:.2f}",
+              en="rotated spaces: 95th percentile of the best head's statistic",
+              zh="旋转后的空间：最好的头的统计量的第 95 百分位数")
+report.number("coordinate_heads_beating_rotations", (p_rotation < 0.05).sum(), "{:.0f}", kind="count",
+              en="heads whose best shared coordinate beats the rotations (p < 0.05)",
+              zh="最好的共享坐标胜过随机旋转（p < 0.05）的头数")
+report.number("coordinate_rotation_p_first_1000", p_first_1000, kind="p",
+              en="the same p-value from the first 1,000 rotations only", zh="只用前 1,000 次旋转时的同一 p 值")
+report.number("coordinate_head_advantage_p", p_advantage[best], kind="p",
+              en="the coordinate's head: p-value of its eating-verb advantage against shuffled noun labels",
+              zh="这个坐标所在的头：它的吃类动词优势对照打乱名词标签的 p 值")
+report.number("n_rotations", N_ROTATIONS, "{:.0f}", kind="count",
+              en="random rotations drawn (each rotating all 72 heads)", zh="随机旋转的抽样次数（每次旋转全部 72 个头）")
+report.number("rotation_qk_change", unchanged, "{:.1e}",
+              en="largest change of any q·k under a rotation (rounding only)",
+              zh="旋转后任一 q·k 的最大变化（只有舍入误差）")
+report.number("coordinate_advantage", advantage[best], "{:.2f}",
+              en="that head's eating-verb advantage, q̄_eat · (k̄_food − k̄_other)",
+              zh="这个头里吃类动词的得分优势 q̄_eat · (k̄_food − k̄_other)")
+report.number("coordinate_share", share[best], "{:.0%}", kind="share",
+              en="share of that advantage carried by the coordinate's q_i k_i",
+              zh="这个坐标的 q_i k_i 承担的优势份额")
+report.number("coordinate_heads_passing", passing.sum(), "{:.0f}", kind="count",
+              en="heads whose coordinate beats the rotations and carries ≥ 50 % of the advantage",
+              zh="坐标胜过随机旋转且承担 ≥ 50% 优势的头数")
+report.number("advantage_best_layer", top // H + 1, "{:.0f}",
+              en="layer of the head whose eating verbs prefer food keys most", zh="吃类动词最偏向食物键的头所在的层")
+report.number("advantage_best_head", top % H + 1, "{:.0f}", en="that head's number in its layer", zh="这个头在该层的编号")
+report.number("advantage_best_scaled", observed[top], "{:.2f}",
+              en="its advantage, in standard deviations of the eating-verb query's scores over the nouns",
+              zh="它的优势（以吃类动词查询在各名词上得分的标准差为单位）")
+report.number("advantage_p", p_advantage[top], kind="p",
+              en="its p-value against shuffled noun labels (best of 72 heads)",
+              zh="它对照打乱名词标签的 p 值（取 72 个头中的最大值）")
+report.number("advantage_heads_beyond_chance", (p_advantage < 0.05).sum(), "{:.0f}", kind="count",
+              en="heads whose eating verbs prefer food keys beyond chance (p < 0.05)",
+              zh="吃类动词超出偶然地偏向食物键的头数（p < 0.05）")
+report.number("advantage_top_coordinate_share", by_size[0] / advantage[top], "{:.0%}", kind="share",
+              en="in that head, the share of the advantage carried by its largest single coordinate",
+              zh="在这个头里，单个坐标承担的最大优势份额")
+report.number("advantage_coordinates_for_half", for_half, "{:.0f}", kind="count",
+              en="in that head, the coordinates it takes (largest first) to carry half the advantage",
+              zh="在这个头里，要承担一半优势所需的坐标数（从大到小）")
+
+if passing.any():
+    outcome = ("In at least one head a single coordinate does what the source says: it separates eating "
+               "verbs' queries and food nouns' keys better than the coordinates of random rotations, and "
+               "carries at least half of the eating verbs' preference for food.",
+               "至少有一个头里，单个坐标做到了原文说的事：它区分吃类动词的查询和食物名词的键，胜过随机旋转后的坐标，"
+               "并且承担了吃类动词偏向食物的至少一半。")
+elif (p_advantage < 0.05).any():
+    outcome = ("Eating verbs' queries do prefer food nouns' keys beyond chance, but through a direction: no "
+               "single coordinate both beats random rotations of its space and carries half of that preference.",
+               "吃类动词的查询确实超出偶然地偏向食物名词的键，但靠的是一个方向：没有哪个单独的坐标既胜过所在空间的"
+               "随机旋转，又承担了这份偏好的一半。")
+else:
+    outcome = ("No head lets eating verbs' queries prefer food nouns' keys beyond chance.",
+               "没有哪个头让吃类动词的查询超出偶然地偏向食物名词的键。")
+report.text("outcome", en=outcome[0], zh=outcome[1])
+
+# %% [markdown]
+# ## A note: do all verbs prefer food?
+#
+# The rule compares eating verbs' scores on food and on other nouns. If every
+# verb's query preferred food keys, that preference would say nothing about
+# eating. The same scaled advantage with the other verbs' mean query, in the
+# head where eating verbs prefer food most:
+
+# %%
+other_query = queries[top, ~is_eating].mean(axis=0)                     # (32,)
+other_scores = keys[top] @ other_query                                    # (N,)
+other_advantage = (other_scores[is_food].mean() - other_scores[~is_food].mean()) / scores[top].std()
+print(f"head {top // H + 1}-{top % H + 1}: scaled advantage of eating verbs {observed[top]:.2f}, "
+      f"of other verbs {other_advantage:.2f}")
+report.number("advantage_other_verbs", other_advantage, "{:.2f}",
+              en="in that head, the same scaled advantage for the other verbs' mean query",
+              zh="在这个头里，其他动词平均查询的同一（标准化）优势")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %% tags=["one_rotation"]
+# Exercise 1: rotate only the best head's queries and keys by one random rotation.
+# Its scores q·k stay the same; what becomes of its best shared coordinate?
+R1 = random_rotations(1, hs, np.random.default_rng(7))[0]               # (32, 32)
+rotated_statistic = shared_coordinate(queries[best] @ R1, keys[best] @ R1, is_eating, is_food)[0]
+print(f"head {best // H + 1}-{best % H + 1}: statistic {statistic[best]:.2f} in MiniLM's basis, "
+      f"{rotated_statistic:.2f} after one rotation")
+
+# %%
+report.number("exercise_rotated_statistic", rotated_statistic, "{:.2f}",
+              en="exercise 1: the best head's statistic after one random rotation of its space",
+              zh="练习 1：最好的头的空间随机旋转一次后，它的统计量")
+
+# %% tags=["all_verbs"]
+# Exercise 2: in the advantage cell, take the mean query of ALL verbs instead of the
+# eating verbs'. How many heads prefer food keys beyond chance then?
+all_query = queries.mean(axis=1)                                         # (72, 32)
+all_scores = np.einsum("hd,hnd->hn", all_query, keys)                    # (72, N)
+all_scaled = all_scores / all_scores.std(axis=1, keepdims=True)
+all_p = (1 + (scaled_advantage(all_scaled, shuffles).max(axis=1)[:, None]
+              >= scaled_advantage(all_scaled, is_food)[None, :]).sum(axis=0)) / (1 + N_SHUFFLES)
+print(f"heads whose mean verb query prefers food keys beyond chance: {(all_p < 0.05).sum()} of {L * H}")
+
+# %%
+report.number("exercise_all_verbs_heads", (all_p < 0.05).sum(), "{:.0f}", kind="count",
+              en="exercise 2: heads in which all verbs' mean query prefers food keys beyond chance",
+              zh="练习 2：所有动词的平均查询超出偶然地偏向食物键的头数")
+
+# %% [markdown]
+# ## Figure
+
+# %%
+TEXT = {
+    "en": {"null": "rotated spaces: best of 72 heads", "observed": "MiniLM's own basis: best head",
+           "statistic": "shared coordinate, min(AUC_q, AUC_k)", "draws": "rotations",
+           "terms": "q_i k_i (sorted)", "coordinate_rank": "coordinates, largest term first",
+           "head": "head {}-{}",
+           "alt": "Left: histogram of the best shared-coordinate statistic over the 72 heads in {n} random "
+                  "rotations, with a line at MiniLM's own best head ({s}). Right: the 32 terms q_i k_i of the "
+                  "eating verbs' advantage in head {l}-{h}, sorted; the largest carries {t} of the sum.",
+           "caption": "Left: MiniLM's best shared coordinate against the best of randomly rotated coordinates "
+                      "(p = {p}). Right: how the eating-verb advantage of head {l}-{h} splits over its 32 "
+                      "coordinates."},
+    "zh": {"null": "旋转后的空间：72 个头中的最大值", "observed": "MiniLM 自己的基底：最好的头",
+           "statistic": "共享坐标 min(AUC_q, AUC_k)", "draws": "旋转次数",
+           "terms": "q_i k_i（排序后）", "coordinate_rank": "坐标，按该项从大到小",
+           "head": "头 {}-{}",
+           "alt": "左图：{n} 次随机旋转中，72 个头的最佳共享坐标统计量的最大值的直方图，竖线标出 MiniLM 自己的基底里"
+                  "最好的头（{s}）。右图：头 {l}-{h} 里吃类动词得分优势的 32 项 q_i k_i，排序后画出；最大的一项占总和的 {t}。",
+           "caption": "左：MiniLM 最好的共享坐标，对照随机旋转后坐标中的最好者（p = {p}）。右：头 {l}-{h} 里吃类动词的"
+                      "得分优势如何分摊到 32 个坐标上。"},
+}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    left.hist(null_best, bins=30, color="#7570b3", alpha=0.8, label=text["null"])
+    left.axvline(statistic[best], color="#d95f02", lw=2, label=text["observed"])
+    left.set_xlabel(text["statistic"], fontsize=10)
+    left.set_ylabel(text["draws"], fontsize=10)
+    left.tick_params(labelsize=9)
+    left.legend(fontsize=8, loc="upper left")
+    right.bar(np.arange(hs), by_size, color=np.where(by_size >= 0, "#1b9e77", "#d95f02"))
+    right.axhline(0, color="grey", lw=0.8)
+    right.set_xlabel(text["coordinate_rank"], fontsize=10)
+    right.set_ylabel(text["terms"], fontsize=10)
+    right.set_title(text["head"].format(top // H + 1, top % H + 1), fontsize=10)
+    right.tick_params(labelsize=9)
+    fig.tight_layout()
+    recorded = {key: report.numbers[key]["texts"][lang]
+                for key in ("n_rotations", "coordinate_statistic", "coordinate_rotation_p",
+                            "advantage_best_layer", "advantage_best_head", "advantage_top_coordinate_share")}
+    fill = dict(n=recorded["n_rotations"], s=recorded["coordinate_statistic"], p=recorded["coordinate_rotation_p"],
+                l=recorded["advantage_best_layer"], h=recorded["advantage_best_head"],
+                t=recorded["advantage_top_coordinate_share"])
+    report.figure("coordinate_or_direction", fig, lang, alt=text["alt"].format(**fill),
+                  caption=text["caption"].format(**fill))
+
+report.save()
