@@ -349,13 +349,13 @@ TEXT = {
 }
 for lang in LANGS:
     text = TEXT[lang]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.2, 3.6))
     left.hist(null_best, bins=30, color="#7570b3", alpha=0.8, label=text["null"])
     left.axvline(statistic[best], color="#d95f02", lw=2, label=text["observed"])
     left.set_xlabel(text["statistic"], fontsize=10)
     left.set_ylabel(text["draws"], fontsize=10)
     left.tick_params(labelsize=9)
-    left.legend(fontsize=8, loc="upper left")
+    left.legend(fontsize=9, loc="upper left")
     right.bar(np.arange(hs), by_size, color=np.where(by_size >= 0, "#1b9e77", "#d95f02"))
     right.axhline(0, color="grey", lw=0.8)
     right.set_xlabel(text["coordinate_rank"], fontsize=10)

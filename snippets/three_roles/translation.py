@@ -665,7 +665,7 @@ for lang in LANGS:
                    facecolors="none", edgecolors="black", linewidths=1,
                    label=text["linked"] if c == 0 else None, zorder=4)
     ax.axhline(LINK, color="grey", ls="--", lw=1, label=text["link"])
-    ax.set_xticks(range(len(ARMS)), text["corpora"], fontsize=8)
+    ax.set_xticks(range(len(ARMS)), text["corpora"], fontsize=9)
     ax.set_xlim(-0.6, len(ARMS) - 0.4)
     ax.set_ylim(0, 1.02)
     ax.set_ylabel(text["self_label"])
