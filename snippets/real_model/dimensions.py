@@ -47,7 +47,7 @@ verb_items = verb_sentences()                        # (sentence, verb, frame, o
 noun_items = framed_sentences()                      # (sentence, noun, frame)
 verbs, nouns = EATING_VERBS + OTHER_VERBS, FOOD_NOUNS + OTHER_NOUNS
 is_eating = np.isin(verbs, EATING_VERBS)             # (V,) bool
-is_food = np.isin(nouns, FOOD_NOUNS)                 # (N,) bool
+food_noun = np.isin(nouns, FOOD_NOUNS)               # (N,) bool
 outputs = run_sentences(model, tokenizer, [item[0] for item in verb_items + noun_items])
 
 
@@ -77,7 +77,7 @@ n_verb = len(verb_items)
 queries = per_head(word_inputs(verb_items, verbs, outputs[:n_verb]), "W_Q")   # (72, V, 32)
 keys = per_head(word_inputs(noun_items, nouns, outputs[n_verb:]), "W_K")     # (72, N, 32)
 print(f"{is_eating.sum()} eating verbs, {(~is_eating).sum()} other verbs "
-      f"({len(verb_items)} sentences); {is_food.sum()} food nouns, {(~is_food).sum()} other nouns "
+      f"({len(verb_items)} sentences); {food_noun.sum()} food nouns, {(~food_noun).sum()} other nouns "
       f"({len(noun_items)} sentences)")
 
 # %%
@@ -85,8 +85,8 @@ report.number("n_eating_verbs", is_eating.sum(), "{:.0f}", kind="count",
               en="eating verbs", zh="表示“吃”的动词数")
 report.number("n_other_verbs", (~is_eating).sum(), "{:.0f}", kind="count",
               en="other transitive verbs", zh="其他及物动词数")
-report.number("n_food", is_food.sum(), "{:.0f}", kind="count", en="food nouns", zh="食物名词数")
-report.number("n_other", (~is_food).sum(), "{:.0f}", kind="count",
+report.number("n_food", food_noun.sum(), "{:.0f}", kind="count", en="food nouns", zh="食物名词数")
+report.number("n_other", (~food_noun).sum(), "{:.0f}", kind="count",
               en="other concrete nouns", zh="其他具体名词数")
 report.number("n_heads", L * H, "{:.0f}", kind="count", en="heads in MiniLM", zh="MiniLM 的头数")
 report.number("n_verb_sentences", len(verb_items), "{:.0f}", kind="count",
@@ -110,9 +110,9 @@ from explainer.coordinates import coordinate_auc, shared_coordinate
 # coordinate_auc(X, positive): per coordinate, the share of (positive, other) word pairs
 # in which the positive word's value is larger. shared_coordinate: per head, the best
 # coordinate's min(AUC_q, AUC_k), both high or both low, and which coordinate it is.
-statistic, coordinate = shared_coordinate(queries, keys, is_eating, is_food)   # (72,), (72,)
+statistic, coordinate = shared_coordinate(queries, keys, is_eating, food_noun)   # (72,), (72,)
 auc_q = coordinate_auc(queries, is_eating)[np.arange(L * H), coordinate]       # (72,)
-auc_k = coordinate_auc(keys, is_food)[np.arange(L * H), coordinate]            # (72,)
+auc_k = coordinate_auc(keys, food_noun)[np.arange(L * H), coordinate]            # (72,)
 best = int(statistic.argmax())
 print(f"best head {best // H + 1}-{best % H + 1}, coordinate {coordinate[best]}: "
       f"AUC over eating vs other verbs' queries {auc_q[best]:.2f}, "
@@ -136,7 +136,7 @@ rng = np.random.default_rng(0)
 null_best = np.zeros(N_ROTATIONS)                                        # best head of each draw
 for draw in range(N_ROTATIONS):
     R = random_rotations(L * H, hs, rng)                                 # (72, 32, 32), one per head
-    null_best[draw] = shared_coordinate(queries @ R, keys @ R, is_eating, is_food)[0].max()
+    null_best[draw] = shared_coordinate(queries @ R, keys @ R, is_eating, food_noun)[0].max()
 p_rotation = (1 + (null_best[:, None] >= statistic[None, :]).sum(axis=0)) / (1 + N_ROTATIONS)  # (72,)
 p_first_1000 = (1 + (null_best[:1000] >= statistic.max()).sum()) / 1001              # the first 1,000 draws
 unchanged = np.abs(np.einsum("hvd,hnd->hvn", queries @ R, keys @ R)
@@ -158,7 +158,7 @@ print(f"best head's statistic {statistic[best]:.2f}; rotated spaces, best of 72 
 from explainer.coordinates import advantage_terms, coordinate_share
 
 eat_query = queries[:, is_eating].mean(axis=1)                           # (72, 32): mean eating-verb query
-terms = advantage_terms(eat_query, keys, is_food)                        # (72, 32): q̄_i (k̄_food,i − k̄_other,i)
+terms = advantage_terms(eat_query, keys, food_noun)                        # (72, 32): q̄_i (k̄_food,i − k̄_other,i)
 advantage = terms.sum(axis=1)                                            # (72,)
 share = coordinate_share(terms, coordinate)                              # (72,): the best coordinate's part
 passing = (p_rotation < 0.05) & (share >= 0.5)                           # (72,)
@@ -181,8 +181,8 @@ from explainer.coordinates import scaled_advantage   # mean scaled score of food
 scores = np.einsum("hd,hnd->hn", eat_query, keys)                        # (72, N): q̄_eat · k
 scaled = scores / scores.std(axis=1, keepdims=True)                      # (72, N)
 N_SHUFFLES = 1000
-shuffles = np.array([np.random.default_rng(1000 + s).permutation(is_food) for s in range(N_SHUFFLES)])
-observed = scaled_advantage(scaled, is_food)                             # (72,)
+shuffles = np.array([np.random.default_rng(1000 + s).permutation(food_noun) for s in range(N_SHUFFLES)])
+observed = scaled_advantage(scaled, food_noun)                             # (72,)
 shuffled_best = scaled_advantage(scaled, shuffles).max(axis=1)           # (1000,)
 p_advantage = (1 + (shuffled_best[:, None] >= observed[None, :]).sum(axis=0)) / (1 + N_SHUFFLES)
 top = int(observed.argmax())
@@ -282,7 +282,7 @@ report.text("outcome", en=outcome[0], zh=outcome[1])
 # %%
 other_query = queries[top, ~is_eating].mean(axis=0)                     # (32,)
 other_scores = keys[top] @ other_query                                    # (N,)
-other_advantage = (other_scores[is_food].mean() - other_scores[~is_food].mean()) / scores[top].std()
+other_advantage = (other_scores[food_noun].mean() - other_scores[~food_noun].mean()) / scores[top].std()
 print(f"head {top // H + 1}-{top % H + 1}: scaled advantage of eating verbs {observed[top]:.2f}, "
       f"of other verbs {other_advantage:.2f}")
 report.number("advantage_other_verbs", other_advantage, "{:.2f}",
@@ -299,7 +299,7 @@ report.number("advantage_other_verbs", other_advantage, "{:.2f}",
 # Exercise 1: rotate only the best head's queries and keys by one random rotation.
 # Its scores q·k stay the same; what becomes of its best shared coordinate?
 R1 = random_rotations(1, hs, np.random.default_rng(7))[0]               # (32, 32)
-rotated_statistic = shared_coordinate(queries[best] @ R1, keys[best] @ R1, is_eating, is_food)[0]
+rotated_statistic = shared_coordinate(queries[best] @ R1, keys[best] @ R1, is_eating, food_noun)[0]
 print(f"head {best // H + 1}-{best % H + 1}: statistic {statistic[best]:.2f} in MiniLM's basis, "
       f"{rotated_statistic:.2f} after one rotation")
 
@@ -315,7 +315,7 @@ all_query = queries.mean(axis=1)                                         # (72, 
 all_scores = np.einsum("hd,hnd->hn", all_query, keys)                    # (72, N)
 all_scaled = all_scores / all_scores.std(axis=1, keepdims=True)
 all_p = (1 + (scaled_advantage(all_scaled, shuffles).max(axis=1)[:, None]
-              >= scaled_advantage(all_scaled, is_food)[None, :]).sum(axis=0)) / (1 + N_SHUFFLES)
+              >= scaled_advantage(all_scaled, food_noun)[None, :]).sum(axis=0)) / (1 + N_SHUFFLES)
 print(f"heads whose mean verb query prefers food keys beyond chance: {(all_p < 0.05).sum()} of {L * H}")
 
 # %%
