@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system serve preview build test bench check-kernels lock clean page
+.PHONY: setup system serve preview build test test-notebooks bench check-kernels lock clean page
 
 setup: system $(VENV)/.installed node_modules/.installed
 
@@ -40,6 +40,11 @@ preview: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# Every notebook run in full in a fresh kernel outside the checkout (make test runs their cells
+# once, in the build, as a notebook does, and one notebook of each kind in a fresh kernel).
+test-notebooks: setup
+	EXPLAINER_ALL_NOTEBOOKS=1 $(BIN)/python -m pytest tests/test_notebooks.py -k fresh_kernel
 
 # A new page pair with its snippet, test and nav entries: make page NAME=my_idea [CHAPTER=many-heads] [CLAIM=C08]
 page: $(VENV)/.installed

@@ -1,5 +1,6 @@
-"""The notebooks: Chinese narrative in step, committed notebooks in step, and every notebook
-running outside the checkout after only its own install cell, as in a fresh Colab runtime."""
+"""The notebooks: Chinese narrative in step, committed notebooks in step, and what a fresh
+Colab runtime adds to the build's own run of their cells (the package as pip installs it, the
+install cell's packages, a real kernel)."""
 
 import hashlib
 import json
@@ -124,23 +125,144 @@ def execute(notebook: Path, env: Path) -> str | None:
     return f"{notebook.name}:\n{tail}"
 
 
-def test_every_notebook_runs_outside_the_checkout_after_only_its_install_cell(tmp_path):
-    books = {name: json.loads(notebooks.committed_path(name, "en").read_text(encoding="utf-8"))
-             for name in NAMES}
-    commands = {json.dumps(install_command(book)): install_command(book) for book in books.values()}
-    env = shared_environment(list(commands.values()))
+# The build runs every snippet's cells as its notebook does (tools/notebooks.py run(): no
+# __file__, not its folder on the path, an empty working folder outside the checkout; shown in
+# tests/test_snippet_runner.py), so every notebook's compute already ran once in this test run.
+# What a reader's fresh runtime adds to that, these tests check without paying it again: the
+# package as pip installs it, the install cell's packages, and a real Jupyter kernel, on a
+# notebook of each kind. `make test-notebooks` still runs every notebook there in full.
+KERNEL_RUNS = [
+    "four_steps",                                  # numpy and torch only
+    "real_model.it_animal",                        # the MiniLM weights, from their pip package
+    "many_heads.why_heads_differ.head_symmetry",   # many seeds trained as one batched model
+]
+
+
+def notebook_books() -> dict[str, dict]:
+    return {name: json.loads(notebooks.committed_path(name, "en").read_text(encoding="utf-8"))
+            for name in NAMES}
+
+
+@pytest.fixture(scope="module")
+def fresh_env() -> Path:
+    commands = {json.dumps(install_command(book)): install_command(book) for book in notebook_books().values()}
+    return shared_environment(list(commands.values()))
+
+
+def in_env(env: Path, code: str, *arguments: str) -> str:
+    done = subprocess.run([str(env / "bin" / "python"), "-c", code, *arguments], cwd=env,
+                          capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_pip_installs_every_file_of_the_explainer_package(fresh_env):
+    listed = json.loads(in_env(fresh_env, (
+        "import json, importlib.metadata as m\n"
+        "print(json.dumps(sorted(str(f) for f in m.files('explainer') "
+        "if f.parts[0] == 'explainer' and '__pycache__' not in f.parts)))")))
+    tracked = subprocess.run(["git", "ls-files", "snippets/explainer"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()
+    assert tracked, "git lists no file of snippets/explainer"
+    assert set(listed) >= {str(Path(f).relative_to("snippets")) for f in tracked}
+    modules = [Path(f).stem for f in tracked if f.endswith(".py") and not f.endswith("__init__.py")]
+    in_env(fresh_env, "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module('explainer.' + m)",
+           *modules)
+
+
+# Per notebook: the closure of what pip installs with the distributions its first cell names
+# (extras included), then, per module the notebook's code imports, whether a distribution of
+# that closure provides it.
+COVERED = """
+import json, sys, importlib.metadata as m
+from pip._vendor.packaging.requirements import Requirement
+from pip._vendor.packaging.utils import canonicalize_name as canon
+providers = m.packages_distributions()
+answers = {}
+for notebook, (wanted, modules) in json.loads(sys.stdin.read()).items():
+    closure, todo = set(), [(d, tuple(e)) for d, e in wanted]
+    while todo:
+        name, extras = todo.pop()
+        if (canon(name), extras) in closure:
+            continue
+        closure.add((canon(name), extras))
+        for line in m.requires(name) or []:
+            r = Requirement(line)
+            if r.marker is None or any(r.marker.evaluate({"extra": e}) for e in extras or ("",)):
+                todo.append((r.name, tuple(r.extras)))
+    names = {n for n, _ in closure}
+    answers[notebook] = {mod: any(canon(d) in names for d in providers.get(mod, [])) for mod in modules}
+print(json.dumps(answers))
+"""
+
+
+def imported_modules(snippet: Path) -> list[str]:
+    modules = set()
+    for source in [snippet, *snippet_runner.shared_modules(snippet)]:
+        modules |= {n.split(".")[0] for n in snippet_runner.imported_names(source)}
+    return sorted(modules - set(sys.stdlib_module_names) - {"__future__"})
+
+
+def installed_by_first_cell(env: Path, asked: dict[str, tuple[list[str], list[str]]]) -> dict:
+    """notebook -> {module: provided by what its install command installs}, answered by the
+    fresh environment's own package metadata."""
+    from packaging.requirements import Requirement
+
+    wanted = {name: ([(Requirement(a).name, sorted(Requirement(a).extras)) for a in command
+                      if a != "install" and not a.startswith("-")], modules)
+              for name, (command, modules) in asked.items()}
+    done = subprocess.run([str(env / "bin" / "python"), "-c", COVERED], input=json.dumps(wanted),
+                          capture_output=True, text=True, cwd=env, env={"PATH": os.environ["PATH"]})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def installed(fresh_env) -> dict:
+    books = notebook_books()
+    return installed_by_first_cell(fresh_env, {
+        snippet_runner.name_of(path): (install_command(books[snippet_runner.name_of(path)]),
+                                       imported_modules(path)) for path in SNIPPETS})
+
+
+def test_the_install_check_sees_a_missing_package(fresh_env):
+    answer = installed_by_first_cell(fresh_env, {
+        "x": (["install", "--quiet", "torch==2.13.0"], ["numpy", "scipy", "torch"])})
+    assert answer == {"x": {"numpy": False, "scipy": False, "torch": True}}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_install_cell_brings_every_package_the_notebook_imports(name, installed):
+    covered = installed[name]
+    assert covered and all(covered.values()), \
+        f"not installed by the notebook's first cell: {sorted(m for m, ok in covered.items() if not ok)}"
+
+
+def run_in_fresh_kernels(names: list[str], env: Path, folder: Path) -> None:
+    books = notebook_books()
     work = []
-    for name, book in books.items():
-        folder = tmp_path / name  # a fresh directory, far from the checkout
-        folder.mkdir()
-        path = folder / f"{name}.ipynb"
-        path.write_text(json.dumps(without_install_cell(book)), encoding="utf-8")
+    for name in names:
+        place = folder / name  # a fresh directory, far from the checkout
+        place.mkdir()
+        path = place / f"{name}.ipynb"
+        path.write_text(json.dumps(without_install_cell(books[name])), encoding="utf-8")
         work.append(path)
     with ThreadPoolExecutor(max_workers=2) as pool:
         failures = [error for error in pool.map(lambda p: execute(p, env), work) if error]
     assert not failures, "\n\n".join(failures)
     for path in work:  # they wrote where a reader's run writes: beside the notebook
         assert (path.parent / "outputs" / path.stem / "results.json").is_file(), path.stem
+
+
+def test_a_notebook_of_each_kind_runs_in_a_fresh_kernel_after_only_its_install_cell(fresh_env, tmp_path):
+    assert set(KERNEL_RUNS) <= set(NAMES)
+    run_in_fresh_kernels(KERNEL_RUNS, fresh_env, tmp_path)
+
+
+@pytest.mark.skipif(os.environ.get("EXPLAINER_ALL_NOTEBOOKS") != "1",
+                    reason="every notebook in full: make test-notebooks")
+def test_every_notebook_runs_in_a_fresh_kernel_after_only_its_install_cell(fresh_env, tmp_path):
+    run_in_fresh_kernels(NAMES, fresh_env, tmp_path)
 
 
 # --- links ------------------------------------------------------------------------------------

@@ -63,6 +63,19 @@ def test_a_raising_snippet_is_reported_with_file_line_and_exception(project):
     assert "broken.py, line 3: ZeroDivisionError: division by zero" in str(error.value)
 
 
+def test_a_snippet_runs_as_its_notebook_would_without_file_or_the_checkout(project):
+    # A notebook has no __file__, and Colab has no checkout around it: a snippet that
+    # leans on either fails the build, not only a reader's notebook.
+    write(project / "uses_file.py", "print(__file__)\n" + SAVE)
+    write(project / "reads_checkout.py", "open('README.md').read()\n" + SAVE)
+    write(project / "plain.py", SAVE)
+    failures = {}
+    outcomes = snippet_runner.run_all(log=lambda _: None, failures=failures)
+    assert "uses_file.py, line 1: NameError: name '__file__' is not defined" in failures["uses_file"]
+    assert "reads_checkout.py, line 1: FileNotFoundError" in failures["reads_checkout"]
+    assert executed(outcomes) == {"plain"}
+
+
 def test_a_hanging_snippet_is_killed_at_its_timeout_and_reported(project, monkeypatch):
     monkeypatch.setattr(snippet_runner, "TIMEOUT_S", 2)
     write(project / "hangs.py", """\

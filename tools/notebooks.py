@@ -141,10 +141,14 @@ class _Tee(io.TextIOBase):
 
 
 def run(snippet: Path, output_dir: Path | None = None) -> None:
-    """Execute the snippet's code cells in order, in one namespace, as ``python snippet``
-    would, and write what each printed and which figures it recorded to cells.json."""
+    """Execute the snippet's code cells in order, in one namespace, as its notebook runs
+    them, and write what each printed and which figures it recorded to cells.json.
+
+    As in a notebook, and unlike ``python snippet``: no ``__file__``, and the snippet's own
+    folder is not on the import path (a notebook in Colab has no sibling files). The build's
+    worker also runs it from an empty folder outside the checkout, so a snippet that would
+    break as a notebook breaks the build (tests/test_notebooks.py builds on that)."""
     snippet = snippet.resolve()
-    sys.path.insert(0, str(snippet.parent))
     sys.argv = [str(snippet)]
     recorded: list[dict] = []
     try:  # the snippet's own import then finds this module, figure recorder in place
@@ -159,7 +163,7 @@ def run(snippet: Path, output_dir: Path | None = None) -> None:
             recorded.append({"key": key, "lang": lang})
 
         report_module.Report.figure = figure
-    namespace = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": __builtins__}
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     log = []
     for index, cell in enumerate(read_cells(snippet.read_text(encoding="utf-8"))):
         if cell.kind != "code":

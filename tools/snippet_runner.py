@@ -183,7 +183,7 @@ class Worker:
 
     def run(self, path: Path, output_dir: Path, env: dict[str, str]) -> tuple[int, bool]:
         """Run one snippet with ``env`` added to its environment; returns (exit code, timed out)."""
-        request = {"path": str(path), "output_dir": str(output_dir), "root": str(ROOT), "env": env}
+        request = {"path": str(path), "output_dir": str(output_dir), "env": env}
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         pid = self._answer(None)["pid"]

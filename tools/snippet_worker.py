@@ -11,7 +11,9 @@ The child's stdout and stderr go to output_dir/stdout.txt and stderr.txt.
 import importlib
 import json
 import os
+import shutil
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
@@ -52,9 +54,12 @@ def warm_up(snippets_dir: str) -> None:
     plt.close(fig)
 
 
-def run_snippet(path: str, output_dir: str, root: str) -> int:
-    """In the forked child: run the snippet as ``python snippets/<name>.py`` would."""
-    os.chdir(root)
+def run_snippet(path: str, output_dir: str) -> int:
+    """In the forked child: run the snippet's cells as its notebook would, from an empty
+    folder outside the checkout (a snippet that reads the checkout's files would fail in
+    Colab, so it fails here)."""
+    workdir = tempfile.mkdtemp(prefix="snippet-")
+    os.chdir(workdir)
     os.environ["EXPLAINER_OUTPUT_DIR"] = output_dir
     for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
         target = os.open(os.path.join(output_dir, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
@@ -64,7 +69,7 @@ def run_snippet(path: str, output_dir: str, root: str) -> int:
     os.dup2(devnull, 0)  # fd 0 is the worker's request pipe: not for the snippet
     os.close(devnull)
     try:
-        # Cell by cell, as `python <path>` would run it, noting what each cell printed and
+        # Cell by cell, as its notebook runs them, noting what each cell printed and
         # drew: the notebooks show the outputs of this run (tools/notebooks.py, cells.json).
         notebooks.run(Path(path), Path(output_dir))
         return 0
@@ -76,6 +81,7 @@ def run_snippet(path: str, output_dir: str, root: str) -> int:
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def main() -> None:
@@ -90,7 +96,7 @@ def main() -> None:
         pid = os.fork()
         if pid == 0:
             os.environ.update(request.get("env", {}))
-            os._exit(run_snippet(request["path"], request["output_dir"], request["root"]))
+            os._exit(run_snippet(request["path"], request["output_dir"]))
         print(json.dumps({"pid": pid}), file=answers, flush=True)
         _, status = os.waitpid(pid, 0)
         print(json.dumps({"exit": os.waitstatus_to_exitcode(status)}), file=answers, flush=True)
