@@ -1,6 +1,7 @@
 """The runner that executes snippets at build time: caching, failures, timeouts."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -76,8 +77,25 @@ def test_a_snippet_runs_as_its_notebook_would_without_file_or_the_checkout(proje
     assert executed(outcomes) == {"plain"}
 
 
-def test_a_hanging_snippet_is_killed_at_its_timeout_and_reported(project, monkeypatch):
+def test_a_snippet_that_computes_forever_is_stopped_by_its_cpu_time_and_reported(project, monkeypatch):
+    # CPU time, not wall time: on a busy machine a snippet gets less of the CPU per second,
+    # and its limit comes as late as its own work says.
     monkeypatch.setattr(snippet_runner, "TIMEOUT_S", 2)
+    write(project / "spins.py", """\
+        x = 0
+        while True:
+            x += 1
+        """)
+    with pytest.raises(snippet_runner.SnippetError) as error:
+        snippet_runner.run_all(log=lambda _: None)
+    message = str(error.value)
+    assert re.search(r"spins.py, line [23]: CPUTimeLimit", message)
+    assert "2 s of CPU time" in message
+
+
+def test_a_snippet_that_waits_forever_is_stopped_by_the_wall_clock_and_reported(project, monkeypatch):
+    monkeypatch.setattr(snippet_runner, "TIMEOUT_S", 600)
+    monkeypatch.setattr(snippet_runner, "WALL_TIMEOUT_S", 3)
     write(project / "hangs.py", """\
         import time
         while True:
@@ -86,7 +104,7 @@ def test_a_hanging_snippet_is_killed_at_its_timeout_and_reported(project, monkey
     with pytest.raises(snippet_runner.SnippetError) as error:
         snippet_runner.run_all(log=lambda _: None)
     message = str(error.value)
-    assert "hangs.py, line 3: KeyboardInterrupt" in message and "2 s timeout" in message
+    assert "hangs.py, line 3: KeyboardInterrupt" in message and "3 s of wall time" in message
 
 
 def test_a_failing_snippet_fails_the_site_build_with_a_non_zero_exit(tmp_path):

@@ -38,7 +38,12 @@ SNIPPETS = Path(os.environ.get("EXPLAINER_SNIPPETS_DIR", ROOT / "snippets"))
 SHARED_PACKAGE = "explainer"
 CACHE = Path(os.environ.get("EXPLAINER_CACHE_DIR", ROOT / ".cache" / "snippets"))
 NOT_SNIPPETS = {SHARED_PACKAGE, "notebooks", "zh", "build", "__pycache__"}
-TIMEOUT_S = float(os.environ.get("SNIPPET_TIMEOUT", 300))
+# A snippet may use this much CPU time (its own, one thread): a limit that holds on a busy
+# machine as on an idle one. A hang that uses no CPU (waiting, sleeping) is stopped by the
+# wall clock, at a bound so wide that a slow, shared machine never reaches it.
+TIMEOUT_S = float(os.environ.get("SNIPPET_TIMEOUT", 600))
+WALL_TIMEOUT_S = float(os.environ.get("SNIPPET_WALL_TIMEOUT", 20 * TIMEOUT_S))
+CPU_LIMIT_EXIT = 124  # what the child exits with when it ran out of CPU time (as timeout(1))
 CACHE_FORMAT = "2"  # bump when the layout of cached results changes
 
 
@@ -183,16 +188,17 @@ class Worker:
 
     def run(self, path: Path, output_dir: Path, env: dict[str, str]) -> tuple[int, bool]:
         """Run one snippet with ``env`` added to its environment; returns (exit code, timed out)."""
-        request = {"path": str(path), "output_dir": str(output_dir), "env": env}
+        request = {"path": str(path), "output_dir": str(output_dir), "env": env,
+                   "cpu_seconds": TIMEOUT_S}
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         pid = self._answer(None)["pid"]
-        answer = self._answer(TIMEOUT_S)
-        if answer is not None:
-            return answer["exit"], False
+        answer = self._answer(WALL_TIMEOUT_S)
+        if answer is not None:  # finished, or stopped by its CPU limit (the worker's child)
+            return answer["exit"], answer["exit"] in (CPU_LIMIT_EXIT, -signal.SIGKILL)
         # Interrupt first so Python prints where it was stuck, then kill.
         os.kill(pid, signal.SIGINT)
-        answer = self._answer(5)
+        answer = self._answer(WALL_TIMEOUT_S)
         if answer is None:
             os.kill(pid, signal.SIGKILL)
             answer = self._answer(None)
@@ -235,8 +241,9 @@ def _execute(path: Path, output_dir: Path, workers: Workers, env: dict[str, str]
     stderr_file = output_dir / "stderr.txt"
     stderr = stderr_file.read_text(encoding="utf-8") if stderr_file.is_file() else ""
     if timed_out:
-        raise SnippetError(f"{_where_it_failed(path, stderr)} (killed after the "
-                           f"{TIMEOUT_S:.0f} s timeout)")
+        raise SnippetError(f"{_where_it_failed(path, stderr)} (stopped at its limit: "
+                           f"{TIMEOUT_S:.0f} s of CPU time, {WALL_TIMEOUT_S:.0f} s of wall "
+                           f"time; SNIPPET_TIMEOUT raises both)")
     if code != 0:
         tail = "\n".join(stderr.strip().splitlines()[-15:])
         raise SnippetError(f"{_where_it_failed(path, stderr)}\n{tail}")

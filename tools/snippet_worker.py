@@ -3,19 +3,25 @@
 snippet starts in milliseconds instead of paying ~2 s of imports.
 
 Protocol (one JSON object per line): the runner writes {"path": …, "output_dir": …};
-a request may add "env" (e.g. {"EXPLAINER_SEEDS": "16"}) to the child's environment;
+a request may add "env" (e.g. {"EXPLAINER_SEEDS": "16"}) to the child's environment and
+"cpu_seconds", the CPU time the child may use (it then exits with CPU_LIMIT_EXIT);
 the worker answers {"pid": …} when the child starts and {"exit": code} when it ends.
 The child's stdout and stderr go to output_dir/stdout.txt and stderr.txt.
 """
 
 import importlib
 import json
+import math
 import os
+import resource
 import shutil
+import signal
 import sys
 import tempfile
 import traceback
 from pathlib import Path
+
+CPU_LIMIT_EXIT = 124  # tools/snippet_runner.py reads this exit as "out of CPU time"
 
 PRELOAD = ("numpy", "torch", "torch.func", "matplotlib", "matplotlib.pyplot",
            "matplotlib.backends.backend_svg", "scipy.stats", "safetensors.torch")
@@ -54,6 +60,22 @@ def warm_up(snippets_dir: str) -> None:
     plt.close(fig)
 
 
+class CPUTimeLimit(BaseException):
+    """Raised in a snippet when it has used its CPU time (SIGXCPU), so Python prints where."""
+
+
+def _out_of_cpu_time(signum, frame):
+    raise CPUTimeLimit("the snippet used up its CPU time")
+
+
+def limit_cpu_time(seconds: float) -> None:
+    """SIGXCPU after ``seconds`` of this process's CPU time (a forked child starts from 0),
+    then SIGKILL 30 s later if the snippet is stuck where Python cannot raise."""
+    signal.signal(signal.SIGXCPU, _out_of_cpu_time)
+    soft = max(1, math.ceil(seconds))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 30))
+
+
 def run_snippet(path: str, output_dir: str) -> int:
     """In the forked child: run the snippet's cells as its notebook would, from an empty
     folder outside the checkout (a snippet that reads the checkout's files would fail in
@@ -75,6 +97,9 @@ def run_snippet(path: str, output_dir: str) -> int:
         return 0
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 1
+    except CPUTimeLimit:
+        traceback.print_exc()
+        return CPU_LIMIT_EXIT
     except BaseException:  # noqa: BLE001 — print it as Python would, so the runner can say where
         traceback.print_exc()
         return 1
@@ -96,6 +121,8 @@ def main() -> None:
         pid = os.fork()
         if pid == 0:
             os.environ.update(request.get("env", {}))
+            if request.get("cpu_seconds"):
+                limit_cpu_time(request["cpu_seconds"])
             os._exit(run_snippet(request["path"], request["output_dir"]))
         print(json.dumps({"pid": pid}), file=answers, flush=True)
         _, status = os.waitpid(pid, 0)
