@@ -453,6 +453,7 @@ def ablated(p, directions):
     return loss, (weights * (tokens == theme[:, None])).sum(-1).mean(-1)
 
 
+# %%
 queries = verb_inputs(params).detach() @ params["W_Q"].detach()               # (M, 24, hs)
 means = torch.stack([queries[:, frame_label == f].mean(1) for f in range(len(FRAMES))], -1)  # (M, hs, 4)
 frame_directions = means[..., 1:] - means[..., :1]                             # (M, hs, 3)
