@@ -378,8 +378,8 @@ report.number("pass_bar", PASS_BAR, kind="share", en="accuracy a model must reac
 report.number("ceiling_bar", CEILING, kind="share",
               en="percentile of the random projections at which the query cannot beat them",
               zh="随机投影的第 95 百分位达到它时，查询无从胜出")
-report.number("frame_chance", 1 / len(FRAMES), kind="share", en="chance for the frame", zh="句型的随机猜准确率")
-report.number("transitive_chance", 0.5, kind="share", en="chance for transitivity", zh="及物与否的随机猜准确率")
+report.number("frame_chance", 1 / len(FRAMES), kind="share", en="chance for the frame", zh="句型的偶然水平")
+report.number("transitive_chance", 0.5, kind="share", en="chance for transitivity", zh="及物与否的偶然水平")
 names = {"frame": ("the frame", "句型"), "transitive": ("transitivity", "及物与否")}
 for task, (en, zh) in names.items():
     query, p95 = end[f"{task}_query"], end[f"{task}_p95"]
@@ -425,7 +425,7 @@ report_spread(report, "kind_query", end["kind_query"], kind="share",
               en="probe reading the kind of object from a transitive verb's query (12 verbs)",
               zh="探针从及物动词的查询读出宾语类别的准确率（12 个动词）")
 report.number("kind_chance", 1 / len(things), kind="share", en="chance for the kind of object",
-              zh="宾语类别的随机猜准确率")
+              zh="宾语类别的偶然水平")
 
 # %% [markdown]
 # ## A causal check: take the frame out of the query
