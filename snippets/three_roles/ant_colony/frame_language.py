@@ -15,6 +15,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 import torch
 
+from explainer.plotting import LANGS, column_figure
 from explainer.report import Report
 from explainer.seeded_training import n_seeds, report_seed_count, report_small_run, report_spread
 
@@ -59,22 +60,22 @@ verbs_of = {                                  # frame -> its verbs (transitive o
 }
 TRANSITIVE = {"none": False, "place": False, "object": True, "two_objects": True}
 all_things = [t for kind in things.values() for t in kind]
-kind_of = {t: kind for kind, words in things.items() for t in words}
+thing_kind = {t: kind for kind, words in things.items() for t in words}
 
-verbs, frame_of, verb_kind = [], {}, {}
+frame_verbs, frame_of, takes_kind = [], {}, {}
 for frame, entries in verbs_of.items():
     for kind, words in (entries.items() if isinstance(entries, dict) else [(None, entries)]):
         for v in words:
-            verbs.append(v)
-            frame_of[v], verb_kind[v] = frame, kind
-vocab = animals + places + people + all_things + verbs
-index = {w: i for i, w in enumerate(vocab)}
-VERB = 3                                      # a sentence: subject, two nouns, verb -> theme
+            frame_verbs.append(v)
+            frame_of[v], takes_kind[v] = frame, kind
+lexicon = animals + places + people + all_things + frame_verbs
+word_id = {w: i for i, w in enumerate(lexicon)}
+VERB_AT = 3                                      # a sentence: subject, two nouns, verb -> theme
 
 
 def sentences_of(verb):
     """Every sentence of ``verb``: (subject, noun, noun, verb) and its theme."""
-    frame, kind = frame_of[verb], verb_kind[verb]
+    frame, kind = frame_of[verb], takes_kind[verb]
     out = []
     for s in animals:
         if frame == "none":                   # two fillers from the other pools
@@ -84,7 +85,7 @@ def sentences_of(verb):
             out += [((s, *ab, verb), p) for p in places for f in all_things + people
                     for ab in ((p, f), (f, p))]
         elif frame == "object":               # the object and a filler: a place, a person, another kind
-            fillers = places + people + [t for t in all_things if kind_of[t] != kind]
+            fillers = places + people + [t for t in all_things if thing_kind[t] != kind]
             out += [((s, *ab, verb), o) for o in things[kind] for f in fillers
                     for ab in ((o, f), (f, o))]
         else:                                 # the person and the thing given
@@ -93,10 +94,10 @@ def sentences_of(verb):
     return out
 
 
-table = {v: sentences_of(v) for v in verbs}
+table = {v: sentences_of(v) for v in frame_verbs}
 longest = max(len(rows) for rows in table.values())
 # (verbs, longest, 5): each verb's sentences (tokens then theme), repeated to the same length
-SENTENCES = torch.stack([torch.tensor([[index[w] for w in (*words, theme)]
+SENTENCES = torch.stack([torch.tensor([[word_id[w] for w in (*words, theme)]
                                        for words, theme in rows])[torch.arange(longest) % len(rows)]
                          for rows in table.values()])
 COUNTS = torch.tensor([len(rows) for rows in table.values()])
@@ -104,21 +105,21 @@ COUNTS = torch.tensor([len(rows) for rows in table.values()])
 
 def batch(generator, n):
     """``n`` sentences: a verb drawn evenly, then one of its sentences. Tokens (n, 4), theme (n,)."""
-    verb = torch.randint(len(verbs), (n,), generator=generator)
+    verb = torch.randint(len(frame_verbs), (n,), generator=generator)
     row = (torch.rand(n, generator=generator) * COUNTS[verb]).long()
     rows = SENTENCES[verb, row]                                               # (n, 5)
     return rows[:, :4], rows[:, 4]
 
 
-frame_label = torch.tensor([FRAMES.index(frame_of[v]) for v in verbs])       # (24,)
-transitive_label = torch.tensor([int(TRANSITIVE[frame_of[v]]) for v in verbs])  # (24,)
+frame_label = torch.tensor([FRAMES.index(frame_of[v]) for v in frame_verbs])       # (24,)
+transitive_label = torch.tensor([int(TRANSITIVE[frame_of[v]]) for v in frame_verbs])  # (24,)
 tokens, theme = batch(torch.Generator().manual_seed(0), 4)
 for row, t in zip(tokens, theme):
-    print(" ".join(vocab[i] for i in row), "->", vocab[t], f"({frame_of[vocab[row[VERB]]]})")
+    print(" ".join(lexicon[i] for i in row), "->", lexicon[t], f"({frame_of[lexicon[row[VERB_AT]]]})")
 
 # %%
-report.number("n_verbs", len(verbs), kind="count", en="verbs", zh="动词个数")
-report.number("verbs_per_frame", len(verbs) // len(FRAMES), kind="count", en="verbs of each frame",
+report.number("n_verbs", len(frame_verbs), kind="count", en="verbs", zh="动词个数")
+report.number("verbs_per_frame", len(frame_verbs) // len(FRAMES), kind="count", en="verbs of each frame",
               zh="每种句型的动词个数")
 report.number("n_frames", len(FRAMES), kind="count", en="frames", zh="句型个数")
 report.number("n_transitive", int(transitive_label.sum()), kind="count", en="transitive verbs", zh="及物动词个数")
@@ -143,17 +144,17 @@ report.number("n_sentences", int(COUNTS.sum()), "{:,.0f}", kind="count",
 # %% tags=["model"]
 import torch.nn.functional as F
 
-D_MODEL, D_HEAD, D_MLP = 128, 32, 256
+WIDTH, D_HEAD, D_MLP = 128, 32, 256
 
 
 def make_models(seeds):
     """Parameters of one model per seed, stacked: name -> (M, ...). Embeddings N(0, 1),
     matrices uniform in ±1/√(fan in), as the project's seeded transformer."""
-    shapes = {"embed": (len(vocab), D_MODEL), "position": (4, D_MODEL),
-              "W_Q": (D_MODEL, D_HEAD), "W_K": (D_MODEL, D_HEAD), "W_V": (D_MODEL, D_HEAD),
-              "W_O": (D_HEAD, D_MODEL), "W_in": (D_MODEL, D_MLP), "b_in": (D_MLP,),
-              "W_out": (D_MLP, D_MODEL), "b_out": (D_MODEL,), "W_U": (D_MODEL, len(vocab)),
-              "b_U": (len(vocab),)}
+    shapes = {"embed": (len(lexicon), WIDTH), "position": (4, WIDTH),
+              "W_Q": (WIDTH, D_HEAD), "W_K": (WIDTH, D_HEAD), "W_V": (WIDTH, D_HEAD),
+              "W_O": (D_HEAD, WIDTH), "W_in": (WIDTH, D_MLP), "b_in": (D_MLP,),
+              "W_out": (D_MLP, WIDTH), "b_out": (WIDTH,), "W_U": (WIDTH, len(lexicon)),
+              "b_U": (len(lexicon),)}
     fan_in = {"W_O": D_HEAD, "W_out": D_MLP, "b_out": D_MLP}
     params = {name: [] for name in shapes}
     for seed in seeds:
@@ -162,17 +163,17 @@ def make_models(seeds):
             if name in ("embed", "position"):
                 params[name].append(torch.randn(shape, generator=generator))
             else:
-                bound = fan_in.get(name, D_MODEL) ** -0.5
+                bound = fan_in.get(name, WIDTH) ** -0.5
                 params[name].append((torch.rand(shape, generator=generator) * 2 - 1) * bound)
     return {name: torch.stack(values).requires_grad_() for name, values in params.items()}
 
 
 def verb_inputs(p):
     """Each verb's vector entering the layer (its embedding plus the verb position): (M, 24, C)."""
-    return p["embed"][:, [index[v] for v in verbs]] + p["position"][:, None, VERB]
+    return p["embed"][:, [word_id[v] for v in frame_verbs]] + p["position"][:, None, VERB_AT]
 
 
-def run(p, tokens, query=None):
+def forward(p, tokens, query=None):
     """Logits at the verb (M, B, V) and the verb's attention over the four words (M, B, 4).
 
     ``tokens`` (B, 4) shared by all models, or (M, B, 4). ``query`` (M, B, hs) replaces the
@@ -180,11 +181,11 @@ def run(p, tokens, query=None):
     M = len(p["embed"])
     tokens = tokens.expand(M, -1, -1) if tokens.dim() == 2 else tokens
     x = p["embed"][torch.arange(M)[:, None, None], tokens] + p["position"][:, None]   # (M, B, 4, C)
-    q = x[:, :, VERB] @ p["W_Q"] if query is None else query                          # (M, B, hs)
+    q = x[:, :, VERB_AT] @ p["W_Q"] if query is None else query                          # (M, B, hs)
     k, v = x @ p["W_K"][:, None], x @ p["W_V"][:, None]                               # (M, B, 4, hs)
     weights = (torch.einsum("mbd,mbtd->mbt", q, k) / D_HEAD ** 0.5).softmax(-1)       # (M, B, 4)
     head = torch.einsum("mbt,mbtd->mbd", weights, v)                                  # (M, B, hs)
-    h = x[:, :, VERB] + head @ p["W_O"]                                               # (M, B, C) residual
+    h = x[:, :, VERB_AT] + head @ p["W_O"]                                               # (M, B, C) residual
     h = h + torch.relu(h @ p["W_in"] + p["b_in"][:, None]) @ p["W_out"] + p["b_out"][:, None]  # MLP
     return h @ p["W_U"] + p["b_U"][:, None], weights                                  # (M, B, V), (M, B, 4)
 
@@ -204,7 +205,7 @@ def train(p, steps, batch_size=64, lr=3e-3):
     losses = []
     for _ in range(steps):
         tokens, theme = batch(generator, M * batch_size)
-        logits, _ = run(p, tokens.view(M, batch_size, 4))                             # (M, b, V)
+        logits, _ = forward(p, tokens.view(M, batch_size, 4))                             # (M, b, V)
         loss = F.cross_entropy(logits.flatten(0, 1), theme, reduction="none").view(M, -1).mean(1)
         optimizer.zero_grad()
         loss.sum().backward()
@@ -224,7 +225,7 @@ def train(p, steps, batch_size=64, lr=3e-3):
 # keys, the values, or projections of the verb's input vector.
 
 # %% tags=["probe"]
-def probe_accuracy(X, labels, ridge=0.1):
+def held_out_accuracy(X, labels, ridge=0.1):
     """Leave-one-verb-out ridge probe. ``X`` (..., n, d) per-verb vectors, ``labels`` (n,)
     ints; returns the share of held-out verbs named right, (...)."""
     X = F.normalize(X, dim=-1)
@@ -261,14 +262,14 @@ N_PROJECTIONS = 256
 
 def random_projections(n, generator):
     """``n`` Gaussian maps from the model width to the head size: (n, C, hs)."""
-    return torch.randn(n, D_MODEL, D_HEAD, generator=generator)
+    return torch.randn(n, WIDTH, D_HEAD, generator=generator)
 
 
 def projection_percentile(inputs, labels, projections, q=0.95):
     """Per model: the ``q`` quantile of the probe's accuracy over random projections of
     ``inputs`` (M, n, C); returns (M,) and all accuracies (M, P)."""
     projected = inputs[:, None] @ projections[None]                            # (M, P, n, hs)
-    accuracy = probe_accuracy(projected, labels)                               # (M, P)
+    accuracy = held_out_accuracy(projected, labels)                               # (M, P)
     return accuracy.quantile(q, dim=-1), accuracy
 
 
@@ -286,7 +287,7 @@ def top_components(vectors, k):
 EVAL = batch(torch.Generator().manual_seed(1), 2048)                          # a fixed evaluation set
 PROJECTIONS = random_projections(N_PROJECTIONS, torch.Generator().manual_seed(2))
 transitive_verbs = transitive_label.bool()
-kind_label = torch.tensor([list(things).index(verb_kind[v]) for v in verbs if verb_kind[v]])  # (12,)
+kind_label = torch.tensor([list(things).index(takes_kind[v]) for v in frame_verbs if takes_kind[v]])  # (12,)
 
 
 @torch.no_grad()
@@ -294,7 +295,7 @@ def measure(p):
     X = verb_inputs(p)                                                         # (M, 24, C)
     q, k, v = X @ p["W_Q"], X @ p["W_K"], X @ p["W_V"]                         # (M, 24, hs) each
     tokens, theme = EVAL
-    logits, weights = run(p, tokens)                                           # (M, B, V), (M, B, 4)
+    logits, weights = forward(p, tokens)                                           # (M, B, V), (M, B, 4)
     theme_at = tokens == theme[:, None]                                        # (B, 4): where the theme is
     layer_inputs = (p["embed"][:, tokens] + p["position"][:, None]).flatten(1, 2)  # (M, 4B, C)
     pca = top_components(layer_inputs, D_HEAD)                                 # (M, C, hs)
@@ -303,13 +304,13 @@ def measure(p):
                                    reduction="none").mean(-1),
            "attention_on_theme": (weights * theme_at).sum(-1).mean(-1)}
     for task, labels in (("frame", frame_label), ("transitive", transitive_label)):
-        out[f"{task}_query"] = probe_accuracy(q, labels)
-        out[f"{task}_key"] = probe_accuracy(k, labels)
-        out[f"{task}_value"] = probe_accuracy(v, labels)
-        out[f"{task}_pca"] = probe_accuracy(X @ pca, labels)
-        out[f"{task}_input"] = probe_accuracy(X, labels)
+        out[f"{task}_query"] = held_out_accuracy(q, labels)
+        out[f"{task}_key"] = held_out_accuracy(k, labels)
+        out[f"{task}_value"] = held_out_accuracy(v, labels)
+        out[f"{task}_pca"] = held_out_accuracy(X @ pca, labels)
+        out[f"{task}_input"] = held_out_accuracy(X, labels)
         out[f"{task}_p95"], out[f"{task}_projections"] = projection_percentile(X, labels, PROJECTIONS)
-    out["kind_query"] = probe_accuracy(q[:, transitive_verbs], kind_label)
+    out["kind_query"] = held_out_accuracy(q[:, transitive_verbs], kind_label)
     return out
 
 
@@ -348,7 +349,7 @@ end = measure(params)
 report.number("n_seeds", len(SEEDS), kind="count", en="models (random seeds) trained together",
               zh="一起训练的模型（随机种子）数")
 report.number("steps", STEPS, kind="count", en="training steps", zh="训练步数")
-report.number("d_model", D_MODEL, kind="count", en="width of the residual stream", zh="残差流的宽度")
+report.number("d_model", WIDTH, kind="count", en="width of the residual stream", zh="残差流的宽度")
 report.number("d_head", D_HEAD, kind="count", en="dimensions of the query (one head)", zh="查询的维数（一个头）")
 report.number("n_projections", N_PROJECTIONS, kind="count", en="random projections per model",
               zh="每个模型的随机投影个数")
@@ -431,7 +432,7 @@ report.number("kind_chance", 1 / len(things), kind="share", en="chance for the k
 # ## A causal check: take the frame out of the query
 #
 # Remove from every verb's query the directions that separate the frames (the
-# span of the four frames' mean queries, three directions) and measure the
+# differences between the four frames' mean queries: three directions) and measure the
 # loss and the attention on the theme. As a control, remove three random
 # directions instead.
 
@@ -447,8 +448,8 @@ def ablated(p, directions):
     """Loss and attention on the theme with every verb's query stripped of ``directions``."""
     tokens, theme = EVAL
     q = without(verb_inputs(p) @ p["W_Q"], directions)                         # (M, 24, hs)
-    verb_row = torch.tensor([verbs.index(vocab[t]) for t in tokens[:, VERB].tolist()])
-    logits, weights = run(p, tokens, query=q[:, verb_row])
+    verb_row = torch.tensor([frame_verbs.index(lexicon[t]) for t in tokens[:, VERB_AT].tolist()])
+    logits, weights = forward(p, tokens, query=q[:, verb_row])
     loss = F.cross_entropy(logits.transpose(1, 2), theme.expand(len(q), -1), reduction="none").mean(-1)
     return loss, (weights * (tokens == theme[:, None])).sum(-1).mean(-1)
 
@@ -474,5 +475,85 @@ report_spread(report, "attention_without_frame", attention_frame, "{:.2f}",
 report_spread(report, "attention_without_random", attention_random, "{:.2f}",
               en="attention on the theme with three random directions removed",
               zh="去掉三个随机方向后落在主题论元上的注意力")
+MARGIN = 0.1                        # nats: a change of the loss we call a change
+moved = ((loss_frame - end["loss"]) >= MARGIN) & ((loss_random - end["loss"]) < MARGIN)
+report.number("causal_margin", MARGIN, "{:.1f}", en="change of the loss counted as a change (nats)",
+              zh="算作变化的损失变化量（奈特）")
+causal = report_seed_count(report, "causal_seeds", moved,
+                           en="models whose loss rises by the margin or more without the frame directions "
+                              "and by less without three random ones",
+                           zh="去掉句型方向后损失升高至少这一余量、去掉三个随机方向后升高不到这一余量的模型数")
+
+# %%
+# Outcome sentences, built from the counts above.
+n = len(SEEDS)
+for task, (en, zh) in names.items():
+    passed = int((end[f"{task}_query"] >= PASS_BAR).logical_and(end[f"{task}_query"] > end[f"{task}_p95"]).sum())
+    beats = int((end[f"{task}_query"] > end[f"{task}_p95"]).sum())
+    report.text(f"{task}_outcome",
+                en=f"In {passed} of {n} models the query reads {en} at {PASS_BAR:.0%} or more and beats the "
+                   f"random projections' 95th percentile; it beats that percentile in {beats} of {n}.",
+                zh=f"{n} 个模型中有 {passed} 个，查询读出{zh}的准确率不低于 {PASS_BAR:.0%} 且高于随机投影的"
+                   f"第 95 百分位；高于这个百分位的共有 {beats} 个。")
+ACCURACY_MARGIN = 0.1               # accuracy: a difference we call a difference
+above_input = int((end["frame_query"] >= end["frame_input"] + ACCURACY_MARGIN).sum())
+report.number("frame_query_above_input_seeds", above_input, kind="count",
+              en="models whose query reads the frame better than the whole input, by 0.1 or more",
+              zh="查询读出句型比完整输入高出至少 0.1 的模型数")
+report.text("controls_outcome",
+            en=f"In {above_input} of {n} models the probe reads the frame from the 32-dimensional query better, by "
+               f"0.1 or more, than from the whole 128-dimensional input it is computed from.",
+            zh=f"{n} 个模型中有 {above_input} 个，探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
+               f"高至少 0.1。")
+report.text("causal_outcome",
+            en=f"In {causal} of {n} models, taking the frame directions out of the query raises the loss by "
+               f"{MARGIN} nats or more, while taking out three random directions raises it by less.",
+            zh=f"{n} 个模型中有 {causal} 个，从查询中去掉句型方向后损失至少升高 {MARGIN} 奈特，"
+               f"而去掉三个随机方向后升高不到 {MARGIN} 奈特。")
+
+# %% [markdown]
+# ## Figure
+
+# %%
+TEXT = {
+    "en": {"panels": ["(a) the frame (four)", "(b) transitive or not"], "model": "model (random seed)",
+           "accuracy": "held-out accuracy", "query": "the verb's query", "p95": "random projections: 95th percentile",
+           "bar": "bar", "chance": "chance",
+           "alt": "Two panels, one per question (the frame; transitive or not). For each of {n} models, a dot "
+                  "for the probe's held-out accuracy on the verb's query and a grey mark for the 95th percentile "
+                  "of the same probe on {p} random 32-dimensional projections of the verb's input, with a dashed "
+                  "line at the bar and a dotted line at chance.",
+           "caption": "Frame: {a} of {n} models pass (query at {bar} or more, above the projections' 95th "
+                      "percentile); transitivity: {b} of {n}."},
+    "zh": {"panels": ["(a) 句型（四种）", "(b) 及物与否"], "model": "模型（随机种子）",
+           "accuracy": "留出动词上的准确率", "query": "动词的查询", "p95": "随机投影：第 95 百分位",
+           "bar": "门槛", "chance": "偶然水平",
+           "alt": "两幅图，各对应一个问题（句型；及物与否）。{n} 个模型中的每一个：一个点是探针在动词查询上的留出准确率，"
+                  "一个灰色记号是同一探针在动词输入的 {p} 个随机 32 维投影上准确率的第 95 百分位；虚线是门槛，点线是偶然水平。",
+           "caption": "句型：{n} 个模型中有 {a} 个达标（查询准确率不低于 {bar}，且高于投影的第 95 百分位）；"
+                      "及物与否：{n} 个中有 {b} 个。"},
+}
+counts = {task: int(((end[f"{task}_query"] >= PASS_BAR) & (end[f"{task}_query"] > end[f"{task}_p95"])).sum())
+          for task in names}
+chance = {"frame": 1 / len(FRAMES), "transitive": 0.5}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, axes = column_figure(5.6, nrows=2, sharex=True)
+    for ax, task, title in zip(axes, names, text["panels"]):
+        x = torch.arange(n)
+        ax.scatter(x, end[f"{task}_p95"], marker="_", s=160, color="grey", label=text["p95"], zorder=2)
+        ax.scatter(x, end[f"{task}_query"], color="#d95f02", s=24, label=text["query"], zorder=3)
+        ax.axhline(PASS_BAR, color="#1b9e77", ls="--", lw=1, label=text["bar"])
+        ax.axhline(chance[task], color="grey", ls=":", lw=1, label=text["chance"])
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel(text["accuracy"])
+        ax.set_title(title, loc="left")
+    axes[0].legend(fontsize=9, loc="lower right", ncols=2)
+    axes[1].set_xticks(range(n), [str(s) for s in SEEDS])
+    axes[1].set_xlabel(text["model"])
+    report.figure("per_model", fig, lang, alt=text["alt"].format(n=n, p=N_PROJECTIONS),
+                  caption=text["caption"].format(n=n, a=counts["frame"], b=counts["transitive"],
+                                                 bar=f"{PASS_BAR:.0%}"))
+
 print(f"CPU time with the measures: {time.process_time() - started:.0f} s")
 report.save()
