@@ -52,7 +52,7 @@ places = ["厨房", "花园", "河边", "学校"]
 people = ["妈妈", "老师", "朋友", "邻居"]
 things = {"food": ["苹果", "面包", "鱼"], "drink": ["水", "牛奶", "茶"], "writing": ["书", "报纸", "信"]}
 FRAMES = ["none", "place", "object", "two_objects"]
-verbs_of = {                                  # frame -> its verbs (transitive ones: kind -> two verbs)
+verbs_of = {                                # frame -> its verbs (transitive ones: kind -> two verbs)
     "none": ["睡", "笑", "哭", "跑", "跳", "叫"],
     "place": ["住", "躺", "坐", "站", "等", "停"],
     "object": {"food": ["吃", "尝"], "drink": ["喝", "泼"], "writing": ["读", "写"]},
@@ -70,7 +70,7 @@ for frame, entries in verbs_of.items():
             frame_of[v], takes_kind[v] = frame, kind
 lexicon = animals + places + people + all_things + frame_verbs
 word_id = {w: i for i, w in enumerate(lexicon)}
-VERB_AT = 3                                      # a sentence: subject, two nouns, verb -> theme
+VERB_AT = 3                                 # a sentence: subject, two nouns, verb -> theme
 
 
 def sentences_of(verb):
@@ -111,8 +111,8 @@ def batch(generator, n):
     return rows[:, :4], rows[:, 4]
 
 
-frame_label = torch.tensor([FRAMES.index(frame_of[v]) for v in frame_verbs])       # (24,)
-transitive_label = torch.tensor([int(TRANSITIVE[frame_of[v]]) for v in frame_verbs])  # (24,)
+frame_label = torch.tensor([FRAMES.index(frame_of[v]) for v in frame_verbs])            # (24,)
+transitive_label = torch.tensor([int(TRANSITIVE[frame_of[v]]) for v in frame_verbs])    # (24,)
 tokens, theme = batch(torch.Generator().manual_seed(0), 4)
 for row, t in zip(tokens, theme):
     print(" ".join(lexicon[i] for i in row), "->", lexicon[t], f"({frame_of[lexicon[row[VERB_AT]]]})")
@@ -180,14 +180,14 @@ def forward(p, tokens, query=None):
     verb's query (for the causal check)."""
     M = len(p["embed"])
     tokens = tokens.expand(M, -1, -1) if tokens.dim() == 2 else tokens
-    x = p["embed"][torch.arange(M)[:, None, None], tokens] + p["position"][:, None]   # (M, B, 4, C)
-    q = x[:, :, VERB_AT] @ p["W_Q"] if query is None else query                          # (M, B, hs)
-    k, v = x @ p["W_K"][:, None], x @ p["W_V"][:, None]                               # (M, B, 4, hs)
-    weights = (torch.einsum("mbd,mbtd->mbt", q, k) / D_HEAD ** 0.5).softmax(-1)       # (M, B, 4)
-    head = torch.einsum("mbt,mbtd->mbd", weights, v)                                  # (M, B, hs)
-    h = x[:, :, VERB_AT] + head @ p["W_O"]                                               # (M, B, C) residual
+    x = p["embed"][torch.arange(M)[:, None, None], tokens] + p["position"][:, None]         # (M, B, 4, C)
+    q = x[:, :, VERB_AT] @ p["W_Q"] if query is None else query                             # (M, B, hs)
+    k, v = x @ p["W_K"][:, None], x @ p["W_V"][:, None]                                     # (M, B, 4, hs)
+    weights = (torch.einsum("mbd,mbtd->mbt", q, k) / D_HEAD ** 0.5).softmax(-1)             # (M, B, 4)
+    head = torch.einsum("mbt,mbtd->mbd", weights, v)                                        # (M, B, hs)
+    h = x[:, :, VERB_AT] + head @ p["W_O"]                                                  # (M, B, C) residual
     h = h + torch.relu(h @ p["W_in"] + p["b_in"][:, None]) @ p["W_out"] + p["b_out"][:, None]  # MLP
-    return h @ p["W_U"] + p["b_U"][:, None], weights                                  # (M, B, V), (M, B, 4)
+    return h @ p["W_U"] + p["b_U"][:, None], weights                                        # (M, B, V), (M, B, 4)
 
 
 # %% [markdown]
@@ -205,7 +205,7 @@ def train(p, steps, batch_size=64, lr=3e-3):
     losses = []
     for _ in range(steps):
         tokens, theme = batch(generator, M * batch_size)
-        logits, _ = forward(p, tokens.view(M, batch_size, 4))                             # (M, b, V)
+        logits, _ = forward(p, tokens.view(M, batch_size, 4))                           # (M, b, V)
         loss = F.cross_entropy(logits.flatten(0, 1), theme, reduction="none").view(M, -1).mean(1)
         optimizer.zero_grad()
         loss.sum().backward()
@@ -268,8 +268,8 @@ def random_projections(n, generator):
 def projection_percentile(inputs, labels, projections, q=0.95):
     """Per model: the ``q`` quantile of the probe's accuracy over random projections of
     ``inputs`` (M, n, C); returns (M,) and all accuracies (M, P)."""
-    projected = inputs[:, None] @ projections[None]                            # (M, P, n, hs)
-    accuracy = held_out_accuracy(projected, labels)                               # (M, P)
+    projected = inputs[:, None] @ projections[None]                             # (M, P, n, hs)
+    accuracy = held_out_accuracy(projected, labels)                             # (M, P)
     return accuracy.quantile(q, dim=-1), accuracy
 
 
