@@ -104,7 +104,7 @@ def test_every_number_a_trained_rule_reads_can_be_resampled_over_seeds(results):
     for claim in registry.load().values():
         for snippet in claim.trained_snippets():
             numbers = results(snippet).data["numbers"]
-            for name in sorted(n for n in claim.names() if n.startswith(f"{snippet}.")):
+            for name in sorted(n for n in claim.names() if n.rpartition(".")[0] == snippet):
                 key = name.rpartition(".")[2]
                 assert key == "n_seeds" or "per_seed" in numbers[key] or name in SEED_FREE, (
                     f"{claim.id} reads {name}, recorded without its per-seed values: the build "

@@ -1,0 +1,559 @@
+# %% [markdown]
+# # A frame language: does a verb's query say what frame the verb takes?
+#
+# Source B says that $W_Q$ learns to put into a verb's query the feature
+# "needs an object (is transitive)", and that the query is much like the
+# subcategorisation (Subcat) signal of linguistics: the code of the frame a
+# verb takes. In the ant colony every verb takes one object, and the query is
+# the model's only route to the answer. Here we build a language where verbs
+# take different frames, train models that *also* have a residual path and an
+# MLP (so the frame can travel without the query), and ask a linear probe to
+# read a held-out verb's frame from its query.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import torch
+
+from explainer.plotting import LANGS, column_figure
+from explainer.report import Report
+from explainer.seeded_training import n_seeds, report_seed_count, report_small_run, report_spread
+
+torch.set_num_threads(1)
+report = Report("three_roles.ant_colony.frame_language")
+
+# %% [markdown]
+# ## The language
+#
+# Four frames, six verbs each: no object (睡 "sleep"), a place (住 "live
+# at"), an object (吃 "eat"), two objects — someone and something (喂 "feed
+# someone something"). Twelve verbs are transitive, twelve intransitive.
+# The words come in four pools: animals (the subjects), places, things
+# (three kinds: food, drink, writing) and people. The verb comes last, as in
+# Japanese or Korean; the model is causal, so the verb sees every word of its
+# sentence. Each sentence has three nouns before the verb, and its *last
+# token* names the verb's theme, the argument it is about: the subject if
+# it takes no object, the place for a place verb, the object for a
+# transitive verb, the person for a verb of two objects.
+#
+# Words that are no argument of the verb fill the empty slots (猫 厨房 苹果
+# 睡: "the cat — kitchen, apple — sleeps"), so which pools a sentence holds
+# does not tell its frame: the verb must know which pool to look in. The
+# object kinds cross the frames: each kind has two verbs of one object and
+# two of two objects.
+
+# %% tags=["language"]
+import itertools
+
+import torch
+
+animals = ["猫", "狗", "鸟", "马"]
+places = ["厨房", "花园", "河边", "学校"]
+people = ["妈妈", "老师", "朋友", "邻居"]
+things = {"food": ["苹果", "面包", "鱼"], "drink": ["水", "牛奶", "茶"], "writing": ["书", "报纸", "信"]}
+FRAMES = ["none", "place", "object", "two_objects"]
+verbs_of = {                                # frame -> its verbs (transitive ones: kind -> two verbs)
+    "none": ["睡", "笑", "哭", "跑", "跳", "叫"],
+    "place": ["住", "躺", "坐", "站", "等", "停"],
+    "object": {"food": ["吃", "尝"], "drink": ["喝", "泼"], "writing": ["读", "写"]},
+    "two_objects": {"food": ["喂", "做"], "drink": ["倒", "端"], "writing": ["寄", "念"]},
+}
+TRANSITIVE = {"none": False, "place": False, "object": True, "two_objects": True}
+all_things = [t for kind in things.values() for t in kind]
+thing_kind = {t: kind for kind, words in things.items() for t in words}
+
+frame_verbs, frame_of, takes_kind = [], {}, {}
+for frame, entries in verbs_of.items():
+    for kind, words in (entries.items() if isinstance(entries, dict) else [(None, entries)]):
+        for v in words:
+            frame_verbs.append(v)
+            frame_of[v], takes_kind[v] = frame, kind
+lexicon = animals + places + people + all_things + frame_verbs
+word_id = {w: i for i, w in enumerate(lexicon)}
+VERB_AT = 3                                 # a sentence: subject, two nouns, verb -> theme
+
+
+def sentences_of(verb):
+    """Every sentence of ``verb``: (subject, noun, noun, verb) and its theme."""
+    frame, kind = frame_of[verb], takes_kind[verb]
+    out = []
+    for s in animals:
+        if frame == "none":                   # two fillers from the other pools
+            pairs = itertools.permutations(places + all_things + people, 2)
+            out += [((s, a, b, verb), s) for a, b in pairs]
+        elif frame == "place":                # the place and a filler that is no place
+            out += [((s, *ab, verb), p) for p in places for f in all_things + people
+                    for ab in ((p, f), (f, p))]
+        elif frame == "object":               # the object and a filler: a place, a person, another kind
+            fillers = places + people + [t for t in all_things if thing_kind[t] != kind]
+            out += [((s, *ab, verb), o) for o in things[kind] for f in fillers
+                    for ab in ((o, f), (f, o))]
+        else:                                 # the person and the thing given
+            out += [((s, *ab, verb), r) for r in people for o in things[kind]
+                    for ab in ((r, o), (o, r))]
+    return out
+
+
+table = {v: sentences_of(v) for v in frame_verbs}
+longest = max(len(rows) for rows in table.values())
+# (verbs, longest, 5): each verb's sentences (tokens then theme), repeated to the same length
+SENTENCES = torch.stack([torch.tensor([[word_id[w] for w in (*words, theme)]
+                                       for words, theme in rows])[torch.arange(longest) % len(rows)]
+                         for rows in table.values()])
+COUNTS = torch.tensor([len(rows) for rows in table.values()])
+
+
+def batch(generator, n):
+    """``n`` sentences: a verb drawn evenly, then one of its sentences. Tokens (n, 4), theme (n,)."""
+    verb = torch.randint(len(frame_verbs), (n,), generator=generator)
+    row = (torch.rand(n, generator=generator) * COUNTS[verb]).long()
+    rows = SENTENCES[verb, row]                                               # (n, 5)
+    return rows[:, :4], rows[:, 4]
+
+
+frame_label = torch.tensor([FRAMES.index(frame_of[v]) for v in frame_verbs])            # (24,)
+transitive_label = torch.tensor([int(TRANSITIVE[frame_of[v]]) for v in frame_verbs])    # (24,)
+tokens, theme = batch(torch.Generator().manual_seed(0), 4)
+for row, t in zip(tokens, theme):
+    print(" ".join(lexicon[i] for i in row), "->", lexicon[t], f"({frame_of[lexicon[row[VERB_AT]]]})")
+
+# %%
+report.number("n_verbs", len(frame_verbs), kind="count", en="verbs", zh="动词个数")
+report.number("verbs_per_frame", len(frame_verbs) // len(FRAMES), kind="count", en="verbs of each frame",
+              zh="每种句型的动词个数")
+report.number("n_frames", len(FRAMES), kind="count", en="frames", zh="句型个数")
+report.number("n_transitive", int(transitive_label.sum()), kind="count", en="transitive verbs", zh="及物动词个数")
+report.number("n_intransitive", int((1 - transitive_label).sum()), kind="count", en="intransitive verbs",
+              zh="不及物动词个数")
+report.number("n_kinds", len(things), kind="count", en="kinds of object", zh="宾语的类别数")
+report.number("n_sentences", int(COUNTS.sum()), "{:,.0f}", kind="count",
+              en="sentences in the language", zh="这门语言的句子数")
+
+# %% [markdown]
+# ## The model: one attention head, a residual path and an MLP
+#
+# Token and position embeddings of width 128, one attention head whose query,
+# key and value have 32 dimensions each, the head's output added back to the
+# verb's own vector (the residual path), an MLP on top, and an unembedding.
+# So the verb's answer can use its own embedding twice: through the query,
+# which decides where it looks, and around the attention, straight to the
+# MLP. Many models (random seeds) are stacked on a leading dimension M and
+# trained in one pass. Only the verb's position is scored, so only its
+# row of attention is computed.
+
+# %% tags=["model"]
+import torch.nn.functional as F
+
+WIDTH, D_HEAD, D_MLP = 128, 32, 256
+
+
+def make_models(seeds):
+    """Parameters of one model per seed, stacked: name -> (M, ...). Embeddings N(0, 1),
+    matrices uniform in ±1/√(fan in), as the project's seeded transformer."""
+    shapes = {"embed": (len(lexicon), WIDTH), "position": (4, WIDTH),
+              "W_Q": (WIDTH, D_HEAD), "W_K": (WIDTH, D_HEAD), "W_V": (WIDTH, D_HEAD),
+              "W_O": (D_HEAD, WIDTH), "W_in": (WIDTH, D_MLP), "b_in": (D_MLP,),
+              "W_out": (D_MLP, WIDTH), "b_out": (WIDTH,), "W_U": (WIDTH, len(lexicon)),
+              "b_U": (len(lexicon),)}
+    fan_in = {"W_O": D_HEAD, "W_out": D_MLP, "b_out": D_MLP}
+    params = {name: [] for name in shapes}
+    for seed in seeds:
+        generator = torch.Generator().manual_seed(seed)
+        for name, shape in shapes.items():
+            if name in ("embed", "position"):
+                params[name].append(torch.randn(shape, generator=generator))
+            else:
+                bound = fan_in.get(name, WIDTH) ** -0.5
+                params[name].append((torch.rand(shape, generator=generator) * 2 - 1) * bound)
+    return {name: torch.stack(values).requires_grad_() for name, values in params.items()}
+
+
+def verb_inputs(p):
+    """Each verb's vector entering the layer (its embedding plus the verb position): (M, 24, C)."""
+    return p["embed"][:, [word_id[v] for v in frame_verbs]] + p["position"][:, None, VERB_AT]
+
+
+def forward(p, tokens, query=None):
+    """Logits at the verb (M, B, V) and the verb's attention over the four words (M, B, 4).
+
+    ``tokens`` (B, 4) shared by all models, or (M, B, 4). ``query`` (M, B, hs) replaces the
+    verb's query (for the causal check)."""
+    M = len(p["embed"])
+    tokens = tokens.expand(M, -1, -1) if tokens.dim() == 2 else tokens
+    x = p["embed"][torch.arange(M)[:, None, None], tokens] + p["position"][:, None]         # (M, B, 4, C)
+    q = x[:, :, VERB_AT] @ p["W_Q"] if query is None else query                             # (M, B, hs)
+    k, v = x @ p["W_K"][:, None], x @ p["W_V"][:, None]                                     # (M, B, 4, hs)
+    weights = (torch.einsum("mbd,mbtd->mbt", q, k) / D_HEAD ** 0.5).softmax(-1)             # (M, B, 4)
+    head = torch.einsum("mbt,mbtd->mbd", weights, v)                                        # (M, B, hs)
+    h = x[:, :, VERB_AT] + head @ p["W_O"]                                                  # (M, B, C) residual
+    h = h + torch.relu(h @ p["W_in"] + p["b_in"][:, None]) @ p["W_out"] + p["b_out"][:, None]  # MLP
+    return h @ p["W_U"] + p["b_U"][:, None], weights                                        # (M, B, V), (M, B, 4)
+
+
+# %% [markdown]
+# ## Training
+#
+# Adam on all models at once; each model draws its own batches. The loss is
+# the sum of the models' own losses, so each trains exactly as it would alone.
+
+# %% tags=["train"]
+def train(p, steps, batch_size=64, lr=3e-3):
+    """Adam on every model at once (each its own batches of ``batch_size``); returns the losses (steps, M)."""
+    M = len(p["embed"])
+    optimizer = torch.optim.Adam(p.values(), lr=lr, foreach=True)
+    generator = torch.Generator().manual_seed(0)
+    losses = []
+    for _ in range(steps):
+        tokens, theme = batch(generator, M * batch_size)
+        logits, _ = forward(p, tokens.view(M, batch_size, 4))                           # (M, b, V)
+        loss = F.cross_entropy(logits.flatten(0, 1), theme, reduction="none").view(M, -1).mean(1)
+        optimizer.zero_grad()
+        loss.sum().backward()
+        optimizer.step()
+        losses.append(loss.detach())
+    return torch.stack(losses)
+
+
+# %% [markdown]
+# ## The probe, held out verb by verb
+#
+# A verb's query here depends on the verb alone (its embedding plus the fixed
+# verb position), so each verb has one query: the mean over its sentences
+# is that query. A ridge regression on one-hot labels is fitted on 23 verbs'
+# unit-length vectors and names the 24th verb's label; every verb is held out
+# once. The same probe reads any set of per-verb vectors: the queries, the
+# keys, the values, or projections of the verb's input vector.
+
+# %% tags=["probe"]
+def held_out_accuracy(X, labels, ridge=0.1):
+    """Leave-one-verb-out ridge probe. ``X`` (..., n, d) per-verb vectors, ``labels`` (n,)
+    ints; returns the share of held-out verbs named right, (...)."""
+    X = F.normalize(X, dim=-1)
+    Y = F.one_hot(labels).float()                                              # (n, classes)
+    n = len(labels)
+    hits = []
+    for held in range(n):
+        keep = [i for i in range(n) if i != held]
+        Xt, Yt = X[..., keep, :], Y[keep]                                      # (..., n-1, d)
+        x_mean, y_mean = Xt.mean(-2, keepdim=True), Yt.mean(0)
+        Xc = Xt - x_mean
+        gram = Xc @ Xc.transpose(-1, -2) + ridge * torch.eye(n - 1)            # (..., n-1, n-1)
+        alpha = torch.linalg.solve(gram, (Yt - y_mean).expand(*gram.shape[:-1], -1))
+        scores = ((X[..., held, :] - x_mean[..., 0, :])[..., None, :] @ Xc.transpose(-1, -2)
+                  @ alpha)[..., 0, :] + y_mean                                 # (..., classes)
+        hits.append(scores.argmax(-1) == labels[held])
+    return torch.stack(hits, -1).float().mean(-1)
+
+
+# %% [markdown]
+# ## The baseline: random 32-dimensional projections
+#
+# A probe on the query reads a 32-dimensional linear image of the verb's
+# 128-dimensional input. Any linear image keeps some of what the input
+# holds, so the question is whether $W_Q$ keeps *more* of the frame than a
+# random one would. We draw 256 random Gaussian projections to 32 dimensions,
+# probe each on the same verbs, and take the 95th percentile of their
+# accuracies: the query beats the baseline in a model if its accuracy is
+# above that percentile.
+
+# %% tags=["projections"]
+N_PROJECTIONS = 256
+
+
+def random_projections(n, generator):
+    """``n`` Gaussian maps from the model width to the head size: (n, C, hs)."""
+    return torch.randn(n, WIDTH, D_HEAD, generator=generator)
+
+
+def projection_percentile(inputs, labels, projections, q=0.95):
+    """Per model: the ``q`` quantile of the probe's accuracy over random projections of
+    ``inputs`` (M, n, C); returns (M,) and all accuracies (M, P)."""
+    projected = inputs[:, None] @ projections[None]                             # (M, P, n, hs)
+    accuracy = held_out_accuracy(projected, labels)                             # (M, P)
+    return accuracy.quantile(q, dim=-1), accuracy
+
+
+def top_components(vectors, k):
+    """The top-``k`` principal directions of ``vectors`` (M, N, C): (M, C, k)."""
+    centred = vectors - vectors.mean(1, keepdim=True)
+    _, _, Vh = torch.linalg.svd(centred, full_matrices=False)                  # (M, C', C)
+    return Vh[:, :k].transpose(1, 2)
+
+
+# %% [markdown]
+# ## Everything we measure on a model
+
+# %% tags=["measures"]
+EVAL = batch(torch.Generator().manual_seed(1), 2048)                          # a fixed evaluation set
+PROJECTIONS = random_projections(N_PROJECTIONS, torch.Generator().manual_seed(2))
+transitive_verbs = transitive_label.bool()
+kind_label = torch.tensor([list(things).index(takes_kind[v]) for v in frame_verbs if takes_kind[v]])  # (12,)
+
+
+@torch.no_grad()
+def measure(p):
+    X = verb_inputs(p)                                                         # (M, 24, C)
+    q, k, v = X @ p["W_Q"], X @ p["W_K"], X @ p["W_V"]                         # (M, 24, hs) each
+    tokens, theme = EVAL
+    logits, weights = forward(p, tokens)                                           # (M, B, V), (M, B, 4)
+    theme_at = tokens == theme[:, None]                                        # (B, 4): where the theme is
+    layer_inputs = (p["embed"][:, tokens] + p["position"][:, None]).flatten(1, 2)  # (M, 4B, C)
+    pca = top_components(layer_inputs, D_HEAD)                                 # (M, C, hs)
+    out = {"accuracy": (logits.argmax(-1) == theme).float().mean(-1),
+           "loss": F.cross_entropy(logits.transpose(1, 2), theme.expand(len(X), -1),
+                                   reduction="none").mean(-1),
+           "attention_on_theme": (weights * theme_at).sum(-1).mean(-1)}
+    for task, labels in (("frame", frame_label), ("transitive", transitive_label)):
+        out[f"{task}_query"] = held_out_accuracy(q, labels)
+        out[f"{task}_key"] = held_out_accuracy(k, labels)
+        out[f"{task}_value"] = held_out_accuracy(v, labels)
+        out[f"{task}_pca"] = held_out_accuracy(X @ pca, labels)
+        out[f"{task}_input"] = held_out_accuracy(X, labels)
+        out[f"{task}_p95"], out[f"{task}_projections"] = projection_percentile(X, labels, PROJECTIONS)
+    out["kind_query"] = held_out_accuracy(q[:, transitive_verbs], kind_label)
+    return out
+
+
+# %% [markdown]
+# ## A small run first
+#
+# Two models and a few steps, to see the numbers move.
+
+# %% tags=["small_run"]
+SMALL_SEEDS, SMALL_STEPS = [0, 1], 150
+small = make_models(SMALL_SEEDS)
+before = measure(small)
+train(small, SMALL_STEPS)
+after = measure(small)
+for name, m in (("step 0", before), (f"step {SMALL_STEPS}", after)):
+    print(f"{name}: theme named right {m['accuracy'].numpy().round(2)}, "
+          f"frame from the query {m['frame_query'].numpy().round(2)}, "
+          f"random projections' 95th percentile {m['frame_p95'].numpy().round(2)}")
+
+# %%
+report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS, runs=("models", "模型数"))
+
+# %% [markdown]
+# ## The full run
+
+# %%
+import time
+
+SEEDS = list(range(n_seeds(16)))    # the build trains more when a verdict is undecided
+STEPS = 800
+started = time.process_time()
+params = make_models(SEEDS)
+start = measure(params)
+losses = train(params, STEPS)
+end = measure(params)
+report.number("n_seeds", len(SEEDS), kind="count", en="models (random seeds) trained together",
+              zh="一起训练的模型（随机种子）数")
+report.number("steps", STEPS, kind="count", en="training steps", zh="训练步数")
+report.number("d_model", WIDTH, kind="count", en="width of the residual stream", zh="残差流的宽度")
+report.number("d_head", D_HEAD, kind="count", en="dimensions of the query (one head)", zh="查询的维数（一个头）")
+report.number("n_projections", N_PROJECTIONS, kind="count", en="random projections per model",
+              zh="每个模型的随机投影个数")
+print(f"CPU time of the full run: {time.process_time() - started:.0f} s")
+
+# %% [markdown]
+# ## Did the models learn the language?
+
+# %%
+report_spread(report, "accuracy", end["accuracy"], kind="share",
+              en="sentences whose theme is named right, after training", zh="训练后说对主题论元的句子占比")
+report_spread(report, "attention_on_theme", end["attention_on_theme"], "{:.2f}",
+              en="the verb's attention on its theme, after training", zh="训练后动词落在主题论元上的注意力")
+report_spread(report, "attention_on_theme_start", start["attention_on_theme"], "{:.2f}",
+              en="the verb's attention on its theme, at step 0", zh="第 0 步动词落在主题论元上的注意力")
+
+# %% [markdown]
+# ## The rule's reading: frame and transitivity from the query (C26, C31)
+#
+# Per model: the probe's accuracy on the query, and the 95th percentile of the
+# same probe on 256 random projections of the verb's input. A model passes if
+# the query's accuracy is at least 0.75 and above that percentile.
+
+# %%
+PASS_BAR, CEILING = 0.75, 0.95
+report.number("pass_bar", PASS_BAR, kind="share", en="accuracy a model must reach", zh="模型须达到的准确率")
+report.number("ceiling_bar", CEILING, kind="share",
+              en="percentile of the random projections at which the query cannot beat them",
+              zh="随机投影的第 95 百分位达到它时，查询无从胜出")
+report.number("frame_chance", 1 / len(FRAMES), kind="share", en="chance for the frame", zh="句型的偶然水平")
+report.number("transitive_chance", 0.5, kind="share", en="chance for transitivity", zh="及物与否的偶然水平")
+names = {"frame": ("the frame", "句型"), "transitive": ("transitivity", "及物与否")}
+for task, (en, zh) in names.items():
+    query, p95 = end[f"{task}_query"], end[f"{task}_p95"]
+    report_spread(report, f"{task}_query", query, kind="share",
+                  en=f"held-out accuracy of the probe reading {en} from the query",
+                  zh=f"探针从查询读出留出动词{zh}的准确率")
+    report_spread(report, f"{task}_p95", p95, kind="share",
+                  en=f"95th percentile of the probe reading {en} from random projections of the verb's input",
+                  zh=f"探针从动词输入的随机投影读出{zh}的准确率的第 95 百分位")
+    report_seed_count(report, f"{task}_beats_seeds", query > p95,
+                      en=f"models whose query beats the random projections on {en}",
+                      zh=f"在{zh}上查询胜过随机投影的模型数")
+    report_seed_count(report, f"{task}_pass_seeds", (query >= PASS_BAR) & (query > p95),
+                      en=f"models whose query reads {en} at 0.75 or more and beats the random projections",
+                      zh=f"查询读出{zh}的准确率不低于 0.75 且胜过随机投影的模型数")
+    report_seed_count(report, f"{task}_ceiling_seeds", p95 >= CEILING,
+                      en=f"models whose random projections reach the ceiling on {en}",
+                      zh=f"随机投影在{zh}上达到天花板的模型数")
+    report_spread(report, f"{task}_query_start", start[f"{task}_query"], kind="share",
+                  en=f"same probe on the query at step 0 ({en})", zh=f"第 0 步同一探针读查询（{zh}）")
+    report_spread(report, f"{task}_p95_start", start[f"{task}_p95"], kind="share",
+                  en=f"random projections' 95th percentile at step 0 ({en})",
+                  zh=f"第 0 步随机投影的第 95 百分位（{zh}）")
+    report_seed_count(report, f"{task}_beats_seeds_start", start[f"{task}_query"] > start[f"{task}_p95"],
+                      en=f"models whose query beats the random projections at step 0 ({en})",
+                      zh=f"第 0 步查询胜过随机投影的模型数（{zh}）")
+per_model = [f"{a:.0%}>{b:.0%}" if a > b else f"{a:.0%}≤{b:.0%}"
+             for a, b in zip(end["frame_query"].tolist(), end["frame_p95"].tolist())]
+print("frame, query vs 95th percentile, per model:", " ".join(per_model))
+
+# %% [markdown]
+# ## Controls: the same probe on the key, the value, the input's principal components
+
+# %%
+controls = {"key": ("the key", "键"), "value": ("the value", "值"),
+            "pca": ("the top-32 principal components of the layer's input", "层输入的前 32 个主成分"),
+            "input": ("the whole 128-dimensional input", "完整的 128 维输入")}
+for task, (en_task, zh_task) in names.items():
+    for control, (en, zh) in controls.items():
+        report_spread(report, f"{task}_{control}", end[f"{task}_{control}"], kind="share",
+                      en=f"probe reading {en_task} from {en}", zh=f"探针从{zh}读出{zh_task}的准确率")
+report_spread(report, "kind_query", end["kind_query"], kind="share",
+              en="probe reading the kind of object from a transitive verb's query (12 verbs)",
+              zh="探针从及物动词的查询读出宾语类别的准确率（12 个动词）")
+report.number("kind_chance", 1 / len(things), kind="share", en="chance for the kind of object",
+              zh="宾语类别的偶然水平")
+
+# %% [markdown]
+# ## A causal check: take the frame out of the query
+#
+# Remove from every verb's query the directions that separate the frames (the
+# differences between the four frames' mean queries: three directions) and measure the
+# loss and the attention on the theme. As a control, remove three random
+# directions instead.
+
+# %% tags=["causal"]
+def without(q, directions):
+    """``q`` (M, n, hs) with its component in the span of ``directions`` (M, hs, r) removed."""
+    basis, _ = torch.linalg.qr(directions)                                    # (M, hs, r)
+    return q - q @ basis @ basis.transpose(1, 2)
+
+
+@torch.no_grad()
+def ablated(p, directions):
+    """Loss and attention on the theme with every verb's query stripped of ``directions``."""
+    tokens, theme = EVAL
+    q = without(verb_inputs(p) @ p["W_Q"], directions)                         # (M, 24, hs)
+    verb_row = torch.tensor([frame_verbs.index(lexicon[t]) for t in tokens[:, VERB_AT].tolist()])
+    logits, weights = forward(p, tokens, query=q[:, verb_row])
+    loss = F.cross_entropy(logits.transpose(1, 2), theme.expand(len(q), -1), reduction="none").mean(-1)
+    return loss, (weights * (tokens == theme[:, None])).sum(-1).mean(-1)
+
+
+# %%
+queries = verb_inputs(params).detach() @ params["W_Q"].detach()               # (M, 24, hs)
+means = torch.stack([queries[:, frame_label == f].mean(1) for f in range(len(FRAMES))], -1)  # (M, hs, 4)
+frame_directions = means[..., 1:] - means[..., :1]                             # (M, hs, 3)
+random_directions = torch.randn(frame_directions.shape, generator=torch.Generator().manual_seed(3))
+loss_frame, attention_frame = ablated(params, frame_directions)
+loss_random, attention_random = ablated(params, random_directions)
+
+# %%
+report_spread(report, "loss", end["loss"], "{:.3f}", en="loss after training (nats)", zh="训练后的损失（奈特）")
+report_spread(report, "loss_without_frame", loss_frame, "{:.3f}",
+              en="loss with the frame directions removed from the query (nats)",
+              zh="从查询中去掉句型方向后的损失（奈特）")
+report_spread(report, "loss_without_random", loss_random, "{:.3f}",
+              en="loss with three random directions removed from the query (nats)",
+              zh="从查询中去掉三个随机方向后的损失（奈特）")
+report_spread(report, "attention_without_frame", attention_frame, "{:.2f}",
+              en="attention on the theme with the frame directions removed", zh="去掉句型方向后落在主题论元上的注意力")
+report_spread(report, "attention_without_random", attention_random, "{:.2f}",
+              en="attention on the theme with three random directions removed",
+              zh="去掉三个随机方向后落在主题论元上的注意力")
+MARGIN = 0.1                        # nats: a change of the loss we call a change
+moved = ((loss_frame - end["loss"]) >= MARGIN) & ((loss_random - end["loss"]) < MARGIN)
+report.number("causal_margin", MARGIN, "{:.1f}", en="change of the loss counted as a change (nats)",
+              zh="算作变化的损失变化量（奈特）")
+causal = report_seed_count(report, "causal_seeds", moved,
+                           en="models whose loss rises by the margin or more without the frame directions "
+                              "and by less without three random ones",
+                           zh="去掉句型方向后损失升高至少这一余量、去掉三个随机方向后升高不到这一余量的模型数")
+
+# %%
+# Outcome sentences, built from the counts above.
+n = len(SEEDS)
+for task, (en, zh) in names.items():
+    passed = int((end[f"{task}_query"] >= PASS_BAR).logical_and(end[f"{task}_query"] > end[f"{task}_p95"]).sum())
+    beats = int((end[f"{task}_query"] > end[f"{task}_p95"]).sum())
+    report.text(f"{task}_outcome",
+                en=f"In {passed} of {n} models the query reads {en} at {PASS_BAR:.0%} or more and beats the "
+                   f"random projections' 95th percentile; it beats that percentile in {beats} of {n}.",
+                zh=f"{n} 个模型中有 {passed} 个，查询读出{zh}的准确率不低于 {PASS_BAR:.0%} 且高于随机投影的"
+                   f"第 95 百分位；高于这个百分位的共有 {beats} 个。")
+ACCURACY_MARGIN = 0.1               # accuracy: a difference we call a difference
+above_input = int((end["frame_query"] >= end["frame_input"] + ACCURACY_MARGIN).sum())
+report.number("frame_query_above_input_seeds", above_input, kind="count",
+              en="models whose query reads the frame better than the whole input, by 0.1 or more",
+              zh="查询读出句型比完整输入高出至少 0.1 的模型数")
+report.text("controls_outcome",
+            en=f"In {above_input} of {n} models the probe reads the frame from the 32-dimensional query better, by "
+               f"0.1 or more, than from the whole 128-dimensional input it is computed from.",
+            zh=f"{n} 个模型中有 {above_input} 个，探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
+               f"高至少 0.1。")
+report.text("causal_outcome",
+            en=f"In {causal} of {n} models, taking the frame directions out of the query raises the loss by "
+               f"{MARGIN} nats or more, while taking out three random directions raises it by less.",
+            zh=f"{n} 个模型中有 {causal} 个，从查询中去掉句型方向后损失至少升高 {MARGIN} 奈特，"
+               f"而去掉三个随机方向后升高不到 {MARGIN} 奈特。")
+
+# %% [markdown]
+# ## Figure
+
+# %%
+TEXT = {
+    "en": {"panels": ["(a) the frame (four)", "(b) transitive or not"], "model": "model (random seed)",
+           "accuracy": "held-out accuracy", "query": "the verb's query", "p95": "random projections: 95th percentile",
+           "bar": "bar", "chance": "chance",
+           "alt": "Two panels, one per question (the frame; transitive or not). For each of {n} models, a dot "
+                  "for the probe's held-out accuracy on the verb's query and a grey mark for the 95th percentile "
+                  "of the same probe on {p} random 32-dimensional projections of the verb's input, with a dashed "
+                  "line at the bar and a dotted line at chance.",
+           "caption": "Frame: {a} of {n} models pass (query at {bar} or more, above the projections' 95th "
+                      "percentile); transitivity: {b} of {n}."},
+    "zh": {"panels": ["(a) 句型（四种）", "(b) 及物与否"], "model": "模型（随机种子）",
+           "accuracy": "留出动词上的准确率", "query": "动词的查询", "p95": "随机投影：第 95 百分位",
+           "bar": "门槛", "chance": "偶然水平",
+           "alt": "两幅图，各对应一个问题（句型；及物与否）。{n} 个模型中的每一个：一个点是探针在动词查询上的留出准确率，"
+                  "一个灰色记号是同一探针在动词输入的 {p} 个随机 32 维投影上准确率的第 95 百分位；虚线是门槛，点线是偶然水平。",
+           "caption": "句型：{n} 个模型中有 {a} 个达标（查询准确率不低于 {bar}，且高于投影的第 95 百分位）；"
+                      "及物与否：{n} 个中有 {b} 个。"},
+}
+counts = {task: int(((end[f"{task}_query"] >= PASS_BAR) & (end[f"{task}_query"] > end[f"{task}_p95"])).sum())
+          for task in names}
+chance = {"frame": 1 / len(FRAMES), "transitive": 0.5}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, axes = column_figure(5.6, nrows=2, sharex=True)
+    for ax, task, title in zip(axes, names, text["panels"]):
+        x = torch.arange(n)
+        ax.scatter(x, end[f"{task}_p95"], marker="_", s=160, color="grey", label=text["p95"], zorder=2)
+        ax.scatter(x, end[f"{task}_query"], color="#d95f02", s=24, label=text["query"], zorder=3)
+        ax.axhline(PASS_BAR, color="#1b9e77", ls="--", lw=1, label=text["bar"])
+        ax.axhline(chance[task], color="grey", ls=":", lw=1, label=text["chance"])
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel(text["accuracy"])
+        ax.set_title(title, loc="left")
+    axes[0].legend(fontsize=9, loc="lower right", ncols=2)
+    axes[1].set_xticks(range(n), [str(s) for s in SEEDS])
+    axes[1].set_xlabel(text["model"])
+    report.figure("per_model", fig, lang, alt=text["alt"].format(n=n, p=N_PROJECTIONS),
+                  caption=text["caption"].format(n=n, a=counts["frame"], b=counts["transitive"],
+                                                 bar=f"{PASS_BAR:.0%}"))
+
+print(f"CPU time with the measures: {time.process_time() - started:.0f} s")
+report.save()
