@@ -103,9 +103,14 @@ def shared_environment(commands: list[list[str]]) -> Path:
         subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(env),
                         "--name", "fresh-notebook-env"], check=True, capture_output=True)
     union = list(dict.fromkeys(argument for command in commands for argument in command))
+    installed = env / ".installed"  # what the last install was: the commands and the package's files
+    wanted = run_key({"pip": union}, env)
+    if installed.is_file() and installed.read_text() == wanted:
+        return env
     done = subprocess.run([str(python), "-m", "pip", *union], capture_output=True, text=True)
     assert done.returncode == 0, f"pip {' '.join(union)} failed:\n{done.stdout}\n{done.stderr}"
     (env / ".ready").touch()
+    installed.write_text(wanted)
     return env
 
 
@@ -238,20 +243,40 @@ def test_the_install_cell_brings_every_package_the_notebook_imports(name, instal
         f"not installed by the notebook's first cell: {sorted(m for m, ok in covered.items() if not ok)}"
 
 
+RUNS = ROOT / ".cache" / "notebook-runs"
+
+
+def run_key(notebook: dict, env: Path) -> str:
+    """What a fresh kernel's run of the notebook depends on: the notebook, the environment (its
+    key names the pins) and the explainer package it installs from this checkout."""
+    digest = hashlib.sha256(f"{env.name}\n{json.dumps(notebook, sort_keys=True)}".encode())
+    package = [f for f in (ROOT / "snippets" / "explainer").rglob("*") if f.is_file() and "__pycache__" not in f.parts]
+    for source in sorted(package) + [ROOT / "snippets" / "pyproject.toml"]:
+        digest.update(source.relative_to(ROOT).as_posix().encode() + source.read_bytes())
+    return digest.hexdigest()
+
+
 def run_in_fresh_kernels(names: list[str], env: Path, folder: Path) -> None:
+    """Run the notebooks in the environment's kernel; a notebook whose exact run passed before
+    (same notebook, environment and package: run_key) is not run again."""
     books = notebook_books()
-    work = []
+    work = {}
     for name in names:
+        book = without_install_cell(books[name])
+        if (RUNS / run_key(book, env)).is_file():
+            continue
         place = folder / name  # a fresh directory, far from the checkout
         place.mkdir()
         path = place / f"{name}.ipynb"
-        path.write_text(json.dumps(without_install_cell(books[name])), encoding="utf-8")
-        work.append(path)
+        path.write_text(json.dumps(book), encoding="utf-8")
+        work[path] = run_key(book, env)
     with ThreadPoolExecutor(max_workers=2) as pool:
         failures = [error for error in pool.map(lambda p: execute(p, env), work) if error]
     assert not failures, "\n\n".join(failures)
-    for path in work:  # they wrote where a reader's run writes: beside the notebook
+    for path, key in work.items():  # they wrote where a reader's run writes: beside the notebook
         assert (path.parent / "outputs" / path.stem / "results.json").is_file(), path.stem
+        RUNS.mkdir(parents=True, exist_ok=True)
+        (RUNS / key).touch()
 
 
 def test_a_notebook_of_each_kind_runs_in_a_fresh_kernel_after_only_its_install_cell(fresh_env, tmp_path):

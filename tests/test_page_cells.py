@@ -258,6 +258,24 @@ def extras_for_explainer(page_file: Path) -> Path | None:
     return target
 
 
+RUNS = ROOT / ".cache" / "copy-paste-runs"
+
+
+def run_key(folder: Path, env: Path, shared: bool) -> str:
+    """Everything a copied run's outcome depends on: the copied code, what it is asked to compute,
+    the probe, the environment (its key names the pins), the explainer package when the page
+    needs it, and the CPU kernels. An unchanged page in an unchanged environment is not run
+    again (a warm `make test`); any change to one of these runs it."""
+    digest = hashlib.sha256(f"{sys.version}\n{env.name}\n{json.dumps(snippet_runner.KERNELS, sort_keys=True)}".encode())
+    for name in ("page.py", "wanted.json", "probe.py"):
+        digest.update((folder / name).read_bytes())
+    if shared:
+        for source in sorted((ROOT / "snippets" / "explainer").rglob("*.py")):
+            digest.update(source.relative_to(ROOT).as_posix().encode() + source.read_bytes())
+        digest.update("\n".join(notebooks.packages(folder / "page.py")).encode())
+    return digest.hexdigest()
+
+
 def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, str]:
     """Run the page's cells, concatenated, in ``folder``; (what it printed and computed, error)."""
     cells = cells_of(page)
@@ -267,6 +285,9 @@ def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, s
         "\n\n".join(f"# %% {c.name}\n{c.source}" for c in cells) + "\n", encoding="utf-8")
     (folder / "wanted.json").write_text(json.dumps(cited_from_cells(page, cells)), encoding="utf-8")
     (folder / "probe.py").write_text(PROBE, encoding="utf-8")
+    remembered = RUNS / f"{run_key(folder, env, shared)}.json"
+    if remembered.is_file():  # this exact run passed before: its outcome, not a second run
+        return json.loads(remembered.read_text(encoding="utf-8")), ""
     environ = {k: v for k, v in os.environ.items()
                if not k.startswith(("EXPLAINER_", "PYTHON", "VIRTUAL_ENV", "ATEN_", "MKL_", "ONEDNN_"))}
     # The build's CPU kernels (explainer/kernels.py): a copied cell that imports only torch is
@@ -280,7 +301,10 @@ def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, s
                           capture_output=True, text=True)
     if done.returncode != 0:
         return None, f"{page}: the copied cells fail:\n" + "\n".join(done.stderr.splitlines()[-20:])
-    return json.loads((folder / "got.json").read_text(encoding="utf-8")), ""
+    got = (folder / "got.json").read_text(encoding="utf-8")
+    RUNS.mkdir(parents=True, exist_ok=True)
+    remembered.write_text(got, encoding="utf-8")
+    return json.loads(got), ""
 
 
 def build_run(name: str) -> tuple[dict, dict[int, str]]:
@@ -329,6 +353,20 @@ def test_the_copy_paste_test_fails_on_a_planted_cell_that_leans_on_hidden_code(t
         for c in original(p, lang)])
     got, error = run_copied_cells(page, plain_environment(), tmp_path / "planted")
     assert got is None and "hidden_offset" in error
+
+
+def test_a_remembered_copied_run_is_reused_only_for_the_same_code_and_environment(tmp_path):
+    folder = tmp_path / "page"
+    folder.mkdir()
+    for name, text in (("page.py", "x = 1\n"), ("wanted.json", "{}"), ("probe.py", PROBE)):
+        (folder / name).write_text(text, encoding="utf-8")
+    env = tmp_path / "env-a"
+    key = run_key(folder, env, shared=False)
+    assert run_key(folder, env, shared=False) == key
+    assert run_key(folder, tmp_path / "env-b", shared=False) != key
+    assert run_key(folder, env, shared=True) != key
+    (folder / "page.py").write_text("x = 2\n", encoding="utf-8")
+    assert run_key(folder, env, shared=False) != key
 
 
 # --- the tags themselves --------------------------------------------------------------------------
