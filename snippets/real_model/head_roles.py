@@ -364,8 +364,9 @@ for sense in (0, 1):
 # permutation of the frames' d, the best of the 72 heads taken in every draw.
 
 # %% tags=["sense_frames"]
-from explainer.sense_heads import (EXPLORER_BANK_INDEX, PLAIN, SOURCE_CUES, ambiguity_test, fold_of, position_rules,
+from explainer.sense_heads import (EXPLORER_BANK_INDEX, PLAIN, SOURCE_CUES, ambiguity_test, fold_of,
                                    probe_accuracy, sense_frames, settling_heads)
+from explainer.sense_heads import position_rules as cue_position_rules   # C22's cell has its own position_rules
 
 GAP_MIN, DROP_MIN = 0.25, 0.1      # the rule's numbers, fixed in advance
 C21_DRAWS = 2000                  # sign-flip draws (the issue asks for at least 1,000)
@@ -389,7 +390,7 @@ hit_ambiguous, hit_plain = cue_hits(sf_outputs), cue_hits(pl_outputs)
 gap, gap_p = ambiguity_test(hit_ambiguous, hit_plain, n_draws=C21_DRAWS)   # (72,) each
 c21_ambiguity = (gap >= GAP_MIN) & (gap_p < ALPHA)
 c21_best = int(gap.argmax())
-c21_rules = position_rules(sf_word, sf_cue, sf_candidates)
+c21_rules = cue_position_rules(sf_word, sf_cue, sf_candidates)
 print(f"{len(sf_set)} frames; heads passing the ambiguity test: "
       f"{', '.join(head_name(f) for f in np.flatnonzero(c21_ambiguity)) or 'none'}")
 print(f"largest gap: head {head_name(c21_best)}, cue picked in {hit_ambiguous[:, c21_best].mean():.0%} "
