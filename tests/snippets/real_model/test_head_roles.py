@@ -164,3 +164,19 @@ def test_c23_counts_only_qualifying_heads_and_its_bands_do_not_overlap(results):
         assert 0 <= r.number("c23_smallest_angle_share") <= 1
     for name in ("coreference", "verb_object"):
         assert 0 <= r.number(f"direction_{name}_cos_heads_75") <= HEADS
+
+
+def test_c21_counts_nest_and_the_best_difference_is_its_two_accuracies_apart(results):
+    r = results("real_model.head_roles")
+    ambiguity, settling, both = (r.number(k) for k in ("c21_ambiguity_heads", "c21_settling_heads", "c21_both_heads"))
+    assert 0 <= both <= min(ambiguity, settling) and ambiguity <= HEADS
+    assert settling <= LAYERS                                 # at most one head per layer has the largest drop
+    assert r.number("c21_max_difference") == pytest.approx(
+        r.number("c21_best_ambiguous") - r.number("c21_best_plain"), abs=1e-9)
+    assert (ambiguity > 0) <= (r.number("c21_max_difference") >= 0.25)
+    assert (settling > 0) <= (r.number("c21_max_drop") >= 0.1)
+    assert -1 <= r.number("c21_max_drop") <= r.number("c21_probe_accuracy") <= 1
+    assert 0 < r.number("c21_best_p") <= 1
+    assert r.number("c21_position_rule_max") == max(r.number("c21_rule_fixed_offset"),
+                                                    r.number("c21_rule_nearest_word"))
+    assert r.number("c21_source_frames") <= r.number("c21_n_frames")
