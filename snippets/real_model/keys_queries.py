@@ -302,7 +302,7 @@ report.text("c18_off_rule_outcome",
 from explainer.logit_features import held_out_r2, one_hot, shares
 
 feature_names = list(FEATURES)
-role_fold = np.arange(n_role_items) % 2                            # the sentences in two halves
+role_fold = np.arange(len(role_items)) % 2                            # the sentences in two halves
 query_words = {}
 for s, item in enumerate(role_items):
     for i, word in enumerate(item.tokens[1:-1], start=1):
