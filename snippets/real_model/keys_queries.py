@@ -453,6 +453,19 @@ report.number("c18_query_dependent_heads", (sink_share <= 0.5).sum(), "{:.0f}", 
 print("residual / key balanced accuracy per feature (medians):",
       {name: (round(float(np.median(residual_accuracy[:, f])), 2), round(float(np.median(key_accuracy[..., f])), 2))
        for f, name in enumerate(feature_names)})
+report.number("c18_r2_min", head_r2.min(), "{:.2f}", en="lowest head's median-query held-out R²",
+              zh="各头中位查询留出 R² 的最小值")
+report.number("c18_key_only_max", sink_share.max(), "{:.0%}", kind="share",
+              en="largest key-only share of a head's logit variance", zh="单个头 logit 方差中只取决于键的部分的最大份额")
+report.data("c18_heads", {  # per head, layer by layer (index = 12 × (layer − 1) + head − 1)
+    "held_out_r2": np.round(head_r2, 3).tolist(), "key_only_share": np.round(sink_share, 3).tolist(),
+    "top_share": np.round(head_share, 3).tolist(), "features_carried": carried.tolist(),
+    "features_needed": head_needed.tolist(), "b_holds": b_holds.tolist(),
+    "query_dependent_top_share": np.round(qd_head_share, 3).tolist(),
+    "sink_top_pick": np.round(sink_top.mean(axis=0), 3).tolist(),
+    "role_top_pick": {role: (role_hits[role] / n_role_items).round(3).tolist() for role in ROLES},
+    "role_p": {role: np.round(role_p[role], 4).tolist() for role in ROLES},
+})
 a_shown = n_views >= 2
 b_count, spread_count, heads = int(b_holds.sum()), int(spread.sum()), L * H
 if a_shown and b_count >= 0.75 * heads:
