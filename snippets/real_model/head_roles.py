@@ -911,10 +911,10 @@ report.text("c32_explorer_links", **links(
 # %% tags=["target_share"]
 target_weight = {
     "c02": weight_on(co_attention, it_pos, right.tolist()).mean(axis=0),
-    "c21": weight_on(am_attention, word_pos, cue_pos).mean(axis=0),
+    "c21": weight_on(stacked_attention(sf_outputs), sf_word, sf_cue).mean(axis=0),
     "c22": np.concatenate([to_object.mean(axis=0), from_object.mean(axis=0)]),
 }
-passing_of = {"c02": roles["coreference"]["passes"], "c21": roles["disambiguation"]["passes"], "c22": c22_pass}
+passing_of = {"c02": roles["coreference"]["passes"], "c21": c21_ambiguity, "c22": c22_pass}
 for claim, weights in target_weight.items():
     chosen = weights[passing_of[claim]]                          # the passing heads' mean target weight
     print(f"{claim.upper()}: passing heads {len(chosen)}; the target's mean weight at most "
@@ -1084,7 +1084,7 @@ def centred_angles(outputs, flat: int, queries, targets, candidates):
 c23_sets = {
     "c02": (roles["coreference"]["passes"], co_outputs,
             lambda f: (it_pos, right.tolist(), [[int(o), int(r), int(w)] for o, r, w in zip(other, right, wrong)])),
-    "c21": (roles["disambiguation"]["passes"], am_outputs, lambda f: (word_pos, cue_pos, am_candidates)),
+    "c21": (c21_ambiguity, sf_outputs, lambda f: (sf_word, sf_cue, sf_candidates)),
     "c22": (c22_pass, nb_outputs,
             lambda f: (nb_verb, nb_object, [words_of(t, v) for t, v in zip(nb_tokens, nb_verb)]) if f < L * H
             else (nb_object, nb_verb, [words_of(t, o) for t, o in zip(nb_tokens, nb_object)])),
