@@ -183,8 +183,10 @@ import json, sys, importlib.metadata as m
 from pip._vendor.packaging.requirements import Requirement
 from pip._vendor.packaging.utils import canonicalize_name as canon
 providers = m.packages_distributions()
-answers = {}
-for notebook, (wanted, modules) in json.loads(sys.stdin.read()).items():
+closures = {}  # the notebooks share a few install commands: each closure is computed once
+
+
+def closure_of(wanted):
     closure, todo = set(), [(d, tuple(e)) for d, e in wanted]
     while todo:
         name, extras = todo.pop()
@@ -195,7 +197,15 @@ for notebook, (wanted, modules) in json.loads(sys.stdin.read()).items():
             r = Requirement(line)
             if r.marker is None or any(r.marker.evaluate({"extra": e}) for e in extras or ("",)):
                 todo.append((r.name, tuple(r.extras)))
-    names = {n for n, _ in closure}
+    return {n for n, _ in closure}
+
+
+answers = {}
+for notebook, (wanted, modules) in json.loads(sys.stdin.read()).items():
+    key = json.dumps(wanted)
+    if key not in closures:
+        closures[key] = closure_of(wanted)
+    names = closures[key]
     answers[notebook] = {mod: any(canon(d) in names for d in providers.get(mod, [])) for mod in modules}
 print(json.dumps(answers))
 """
