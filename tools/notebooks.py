@@ -140,6 +140,16 @@ class _Tee(io.TextIOBase):
             stream.flush()
 
 
+def run_tagged(snippet: Path, tags: set[str]) -> dict:
+    """Execute only the code cells carrying one of ``tags`` (e.g. the cells that define a model,
+    not the ones that train it), in order, in one namespace; return that namespace. For tests."""
+    namespace: dict = {}
+    for cell in read_cells(snippet.read_text(encoding="utf-8")):
+        if cell.kind == "code" and tags & set(cell.tags):
+            exec(compile(cell.source, str(snippet), "exec"), namespace)
+    return namespace
+
+
 def run(snippet: Path, output_dir: Path | None = None) -> None:
     """Execute the snippet's code cells in order, in one namespace, as its notebook runs
     them, and write what each printed and which figures it recorded to cells.json.

@@ -22,11 +22,7 @@ DEFINITIONS = {"corpora", "model", "stacked", "measures"}   # the cells that def
 @functools.lru_cache(maxsize=None)
 def toy() -> dict:
     """The snippet's corpora, model, stacked pass and measures, run without any training."""
-    namespace: dict = {}
-    for cell in notebooks.read_cells(SNIPPET.read_text(encoding="utf-8")):
-        if cell.kind == "code" and DEFINITIONS & set(cell.tags):
-            exec(compile(cell.source, str(SNIPPET), "exec"), namespace)
-    return namespace
+    return notebooks.run_tagged(SNIPPET, DEFINITIONS)
 
 
 def untrained(seeds=(0, 1)):

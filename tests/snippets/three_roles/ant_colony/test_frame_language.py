@@ -23,11 +23,7 @@ DEFINITIONS = {"language", "model", "probe", "projections", "causal"}   # the ce
 @functools.lru_cache(maxsize=None)
 def toy() -> dict:
     """The snippet's language, model, probe and baseline, run without any training."""
-    namespace: dict = {}
-    for cell in notebooks.read_cells(SNIPPET.read_text(encoding="utf-8")):
-        if cell.kind == "code" and DEFINITIONS & set(cell.tags):
-            exec(compile(cell.source, str(SNIPPET), "exec"), namespace)
-    return namespace
+    return notebooks.run_tagged(SNIPPET, DEFINITIONS)
 
 
 def test_each_frame_has_as_many_verbs_and_transitive_equals_intransitive():
