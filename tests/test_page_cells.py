@@ -183,7 +183,7 @@ def recorded_expressions(snippet: Path) -> dict[str, tuple[str, str, str]]:
             if isinstance(fmt, ast.Constant) and isinstance(kind, ast.Constant):
                 found[node.args[0].value] = (ast.unparse(node.args[1]), fmt.value, kind.value)
         # report_small_run(report, seeds, steps) records small_run_seeds and small_run_steps
-        # (explainer.seeded_training) with "{:.0f}"
+        # (explainer.seeds) with "{:.0f}"
         if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "report_small_run"
                 and len(node.args) >= 3):
             for key, argument in zip(("small_run_seeds", "small_run_steps"), node.args[1:3]):

@@ -3,7 +3,7 @@
 - ``parameters_in_use``: how many numbers of each stacked model training can move — the
   entries whose gradient on a batch is not zero. Head 1's W_Q, W_K, W_V slices of a model
   with ``shared`` heads are never read, so they do not count; every slice of a ``wide``
-  model is (explainer/stacked_transformer.py).
+  model is (explainer/batched.py).
 - ``noisy_copies``: start every head of some models as a copy of one trained head, each
   copy with its own Gaussian noise, the rest of the model copied as it is.
 
@@ -12,13 +12,13 @@ Shapes: M = models, nh = heads, hs = head size, C = d_model.
 
 import torch
 
-from explainer.stacked_transformer import PARAMETERS, StackedTransformer, losses_on
+from explainer.batched import PARAMETERS, StackedTransformer, losses_on
 
 
 def parameters_in_use(model: StackedTransformer, tokens: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """(M,) per model: the parameters whose gradient of the loss on (tokens, targets) is not zero."""
     model.zero_grad(set_to_none=True)
-    losses_on(model(tokens), targets).sum().backward()    # a sum: each model its own gradient
+    losses_on(model(tokens), targets, model.classes_last).sum().backward()   # each model its own gradient
     counts = sum((getattr(model, name).grad != 0).flatten(1).sum(dim=1) for name in PARAMETERS)
     model.zero_grad(set_to_none=True)
     return counts                                                           # (M,)

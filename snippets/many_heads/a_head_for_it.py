@@ -21,7 +21,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeded_training import report_seed_count, report_spread
+from explainer.seeds import report_seed_count, report_spread
 
 report = Report("many_heads.a_head_for_it")
 
@@ -34,8 +34,8 @@ report = Report("many_heads.a_head_for_it")
 # %% tags=["language"]
 from explainer.head_metrics import attention_to, previous_token_score   # first: it pins torch's CPU kernels
 from explainer.pronoun_language import ANIMALS, SENTENCE_LENGTH, VOCAB, batch, sentence
-from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, n_seeds, train_seeds
-from explainer.seeded_transformer import SeededTransformer, per_seed_matmul
+from explainer.batched import SeededTransformer, evaluate_batched, per_seed_matmul, train_batched
+from explainer.seeds import n_seeds
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import IGNORE, sample_from
 import random
@@ -76,7 +76,7 @@ def per_head(score_fn, weights):
 
 
 def measure(model):
-    _, accuracy = evaluate_seeds(model, (probe_tokens, probe_targets))   # (S,), keeps the weights
+    _, accuracy = evaluate_batched(model, probe_tokens, probe_targets)   # (S,), keeps the weights
     weights = model.attention_weights()[0]                               # (S, B, nh, T, T)
     adverbs = [animal_at + 1, thing_at + 1]                              # where agreement needs t-1
     return dict(accuracy=accuracy, weights=weights,
@@ -96,7 +96,7 @@ def train_and_watch(n_heads, steps=300):
         if step % 20 == 0:
             history.append(dict(step=step, **measure(model)))
 
-    train_seeds(model, task, SeededTrainingConfig(steps=steps, batch_size=32, lr=1e-2), on_step=probe)
+    train_batched(model, task, steps=steps, batch_size=32, lr=1e-2, on_step=probe)
     return model, history
 
 
@@ -105,8 +105,8 @@ final = measure(model)
 seeds = torch.arange(N_SEEDS)
 positional = final["previous"].argmax(dim=1)                 # (S,) the most positional head
 entity = final["antecedent"].argmax(dim=1)                   # (S,) the head that looks most at the animal
-verb_accuracy = evaluate_seeds(model, (probe_tokens, verb_targets))[1]
-antecedent_accuracy = evaluate_seeds(model, (probe_tokens, antecedent_targets))[1]
+verb_accuracy = evaluate_batched(model, probe_tokens, verb_targets)[1]
+antecedent_accuracy = evaluate_batched(model, probe_tokens, antecedent_targets)[1]
 print("previous-token score per seed and head:\n", final["previous"].numpy().round(2))
 print("antecedent score per seed and head:\n", final["antecedent"].numpy().round(2))
 print("weight on the noun before, at the adverbs, per seed and head:\n", final["at_adverbs"].numpy().round(2))
@@ -323,8 +323,8 @@ report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences
 # %% tags=["one_head"]
 single, single_history = train_and_watch(n_heads=1)
 single_final = measure(single)
-single_verb = evaluate_seeds(single, (probe_tokens, verb_targets))[1]                # (S,)
-single_antecedent = evaluate_seeds(single, (probe_tokens, antecedent_targets))[1]    # (S,)
+single_verb = evaluate_batched(single, probe_tokens, verb_targets)[1]                # (S,)
+single_antecedent = evaluate_batched(single, probe_tokens, antecedent_targets)[1]    # (S,)
 print("accuracy per seed, one head: ", single_final["accuracy"].numpy().round(2))
 print("accuracy per seed, two heads:", final["accuracy"].numpy().round(2))
 print("one head, agreement:", single_verb.numpy().round(2))
@@ -360,8 +360,8 @@ def accuracies_without(head_of_seed):
     mask = torch.ones(N_SEEDS, 1, 2)                         # (S, layers, heads): 1 = head on
     mask[seeds, 0, head_of_seed] = 0
     model.set_head_mask(mask)
-    verb = evaluate_seeds(model, (probe_tokens, verb_targets))[1]            # (S,)
-    antecedent = evaluate_seeds(model, (probe_tokens, antecedent_targets))[1]  # (S,)
+    verb = evaluate_batched(model, probe_tokens, verb_targets)[1]            # (S,)
+    antecedent = evaluate_batched(model, probe_tokens, antecedent_targets)[1]  # (S,)
     model.set_head_mask(torch.ones(N_SEEDS, 1, 2))
     return verb, antecedent
 

@@ -20,7 +20,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count, report_small_run, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_small_run, report_spread
 from explainer.training import IGNORE
 
 report = Report("many_heads.division_of_labour")
@@ -28,10 +28,9 @@ report = Report("many_heads.division_of_labour")
 # %% tags=["setup"]
 import torch
 
+from explainer.batched import SeededTransformer, evaluate_batched, train_batched
 from explainer.head_metrics import induction_score, previous_token_score
 from explainer.repeated_segments import LENGTH, VOCAB_SIZE, repeated_segment
-from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, train_seeds
-from explainer.seeded_transformer import SeededTransformer
 from explainer.tiny_transformer import TransformerConfig
 
 torch.set_num_threads(1)
@@ -73,14 +72,14 @@ def train_and_watch(n_layers, seeds, steps=STEPS):
     def probe_heads(step, model):
         if step % PROBE_EVERY:
             return
-        _, accuracy = evaluate_seeds(model, watch)               # (S,), keeps the weights
+        _, accuracy = evaluate_batched(model, *watch)            # (S,), keeps the weights
         weights = model.attention_weights()                       # n_layers x (S, B, nh, T, T)
         history.append(dict(step=step, accuracy=accuracy,
                             previous=per_head(previous_token_score, weights[0]),   # (S, nh)
                             induction=per_head(induction, weights[-1])))           # (S, nh)
 
-    train_seeds(model, repeated_segment, SeededTrainingConfig(steps=steps, batch_size=BATCH, lr=1e-2),
-                on_step=probe_heads)
+    train_batched(model, repeated_segment, steps=steps, batch_size=BATCH, lr=1e-2,
+                  on_step=probe_heads)
     return model, history
 
 # %% tags=["small_run"]
@@ -89,12 +88,12 @@ def train_and_watch(n_layers, seeds, steps=STEPS):
 SMALL_SEEDS, SMALL_STEPS = [0, 1], 300
 small_model, small_history = train_and_watch(2, SMALL_SEEDS, SMALL_STEPS)
 small_control, _ = train_and_watch(1, SMALL_SEEDS, SMALL_STEPS)
-small_accuracy = evaluate_seeds(small_model, probe)[1]                     # (S,)
+small_accuracy = evaluate_batched(small_model, *probe)[1]                  # (S,)
 small_weights = small_model.attention_weights()                            # [(S, B, nh, T, T)] * 2
 small_previous = per_head(previous_token_score, small_weights[0])          # (S, nh): layer 0
 small_induction = per_head(induction, small_weights[1])                    # (S, nh): layer 1
 print(f"accuracy per seed: 2 layers {small_accuracy.numpy().round(2)}, 1-layer control "
-      f"{evaluate_seeds(small_control, probe)[1].numpy().round(2)} (chance {1 / V:.2f})")
+      f"{evaluate_batched(small_control, *probe)[1].numpy().round(2)} (chance {1 / V:.2f})")
 for s in range(len(SMALL_SEEDS)):
     print(f"seed {s}: previous-token score per layer-0 head {small_previous[s].numpy().round(2)}, "
           f"induction score per layer-1 head {small_induction[s].numpy().round(2)}")
@@ -110,7 +109,7 @@ model, history = train_and_watch(n_layers=2, seeds=SEEDS)
 control, control_history = train_and_watch(n_layers=1, seeds=SEEDS)
 report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
 
-_, accuracy = evaluate_seeds(model, probe)                      # (S,)
+_, accuracy = evaluate_batched(model, *probe)                   # (S,)
 weights = model.attention_weights()                             # [(S, B, nh, T, T)] * 2
 scores = {(layer, name): per_head(fn, weights[layer])           # (S, nh) each
           for layer in (0, 1)
@@ -208,7 +207,7 @@ def accuracy_without(model, layer, head_of_seed):
     mask = torch.ones(S, 2, 2)                                   # (S, n_layers, nh): 1 = head on
     mask[torch.arange(S), layer, head_of_seed] = 0
     model.set_head_mask(mask)
-    result = evaluate_seeds(model, probe)[1]
+    result = evaluate_batched(model, *probe)[1]
     model.set_head_mask(torch.ones(S, 2, 2))
     return result
 
@@ -250,7 +249,7 @@ report_seed_count(report, "previous_head_needed_seeds", (ablated["previous_head"
 mask = torch.ones(len(SMALL_SEEDS), 2, 2)                # was: one head per seed, in accuracy_without
 mask[:, 1] = 0
 small_model.set_head_mask(mask)
-print("accuracy per seed without both layer-1 heads:", evaluate_seeds(small_model, probe)[1].numpy().round(2))
+print("accuracy per seed without both layer-1 heads:", evaluate_batched(small_model, *probe)[1].numpy().round(2))
 small_model.set_head_mask(torch.ones(len(SMALL_SEEDS), 2, 2))
 
 # %%
@@ -258,7 +257,7 @@ small_model.set_head_mask(torch.ones(len(SMALL_SEEDS), 2, 2))
 mask = torch.ones(N_SEEDS, 2, 2)
 mask[:, 1] = 0
 model.set_head_mask(mask)
-report_spread(report, "exercise_without_layer1", evaluate_seeds(model, probe)[1], "{:.2f}",
+report_spread(report, "exercise_without_layer1", evaluate_batched(model, *probe)[1], "{:.2f}",
               en="exercise 1: accuracy without both layer-1 heads", zh="练习 1：去掉第 1 层两个头后的准确率")
 model.set_head_mask(torch.ones(N_SEEDS, 2, 2))
 
@@ -267,14 +266,14 @@ model.set_head_mask(torch.ones(N_SEEDS, 2, 2))
 # "the token before"?
 saved = small_model.position_embedding.data.clone()                       # (S, T, C)
 small_model.position_embedding.data.zero_()
-print("accuracy per seed without positions:", evaluate_seeds(small_model, probe)[1].numpy().round(2))
+print("accuracy per seed without positions:", evaluate_batched(small_model, *probe)[1].numpy().round(2))
 small_model.position_embedding.data.copy_(saved)
 
 # %%
 # Exercise 2 in the full run.
 saved = model.position_embedding.data.clone()
 model.position_embedding.data.zero_()
-report_spread(report, "exercise_without_positions", evaluate_seeds(model, probe)[1], "{:.2f}",
+report_spread(report, "exercise_without_positions", evaluate_batched(model, *probe)[1], "{:.2f}",
               en="exercise 2: accuracy with the position embeddings set to zero",
               zh="练习 2：位置嵌入置零后的准确率")
 model.position_embedding.data.copy_(saved)

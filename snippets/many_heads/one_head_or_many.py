@@ -15,7 +15,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count, report_small_run, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_small_run, report_spread
 
 report = Report("many_heads.one_head_or_many")
 
@@ -28,10 +28,9 @@ report = Report("many_heads.one_head_or_many")
 # %% tags=["setup"]
 import torch
 
+from explainer.batched import SeededTransformer, evaluate_batched, train_batched
 from explainer.first_and_previous import T, V, near_and_far, ordered_pair
 from explainer.head_metrics import first_token_score, previous_token_score
-from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, train_seeds
-from explainer.seeded_transformer import SeededTransformer
 from explainer.tiny_transformer import TransformerConfig
 
 torch.set_num_threads(1)
@@ -66,8 +65,8 @@ SMALL_SEEDS, SMALL_STEPS = [0, 1], 150
 test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)   # (512, T) tokens and targets
 for n_heads in (1, 2):
     model = build(n_heads, SMALL_SEEDS)
-    train_seeds(model, near_and_far, SeededTrainingConfig(steps=SMALL_STEPS, batch_size=32, lr=1e-2))
-    _, accuracy = evaluate_seeds(model, test_batch)     # (S,), also keeps the attention weights
+    train_batched(model, near_and_far, steps=SMALL_STEPS, batch_size=32, lr=1e-2)
+    _, accuracy = evaluate_batched(model, *test_batch)  # (S,), also keeps the attention weights
     weights = model.attention_weights()[0]              # (S, B, nh, T, T)
     previous, first = per_head(previous_token_score, weights), per_head(first_token_score, weights)  # (S, nh)
     print(f"{n_heads} head(s): accuracy per seed {accuracy.numpy().round(2)}")
@@ -102,11 +101,10 @@ for n_heads in HEAD_COUNTS:
 
     def record(step, model):
         if step % EVAL_EVERY == 0:
-            curve.append((step, evaluate_seeds(model, watch_batch)[1]))      # (S,)
+            curve.append((step, evaluate_batched(model, *watch_batch)[1]))   # (S,)
 
-    train_seeds(model, near_and_far, SeededTrainingConfig(steps=STEPS, batch_size=BATCH, lr=1e-2),
-                on_step=record)
-    _, accuracy = evaluate_seeds(model, test_batch)     # (S,), also keeps the attention weights
+    train_batched(model, near_and_far, steps=STEPS, batch_size=BATCH, lr=1e-2, on_step=record)
+    _, accuracy = evaluate_batched(model, *test_batch)  # (S,), also keeps the attention weights
     weights = model.attention_weights()[0]              # (S, B, nh, T, T)
     runs[n_heads] = dict(curve=curve, accuracy=accuracy, weights=weights,
                          parameters=sum(p[0].numel() for p in model.parameters()),   # one seed's model
@@ -210,8 +208,8 @@ pair_test = ordered_pair(torch.Generator().manual_seed(1234), 512)
 pair_runs = {}
 for n_heads in (1, 2):
     model = build(n_heads, SEEDS, vocab_out=V * V)
-    train_seeds(model, ordered_pair, SeededTrainingConfig(steps=PAIR_STEPS, batch_size=BATCH, lr=1e-2))
-    _, accuracy = evaluate_seeds(model, pair_test)       # (S,)
+    train_batched(model, ordered_pair, steps=PAIR_STEPS, batch_size=BATCH, lr=1e-2)
+    _, accuracy = evaluate_batched(model, *pair_test)    # (S,)
     weights = model.attention_weights()[0]               # (S, B, nh, T, T)
     pair_runs[n_heads] = dict(accuracy=accuracy, weights=weights,
                               previous=per_head(previous_token_score, weights),
@@ -252,15 +250,15 @@ def accuracy_without(model, head_of_seed, batch):
     mask = torch.ones(S, 1, 2)                              # (S, layers, heads): 1 = head on
     mask[torch.arange(S), 0, head_of_seed] = 0
     model.set_head_mask(mask)
-    accuracy = evaluate_seeds(model, batch)[1]
+    accuracy = evaluate_batched(model, *batch)[1]
     model.set_head_mask(torch.ones(S, 1, 2))
     return accuracy
 
 
 pair_batch = ordered_pair(torch.Generator().manual_seed(1234), 512)
 pair_model = build(2, SMALL_SEEDS, vocab_out=V * V)
-train_seeds(pair_model, ordered_pair, SeededTrainingConfig(steps=SMALL_STEPS, batch_size=32, lr=1e-2))
-_, with_both = evaluate_seeds(pair_model, pair_batch)
+train_batched(pair_model, ordered_pair, steps=SMALL_STEPS, batch_size=32, lr=1e-2)
+_, with_both = evaluate_batched(pair_model, *pair_batch)
 previous = per_head(previous_token_score, pair_model.attention_weights()[0])   # (S, 2)
 near, far = previous.argmax(dim=1), 1 - previous.argmax(dim=1)                # (S,) each
 print("both heads:      ", with_both.numpy().round(2))

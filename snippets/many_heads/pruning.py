@@ -23,7 +23,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, plt
 from explainer.report import Report
-from explainer.seeded_training import report_seed_count, report_spread
+from explainer.seeds import report_seed_count, report_spread
 
 report = Report("many_heads.pruning")
 
@@ -36,8 +36,8 @@ report = Report("many_heads.pruning")
 
 # %% tags=["setup"]
 from explainer.first_and_previous import T, V, ordered_pair   # first: it pins torch's CPU kernels
-from explainer.seeded_training import SeededTrainingConfig, evaluate_seeds, n_seeds, per_seed_loss, train_seeds
-from explainer.seeded_transformer import SeededTransformer
+from explainer.batched import SeededTransformer, evaluate_batched, losses_on, train_batched
+from explainer.seeds import n_seeds
 from explainer.tiny_transformer import TransformerConfig
 import numpy as np
 import torch
@@ -63,14 +63,14 @@ def accuracy_without(net, removed: torch.Tensor, batch) -> torch.Tensor:
     """Accuracy of every seed with the heads in ``removed`` (S, H) ablated: (S,)."""
     S = len(removed)
     net.set_head_mask((~removed).float().view(S, N_LAYERS, N_HEADS))   # (S, L, nh): 0 = output zeroed
-    accuracy = evaluate_seeds(net, batch)[1]
+    accuracy = evaluate_batched(net, *batch)[1]
     net.set_head_mask(torch.ones(S, N_LAYERS, N_HEADS))
     return accuracy
 
 
 def ablation_damage(net, batch) -> torch.Tensor:
     """(S, H): accuracy drop of each seed when one head alone is removed."""
-    full = evaluate_seeds(net, batch)[1]
+    full = evaluate_batched(net, *batch)[1]
     return torch.stack([full - accuracy_without(net, one_hot(torch.full((net.n_seeds,), h)), batch)
                         for h in range(H)], dim=1)
 
@@ -100,9 +100,9 @@ def prunable(accuracies: torch.Tensor) -> torch.Tensor:
 # %% tags=["small_run"]
 SMALL_SEEDS = [0, 1]
 small = SeededTransformer(config, SMALL_SEEDS)
-train_seeds(small, ordered_pair, SeededTrainingConfig(steps=STEPS, batch_size=32, lr=1e-2))
+train_batched(small, ordered_pair, steps=STEPS, batch_size=32, lr=1e-2)
 small.keep_weights = False   # no attention weights kept: evaluate with the fused attention kernel
-print("accuracy of the full model per seed:", evaluate_seeds(small, test_set)[1].numpy().round(3))
+print("accuracy of the full model per seed:", evaluate_batched(small, *test_set)[1].numpy().round(3))
 small_damage = ablation_damage(small, ranking_set)                    # (S, H)
 print("accuracy drop when one head alone is removed, per seed and head:\n", small_damage.numpy().round(2))
 print("heads costing at most 0.01:", (small_damage <= 0.01).sum(dim=1).tolist())
@@ -129,12 +129,12 @@ EARLY = 30                         # a checkpoint while the loss is still high
 seeds = torch.arange(N_SEEDS)
 model = SeededTransformer(config, SEEDS)
 snapshots = {}
-train_seeds(model, ordered_pair, SeededTrainingConfig(steps=STEPS, batch_size=32, lr=1e-2),
-            on_step=lambda step, model: snapshots.update(
-                {step: {k: v.detach().clone() for k, v in model.state_dict().items()}})
-            if step == EARLY else None)
+train_batched(model, ordered_pair, steps=STEPS, batch_size=32, lr=1e-2,
+              on_step=lambda step, model: snapshots.update(
+                  {step: {k: v.detach().clone() for k, v in model.state_dict().items()}})
+              if step == EARLY else None)
 model.keep_weights = False   # no head metric here: evaluate with the fused attention kernel
-full_loss, full_accuracy = evaluate_seeds(model, test_set)            # (S,) each
+full_loss, full_accuracy = evaluate_batched(model, *test_set)         # (S,) each
 report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
 report.number("heads", H, "{:.0f}", en="heads in the model (2 layers × 8)", zh="模型的头数（2 层 × 8）")
 report_spread(report, "full_accuracy", full_accuracy, "{:.3f}",
@@ -154,7 +154,7 @@ def gradient_importance(net, batch) -> torch.Tensor:
     """(S, H): per example |sum over positions and dims of Att_h * dL/dAtt_h|, averaged, l2-normalised per layer."""
     net.keep_head_outputs = True
     tokens, targets = batch
-    per_seed_loss(net(tokens), targets).sum().backward()
+    losses_on(net(tokens), targets).sum().backward()
     scores = []
     for outputs in net.last_head_outputs:                                  # per layer (S, B, nh, T, hs)
         per_example = (outputs * outputs.grad).sum(dim=(3, 4)).abs()       # (S, B, nh)
@@ -204,7 +204,7 @@ report.number("essential_lowest_gradient_rank_mean", lowest[essential.any(dim=1)
 early = SeededTransformer(config, SEEDS)
 early.load_state_dict(snapshots[EARLY])
 early.keep_weights = False
-early_loss, _ = evaluate_seeds(early, ranking_set)
+early_loss, _ = evaluate_batched(early, *ranking_set)
 early_correlation = rank_correlation(ablation_damage(early, ranking_set), gradient_importance(early, ranking_set))
 report.number("early_step", EARLY, "{:.0f}", en="step of the early checkpoint", zh="早期检查点的步数")
 report.number("early_loss_mean", early_loss.mean(), "{:.2f}",
@@ -423,7 +423,7 @@ for start in range(0, N_SETS + 1, CHUNK):
     for name, offset in (("clean", None), ("noisy", noise.repeat_interleave(CHUNK, dim=0))):
         copies.offset = offset
         with torch.no_grad():
-            set_accuracy[name].append(evaluate_seeds(copies, test_set)[1].view(N_SEEDS, CHUNK))
+            set_accuracy[name].append(evaluate_batched(copies, *test_set)[1].view(N_SEEDS, CHUNK))
 copies.offset = None
 clean_cost = full_accuracy[:, None] - torch.cat(set_accuracy["clean"], dim=1)      # (S, 1 + N)
 set_noise_cost = (noisy_full[:, None] - torch.cat(set_accuracy["noisy"], dim=1)) - clean_cost

@@ -15,7 +15,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count, report_small_run
+from explainer.seeds import n_seeds, report_seed_count, report_small_run
 
 report = Report("three_roles.ant_colony")
 

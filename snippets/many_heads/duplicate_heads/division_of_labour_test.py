@@ -30,7 +30,7 @@ import torch
 
 from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.report import Report
-from explainer.seeded_training import report_seed_count
+from explainer.seeds import report_seed_count
 
 torch.set_num_threads(1)
 report = Report("many_heads.duplicate_heads.division_of_labour_test")
@@ -40,9 +40,9 @@ import random
 
 import torch
 
-from explainer.seeded_training import n_seeds
+from explainer.seeds import n_seeds
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
-from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
+from explainer.batched import StackedTransformer, evaluate_batched, train_batched
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import IGNORE, sample_from
 
@@ -70,7 +70,7 @@ syntax_task = sample_from(pool_tokens, syntax_targets)
 # %% tags=["syntax_head"]
 syntax_model = StackedTransformer.from_seeds(config, SEEDS)
 syntax_model.shared[:] = True
-train_stacked(syntax_model, syntax_task, data_seeds=SEEDS, **TRAINING)
+train_batched(syntax_model, syntax_task, data_seeds=SEEDS, **TRAINING)
 
 # %% [markdown]
 # ## Four arms, one batched model
@@ -96,10 +96,10 @@ for i, seed in enumerate(SEEDS):          # both heads: noisy copies of the seed
 in_use = parameters_in_use(model, probe_tokens, probe_targets)             # (M,)
 print({arm: in_use[arm_of[arm]].unique().tolist() for arm in ARMS}, "parameters in use")
 
-evaluate_stacked(model, probe_tokens, probe_targets)
+evaluate_batched(model, probe_tokens, probe_targets)
 start_weights = model.last_weights                                          # (M, B, 2, T, T)
-train_stacked(model, task, data_seeds=SEEDS * len(ARMS), **TRAINING)
-loss, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)      # (M,)
+train_batched(model, task, data_seeds=SEEDS * len(ARMS), **TRAINING)
+loss, accuracy = evaluate_batched(model, probe_tokens, probe_targets)      # (M,)
 weights = model.last_weights                                                # (M, B, 2, T, T)
 for arm in ARMS:
     print(f"{arm:>6}: loss per seed {[round(x, 4) for x in loss[arm_of[arm]].tolist()]}")

@@ -19,7 +19,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count
+from explainer.seeds import n_seeds, report_seed_count
 
 report = Report("many_heads.duplicate_heads.head_dropout")
 
@@ -37,7 +37,7 @@ import torch
 
 from explainer.head_metrics import pattern_similarity
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
-from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
+from explainer.batched import StackedTransformer, evaluate_batched, train_batched
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
 
@@ -64,7 +64,7 @@ def train_with_and_without(seeds, steps=STEPS):
     model = StackedTransformer.from_seeds(config, [seed for _ in ARMS for seed in seeds])
     head_dropout = torch.tensor([HEAD_DROPOUT if arm == "dropout" else 0.0
                                  for arm in ARMS for _ in seeds])                  # (M,)
-    train_stacked(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
+    train_batched(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
                   head_dropout=head_dropout)
     n = len(seeds)
     return model, {arm: slice(a * n, (a + 1) * n) for a, arm in enumerate(ARMS)}
@@ -80,7 +80,7 @@ def train_with_and_without(seeds, steps=STEPS):
 # %% tags=["redundancy"]
 def head_outputs(model, tokens) -> torch.Tensor:
     """What each head writes into the residual stream, flattened over positions: (M, nh, B*T, C)."""
-    evaluate_stacked(model, tokens, torch.zeros_like(tokens))              # eval-mode forward pass
+    evaluate_batched(model, tokens, torch.zeros_like(tokens))              # eval-mode forward pass
     written = model.last_head_outputs                                      # (M, B, nh, T, C)
     return written.transpose(1, 2).flatten(2, 3)                           # (M, nh, B*T, C)
 
@@ -114,10 +114,10 @@ def predictability(fit: torch.Tensor, test: torch.Tensor) -> torch.Tensor:
 # %% tags=["ablation"]
 def loss_rise(model, heads, tokens=test_tokens, targets=test_targets) -> torch.Tensor:
     """How much each model's loss rises when ``heads`` are switched off: (M,)."""
-    loss = evaluate_stacked(model, tokens, targets)[0]                      # (M,) every head on
+    loss = evaluate_batched(model, tokens, targets)[0]                      # (M,) every head on
     mask = torch.ones(model.n_models, len(tokens), N_HEADS)                 # (M, B, nh): 1 = head on
     mask[:, :, heads] = 0
-    return evaluate_stacked(model, tokens, targets, head_mask=mask)[0] - loss
+    return evaluate_batched(model, tokens, targets, head_mask=mask)[0] - loss
 
 # %% [markdown]
 # ## A small run first
@@ -149,7 +149,7 @@ SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is unde
 n = len(SEEDS)
 model, arm_of = train_with_and_without(SEEDS)
 r2 = predictability(head_outputs(model, fit_tokens), head_outputs(model, test_tokens))  # (M, nh)
-loss, accuracy = evaluate_stacked(model, test_tokens, test_targets)         # (M,)
+loss, accuracy = evaluate_batched(model, test_tokens, test_targets)         # (M,)
 similarity = torch.stack([pattern_similarity(w)[~torch.eye(N_HEADS, dtype=torch.bool)].mean()
                           for w in model.last_weights])                     # (M,)
 ablation_cost = torch.stack([loss_rise(model, [h]) for h in range(N_HEADS)], dim=1)  # (M, nh)

@@ -20,7 +20,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count
+from explainer.seeds import n_seeds, report_seed_count
 
 report = Report("many_heads.duplicate_heads.shared_heads")
 
@@ -37,7 +37,7 @@ import random
 import torch
 
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
-from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
+from explainer.batched import StackedTransformer, evaluate_batched, train_batched
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
 
@@ -69,9 +69,9 @@ def train_free_and_shared(seeds, steps=STEPS):
 
     def held_out(step, model):
         if step % EVERY == 0:
-            curve.append(evaluate_stacked(model, probe_tokens, probe_targets)[0])   # (M,)
+            curve.append(evaluate_batched(model, probe_tokens, probe_targets)[0])   # (M,)
 
-    train_stacked(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
+    train_batched(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
                   cosine_decay=True, on_step=held_out)
     return model, arm_of, torch.stack(curve, dim=1)
 
@@ -90,7 +90,7 @@ def largest_pattern_gap(model):
 # %% tags=["small_run"]
 SMALL_SEEDS = [0, 1]
 two_head_model, two_head_arms, _ = train_free_and_shared(SMALL_SEEDS)
-two_head_loss, two_head_accuracy = evaluate_stacked(two_head_model, probe_tokens, probe_targets)  # (M,)
+two_head_loss, two_head_accuracy = evaluate_batched(two_head_model, probe_tokens, probe_targets)  # (M,)
 two_head_gap = largest_pattern_gap(two_head_model)                                                 # (M,)
 for arm, rows in two_head_arms.items():
     print(f"{arm:>6}: held-out loss per seed {two_head_loss[rows].numpy().round(4)}, "
@@ -108,7 +108,7 @@ report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the sm
 SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 n = len(SEEDS)
 model, arm_of, curve = train_free_and_shared(SEEDS)
-loss, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)       # (M,)
+loss, accuracy = evaluate_batched(model, probe_tokens, probe_targets)       # (M,)
 pattern_gap = largest_pattern_gap(model)                                    # (M,)
 
 # %% [markdown]

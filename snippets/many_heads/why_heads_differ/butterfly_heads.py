@@ -25,7 +25,7 @@ import math
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, plt
 from explainer.report import Report, over_seeds
-from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_spread
 
 report = Report("many_heads.why_heads_differ.butterfly_heads")
 
@@ -41,7 +41,7 @@ import torch
 
 from explainer.first_and_previous import T, V, near_and_far
 from explainer.head_metrics import previous_token_score
-from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
+from explainer.batched import StackedTransformer, evaluate_batched, per_model, train_batched
 from explainer.tiny_transformer import TransformerConfig
 
 torch.set_num_threads(1)
@@ -59,7 +59,7 @@ config = TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=N_HEADS)
 # %% tags=["scores"]
 def previous_scores(model, probe=(probe_tokens, probe_targets)) -> torch.Tensor:
     """Each head's previous-token score on the probe sequences: (M, nh)."""
-    evaluate_stacked(model, *probe)
+    evaluate_batched(model, *probe)
     return per_model(previous_token_score, model.last_weights)
 
 
@@ -79,7 +79,7 @@ def rank_correlation(a, b) -> torch.Tensor:
 SMALL_SEEDS = [0, 1]
 small_model = StackedTransformer.from_seeds(config, SMALL_SEEDS)
 small_before = previous_scores(small_model)                                 # (S, nh) at initialisation
-train_stacked(small_model, near_and_far, steps=TRAIN_STEPS, batch_size=32, data_seeds=SMALL_SEEDS)
+train_batched(small_model, near_and_far, steps=TRAIN_STEPS, batch_size=32, data_seeds=SMALL_SEEDS)
 small_after = previous_scores(small_model)                                  # (S, nh) after training
 for s, seed in enumerate(SMALL_SEEDS):
     print(f"seed {seed}: before {small_before[s].numpy().round(3)}\n"
@@ -104,9 +104,9 @@ n = len(SEEDS)
 model = StackedTransformer.from_seeds(config, SEEDS)
 before = previous_scores(model)                                             # (M, nh)
 before_other_probe = previous_scores(model, other_probe)                    # (M, nh)
-train_stacked(model, near_and_far, steps=TRAIN_STEPS, batch_size=32, data_seeds=SEEDS)
+train_batched(model, near_and_far, steps=TRAIN_STEPS, batch_size=32, data_seeds=SEEDS)
 after = previous_scores(model)                                              # (M, nh)
-_, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)          # (M,)
+_, accuracy = evaluate_batched(model, probe_tokens, probe_targets)          # (M,)
 
 # %% [markdown]
 # ## Did the head that started most positional end up the positional head?

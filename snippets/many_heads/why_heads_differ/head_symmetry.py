@@ -11,7 +11,7 @@
 # - *random*: the usual random initialisation;
 # - *identical + dropout*: exact copies, but attention dropout 0.1 in training.
 #
-# All 32 models train together as one batched model (explainer/stacked_transformer.py);
+# All 32 models train together as one batched model (explainer/batched.py);
 # a seed's four models see the same batches.
 
 # %%
@@ -19,7 +19,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, plain_log_ticks, plt
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_spread
 
 report = Report("many_heads.why_heads_differ.head_symmetry")
 
@@ -37,7 +37,7 @@ import torch
 
 from explainer.head_metrics import attention_to, pattern_similarity, previous_token_score
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
-from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, per_model, train_stacked
+from explainer.batched import StackedTransformer, evaluate_batched, per_model, train_batched
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
 
@@ -91,7 +91,7 @@ def train_four_starts(seeds, steps=STEPS):
     attention_dropout = torch.tensor([0.1 if arm == "identical_dropout" else 0.0 for arm in ARMS
                                       for _ in seeds])                       # (M,)
     gaps = []  # (step, (M,) gap) every 10 steps
-    train_stacked(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
+    train_batched(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
                   attention_dropout=attention_dropout,
                   on_step=lambda step, m: gaps.append((step, head_gap(m).detach())) if step % 10 == 0 else None)
     recorded = torch.tensor([step for step, _ in gaps])                     # (K,)
@@ -106,7 +106,7 @@ def train_four_starts(seeds, steps=STEPS):
 # %% tags=["small_run"]
 SMALL_SEEDS = [0, 1]
 twin_model, twin_arms, _, twin_gaps = train_four_starts(SMALL_SEEDS)
-_, twin_accuracy = evaluate_stacked(twin_model, probe_tokens, probe_targets)          # (M,)
+_, twin_accuracy = evaluate_batched(twin_model, probe_tokens, probe_targets)          # (M,)
 twin_similarity = torch.stack([pattern_similarity(w)[0, 1] for w in twin_model.last_weights])  # (M,)
 for arm, rows in twin_arms.items():
     print(f"{arm:>17}: largest weight gap ever {twin_gaps[rows].amax(dim=1).numpy()}, "
@@ -124,7 +124,7 @@ report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the sm
 SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 n = len(SEEDS)
 model, arm_of, steps, gap_curves = train_four_starts(SEEDS)
-loss, accuracy = evaluate_stacked(model, probe_tokens, probe_targets)       # (M,), (M,)
+loss, accuracy = evaluate_batched(model, probe_tokens, probe_targets)       # (M,), (M,)
 weights = model.last_weights                                                # (M, B, 2, T, T)
 similarity = torch.stack([pattern_similarity(w)[0, 1] for w in weights])    # (M,)
 previous = per_model(previous_token_score, weights)                         # (M, 2)

@@ -103,7 +103,7 @@ report.number("query_cos_theory", np.sqrt(2 / (np.pi * hs)), "{:.3f}", en="sqrt(
 import random
 
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch
-from explainer.stacked_transformer import StackedTransformer, evaluate_stacked, train_stacked
+from explainer.batched import StackedTransformer, evaluate_batched, train_batched
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import sample_from
 
@@ -140,7 +140,7 @@ def pull_together(seeds, steps=STEPS):
     start_cosine = head_cosine(model).detach()                              # (M,)
     pull = torch.tensor([0.0 if arm == "free" else 1.0 for arm in ARMS for _ in seeds])  # (M,)
     cosines = []
-    train_stacked(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
+    train_batched(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
                   extra_loss=lambda m: pull * (1 - head_cosine(m)),
                   on_step=lambda step, m: cosines.append(head_cosine(m).detach()))
     return model, arm_of, start_cosine, torch.stack(cosines, dim=1)         # (M,), (M, steps + 1)
@@ -169,7 +169,7 @@ report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the sm
 
 # %%
 from explainer.censored import at_least_twice, median_steps
-from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_spread
 
 SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
 n = len(SEEDS)
@@ -178,7 +178,7 @@ reached = cosines >= TARGET
 finished = reached.any(dim=1)                                               # (M,)
 # Steps until the target; meaningful only where finished (a censored run needed more than STEPS).
 steps_to_target = reached.int().argmax(dim=1)                               # (M,)
-task_loss, _ = evaluate_stacked(model, probe_tokens, probe_targets)         # (M,)
+task_loss, _ = evaluate_batched(model, probe_tokens, probe_targets)         # (M,)
 
 # Censored medians: unfinished runs rank last, never count as STEPS.
 median = {arm: median_steps(steps_to_target[arm_of[arm]].tolist(), finished[arm_of[arm]].tolist())

@@ -17,7 +17,7 @@ import torch
 
 from explainer.plotting import LANGS, column_figure
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count, report_small_run, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_small_run, report_spread
 
 torch.set_num_threads(1)
 report = Report("three_roles.ant_colony.frame_language")

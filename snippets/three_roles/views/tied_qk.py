@@ -25,7 +25,7 @@ import torch
 
 from explainer.plotting import LANGS, column_figure
 from explainer.report import Report
-from explainer.seeded_training import n_seeds, report_seed_count, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_spread
 
 torch.set_num_threads(1)
 report = Report("three_roles.views.tied_qk")

@@ -11,8 +11,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / "snippets"))
 from explainer.alike_heads import noisy_copies, parameters_in_use  # noqa: E402
+from explainer.batched import StackedTransformer, train_batched  # noqa: E402
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch  # noqa: E402
-from explainer.stacked_transformer import StackedTransformer, train_stacked  # noqa: E402
 from explainer.tiny_transformer import TinyTransformer, TransformerConfig  # noqa: E402
 from explainer.training import sample_from  # noqa: E402
 
@@ -69,7 +69,7 @@ def test_the_wide_flag_leaves_the_other_models_unchanged():
 def trained_syntax_model():
     source = StackedTransformer.from_seeds(CONFIG, [5])
     source.shared[0] = True
-    train_stacked(source, sample_from(*sentences(256)), steps=20, batch_size=16)
+    train_batched(source, sample_from(*sentences(256)), steps=20, batch_size=16)
     return source.eval()
 
 

@@ -8,8 +8,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "snippets"))
 import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
 import torch  # noqa: E402
 
+from explainer.batched import StackedTransformer, train_batched  # noqa: E402
 from explainer.first_and_previous import T, V, near_and_far  # noqa: E402
-from explainer.stacked_transformer import StackedTransformer, train_stacked  # noqa: E402
 from explainer.tiny_transformer import TransformerConfig  # noqa: E402
 
 
@@ -34,7 +34,7 @@ def test_the_training_loop_keeps_copied_heads_bit_identical_and_lets_a_nudge_gro
             weight[1, hs:2 * hs] += 1e-6 * torch.randn(hs, weight.shape[-1], generator=torch.Generator().manual_seed(0))
         model.W_O[:, :, hs:2 * hs] = model.W_O[:, :, :hs]
     start = gap(model)
-    train_stacked(model, near_and_far, steps=40, batch_size=16, data_seeds=[0, 0])
+    train_batched(model, near_and_far, steps=40, batch_size=16, data_seeds=[0, 0])
     end = gap(model)
     assert start[0] == 0 and end[0] == 0
     assert 0 < start[1] < 1e-5 and end[1] > 0 and end[1] != start[1]

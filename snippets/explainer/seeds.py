@@ -1,0 +1,59 @@
+"""How many random seeds to train, and what to record over them.
+
+A trained result is counted over seeds with its spread, never the best run:
+``n_seeds`` says how many seeds a snippet trains (the build may ask for more),
+``summary`` gives the mean and spread of a per-seed value, and the ``report_*``
+helpers record them on a snippet's ``Report`` together with the per-seed values,
+so the build can resample the seeds.
+"""
+
+import os
+
+import torch
+
+
+def n_seeds(default: int) -> int:
+    """How many random seeds to train: ``default``, unless the build asks for more
+    (``EXPLAINER_SEEDS``, set when a verdict is borderline at ``default`` seeds)."""
+    return int(os.environ.get("EXPLAINER_SEEDS", default))
+
+
+def summary(values) -> dict[str, float]:
+    """Mean, standard deviation, minimum and maximum over seeds."""
+    values = torch.as_tensor(values, dtype=torch.float64).flatten()
+    return {"mean": values.mean().item(), "std": values.std(unbiased=False).item(),
+            "min": values.min().item(), "max": values.max().item()}
+
+
+def report_spread(report, key: str, values, fmt: str = "{:.3f}", *, en: str, zh: str,
+                  kind: str = "") -> dict:
+    """Record ``key_mean``, ``key_std``, ``key_min`` and ``key_max`` of per-seed ``values``
+    (each with the per-seed values, so the build can resample the seeds). With
+    ``kind="count"`` (one whole count per seed) the lowest and highest seed are written as
+    whole numbers and the mean and spread with ``fmt``; ``kind="share"`` writes all four as
+    percents."""
+    stats = summary(values)
+    words = {"mean": ("mean over seeds", "各种子的平均"), "std": ("standard deviation over seeds", "各种子间的标准差"),
+             "min": ("lowest seed", "最低的种子"), "max": ("highest seed", "最高的种子")}
+    for name, value in stats.items():
+        this_kind = ("count" if name in ("min", "max") else "") if kind == "count" else kind
+        report.number(f"{key}_{name}", value, fmt, kind=this_kind, en=f"{en} ({words[name][0]})",
+                      zh=f"{zh}（{words[name][1]}）", per_seed=values, of=name)
+    return stats
+
+
+def report_small_run(report, seeds: int, steps: int, *, runs: tuple[str, str] = ("seeds", "种子数")) -> None:
+    """Record ``small_run_seeds`` and ``small_run_steps``: the size of the small run a page
+    shows in a cell, so its prose states it from the run. ``runs`` names what is counted
+    (English, Chinese), e.g. ("colonies", "“蚁群”数")."""
+    report.number("small_run_seeds", seeds, "{:.0f}", en=f"{runs[0]} of the small run shown on the page",
+                  zh=f"页面上小规模运行的{runs[1]}")
+    report.number("small_run_steps", steps, "{:.0f}", en="training steps of the small run shown on the page",
+                  zh="页面上小规模运行的训练步数")
+
+
+def report_seed_count(report, key: str, per_seed, *, en: str, zh: str) -> int:
+    """Record ``key``: in how many seeds ``per_seed`` (one truth value per seed) holds."""
+    per_seed = torch.as_tensor(per_seed).flatten().bool()
+    return int(report.number(key, per_seed.sum(), kind="count", en=en, zh=zh,
+                             per_seed=per_seed.float(), of="count"))
