@@ -34,6 +34,7 @@ import torch.nn.functional as F
 from explainer.tiny_transformer import TinyTransformer, TransformerConfig
 from explainer.training import IGNORE, Task
 
+
 def per_seed_matmul(x, W):
     """x (S, B, T, n) times each seed's own W (S, n, m) -> (S, B, T, m), as one bmm."""
     S, B, T, n = x.shape
