@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+import remembered
+
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -93,17 +95,26 @@ def test_every_page_loads_cleanly_and_has_no_serious_accessibility_violation(sit
     through the pages side by side (each tab's page runs in its own renderer process)."""
     pages = all_pages(built_site)
     assert len(pages) >= 8
-    with ThreadPoolExecutor(max_workers=1) as thread:  # away from the sync API's event loop
-        problems = thread.submit(asyncio.run, _check_pages(site_url, pages, tabs=2)).result()
+    # Each page's problems are remembered under everything it loads (tests/remembered.py).
+    stored = {path: remembered.key("axe", remembered.page_inputs(built_site, path), __file__) for path in pages}
+    found = {path: remembered.recall(stored[path]) for path in pages}
+    missing = [path for path in pages if found[path] is None]
+    if missing:
+        with ThreadPoolExecutor(max_workers=1) as thread:  # away from the sync API's event loop
+            found.update(thread.submit(asyncio.run, _check_pages(site_url, missing, tabs=2)).result())
+        for path in missing:
+            remembered.keep(stored[path], found[path])
+    problems = [f"{path}: {problem}" for path in pages for problem in found[path]]
     assert problems == []
 
 
-async def _check_pages(site_url: str, pages: list[str], tabs: int) -> list[str]:
+async def _check_pages(site_url: str, pages: list[str], tabs: int) -> dict[str, list[str]]:
+    """Each page's problems: violations, requests leaving localhost, console errors, failed responses."""
     from playwright.async_api import async_playwright
 
     from conftest import CHROMIUM, CHROMIUM_ARGS
 
-    waiting, problems = list(pages), []
+    waiting, problems = list(pages), {}
 
     async def tab_through(browser) -> None:
         context = await browser.new_context()
@@ -130,10 +141,8 @@ async def _check_pages(site_url: str, pages: list[str], tabs: int) -> list[str]:
             violations = await tab.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
                 .violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
                 .map(v => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`)""")
-            problems.extend(f"{path}: {v}" for v in violations)
-            problems.extend(f"{path}: request to {url}" for url in outside)
-            problems.extend(f"{path}: console: {text}" for text in console)
-            problems.extend(f"{path}: {response}" for response in failed)
+            problems[path] = [*violations, *(f"request to {url}" for url in outside),
+                              *(f"console: {text}" for text in console), *failed]
             outside.clear(), console.clear(), failed.clear()
         await context.close()
 

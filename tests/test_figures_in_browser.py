@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+import remembered
 from test_browser import all_pages
 
 MIN_TEXT_PX = 11
@@ -42,13 +43,15 @@ def test_figure_text_renders_at_least_11_px_and_every_figure_is_numbered_and_cap
         browser, site_url, built_site, lang_root):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
+
+    def measure(path):
+        page.goto(site_url + path)
+        load_figures(page)
+        return page.evaluate(MEASURE)
     small, captions = [], []
     pages = pages_with_figures(built_site, lang_root)
     assert len(pages) >= 8
-    for path in pages:
-        page.goto(site_url + path)
-        load_figures(page)
-        figures = page.evaluate(MEASURE)
+    for path, figures in remembered.per_page(built_site, pages, "figures-1280", measure, __file__).items():
         numbers = []
         for figure in figures:
             px = figure["pt"] * 4 / 3 * figure["scale"]
@@ -98,17 +101,25 @@ def white_border_share(png: bytes, border: int = 6) -> float:
 def test_no_figure_shows_a_white_background_in_the_dark_scheme(browser, site_url, built_site, lang_root):
     context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
     page = context.new_page()
-    slabs = []
-    for path in pages_with_figures(built_site, lang_root):
+
+    def measure(path):
+        """The page's scheme, and each figure's key and white share along its edges as shown."""
         page.goto(site_url + path)
-        assert page.locator("body").get_attribute("data-md-color-scheme") == "slate"
+        scheme = page.locator("body").get_attribute("data-md-color-scheme")
         load_figures(page)
         figures = page.locator("article figure.explainer-figure")
+        shares = []
         for i in range(figures.count()):
             image = figures.nth(i).locator("img.figure-dark")
-            share = white_border_share(image.screenshot()) if image.is_visible() else 1.0
-            if share > 0.2:  # a white slab, or no dark twin shown at all
-                slabs.append(f"{figures.nth(i).get_attribute('data-figure')} on {path}: {share:.0%} white")
+            shares.append([figures.nth(i).get_attribute("data-figure"),
+                           white_border_share(image.screenshot()) if image.is_visible() else 1.0])
+        return {"scheme": scheme, "shares": shares}
+    slabs = []
+    pages = pages_with_figures(built_site, lang_root)
+    for path, seen in remembered.per_page(built_site, pages, "figures-dark", measure, __file__).items():
+        assert seen["scheme"] == "slate", path
+        # A white slab, or no dark twin shown at all.
+        slabs += [f"{key} on {path}: {share:.0%} white" for key, share in seen["shares"] if share > 0.2]
     context.close()
     assert slabs == []
 
@@ -125,20 +136,26 @@ def test_display_math_is_never_clipped_a_wide_formula_scrolls_with_a_visible_scr
     so this test starts a Chromium that shows them."""
     from conftest import CHROMIUM
 
-    reader_browser = browser.browser_type.launch(
-        executable_path=CHROMIUM, ignore_default_args=["--hide-scrollbars"],
-        args=["--no-sandbox", "--disable-gpu"])
-    page = reader_browser.new_page(viewport={"width": width, "height": 800})
+    opened = []  # the reader's browser, started only if a page is measured
+
+    def measure(path):
+        if not opened:
+            reader_browser = browser.browser_type.launch(
+                executable_path=CHROMIUM, ignore_default_args=["--hide-scrollbars"],
+                args=["--no-sandbox", "--disable-gpu"])
+            opened.extend([reader_browser, reader_browser.new_page(viewport={"width": width, "height": 800})])
+        opened[1].goto(site_url + path)
+        return opened[1].evaluate(WIDE_MATH)
+    pages = [path for path in all_pages(built_site)
+             if "notebooks/" not in path and "print_page" not in path
+             and "arithmatex" in (built_site / path / "index.html").read_text(encoding="utf-8")]
     clipped = []
-    for path in all_pages(built_site):
-        if "notebooks/" in path or "print_page" in path \
-                or "arithmatex" not in (built_site / path / "index.html").read_text(encoding="utf-8"):
-            continue
-        page.goto(site_url + path)
-        for box in page.evaluate(WIDE_MATH):
+    for path, boxes in remembered.per_page(built_site, pages, f"math-{width}", measure, __file__).items():
+        for box in boxes:
             if box["wide"] and not (box["overflow"] in ("auto", "scroll") and box["bar"] > 0):
                 clipped.append(f"{path} ({width} px): {box}")
-    reader_browser.close()
+    if opened:
+        opened[0].close()
     assert clipped == []
 
 
@@ -175,21 +192,27 @@ def test_a_wide_formula_at_390_px_shows_a_cue_on_the_side_that_has_more(
     other way round."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
     page = context.new_page()
-    checked, missing = 0, []
-    for path in all_pages(built_site):
-        if not path.startswith(lang_root) or (lang_root == "" and path.startswith("zh/")) \
-                or "notebooks/" in path or "print_page" in path \
-                or "arithmatex" not in (built_site / path / "index.html").read_text(encoding="utf-8"):
-            continue
+
+    def measure(path):
+        """For the page's first two wide formulas: the edges' colours at the start and the end."""
         page.goto(site_url + path)
         wide = [i for i, box in enumerate(page.evaluate(WIDE_MATH)) if box["wide"]]
+        edges = []
         for i in wide[:2]:
             formula = page.locator("article div.arithmatex").nth(i)
             formula.scroll_into_view_if_needed()
             formula.evaluate("d => d.scrollLeft = 0")
-            start_left, start_right = edge_strips(formula.screenshot())
+            start = edge_strips(formula.screenshot())
             formula.evaluate("d => d.scrollLeft = d.scrollWidth")
-            end_left, end_right = edge_strips(formula.screenshot())
+            edges.append([i, *start, *edge_strips(formula.screenshot())])
+        return edges
+    pages = [path for path in all_pages(built_site)
+             if path.startswith(lang_root) and not (lang_root == "" and path.startswith("zh/"))
+             and "notebooks/" not in path and "print_page" not in path
+             and "arithmatex" in (built_site / path / "index.html").read_text(encoding="utf-8")]
+    checked, missing = 0, []
+    for path, edges in remembered.per_page(built_site, pages, f"math-cue-390-{scheme}", measure, __file__).items():
+        for i, start_left, start_right, end_left, end_right in edges:
             checked += 1
             # The right edge is shaded at the start and not at the end; the left, the reverse.
             if colour_distance(start_right, end_right) < 12 or colour_distance(start_left, end_left) < 12:
@@ -248,10 +271,14 @@ def natural_width(shown):
 def test_on_a_phone_each_figure_is_legible_or_says_a_tap_opens_it_legibly(browser, site_url, built_site, lang_root):
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
     page = context.new_page()
-    failing, small = [], 0
-    for path in pages_with_figures(built_site, lang_root):
+
+    def measure(path):
         page.goto(site_url + path)
-        for shown, opened in open_each_figure(page, path):
+        return open_each_figure(page, path)
+    failing, small = [], 0
+    pages = pages_with_figures(built_site, lang_root)
+    for path, figures in remembered.per_page(built_site, pages, "figures-opened-390", measure, __file__).items():
+        for shown, opened in figures:
             px = shown["pt"] * 4 / 3 * shown["scale"]
             if px >= PHONE_MIN_PX:
                 continue
@@ -269,10 +296,14 @@ def test_on_a_phone_each_figure_is_legible_or_says_a_tap_opens_it_legibly(browse
 def test_at_1280_px_a_figure_opens_at_least_half_again_as_large_with_its_caption(browser, site_url, built_site, lang_root):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    failing = []
-    for path in pages_with_figures(built_site, lang_root):
+
+    def measure(path):
         page.goto(site_url + path)
-        for shown, opened in open_each_figure(page, path):
+        return open_each_figure(page, path)
+    failing = []
+    pages = pages_with_figures(built_site, lang_root)
+    for path, figures in remembered.per_page(built_site, pages, "figures-opened-1280", measure, __file__).items():
+        for shown, opened in figures:
             if opened["width"] < 1.5 * shown["width"] or opened["caption"] != shown["caption"] \
                     or not opened["caption"]:
                 failing.append(f"{shown['key']} on {path}: {shown['width']} px in the column, "

@@ -10,6 +10,8 @@ busy or not. `make bench` reports its median over five runs (tools/lighthouse_be
 import pytest
 
 import lighthouse_run
+import remembered
+import static_host
 from static_host import own_bytes
 
 BUDGET = {"accessibility": 0.95, "best-practices": 0.95, "seo": 0.90}
@@ -32,8 +34,17 @@ def heaviest_chapter_page(site) -> str:
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
 def test_page_meets_the_lighthouse_budget(site_url, built_site, which, lang_root):
     path = "" if which == "home" else heaviest_chapter_page(built_site)
-    report = lighthouse_run.run(f"{site_url}{lang_root}{path}")
-    scores = {name: category["score"] for name, category in report["categories"].items()}
+
+    def measure():
+        """The report's category scores and the page audits (remembered under all the page
+        loads, the host's and the runner's code, Lighthouse's and Chromium's versions)."""
+        report = lighthouse_run.run(f"{site_url}{lang_root}{path}")
+        return {"scores": {name: category["score"] for name, category in report["categories"].items()},
+                "audits": {name: {field: report["audits"][name].get(field) for field in ("score", "displayValue", "title")}
+                           for name in PAGE_AUDITS}}
+    report = remembered.remember("lighthouse", remembered.page_inputs(built_site, lang_root + path), measure,
+                                 __file__, lighthouse_run.__file__, static_host.__file__)
+    scores = report["scores"]
     print(f"lighthouse {lang_root}{path}: {scores}")
     failing = {name: scores[name] for name in BUDGET if scores[name] < BUDGET[name]}
     assert failing == {}, f"{lang_root}{path}: {scores}"

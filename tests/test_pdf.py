@@ -1,6 +1,7 @@
 """The PDF of each language: every page of the nav in it, an outline to navigate it, and
 Chinese text that is real text (a reader can search and copy it), not pictures of glyphs."""
 
+import hashlib
 import re
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import print_pdf  # noqa: E402
+import remembered  # noqa: E402
 from test_site import ConfigLoader, flatten, nav_of  # noqa: E402
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -40,22 +42,17 @@ def page_heading(lang: str, file: str) -> str | None:
 
 @pytest.mark.parametrize("lang,config", [("en", "mkdocs.yml"), ("zh", "mkdocs.zh.yml")])
 def test_pdf_has_every_page_in_its_outline(built_site, lang, config):
-    from pypdf import PdfReader
-
-    reader = PdfReader(print_pdf.pdf_path(built_site, lang))
+    read = pdf(built_site, lang)
     files = [file for _, file in flatten(nav_of(config)) if file.endswith(".md")]
-    assert len(reader.pages) >= len(files), "fewer printed pages than pages in the nav"
-    titles = " | ".join(outline_titles(reader.outline))
+    assert len(read["texts"]) >= len(files), "fewer printed pages than pages in the nav"
+    titles = " | ".join(read["outline"])
     headings = [page_heading(lang, file) for file in files if file != "index.md"]
     missing = [heading for heading in headings if heading and heading not in titles]
     assert missing == [], f"{lang} PDF outline lacks {missing}"
 
 
 def test_chinese_pdf_text_is_extractable_as_chinese(built_site):
-    from pypdf import PdfReader
-
-    reader = PdfReader(print_pdf.pdf_path(built_site, "zh"))
-    text = "".join(page.extract_text() for page in reader.pages)
+    text = "".join(pdf(built_site, "zh")["texts"])
     assert "注意力" in text
     assert len(CJK.findall(text)) > 3000, "the Chinese PDF should carry Chinese text, not outlines"
     # A glyph Noto CJK shares with a Kangxi radical comes back as the radical (力 as ⼒),
@@ -100,10 +97,6 @@ def test_the_raw_tex_check_passes_typeset_math(text):
     assert raw_tex(text) == [], text
 
 
-def pdf_reader(built_site, lang):
-    from pypdf import PdfReader
-
-    return PdfReader(print_pdf.pdf_path(built_site, lang))
 
 
 def prose_text(page) -> str:
@@ -117,18 +110,13 @@ def prose_text(page) -> str:
     return "".join(parts)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_no_raw_tex_in_the_pdf_text_layer(built_site, lang):
-    reader = pdf_reader(built_site, lang)
-    found = [f"p. {number}: {fragment!r}" for number, page in enumerate(reader.pages, 1)
-             for fragment in raw_tex(prose_text(page))]
-    assert sum(len(prose_text(page)) for page in reader.pages[:3]) > 500  # the prose is read
-    assert found == [], f"{len(found)} raw TeX fragments in the {lang} PDF: {found[:5]}"
+def read_pdf(pdf: Path, lang: str) -> dict:
+    """What the tests read from a PDF, in one pass of pypdf: each page's text, its prose
+    (its text but the code), the embedded fonts of the first 40 pages, the title, the
+    outline and the contents' entries."""
+    from pypdf import PdfReader
 
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_pdf_math_is_set_in_katex_fonts_embedded(built_site, lang):
-    reader = pdf_reader(built_site, lang)
+    reader = PdfReader(pdf)
     fonts = set()
     for page in reader.pages[:40]:
         for font in (page.get("/Resources", {}).get("/Font") or {}).values():
@@ -137,20 +125,48 @@ def test_the_pdf_math_is_set_in_katex_fonts_embedded(built_site, lang):
                 embedded = descendant.get_object().get("/FontDescriptor", {})
                 if any(key in embedded for key in ("/FontFile", "/FontFile2", "/FontFile3")):
                     fonts.add(str(descriptor.get("/BaseFont")).split("+")[-1])
+    texts = [page.extract_text() for page in reader.pages]
+    try:
+        contents = contents_entries(reader, texts, lang)
+    except StopIteration:
+        contents = None  # no contents page: the contents test says so
+    return {"texts": texts, "prose": [prose_text(page) for page in reader.pages],
+            "fonts": sorted(fonts), "title": reader.metadata.title,
+            "outline": outline_titles(reader.outline), "contents": contents}
+
+
+def pdf(built_site, lang) -> dict:
+    """``read_pdf`` of the language's PDF, remembered under the PDF's bytes (tests/remembered.py)."""
+    path = print_pdf.pdf_path(built_site, lang)
+    return remembered.remember("pdf", lang + hashlib.sha256(path.read_bytes()).hexdigest(),
+                               lambda: read_pdf(path, lang), __file__)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_raw_tex_in_the_pdf_text_layer(built_site, lang):
+    prose = pdf(built_site, lang)["prose"]
+    found = [f"p. {number}: {fragment!r}" for number, text in enumerate(prose, 1)
+             for fragment in raw_tex(text)]
+    assert sum(len(text) for text in prose[:3]) > 500  # the prose is read
+    assert found == [], f"{len(found)} raw TeX fragments in the {lang} PDF: {found[:5]}"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_pdf_math_is_set_in_katex_fonts_embedded(built_site, lang):
+    fonts = set(pdf(built_site, lang)["fonts"])
     assert {"KaTeX_Main-Regular", "KaTeX_Math-Italic"} <= fonts, sorted(fonts)
 
 
 @pytest.mark.parametrize("lang,config", [("en", "mkdocs.yml"), ("zh", "mkdocs.zh.yml")])
 def test_the_pdf_title_is_the_site_name(built_site, lang, config):
     name = yaml.load((ROOT / config).read_text(encoding="utf-8"), Loader=ConfigLoader)["site_name"]
-    title = pdf_reader(built_site, lang).metadata.title
+    title = pdf(built_site, lang)["title"]
     assert title == name, f"PDF title {title!r}, site name {name!r}"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_cover_names_the_sources_and_the_build(built_site, lang):
-    reader = pdf_reader(built_site, lang)
-    cover = reader.pages[0].extract_text()
+    cover = pdf(built_site, lang)["texts"][0]
     labels = ("Source A", "Source B") if lang == "en" else ("原文 A", "原文 B")
     assert all(label in cover for label in labels), cover[:300]
     assert "微观数学机制" in cover, "source A's own title is missing from the cover"
@@ -170,22 +186,20 @@ def test_the_print_page_and_pdf_show_answers_claims_and_numbers_unfolded(built_s
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_page_after_the_cover_has_one_footer_in_its_language(built_site, lang):
-    reader = pdf_reader(built_site, lang)
+    texts = pdf(built_site, lang)["texts"]
     wrong = []
-    for number, page in enumerate(reader.pages[1:], 2):
-        text = page.extract_text()
-        footers = [found for found in FOOTER[lang].findall(text) if found[1] == str(len(reader.pages))]
-        if footers != [(str(number), str(len(reader.pages)))] or re.search(r"\bPage \d", text):
+    for number, text in enumerate(texts[1:], 2):
+        footers = [found for found in FOOTER[lang].findall(text) if found[1] == str(len(texts))]
+        if footers != [(str(number), str(len(texts)))] or re.search(r"\bPage \d", text):
             wrong.append(f"p. {number}: {footers}")
     assert wrong == [], wrong[:5]
 
 
-def contents_entries(reader, lang) -> list[tuple[int, int]]:
+def contents_entries(reader, texts, lang) -> list[tuple[int, int]]:
     """(printed number, page the entry's link leads to) for each entry of the contents: the
     links in order on the contents' pages, the numbers in order in their text."""
-    first = next(i for i, page in enumerate(reader.pages)
-                 if CONTENTS_TITLE[lang] in page.extract_text().splitlines()[:3]
-                 or page.extract_text().startswith(CONTENTS_TITLE[lang]))
+    first = next(i for i, text in enumerate(texts)
+                 if CONTENTS_TITLE[lang] in text.splitlines()[:3] or text.startswith(CONTENTS_TITLE[lang]))
     targets, numbers, index = [], [], first
     while not targets or index + 1 < min(targets):  # up to the page the first entry starts on
         page = reader.pages[index]
@@ -193,17 +207,19 @@ def contents_entries(reader, lang) -> list[tuple[int, int]]:
                         if annot.get_object().get("/Dest")), key=lambda a: -float(a["/Rect"][1]))
         targets += [reader.get_destination_page_number(reader.named_destinations[link["/Dest"]]) + 1
                     for link in links]
-        text = FOOTER[lang].sub("", page.extract_text())
+        text = FOOTER[lang].sub("", texts[index])
         numbers += [int(n) for n in re.findall(r"^\s*(\d+)\s*$", text, re.M)]
         index += 1
-    assert len(numbers) == len(targets), f"{len(numbers)} page numbers for {len(targets)} entries"
-    return list(zip(numbers, targets))
+    return [numbers, targets]
 
 
 @pytest.mark.parametrize("lang,config", [("en", "mkdocs.yml"), ("zh", "mkdocs.zh.yml")])
 def test_the_contents_give_the_page_each_entry_starts_on(built_site, lang, config):
-    reader = pdf_reader(built_site, lang)
-    entries = contents_entries(reader, lang)
+    contents = pdf(built_site, lang)["contents"]
+    assert contents is not None, f"no page of the {lang} PDF starts with {CONTENTS_TITLE[lang]!r}"
+    numbers, targets = contents
+    assert len(numbers) == len(targets), f"{len(numbers)} page numbers for {len(targets)} entries"
+    entries = list(zip(numbers, targets))
     assert len(entries) >= len([f for _, f in flatten(nav_of(config)) if f.endswith(".md")])
     wrong = [(number, target) for number, target in entries if number != target]
     assert wrong == [], f"printed page ≠ page the entry leads to: {wrong[:5]}"
