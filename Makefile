@@ -12,7 +12,7 @@ export NO_MKDOCS_2_WARNING := 1
 setup: system $(VENV)/.installed node_modules/.installed
 
 system:
-	@tools/install_system_packages.sh
+	@tools/contributing/install_system_packages.sh
 
 # explainer installed (editable), as a reader's `pip install` would: a snippet in a chapter
 # folder (python snippets/many_heads/pruning.py) imports it from anywhere.
@@ -27,7 +27,7 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 build: setup
-	$(BIN)/python tools/build_site.py
+	$(BIN)/python -m tools.pages.build_site
 
 serve: build
 	@echo "Serving http://127.0.0.1:$(PORT)/ (English) and http://127.0.0.1:$(PORT)/zh/ (中文) — Ctrl+C to stop"
@@ -36,7 +36,7 @@ serve: build
 # For contributors: both languages with live reload (an edited page shows in the browser
 # when it is saved; an edited snippet re-runs alone). No PDFs: make build makes them.
 preview: setup
-	$(BIN)/python tools/preview.py --port $(PORT)
+	$(BIN)/python -m tools.pages.preview --port $(PORT)
 
 test: setup
 	$(BIN)/python -m pytest
@@ -48,15 +48,15 @@ test-notebooks: setup
 
 # A new page pair with its snippet, test and nav entries: make page NAME=my_idea [CHAPTER=many-heads] [CLAIM=C08]
 page: $(VENV)/.installed
-	$(BIN)/python tools/new_page.py $(NAME) $(if $(CHAPTER),--chapter $(CHAPTER)) $(if $(CLAIM),--claim $(CLAIM))
+	$(BIN)/python -m tools.contributing.new_page $(NAME) $(if $(CHAPTER),--chapter $(CHAPTER)) $(if $(CLAIM),--claim $(CLAIM))
 
 bench: setup
-	$(BIN)/python tools/bench_build.py
-	$(BIN)/python tools/lighthouse_bench.py
+	$(BIN)/python -m tools.contributing.bench_build
+	$(BIN)/python -m tools.contributing.lighthouse_bench
 
 # Every trained verdict again under a second CPU kernel (ATEN_CPU_CAPABILITY=default): must agree.
 check-kernels: setup
-	$(BIN)/python tools/kernel_check.py
+	$(BIN)/python -m tools.running.kernel_check
 
 # Re-resolve requirements.in into the fully pinned requirements.txt.
 lock:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import print_pdf  # noqa: E402
-import snippet_runner  # noqa: E402
-from static_host import StaticSite  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tools.pages import print_pdf  # noqa: E402
+from tools.running import snippet_runner  # noqa: E402
+from tools.pages.static_host import StaticSite  # noqa: E402
 
 
 class SnippetResults:
@@ -59,7 +59,7 @@ def results():
 def built_site(snippet_outcomes) -> Path:
     """Both languages built strictly (a broken link fails here)."""
     site = ROOT / ".cache" / "test-site"  # not site/: a `make serve` may be using it
-    completed = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py"),
+    completed = subprocess.run([sys.executable, "-m", "tools.pages.build_site",
                                 "--site-dir", str(site)], cwd=ROOT, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     return site

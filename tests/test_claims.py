@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import claims as registry  # noqa: E402
-import snippet_runner  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tools.verdicts import claims as registry  # noqa: E402
+from tools.running import snippet_runner  # noqa: E402
 
 CLAIMS = registry.load()
 SNIPPETS = {snippet_runner.name_of(path) for path in snippet_runner.discover()}
@@ -106,7 +106,7 @@ def test_trained_experiments_count_over_at_least_eight_random_seeds(results):
 
 
 def test_source_sections_named_by_claims_exist_on_the_sources_page():
-    import ledger
+    from tools.verdicts import ledger
 
     for lang in ("en", "zh"):
         page = ROOT / "docs" / lang / "sources.md"
@@ -150,7 +150,7 @@ PLANTED_RESULTS = {"ch.s": {"numbers": {  # a snippet named by its module path
 
 
 def test_the_why_sentence_says_which_case_failed_and_each_number_against_its_threshold():
-    import ledger
+    from tools.verdicts import ledger
 
     claim = planted_claim("ch.s.heads >= 1 and ch.s.best >= 0.75")
     numbers = registry.measurements(PLANTED_RESULTS, {})
@@ -164,7 +164,7 @@ def test_the_why_sentence_says_which_case_failed_and_each_number_against_its_thr
 
 
 def test_the_why_sentence_of_a_case_that_held_gives_a_computed_threshold_with_its_value():
-    import ledger
+    from tools.verdicts import ledger
 
     claim = planted_claim("ch.s.hits >= 0.75 * ch.s.n_seeds or ch.s.best >= 0.9")
     why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
@@ -183,7 +183,7 @@ def test_within_counts_the_values_in_a_closed_range():
 
 
 def test_the_why_sentence_says_what_within_counts():
-    import ledger
+    from tools.verdicts import ledger
 
     claim = planted_claim("within(8, 64, ch.s.heads, ch.s.best, ch.s.hits) >= 2")
     why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
@@ -196,7 +196,7 @@ def test_the_why_sentence_says_what_within_counts():
 def test_the_why_sentence_names_a_papers_numbers_in_words_not_by_their_keys(lang):
     """A rule that reads a paper's own numbers (michel2019.prunable_share_wmt) says what they
     are and whose they are, not the registry's keys ("prunable share wmt (michel2019)")."""
-    import ledger
+    from tools.verdicts import ledger
 
     raw = []
     for claim_id, claim in CLAIMS.items():
@@ -210,7 +210,7 @@ def test_the_why_sentence_names_a_papers_numbers_in_words_not_by_their_keys(lang
 
 
 def test_the_literature_table_lists_each_papers_numbers_under_their_labels():
-    import ledger
+    from tools.verdicts import ledger
 
     claim = planted_claim("ch.s.heads >= 1")
     claim.experiments = [
@@ -229,7 +229,7 @@ def test_the_literature_table_lists_each_papers_numbers_under_their_labels():
 
 
 def test_a_computed_threshold_without_a_recorded_number_to_round_like_keeps_four_digits():
-    import ledger
+    from tools.verdicts import ledger
 
     assert ledger._plain(1 / 3) == "0.333" and ledger._plain(2 / 3) == "0.667"
     assert [ledger._plain(v) for v in (0.975, 18.75, 6.0, 1234.5, 0.0)] == ["0.975", "18.75", "6", "1234.5", "0"]

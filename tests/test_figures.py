@@ -137,7 +137,7 @@ def test_legible_data_lifts_every_line_and_marker_to_3_to_1(tmp_path):
 
 
 def test_every_figure_line_and_marker_stands_out_in_both_schemes(results):
-    import snippet_runner
+    from tools.running import snippet_runner
 
     faint, measured = [], 0
     for name in sorted(snippet_runner.name_of(path) for path in snippet_runner.discover()):
@@ -212,7 +212,7 @@ def test_a_typed_share_in_a_caption_is_caught():
 
 
 def test_no_caption_or_alt_text_states_a_share_the_run_did_not_record(results):
-    import snippet_runner
+    from tools.running import snippet_runner
 
     typed, shares = [], 0
     for path in snippet_runner.discover():

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-import page_meta  # tools/ (conftest puts it on the path): the pages the build makes
+from tools.pages import page_meta  # the checkout (conftest puts it on the path): the pages the build makes
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

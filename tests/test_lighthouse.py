@@ -5,14 +5,14 @@ Only what does not depend on the machine's speed is checked here: the accessibil
 best-practices and SEO categories, and the performance audits that judge what the page
 sends (bytes, compression, images, fonts, scripts). Lighthouse's performance *score* is a
 timing: on this 2-core machine the same page scores 0.62 to 0.96 from one run to the next,
-busy or not. `make bench` reports its median over five runs (tools/lighthouse_bench.py)."""
+busy or not. `make bench` reports its median over five runs (tools/contributing/lighthouse_bench.py)."""
 
 import pytest
 
-import lighthouse_run
 import remembered
-import static_host
-from static_host import own_bytes
+from tools.contributing import lighthouse_run
+from tools.pages import static_host
+from tools.pages.static_host import own_bytes
 
 BUDGET = {"accessibility": 0.95, "best-practices": 0.95, "seo": 0.90}
 # Performance audits decided by what the page sends, not by how fast this machine runs it.

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import notebooks  # noqa: E402
-import snippet_runner  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tools.running import notebooks  # noqa: E402
+from tools.running import snippet_runner  # noqa: E402
 
 SNIPPETS = snippet_runner.discover()
 NAMES = [snippet_runner.name_of(path) for path in SNIPPETS]
@@ -29,7 +29,7 @@ NOTEBOOK_TIMEOUT_S = 600
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=NAMES)
 def test_chinese_narrative_translates_every_markdown_cell_of_the_current_english(snippet):
     """snippets/zh/<name>.md has one section per markdown cell, made from today's English
-    (`python tools/notebooks.py zh-todo` lists what to translate)."""
+    (`python -m tools.running.notebooks zh-todo` lists what to translate)."""
     problems = notebooks.narrative_problems(snippet, "zh")
     assert not problems, "\n\n".join(problems)
 
@@ -37,13 +37,13 @@ def test_chinese_narrative_translates_every_markdown_cell_of_the_current_english
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=NAMES)
 def test_committed_notebooks_are_what_the_snippet_makes_today(snippet):
     """Colab opens snippets/notebooks/ from GitHub: it must match the snippet
-    (`python tools/notebooks.py` or a build rewrites it)."""
+    (`python -m tools.running.notebooks` or a build rewrites it)."""
     url = notebooks.committed_repo_url()
     for lang in notebooks.LANGS:
         committed = notebooks.committed_path(snippet_runner.name_of(snippet), lang)
         assert committed.is_file(), f"{committed} is missing"
         assert committed.read_text(encoding="utf-8") == notebooks.colab_notebook(snippet, lang, url), \
-            f"{committed.relative_to(ROOT)} is out of step: run python tools/notebooks.py and commit"
+            f"{committed.relative_to(ROOT)} is out of step: run python -m tools.running.notebooks and commit"
 
 
 def test_chinese_notebooks_run_the_same_code_as_the_english_ones():
@@ -89,7 +89,7 @@ def shared_environment(commands: list[list[str]]) -> Path:
     """One virtual environment for all notebooks, kept in .cache/ under a key of the pinned
     requirements. The notebooks' install commands run in it as one pip call, their union
     (the explainer package is rebuilt from this checkout once, not once per notebook; that
-    every notebook's install cell names what its code imports is tools/notebooks.py's
+    every notebook's install cell names what its code imports is tools/running/notebooks.py's
     packages(), derived from the imports themselves)."""
     key = hashlib.sha256((sys.version + (ROOT / "requirements.txt").read_text()).encode()).hexdigest()[:16]
     env = ENVIRONMENTS / key
@@ -130,7 +130,7 @@ def execute(notebook: Path, env: Path) -> str | None:
     return f"{notebook.name}:\n{tail}"
 
 
-# The build runs every snippet's cells as its notebook does (tools/notebooks.py run(): no
+# The build runs every snippet's cells as its notebook does (tools/running/notebooks.py run(): no
 # __file__, not its folder on the path, an empty working folder outside the checkout; shown in
 # tests/test_snippet_runner.py), so every notebook's compute already ran once in this test run.
 # What a reader's fresh runtime adds to that, these tests check without paying it again: the
@@ -310,13 +310,13 @@ def test_every_notebook_runs_in_a_fresh_kernel_after_only_its_install_cell(fresh
     ("https://gitlab.com/someone/attention-explainer", None),
 ])
 def test_a_github_remote_gives_the_repository_url(remote, expected):
-    import repository
+    from tools.pages import repository
 
     assert repository.from_remote(remote) == expected
 
 
 def test_repo_url_follows_actions_then_origin_then_the_committed_value(tmp_path):
-    import repository
+    from tools.pages import repository
 
     committed = "https://github.com/upstream/attention-explainer"
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "snippets"))
-import numbers_table  # noqa: E402
+from tools.pages import numbers_table  # noqa: E402
 from explainer.report import formatted  # noqa: E402
 
 VALUE = re.compile(r"\{\{\s*value\s+([\w.]+)\.(\w+)\s*\}\}")
@@ -97,7 +97,7 @@ def test_the_formatter_writes_each_kind_as_its_readers_expect():
 
 @pytest.fixture(scope="module")
 def all_results(snippet_outcomes):
-    import snippet_runner
+    from tools.running import snippet_runner
 
     return {name: snippet_runner.load_results(outcome) for name, outcome in snippet_outcomes.items()}
 

@@ -1,5 +1,5 @@
 """Code where the idea is: the cells a page shows ({{ code <snippet> <cell> }},
-tools/code_cells.py) run when a reader copies them, and print what the page shows.
+tools/pages/code_cells.py) run when a reader copies them, and print what the page shows.
 
 For every page, its cells are concatenated in page order into one file and run in a fresh
 virtual environment outside the checkout that has only numpy, torch and matplotlib (and the
@@ -24,12 +24,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "snippets"))
-import code_cells  # noqa: E402
+from tools.pages import code_cells  # noqa: E402
 from explainer.report import formatted  # noqa: E402
-import notebooks  # noqa: E402
-import snippet_runner  # noqa: E402
+from tools.running import notebooks  # noqa: E402
+from tools.running import snippet_runner  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "snippets"))
 from explainer.report import formatted  # noqa: E402

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import print_pdf  # noqa: E402
+sys.path.insert(0, str(ROOT))
 import remembered  # noqa: E402
+from tools.pages import print_pdf  # noqa: E402
 from test_site import ConfigLoader, flatten, nav_of  # noqa: E402
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -1,11 +1,11 @@
-"""The live preview's plan: what a change rebuilds (tools/preview.py)."""
+"""The live preview's plan: what a change rebuilds (tools/pages/preview.py)."""
 
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import preview  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tools.pages import preview  # noqa: E402
 
 
 def test_a_page_edit_rebuilds_its_language_only_and_dirty():

@@ -1,4 +1,4 @@
-"""The print page's helpers: tools/print_page.py's anchor renaming is mkdocs-print-site's
+"""The print page's helpers: tools/pages/print_page.py's anchor renaming is mkdocs-print-site's
 own, output for output."""
 
 import importlib.util
@@ -9,8 +9,8 @@ from pathlib import Path
 import mkdocs_print_site_plugin.urls
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import print_page  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tools.pages import print_page  # noqa: E402
 
 # The plugin's module loaded afresh: the build's hooks replace its update_anchor_ids.
 _spec = importlib.util.spec_from_file_location("plugin_urls", mkdocs_print_site_plugin.urls.__file__)

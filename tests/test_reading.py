@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import glossary  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tools.pages import glossary  # noqa: E402
 
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # A line that starts a new block (not the continuation of a paragraph).
@@ -97,7 +97,7 @@ class FakePage:
 
 @pytest.fixture
 def hooks(tmp_path):
-    import mkdocs_hooks
+    from tools.pages import mkdocs_hooks
 
     saved = dict(mkdocs_hooks._state)
     mkdocs_hooks._state.update(

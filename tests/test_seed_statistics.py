@@ -1,5 +1,5 @@
 """Numbers over random seeds, their resampling, and the verdicts built on them
-(snippets/explainer/report.py, tools/claims.py): known answers on small hand-made inputs."""
+(snippets/explainer/report.py, tools/verdicts/claims.py): known answers on small hand-made inputs."""
 
 import math
 import os
@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "snippets"))
-import claims as registry  # noqa: E402
+from tools.verdicts import claims as registry  # noqa: E402
 from explainer import kernels  # noqa: E402
 from explainer.report import Report, over_seeds  # noqa: E402
 

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from static_host import own_bytes  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tools.pages.static_host import own_bytes  # noqa: E402
 
 CLAIMS = yaml.safe_load((ROOT / "docs" / "claims.yml").read_text(encoding="utf-8"))
 
@@ -134,8 +134,8 @@ def ledger_verdicts(html: str) -> dict[str, str]:
 def test_the_ledger_shows_what_the_rules_give_on_the_recorded_numbers(built_site, snippet_outcomes):
     # The verdict on the page is the rule's on this build's numbers (or nuanced where
     # resampling the seeds leaves it undecided), recomputed here from results.json.
-    import claims as registry
-    import snippet_runner
+    from tools.verdicts import claims as registry
+    from tools.running import snippet_runner
 
     results = {name: snippet_runner.load_results(o) for name, o in snippet_outcomes.items()}
     expected = {claim_id: a.verdict for claim_id, a in registry.assess(results).items()}
@@ -175,9 +175,9 @@ def test_the_ledger_and_every_verdict_badge_say_why_in_the_pages_language(built_
     # The sentence itself is checked against the rules in tests/test_claims.py; here: it is
     # on every ledger card and on every badge of every content page, in that page's language,
     # and the ledger's overview names the page that tests each claim.
-    import claims as registry
-    import ledger
-    import snippet_runner
+    from tools.verdicts import claims as registry
+    from tools.verdicts import ledger
+    from tools.running import snippet_runner
 
     results = {name: snippet_runner.load_results(o) for name, o in snippet_outcomes.items()}
     assessments = registry.assess(results)
@@ -239,7 +239,7 @@ def test_twins_cite_the_same_snippets_figures_and_numbers():
 def test_translations_behind_their_twin_are_flagged_on_the_page(built_site):
     import warnings
 
-    import translation_status
+    from tools.contributing import translation_status
 
     for item in translation_status.translations_behind():
         warnings.warn(f"translation behind: docs/{item.lang}/{item.page} "
@@ -262,7 +262,7 @@ def test_every_page_stays_within_its_weight_budget(built_site):
 
 
 def test_whitespace_only_commits_do_not_put_a_translation_behind():
-    import translation_status
+    from tools.contributing import translation_status
 
     if not translation_status._git("rev-parse", "--verify", "--quiet", "ce0b7bd^{commit}"):
         pytest.skip("history not available (shallow clone)")

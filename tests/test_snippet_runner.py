@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import snippet_runner
+from tools.running import snippet_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,7 +113,7 @@ def test_a_failing_snippet_fails_the_site_build_with_a_non_zero_exit(tmp_path):
     write(snippets / "broken.py", "raise ValueError('the model did not converge')\n")
     env = dict(os.environ, EXPLAINER_SNIPPETS_DIR=str(snippets),
                EXPLAINER_CACHE_DIR=str(tmp_path / "cache"))
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_site.py")],
+    done = subprocess.run([sys.executable, "-m", "tools.pages.build_site"],
                           env=env, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode != 0
     assert "broken.py, line 1: ValueError: the model did not converge" in done.stderr

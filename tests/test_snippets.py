@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import claims as registry
-import snippet_runner
+from tools.verdicts import claims as registry
+from tools.running import snippet_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = [snippet_runner.name_of(path) for path in snippet_runner.discover()]
@@ -26,7 +26,7 @@ def pages_showing(name: str, lang: str) -> list[str]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_snippet_records_numbers_and_picks_no_verdict(results, name):
-    # Verdicts come from the rules in docs/claims.yml (tools/claims.py), never from the snippet.
+    # Verdicts come from the rules in docs/claims.yml (tools/verdicts/claims.py), never from the snippet.
     place = snippet_runner.path_of(name)
     source = (ROOT / "snippets" / f"{place}.py").read_text(encoding="utf-8")
     assert "report.claim(" not in source, f"snippets/{place}.py picks a verdict itself"
@@ -146,7 +146,7 @@ def test_rule_threshold_check_finds_a_planted_assertion():
 
 
 def test_no_snippet_test_asserts_a_rule_on_a_recorded_number():
-    # A verdict is the rule's business (tools/claims.py), recomputed by every build; a test that
+    # A verdict is the rule's business (tools/verdicts/claims.py), recomputed by every build; a test that
     # repeats it fails when an outcome changes, for reasons unrelated to correctness.
     # (An equivalence or a mathematical fact is different: there the rule's tolerance is
     # the computation being right, and its test may assert it.)

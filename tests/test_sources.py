@@ -262,7 +262,7 @@ def test_each_section_lists_exactly_the_claims_the_registry_draws_from_it(lang):
 def test_each_section_heading_carries_the_label_the_ledger_links_with(lang):
     """The ledger names a section "source A multi-head §1" / "原文 A 多头部分第 1 节"; the reader who
     follows that link lands on a heading that starts with the same words."""
-    import ledger
+    from tools.verdicts import ledger
 
     text = sources_page(lang).read_text(encoding="utf-8")
     headings = {m.group(1): m.group(0) for m in HEADING_ANCHOR.finditer(text)}

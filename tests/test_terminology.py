@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import glossary  # noqa: E402
-import ledger  # noqa: E402
-import snippet_runner  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from tools.pages import glossary  # noqa: E402
+from tools.verdicts import ledger  # noqa: E402
+from tools.running import snippet_runner  # noqa: E402
 
 HAN = r"[\u4e00-\u9fff]"
 
@@ -40,7 +40,7 @@ def chinese_texts() -> dict[str, str]:
                        *snippet_runner.discover(),
                        *sorted((ROOT / "snippets" / "zh").rglob("*.md")),
                        ROOT / "docs" / "claims.yml", ROOT / "mkdocs.zh.yml"]}
-    texts["tools/ledger.py (zh)"] = repr(ledger.UI["zh"]) + repr([zh for _, zh in ledger.SECTIONS.values()])
+    texts["tools/verdicts/ledger.py (zh)"] = repr(ledger.UI["zh"]) + repr([zh for _, zh in ledger.SECTIONS.values()])
     return texts
 
 
@@ -111,7 +111,7 @@ def recorded_chinese_strings(results: dict) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def all_results(snippet_outcomes):
-    import snippet_runner
+    from tools.running import snippet_runner
 
     return {name: snippet_runner.load_results(outcome) for name, outcome in snippet_outcomes.items()}
 
@@ -123,7 +123,7 @@ def test_chinese_captions_numbers_and_outcomes_use_full_width_punctuation(all_re
 
 
 def test_the_chinese_ledger_uses_full_width_punctuation(all_results):
-    import claims as registry
+    from tools.verdicts import claims as registry
 
     claims = registry.load()
     verdicts = dict.fromkeys(claims)
@@ -153,7 +153,7 @@ def test_the_raw_key_check_sees_a_number_named_by_its_key():
 
 
 def test_the_chinese_ledger_names_every_number_of_a_rule_in_words(all_results):
-    import claims as registry
+    from tools.verdicts import claims as registry
 
     claims = registry.load()
     found = {claim_id: hits for claim_id, why in ledger.reasons("zh", claims, all_results).items()
@@ -162,7 +162,7 @@ def test_the_chinese_ledger_names_every_number_of_a_rule_in_words(all_results):
 
 
 def test_the_chinese_ledgers_why_sentences_use_full_width_punctuation(all_results):
-    import claims as registry
+    from tools.verdicts import claims as registry
 
     claims = registry.load()
     found = {claim_id: hits for claim_id, why in ledger.reasons("zh", claims, all_results).items()

@@ -3,7 +3,7 @@
 import os
 import subprocess
 
-import translation_status
+from tools.contributing import translation_status
 
 
 def commit(repo, files: dict[str, str], message: str) -> None:

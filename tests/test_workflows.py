@@ -47,7 +47,7 @@ def test_ci_keeps_the_snippet_cache_between_runs_keyed_on_what_the_runner_keys_o
     assert len(caches) == 1
     cache = caches[0]["with"]
     assert cache["path"] == ".cache/snippets"
-    for source in ("requirements.txt", "snippets/**", "tools/snippet_runner.py"):
+    for source in ("requirements.txt", "snippets/**", "tools/running/snippet_runner.py"):
         assert f"'{source}'" in cache["key"]
     # Any older cache is restored: the runner itself re-runs only the snippets whose key moved.
     assert cache["restore-keys"].strip() == cache["key"].split("${{")[0]

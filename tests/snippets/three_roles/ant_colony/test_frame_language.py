@@ -10,11 +10,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / "snippets"))
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT))
 import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
 import torch  # noqa: E402
 
-import notebooks  # noqa: E402
+from tools.running import notebooks  # noqa: E402
 
 SNIPPET = ROOT / "snippets" / "three_roles" / "ant_colony" / "frame_language.py"
 DEFINITIONS = {"language", "model", "probe", "projections", "causal"}   # the cells that define, not train

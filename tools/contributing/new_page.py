@@ -1,7 +1,7 @@
 """Scaffold a new page pair with its snippet, its test and its nav entries.
 
-    python tools/new_page.py NAME [--chapter DIR] [--claim C20]
-                             [--title-en "..."] [--title-zh "..."]
+    python -m tools.contributing.new_page NAME [--chapter DIR] [--claim C20]
+                                          [--title-en "..."] [--title-zh "..."]
     make page NAME=softmax_temperature CHAPTER=three-roles CLAIM=C05
 
 Creates docs/{en,zh}/[DIR/]NAME-with-dashes.md, snippets/[DIR_]/NAME.py,
@@ -16,7 +16,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = Path(__file__).resolve().parent / "page_template"
 NAV_ANCHORS = {"mkdocs.yml": "  - Claims ledger: claims.md", "mkdocs.zh.yml": "  - 论断账本: claims.md"}
 # A chapter's opening page lists its pages in nav order under this heading (tests/test_learning_path.py).
@@ -94,8 +94,8 @@ def main() -> int:
         target.write_text(fill((TEMPLATES / template).read_text(encoding="utf-8"), values),
                           encoding="utf-8")
         print(f"created {target.relative_to(ROOT)}")
-    # The snippet's narrative in Chinese, for its Chinese notebook (tools/notebooks.py).
-    import notebooks
+    # The snippet's narrative in Chinese, for its Chinese notebook (tools/running/notebooks.py).
+    from tools.running import notebooks
 
     snippet = ROOT / "snippets" / f"{place}.py"
     cells = notebooks.read_cells(snippet.read_text(encoding="utf-8"))

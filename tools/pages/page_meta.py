@@ -11,7 +11,7 @@ import datetime as dt
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Generated pages, and the file in the repository they are made from.
 MADE_FROM = {"claims.md": "docs/claims.yml", "glossary.md": "docs/glossary.yml"}

@@ -2,7 +2,7 @@
 reading on paper: a cover, a plain title, and one footer in the page's language.
 
 mkdocs-print-site writes ``print_page/index.html`` at the end of the build; ``finish``
-rewrites it in place. The PDFs (tools/print_pdf.py) are printed from this page, so a reader
+rewrites it in place. The PDFs (tools/pages/print_pdf.py) are printed from this page, so a reader
 who prints the page from a browser gets the same cover and footer.
 """
 
@@ -14,9 +14,9 @@ import re
 import subprocess
 from pathlib import Path
 
-import katex_math
+from tools.pages import katex_math
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 TEXT = {
     "en": {

@@ -1,6 +1,6 @@
 """Benchmark the site build (not a test): cold, warm and no-execution builds.
 
-    python tools/bench_build.py [--runs 3]
+    python -m tools.contributing.bench_build [--runs 3]
 
 cold     = empty snippet cache: every snippet executes
 warm     = nothing changed since the last build: no snippet executes
@@ -18,10 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-import snippet_runner
+from tools.running import snippet_runner
 
-ROOT = Path(__file__).resolve().parent.parent
-BUILD = [sys.executable, str(ROOT / "tools" / "build_site.py")]
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = [sys.executable, "-m", "tools.pages.build_site"]
 
 
 def timed_build(env_extra: dict | None = None, phases: list | None = None) -> tuple[float, int]:

@@ -1,4 +1,4 @@
-"""Typeset math at build time with KaTeX (node tools/render_math.js), so the
+"""Typeset math at build time with KaTeX (node tools/pages/render_math.js), so the
 pages carry finished math and readers download no math script."""
 
 import html
@@ -8,7 +8,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # pymdownx.arithmatex (generic) wraps math as \\( ... \\) in a span, \\[ ... \\] in a div.
 MATH = re.compile(r'<(span|div) class="arithmatex">\\[(\[](.*?)\\[)\]]</\1>', re.S)
 _renderer: list[subprocess.Popen] = []
@@ -21,7 +21,7 @@ class MathError(ValueError):
 def _render(items: list[dict]) -> list[dict]:
     if not _renderer:
         _renderer.append(subprocess.Popen(
-            ["node", str(ROOT / "tools" / "render_math.js")], cwd=ROOT, text=True,
+            ["node", str(ROOT / "tools" / "pages" / "render_math.js")], cwd=ROOT, text=True,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, encoding="utf-8"))
     renderer = _renderer[0]
     renderer.stdin.write(json.dumps(items) + "\n")

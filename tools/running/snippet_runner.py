@@ -2,9 +2,9 @@
 cached under a key of its source, the shared modules it imports and the
 installed package versions.
 
-    python tools/snippet_runner.py              # run what changed, show progress
-    python tools/snippet_runner.py many_heads.pruning   # only this snippet
-    python tools/snippet_runner.py --force      # run everything again
+    python -m tools.running.snippet_runner                     # run what changed, show progress
+    python -m tools.running.snippet_runner many_heads.pruning  # only this snippet
+    python -m tools.running.snippet_runner --force             # run everything again
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-import claims as registry
+from tools.verdicts import claims as registry
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = Path(os.environ.get("EXPLAINER_SNIPPETS_DIR", ROOT / "snippets"))
 SHARED_PACKAGE = "explainer"
 CACHE = Path(os.environ.get("EXPLAINER_CACHE_DIR", ROOT / ".cache" / "snippets"))
@@ -168,13 +168,13 @@ SNIPPET_ENV = {"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0",
 
 
 class Worker:
-    """A tools/snippet_worker.py process: heavy imports done once, one forked child per snippet."""
+    """A tools/running/snippet_worker.py process: heavy imports done once, one forked child per snippet."""
 
     def __init__(self):
         env = dict(os.environ, **SNIPPET_ENV)
         env.pop("PYTHONPATH", None)
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("snippet_worker.py")), str(SNIPPETS)],
+            [sys.executable, "-m", "tools.running.snippet_worker", str(SNIPPETS)],
             cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def _answer(self, timeout: float | None) -> dict | None:
@@ -296,7 +296,7 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
     unless ``failures`` is given: then it is filled in (name -> message) instead.
 
     When a snippet finishes, every claim it helps decide whose snippets have all finished is
-    assessed (tools/claims.py): a claim that resampling its seeds leaves undecided gets its
+    assessed (tools/verdicts/claims.py): a claim that resampling its seeds leaves undecided gets its
     trained snippets run again with twice the seeds, up to the claim's seed_cap, while the
     other snippets still run. The outcome of a snippet is its largest run."""
     snippets = discover()

@@ -1,8 +1,8 @@
 """The machine-independence check: every claim decided by trained models must get the same
 verdict when its snippets compute with another CPU kernel.
 
-    python tools/kernel_check.py                 # second kernel: ATEN_CPU_CAPABILITY=default
-    python tools/kernel_check.py --kernel avx512 # on a machine that has it
+    python -m tools.running.kernel_check                  # second kernel: ATEN_CPU_CAPABILITY=default
+    python -m tools.running.kernel_check --kernel avx512  # on a machine that has it
 
 The pinned build's results come from the usual cache (run first if needed); the second
 kernel's run keeps its own cache (.cache/snippets-<kernel>/), with every snippet the trained
@@ -19,10 +19,10 @@ import sys
 import time
 from pathlib import Path
 
-import claims as registry
-import snippet_runner
+from tools.verdicts import claims as registry
+from tools.running import snippet_runner
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def trained_claims(claims: dict) -> dict:
@@ -40,7 +40,7 @@ def results_under(kernel: str | None, names: list[str]) -> dict[str, dict]:
         return {name: snippet_runner.load_results(o) for name, o in outcomes.items()}
     env = dict(os.environ, ATEN_CPU_CAPABILITY=kernel,
                EXPLAINER_CACHE_DIR=str(ROOT / ".cache" / f"snippets-{kernel}"))
-    done = subprocess.run([sys.executable, str(Path(__file__).with_name("snippet_runner.py")),
+    done = subprocess.run([sys.executable, "-m", "tools.running.snippet_runner",
                            "--json", *names], env=env, cwd=ROOT, check=True, stdout=subprocess.PIPE,
                           text=True)
     return json.loads(done.stdout)

@@ -1,6 +1,6 @@
 """The claims ledger page and the verdict badges on content pages, in one language.
 
-Both read the verdicts that tools/claims.py computed from the registry's rules; neither
+Both read the verdicts that tools/verdicts/claims.py computed from the registry's rules; neither
 decides anything itself.
 """
 
@@ -11,8 +11,8 @@ import math
 import re
 from pathlib import Path
 
-import claims as registry
-import numbers_table
+from tools.verdicts import claims as registry
+from tools.pages import numbers_table
 
 UI = {
     "en": {
@@ -20,7 +20,7 @@ UI = {
         "intro": ("Every claim the [source explanations]({sources}) make, with the rule that decides "
                   "it and the verdict that rule gives on the measurements of this site's "
                   "experiments. The rules were written before the experiments ran; the build "
-                  "computes each verdict from the recorded numbers (tools/claims.py)."),
+                  "computes each verdict from the recorded numbers (tools/verdicts/claims.py)."),
         "kinds_intro": ("A *construction* (weights set by hand) shows that a mechanism can work; it "
                         "never verifies a claim about what models do. Trained toy models count over "
                         "at least 8 random seeds, never the best run. Each of their verdicts shows how "
@@ -52,7 +52,7 @@ UI = {
         "title": "论断账本",
         "intro": ("[原文]({sources})提出的每一条论断，判定它的规则，以及这条规则根据本站实验的测量结果"
                   "给出的结论。规则在实验运行之前就已写定；每条结论都由构建过程根据记录下来的数字算出"
-                  "（tools/claims.py）。"),
+                  "（tools/verdicts/claims.py）。"),
         "kinds_intro": ("*手工构造*（权重由人设定）只能说明某种机制可以成立，不能证实关于模型实际行为的论断。"
                         "训练出来的小模型至少看 8 个随机种子，从不挑最好的一次。它们的每条结论都注明重抽种子后"
                         "还能保持多少（有放回地重抽 1000 次）；低于 90% 时，构建过程把种子数加倍重新训练，"
@@ -98,7 +98,7 @@ SECTIONS = {
 
 def reference_labels(lang: str) -> dict[str, str]:
     """Each entry of the references page by its heading ("Vaswani 等（2017）"), by anchor."""
-    page = Path(__file__).resolve().parent.parent / "docs" / lang / "references.md"
+    page = Path(__file__).resolve().parents[2] / "docs" / lang / "references.md"
     text = page.read_text(encoding="utf-8") if page.is_file() else ""
     return {key: label for label, key in re.findall(r"^## (.+?) \{#([\w-]+)\}\s*$", text, re.M)}
 
@@ -126,7 +126,7 @@ def verdict_badge(verdict: str | None, lang: str) -> str:
 
 def source_link(anchor: str, lang: str, sources_href: str | None) -> str:
     if anchor not in SECTIONS:
-        raise ValueError(f"unknown source section '{anchor}' (tools/ledger.py SECTIONS)")
+        raise ValueError(f"unknown source section '{anchor}' (tools/verdicts/ledger.py SECTIONS)")
     doc = anchor[0].upper()
     part = SECTIONS[anchor][0 if lang == "en" else 1]
     label = UI[lang]["section"].format(doc=doc, part=part)
@@ -175,7 +175,7 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
          references_href: str | None, assessments: dict | None = None,
          reasons: dict[str, str] | None = None, script_href: str = "") -> str:
     """The ledger in Markdown. ``where`` maps a snippet to (page path, page title);
-    ``assessments`` (tools/claims.assess) add each trained verdict's stability, ``reasons``
+    ``assessments`` (tools.verdicts.claims.assess) add each trained verdict's stability, ``reasons``
     (``reasons()``) the sentence that says why. Compact: each claim shows its verdict and
     that sentence; the claim's text, rule and experiments are folded under it."""
     assessments, reasons = assessments or {}, reasons or {}

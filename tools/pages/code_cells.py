@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import notebooks
+from tools.running import notebooks
 
 CELL_PLACEHOLDER = re.compile(r"\{\{\s*code\s+([\w.]+)\s+([\w-]+)\s*\}\}")
 PLAIN_PACKAGES = ("numpy", "torch", "matplotlib")  # what a copied cell may need without explainer

@@ -2,9 +2,9 @@
 and the Chinese build (site/zh/), both strict, then a PDF of each language (printed by
 Chromium from the print page). Exit status 1 on any failure.
 
-    python tools/build_site.py
-    python tools/build_site.py --site-dir .cache/test-site   # elsewhere than site/
-    EXPLAINER_NO_EXEC=1 python tools/build_site.py   # pages only, snippets not run
+    python -m tools.pages.build_site
+    python -m tools.pages.build_site --site-dir .cache/test-site  # elsewhere than site/
+    EXPLAINER_NO_EXEC=1 python -m tools.pages.build_site          # pages only, snippets not run
 """
 
 import argparse
@@ -14,10 +14,10 @@ import sys
 import time
 from pathlib import Path
 
-import print_pdf
-import snippet_runner
+from tools.pages import print_pdf
+from tools.running import snippet_runner
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")
 
 

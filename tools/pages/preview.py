@@ -1,6 +1,6 @@
 """Live preview of both languages for contributors: build once, serve, rebuild on change.
 
-    python tools/preview.py [--port 8000]      # make preview
+    python -m tools.pages.preview [--port 8000]   # make preview
 
 English at http://127.0.0.1:8000/, Chinese at /zh/ (the language switch works), written to
 .cache/preview/. One process builds both languages in turn and keeps its imports warm. What
@@ -29,9 +29,9 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.livereload import LiveReloadServer
 
-import katex_math
+from tools.pages import katex_math
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PREVIEW = ROOT / ".cache" / "preview"
 CONFIGS = {"en": ROOT / "mkdocs.yml", "zh": ROOT / "mkdocs.zh.yml"}
 WATCHED = [ROOT / "docs", ROOT / "snippets", ROOT / "tools", *CONFIGS.values()]

@@ -1,6 +1,6 @@
 """The built site as a static host serves it (gzip for text, long cache for assets), and
 what a page weighs to a reader. Used by the browser tests (tests/conftest.py), the page
-weight test and tools/lighthouse_bench.py."""
+weight test and tools/contributing/lighthouse_bench.py."""
 
 import functools
 import gzip

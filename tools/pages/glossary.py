@@ -10,7 +10,7 @@ import yaml
 # libyaml's loader (in the PyYAML wheel) reads the registry 40x faster than the pure-Python one
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-GLOSSARY = Path(__file__).resolve().parent.parent / "docs" / "glossary.yml"
+GLOSSARY = Path(__file__).resolve().parents[2] / "docs" / "glossary.yml"
 
 
 def terms() -> list[dict]:

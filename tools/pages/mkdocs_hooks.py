@@ -5,14 +5,14 @@ A page cites a snippet with placeholders (each replaced at build time):
     {{ code four_steps }}                  the source, with .py / .ipynb downloads
     {{ code four_steps scores }}           the cell tagged "scores", its printed output under
                                            it; the first one on a page says what the cells
-                                           need (tools/code_cells.py)
-    {{ figure four_steps.heatmap }}        a numbered, captioned figure (tools/figures.py)
+                                           need (tools/pages/code_cells.py)
+    {{ figure four_steps.heatmap }}        a numbered, captioned figure (tools/pages/figures.py)
     {{ value four_steps.weight_it_animal }} a number the run computed
     {{ text many_heads.why_heads_differ.butterfly_heads.leader_outcome }} a phrase the run built from its numbers (an outcome)
     {{ output four_steps }}                nothing any more: every page that cites numbers
-                                           ends with their table (tools/numbers_table.py)
+                                           ends with their table (tools/pages/numbers_table.py)
     {{ claims four_steps }}                the claims this snippet's experiment bears on,
-                                           each with its one verdict (tools/claims.py)
+                                           each with its one verdict (tools/verdicts/claims.py)
     {{ claim C05 }}                        one claim with its verdict
     {{ data real_model.explorer.attention }} URL of a JSON file the snippet published
 
@@ -42,23 +42,25 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-sys.path.insert(0, str(Path(__file__).parent))
-import claims as registry  # noqa: E402
-import code_cells  # noqa: E402
-import figures  # noqa: E402
-import glossary  # noqa: E402
-import katex_math  # noqa: E402
-import ledger  # noqa: E402
-import numbers_table  # noqa: E402
-import page_meta  # noqa: E402
-import print_page  # noqa: E402
+# mkdocs loads this file by its path: the checkout's root on the path makes the tools
+# package importable (python -m mkdocs has it already; the mkdocs command does not).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tools.verdicts import claims as registry  # noqa: E402
+from tools.pages import code_cells  # noqa: E402
+from tools.pages import figures  # noqa: E402
+from tools.pages import glossary  # noqa: E402
+from tools.pages import katex_math  # noqa: E402
+from tools.verdicts import ledger  # noqa: E402
+from tools.pages import numbers_table  # noqa: E402
+from tools.pages import page_meta  # noqa: E402
+from tools.pages import print_page  # noqa: E402
 import mkdocs_print_site_plugin.urls  # noqa: E402
 
 mkdocs_print_site_plugin.urls.update_anchor_ids = print_page.update_anchor_ids  # see there
-import notebooks  # noqa: E402
-import repository  # noqa: E402
-import snippet_runner  # noqa: E402
-import translation_status  # noqa: E402
+from tools.running import notebooks  # noqa: E402
+from tools.pages import repository  # noqa: E402
+from tools.running import snippet_runner  # noqa: E402
+from tools.contributing import translation_status  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
 ROOT = snippet_runner.ROOT
@@ -221,7 +223,7 @@ def _executed_notebooks(name: str, path: Path, config) -> tuple[str, str]:
 
 def _assess(results: dict) -> dict:
     """One verdict per claim, computed by the registry's rules, with its stability under
-    resampling the seeds (tools/claims.py)."""
+    resampling the seeds (tools/verdicts/claims.py)."""
     claims = _state["claims"]
     if not results:  # EXPLAINER_NO_EXEC=1: nothing measured, nothing decided
         return dict.fromkeys(claims)
@@ -265,7 +267,7 @@ def _relative(page, target: str) -> str:
 
 def _more_seeds_note(name: str) -> str:
     """When the build trained this snippet with more seeds than its default (a verdict was
-    undecided; tools/claims.py), the setting that reproduces the page's numbers."""
+    undecided; tools/verdicts/claims.py), the setting that reproduces the page's numbers."""
     results = _state["results"].get(name)
     if not results or "@" not in results["_dir"].name:
         return ""

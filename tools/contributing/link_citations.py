@@ -1,6 +1,6 @@
 """Wrap unlinked author–year citations in links to their entry on the references page.
 
-    .venv/bin/python tools/link_citations.py          # rewrite docs/en and docs/zh in place
+    .venv/bin/python -m tools.contributing.link_citations   # rewrite docs/en and docs/zh in place
 
 `tests/test_citations.py` names every citation that has no link; this fixes the ordinary cases
 ("Michel et al. (2019)" → "[Michel et al. (2019)](../references.md#michel2019)"), using the
@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import test_citations as citations  # noqa: E402

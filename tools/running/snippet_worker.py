@@ -1,4 +1,4 @@
-"""A worker process of tools/snippet_runner.py: it imports the modules every snippet needs
+"""A worker process of tools/running/snippet_runner.py: it imports the modules every snippet needs
 (numpy, torch, matplotlib) once, then runs each snippet it is sent in a forked child, so a
 snippet starts in milliseconds instead of paying ~2 s of imports.
 
@@ -21,7 +21,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
-CPU_LIMIT_EXIT = 124  # tools/snippet_runner.py reads this exit as "out of CPU time"
+CPU_LIMIT_EXIT = 124  # tools/running/snippet_runner.py reads this exit as "out of CPU time"
 
 PRELOAD = ("numpy", "torch", "torch.func", "matplotlib", "matplotlib.pyplot",
            "matplotlib.backends.backend_svg", "scipy.stats", "safetensors.torch")
@@ -92,7 +92,7 @@ def run_snippet(path: str, output_dir: str) -> int:
     os.close(devnull)
     try:
         # Cell by cell, as its notebook runs them, noting what each cell printed and
-        # drew: the notebooks show the outputs of this run (tools/notebooks.py, cells.json).
+        # drew: the notebooks show the outputs of this run (tools/running/notebooks.py, cells.json).
         notebooks.run(Path(path), Path(output_dir))
         return 0
     except SystemExit as exit_:
@@ -111,9 +111,10 @@ def run_snippet(path: str, output_dir: str) -> int:
 
 def main() -> None:
     global notebooks
-    import notebooks  # noqa: F401 — before tools/ leaves the path
+    from tools.running import notebooks  # noqa: F401 — before the checkout leaves the path
 
-    sys.path.remove(os.path.dirname(os.path.abspath(__file__)))  # snippets see no tools/
+    # python -m put the checkout's root (the runner's cwd) first: snippets see no tools/
+    sys.path.remove(str(Path(__file__).resolve().parents[2]))
     warm_up(sys.argv[1])
     answers = sys.stdout
     for line in sys.stdin:

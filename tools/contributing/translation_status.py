@@ -1,6 +1,6 @@
 """Which translations may be behind their twin, from git history.
 
-    python tools/translation_status.py
+    python -m tools.contributing.translation_status
 
 A page is "behind" when its twin (same path in the other language) has commits
 after the page's own last commit. Changing both twins in the same commit (or
@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 LANGS = ("en", "zh")
 IN_STEP = "^Translation: in step$"

@@ -1,8 +1,8 @@
 """Each snippet as a Jupyter notebook, in English and in Chinese.
 
-    python tools/notebooks.py                # (re)write the committed notebooks (what Colab opens)
-    python tools/notebooks.py run S.py       # run a snippet cell by cell (the runner does this)
-    python tools/notebooks.py zh-todo        # Chinese narrative missing or behind the English
+    python -m tools.running.notebooks           # (re)write the committed notebooks (what Colab opens)
+    python -m tools.running.notebooks run S.py  # run a snippet cell by cell (the runner does this)
+    python -m tools.running.notebooks zh-todo   # Chinese narrative missing or behind the English
 
 A snippet is a jupytext percent script: ``# %% [markdown]`` cells (the narrative, in
 English) and ``# %%`` code cells. Its Chinese narrative lives beside it in
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
 NOTEBOOKS = SNIPPETS / "notebooks"
 NARRATIVE = {"zh": SNIPPETS / "zh"}
@@ -197,7 +197,7 @@ def run(snippet: Path, output_dir: Path | None = None) -> None:
 # --- what a notebook installs -------------------------------------------------------------
 
 def _imported_modules(path: Path) -> set[str]:
-    import snippet_runner
+    from tools.running import snippet_runner
 
     return {name.split(".")[0] for name in snippet_runner.imported_names(path)}
 
@@ -222,8 +222,7 @@ def requirements_pins() -> dict[str, str]:
 
 def packages(snippet: Path) -> list[str]:
     """Pinned distributions the snippet and the shared modules it uses import."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    import snippet_runner
+    from tools.running import snippet_runner
     modules = set()
     for source in [snippet, *snippet_runner.shared_modules(snippet)]:
         modules |= _imported_modules(source)
@@ -266,7 +265,7 @@ if "google.colab" in sys.modules:
 
 
 def _name_of(snippet: Path) -> str:
-    import snippet_runner  # not at import: the snippet worker imports this module
+    from tools.running import snippet_runner  # not at import: the snippet worker imports this module
     return snippet_runner.name_of(snippet)
 
 
@@ -436,8 +435,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["run"]:
         run(Path(argv[1]))
         return 0
-    sys.path.insert(0, str(Path(__file__).parent))
-    import snippet_runner
+    from tools.running import snippet_runner
 
     if argv[:1] == ["zh-todo"]:
         problems = [p for s in snippet_runner.discover() for p in narrative_problems(s, "zh")]

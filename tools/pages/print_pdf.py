@@ -1,14 +1,14 @@
 """Print each language's print page (mkdocs-print-site) to a PDF with Debian's Chromium:
 a cover, the contents with the page each entry starts on, every page in nav order, math as
 KaTeX typesets it (its fonts embedded), figures as vectors, Chinese glyphs embedded, a footer
-in the document's language (tools/print_page.py) and a document outline from the headings.
+in the document's language (tools/pages/print_page.py) and a document outline from the headings.
 
 Chromium cannot print a link's target page (CSS target-counter), so the contents get their
 page numbers from a first printing: where each entry's anchor landed (the PDF's named
 destinations). The numbers then go in, in space the first printing already reserved, and
 the second printing is checked to put every entry where the first did.
 
-    python tools/print_pdf.py site/          # writes site/attention-en.pdf, site/zh/attention-zh.pdf
+    python -m tools.pages.print_pdf site/   # writes site/attention-en.pdf, site/zh/attention-zh.pdf
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PDF_NAME = {"en": "attention-en.pdf", "zh": "attention-zh.pdf"}
-CACHE = Path(__file__).resolve().parent.parent / ".cache" / "pdf"
+CACHE = Path(__file__).resolve().parents[2] / ".cache" / "pdf"
 PRINT_TIMEOUT_MS = 15 * 60 * 1000  # a bound for each step of printing (see _print)
 PRINT_FONT_ZH = '"WenQuanYi Micro Hei"'  # Debian package fonts-wqy-microhei
 # The contents' page numbers: one span per entry, right-aligned in a fixed width (explainer.css).

@@ -36,7 +36,7 @@ import yaml
 # libyaml's loader (in the PyYAML wheel) reads the registry 40x faster than the pure-Python one
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-REGISTRY = Path(__file__).resolve().parent.parent / "docs" / "claims.yml"
+REGISTRY = Path(__file__).resolve().parents[2] / "docs" / "claims.yml"
 VERDICTS = ("verified", "nuanced", "refuted", "open")
 TYPES = ("empirical", "mathematical", "definitional", "historical")
 KINDS = ("construction", "trained", "real", "equivalence", "literature")
@@ -444,7 +444,7 @@ def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
     return [{name: float(values[i]) for name, values in columns.items()} for i in range(draws)]
 
 
-ASSESSED = Path(__file__).resolve().parent.parent / ".cache" / "assessments"
+ASSESSED = Path(__file__).resolve().parents[2] / ".cache" / "assessments"
 
 
 def assess(results: dict[str, dict], claims: dict[str, Claim] | None = None,

@@ -1,12 +1,12 @@
 """Lighthouse (mobile preset, simulated throttling) in Debian's Chromium: one run's report.
-Used by tests/test_lighthouse.py and tools/lighthouse_bench.py."""
+Used by tests/test_lighthouse.py and tools/contributing/lighthouse_bench.py."""
 
 import json
 import os
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 FLAGS = ("--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run "
          "--disable-background-networking --disable-component-update --disable-sync")

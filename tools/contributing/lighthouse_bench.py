@@ -1,6 +1,6 @@
 """Lighthouse's performance score of the built site (not a test: it is a timing).
 
-    python tools/lighthouse_bench.py [--runs 5] [--site site]
+    python -m tools.contributing.lighthouse_bench [--runs 5] [--site site]
 
 The home page and the heaviest chapter page in both languages, each loaded --runs times
 under Lighthouse's simulated throttling (mobile preset); prints each page's median score and
@@ -13,10 +13,10 @@ import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
-import lighthouse_run
-from static_host import StaticSite, own_bytes
+from tools.contributing import lighthouse_run
+from tools.pages.static_host import StaticSite, own_bytes
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""Contributor tools: new pages, translation status, citations, benchmarks, system packages."""

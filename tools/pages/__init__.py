@@ -1,0 +1,1 @@
+"""Rendering pages: the two-language build, the preview, the mkdocs hooks and what they fill in."""

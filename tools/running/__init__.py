@@ -1,0 +1,1 @@
+"""Running snippets: the runner, its worker process, the notebooks, the kernel check."""
