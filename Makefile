@@ -53,6 +53,7 @@ page: $(VENV)/.installed
 bench: setup
 	$(BIN)/python -m tools.contributing.bench_build
 	$(BIN)/python -m tools.contributing.lighthouse_bench
+	$(BIN)/python -m tools.contributing.preview_bench
 
 # Every trained verdict again under a second CPU kernel (ATEN_CPU_CAPABILITY=default): must agree.
 check-kernels: setup
