@@ -126,7 +126,7 @@ def test_no_figure_shows_a_white_background_in_the_dark_scheme(browser, site_url
 
 WIDE_MATH = """() => [...document.querySelectorAll('article div.arithmatex')].map(d => ({
     wide: d.scrollWidth > d.clientWidth + 1, overflow: getComputedStyle(d).overflowX,
-    bar: d.offsetHeight - d.clientHeight, tex: d.innerText.slice(0, 40)}))"""
+    bar: d.offsetHeight - d.clientHeight, tex: Array.from(d.innerText).slice(0, 40).join('')}))"""  # whole characters: 𝑑 is two UTF-16 units
 
 
 @pytest.mark.parametrize("width", [1280, 390])
