@@ -22,6 +22,7 @@ def all_pages(site: Path) -> list[str]:
     return pages
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
 def test_four_steps_page_typesets_math_and_shows_figures_in_its_language(page, site_url, lang_root):
     page.goto(f"{site_url}{lang_root}four-steps/")
@@ -41,6 +42,7 @@ def test_four_steps_page_typesets_math_and_shows_figures_in_its_language(page, s
     assert page.console_errors == []
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("lang_root, copy_label", [("", "Copy"), ("zh/", "复制")])
 def test_the_whole_script_opens_on_request_and_copies_exactly(browser, site_url, lang_root, copy_label):
     context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
@@ -57,6 +59,7 @@ def test_the_whole_script_opens_on_request_and_copies_exactly(browser, site_url,
     context.close()
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("start, switch_to, expected", [
     ("four-steps/", "zh", "zh/four-steps/"),
     ("zh/four-steps/", "en", "four-steps/"),
@@ -72,6 +75,7 @@ def test_language_switch_lands_on_the_same_page(page, site_url, start, switch_to
     assert page.locator("html").get_attribute("lang").startswith(switch_to)
 
 
+@pytest.mark.remembered
 def test_chinese_search_finds_the_pages(page, site_url):
     page.goto(site_url + "zh/")
     page.wait_for_load_state("networkidle")
@@ -153,6 +157,7 @@ async def _check_pages(site_url: str, pages: list[str], tabs: int) -> dict[str, 
     return problems
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("lang_root, term, definition", [
     ("", "query", "What a token is looking for"),
     ("zh/", "查询", "一个词元想找什么"),
@@ -167,6 +172,7 @@ def test_glossary_terms_show_their_definition_on_hover(page, site_url, lang_root
 
 # --- the home page leads in (issue 22) ----------------------------------------------------------
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
@@ -206,6 +212,7 @@ RESULT_HITS = """items => items.map(item =>
     [...item.querySelectorAll('h1, h2')].some(heading => heading.querySelector('mark')))"""
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("lang_root, query", [
     ("", "softmax"), ("", "gradient"), ("", "induction"), ("zh/", "梯度"), ("zh/", "残差"), ("zh/", "缩放"),
 ])
@@ -224,6 +231,7 @@ def test_search_ranks_pages_with_the_word_in_a_title_or_heading_first(page, site
     assert "\\" not in previews, "a search preview shows TeX"
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
 def test_the_ledger_opens_compact_and_filters_by_verdict(page, site_url, lang_root):
     page.set_viewport_size({"width": 1280, "height": 800})

@@ -1,6 +1,8 @@
-"""A remembered browser measurement is reused only for exactly what it measured."""
+"""A remembered browser measurement (or a browser test's pass) is reused only for exactly what it
+measured."""
 
 import remembered
+import remembered_passes
 
 
 def small_site(root):
@@ -65,3 +67,22 @@ def test_a_measurement_is_taken_once_and_again_when_its_code_changes(tmp_path, m
     monkeypatch.setenv("EXPLAINER_MEASURE_AGAIN", "1")
     assert remembered.remember("w", "page-bytes", measure, str(code)) == {"width": 4}
     assert len(taken) == 4
+
+
+def test_a_kept_pass_depends_on_every_file_of_the_site_but_the_print_pages_and_pdfs(tmp_path):
+    def site_key():
+        remembered_passes._site.cache_clear()
+        return remembered_passes._site(site)
+
+    site = small_site(tmp_path / "site")
+    (site / "print_page").mkdir()
+    (site / "print_page" / "index.html").write_text("commit 1")
+    (site / "attention-en.pdf").write_bytes(b"%PDF commit 1")
+    key = site_key()
+    (site / "print_page" / "index.html").write_text("commit 2")
+    (site / "attention-en.pdf").write_bytes(b"%PDF commit 2")
+    assert site_key() == key
+    for changed in ("search/search_index.json", "figures/fb.svg", "b/index.html"):
+        (site / changed).write_text((site / changed).read_text() + " ")
+        assert site_key() != key, changed
+        key = site_key()

@@ -97,6 +97,7 @@ def assert_clean(page):
     assert page.failed_responses == []
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("lang_root, sentence_label", [("", "Sentence"), ("zh/", "句子")])
 def test_a_link_with_sentence_layer_head_and_token_opens_that_exact_view(page, site_url, results,
@@ -120,6 +121,7 @@ def test_a_link_with_sentence_layer_head_and_token_opens_that_exact_view(page, s
     assert_clean(page)
 
 
+@pytest.mark.remembered
 def test_a_click_pins_a_token_hover_then_changes_nothing_and_a_second_click_unpins(page, site_url, results):
     data = explorer_data(results)
     open_explorer(page, site_url, "?s=0&l=1&h=1")
@@ -141,6 +143,7 @@ def test_a_click_pins_a_token_hover_then_changes_nothing_and_a_second_click_unpi
     assert_clean(page)
 
 
+@pytest.mark.remembered
 def test_arrow_keys_move_between_tokens_heads_and_layers_with_one_tab_stop(page, site_url, results):
     data = explorer_data(results)
     open_explorer(page, site_url, "?s=0&l=2&h=5&t=3")
@@ -164,6 +167,7 @@ def test_arrow_keys_move_between_tokens_heads_and_layers_with_one_tab_stop(page,
     assert_clean(page)
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_overview_shows_all_72_heads_for_the_token_and_a_click_opens_one(page, site_url, results, width):
     data = explorer_data(results)
@@ -212,6 +216,7 @@ def selected_word(page) -> tuple[int, str]:
     return int(selected.get_attribute("data-index")), selected.text_content()
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
 def test_the_explorer_opens_on_the_head_that_best_resolves_it_with_the_it_row_in_view(
@@ -241,6 +246,7 @@ def test_the_explorer_opens_on_the_head_that_best_resolves_it_with_the_it_row_in
     assert_clean(page)
 
 
+@pytest.mark.remembered
 def test_hiding_cls_and_sep_renormalises_the_other_weights_and_showing_them_restores_the_model(
         page, site_url, results):
     data = explorer_data(results)
@@ -263,6 +269,7 @@ def test_hiding_cls_and_sep_renormalises_the_other_weights_and_showing_them_rest
     assert_clean(page)
 
 
+@pytest.mark.remembered
 def test_a_sentence_change_keeps_the_selected_word(page, site_url, results):
     data = explorer_data(results)
     first, trophy = data["sentences"][0]["tokens"], data["sentences"][2]["tokens"]
@@ -281,6 +288,7 @@ def test_a_sentence_change_keeps_the_selected_word(page, site_url, results):
     assert_clean(page)
 
 
+@pytest.mark.remembered
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
 def test_the_explorer_with_a_pinned_token_has_no_serious_accessibility_violation(page, site_url, lang_root):
     open_explorer(page, site_url, "?s=4&l=3&h=2&t=bank", lang_root, width=390)
