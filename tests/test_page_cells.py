@@ -10,6 +10,7 @@ only names the shown cells define is computed again from the copied code."""
 
 import ast
 import builtins
+import functools
 import hashlib
 import json
 import os
@@ -172,8 +173,13 @@ def test_only_top_level_names_count_as_defined_by_a_page():
 
 def recorded_expressions(snippet: Path) -> dict[str, tuple[str, str, str]]:
     """key -> (expression, format, kind) of each report.number("key", expression, …)."""
+    return _recorded_in(snippet.read_text(encoding="utf-8"))
+
+
+@functools.cache  # every page's cells ask for it, twice: one parse per snippet text
+def _recorded_in(source: str) -> dict[str, tuple[str, str, str]]:
     found = {}
-    for node in ast.walk(ast.parse(snippet.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "number" and getattr(node.func.value, "id", "") == "report"
                 and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant)):
