@@ -21,9 +21,16 @@ SAVE = ("import json, os, pathlib\n"
         "'figures': {}, 'claims': []}))\n")
 
 
+# These snippets import neither torch nor matplotlib: their workers skip importing them
+# (~8 s each). The notebook test below keeps the build's full warm-up.
+NO_PRELOAD = {"EXPLAINER_WORKER_PRELOAD": "0"}
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     """An isolated snippets folder and cache."""
+    for name, value in NO_PRELOAD.items():
+        monkeypatch.setenv(name, value)
     snippets, cache = tmp_path / "snippets", tmp_path / "cache"
     (snippets / "explainer").mkdir(parents=True)
     (snippets / "explainer" / "__init__.py").write_text("")
@@ -64,9 +71,11 @@ def test_a_raising_snippet_is_reported_with_file_line_and_exception(project):
     assert "broken.py, line 3: ZeroDivisionError: division by zero" in str(error.value)
 
 
-def test_a_snippet_runs_as_its_notebook_would_without_file_or_the_checkout(project):
+def test_a_snippet_runs_as_its_notebook_would_without_file_or_the_checkout(project, monkeypatch):
     # A notebook has no __file__, and Colab has no checkout around it: a snippet that
-    # leans on either fails the build, not only a reader's notebook.
+    # leans on either fails the build, not only a reader's notebook. The worker warms up
+    # as the build's does (torch, matplotlib), which must not put the checkout in reach.
+    monkeypatch.delenv("EXPLAINER_WORKER_PRELOAD")
     write(project / "uses_file.py", "print(__file__)\n" + SAVE)
     write(project / "reads_checkout.py", "open('README.md').read()\n" + SAVE)
     write(project / "plain.py", SAVE)
@@ -111,7 +120,7 @@ def test_a_failing_snippet_fails_the_site_build_with_a_non_zero_exit(tmp_path):
     snippets = tmp_path / "snippets"
     snippets.mkdir()
     write(snippets / "broken.py", "raise ValueError('the model did not converge')\n")
-    env = dict(os.environ, EXPLAINER_SNIPPETS_DIR=str(snippets),
+    env = dict(os.environ, **NO_PRELOAD, EXPLAINER_SNIPPETS_DIR=str(snippets),
                EXPLAINER_CACHE_DIR=str(tmp_path / "cache"))
     done = subprocess.run([sys.executable, "-m", "tools.pages.build_site"],
                           env=env, capture_output=True, text=True, cwd=ROOT)

@@ -7,6 +7,8 @@ a request may add "env" (e.g. {"EXPLAINER_SEEDS": "16"}) to the child's environm
 "cpu_seconds", the CPU time the child may use (it then exits with CPU_LIMIT_EXIT);
 the worker answers {"pid": …} when the child starts and {"exit": code} when it ends.
 The child's stdout and stderr go to output_dir/stdout.txt and stderr.txt.
+EXPLAINER_WORKER_PRELOAD=0 in the worker's environment skips importing torch and matplotlib
+before the first fork (the runner's tests, whose snippets need neither).
 """
 
 import importlib
@@ -27,10 +29,12 @@ PRELOAD = ("numpy", "torch", "torch.func", "matplotlib", "matplotlib.pyplot",
            "matplotlib.backends.backend_svg", "scipy.stats", "safetensors.torch")
 
 
-def warm_up(snippets_dir: str) -> None:
+def warm_up(snippets_dir: str, preload: bool = True) -> None:
     """Pay once, before any fork, what every snippet would otherwise pay itself: the
     shared package, torch's optimiser machinery (its first optimiser imports torch._dynamo,
-    ~1.2 s) and matplotlib's fonts (the CJK font file is parsed on first use)."""
+    ~1.2 s) and matplotlib's fonts (the CJK font file is parsed on first use).
+    Without ``preload`` (the runner's own tests, whose snippets import none of them) only
+    the shared package is imported: the rest costs ~8 s per worker."""
     import io
     import pkgutil
 
@@ -40,12 +44,12 @@ def warm_up(snippets_dir: str) -> None:
     except ImportError:  # a snippets folder without the shared package
         pass
     sys.path.remove(snippets_dir)
-    for name in PRELOAD:
-        importlib.import_module(name)
-    import matplotlib.pyplot as plt
-    import torch
+    if preload:
+        for name in PRELOAD:
+            importlib.import_module(name)
+        import torch
 
-    torch.optim.AdamW([torch.zeros(1, requires_grad=True)])
+        torch.optim.AdamW([torch.zeros(1, requires_grad=True)])
     package = os.path.join(snippets_dir, "explainer")
     sys.path.insert(0, snippets_dir)
     for module in pkgutil.iter_modules([package]) if os.path.isdir(package) else []:
@@ -54,6 +58,10 @@ def warm_up(snippets_dir: str) -> None:
         except Exception:  # noqa: BLE001 — the snippet that imports it will show the error
             pass
     sys.path.remove(snippets_dir)  # each snippet puts its own folder first, as python would
+    if not preload:
+        return
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots()
     ax.set_title("Attention 注意力")
     fig.savefig(io.BytesIO(), format="svg")
@@ -115,7 +123,7 @@ def main() -> None:
 
     # python -m put the checkout's root (the runner's cwd) first: snippets see no tools/
     sys.path.remove(str(Path(__file__).resolve().parents[2]))
-    warm_up(sys.argv[1])
+    warm_up(sys.argv[1], preload=os.environ.get("EXPLAINER_WORKER_PRELOAD", "1") != "0")
     answers = sys.stdout
     for line in sys.stdin:
         request = json.loads(line)
