@@ -163,3 +163,9 @@ def test_an_assessment_is_read_back_for_the_same_numbers_and_claims_only(tmp_pat
     assert registry.assess(results({"wins": [1.0] * 6 + [0.0] * 2}, 8), other_rule)["C99"].verdict \
         == first["C99"].verdict
     assert len(list(tmp_path.iterdir())) == 3
+    # the claim's wording decides nothing: read back (the planted verdict), nothing new stored
+    reworded = dataclasses.replace(claim(), title={"en": "New", "zh": "新"}, text={"en": "Says", "zh": "说"},
+                                   rule_text={"en": "In words", "zh": "文字"})
+    assert registry.assess(results({"wins": [1.0] * 6 + [0.0] * 2}, 8), {"C99": reworded})["C99"].verdict \
+        == "refuted"
+    assert len(list(tmp_path.iterdir())) == 3

@@ -21,12 +21,26 @@ from tools.pages import print_pdf
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# (what is edited, the file, the page that shows it, the line appended; {mark} is unique)
+def appended(line: str):
+    return lambda text, mark: text + line.format(mark=mark)
+
+
+def first_line_after(prefix: str):
+    """The first line that starts with ``prefix`` (an English text in a YAML file), marked."""
+    def edit(text: str, mark: str) -> str:
+        head, sep, tail = text.partition(prefix)
+        line, newline, rest = tail.partition("\n")
+        return f"{head}{sep}{line.rstrip()} Preview mark {mark}.{newline}{rest}"
+    return edit
+
+
+# (what is edited, the file, the page that shows it, the edit; each mark is unique)
 EDITS = [
-    ("an English page", "docs/en/four-steps.md", "four-steps/", "\n\nPreview mark {mark}.\n"),
-    ("a Chinese page", "docs/zh/four-steps.md", "zh/four-steps/", "\n\n预览标记 {mark}。\n"),
-    ("the glossary", "docs/glossary.yml", "glossary/", None),
-    ("a snippet (it runs again)", "snippets/four_steps.py", "four-steps/", "\n# Preview mark {mark}.\n"),
+    ("an English page", "docs/en/four-steps.md", "four-steps/", appended("\n\nPreview mark {mark}.\n")),
+    ("a Chinese page", "docs/zh/four-steps.md", "zh/four-steps/", appended("\n\n预览标记 {mark}。\n")),
+    ("the glossary", "docs/glossary.yml", "glossary/", first_line_after("\n    en: ")),
+    ("the claims registry", "docs/claims.yml", "claims/", first_line_after("\n  en: ")),
+    ("a snippet (it runs again)", "snippets/four_steps.py", "four-steps/", appended("\n# Preview mark {mark}.\n")),
 ]
 
 
@@ -34,13 +48,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def glossary_edit(text: str, mark: str) -> str:
-    """The first English definition, with the marker appended."""
-    head, sep, tail = text.partition("\n    en: ")
-    line, newline, rest = tail.partition("\n")
-    return f"{head}{sep}{line.rstrip()} Preview mark {mark}.{newline}{rest}"
 
 
 def main() -> None:
@@ -64,13 +71,13 @@ def main() -> None:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=print_pdf.CHROMIUM, args=print_pdf.CHROMIUM_ARGS)
             page = browser.new_page()
-            for label, file, url, line in EDITS:
+            for label, file, url, edit in EDITS:
                 path = ROOT / file
                 original = path.read_text(encoding="utf-8")
                 page.goto(f"http://127.0.0.1:{port}/{url}")
                 for run in range(runs):
                     mark = f"{os.getpid()}-{run}-{time.time_ns()}"
-                    edited = glossary_edit(original, mark) if line is None else original + line.format(mark=mark)
+                    edited = edit(original, mark)
                     saved = time.perf_counter()
                     path.write_text(edited, encoding="utf-8")
                     try:

@@ -121,21 +121,41 @@ def on_config(config):
     if not config.repo_url:
         raise PluginError("mkdocs.yml must set repo_url (downloads and Colab links use it)")
     config.repo_url = repository.repo_url(config.repo_url)  # this repository (a fork's own), if known
+    _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
+                  snippets={snippet_runner.name_of(p): p for p in snippet_runner.discover()})
+    _load_claims()
+    _state["last_changed"] = page_meta.last_changed()
+    return config
+
+
+def _load_claims() -> None:
+    """The registry (docs/claims.yml) and each claim's verdict from the snippets' results."""
     try:
-        claims = registry.load()
+        _state["claims"] = registry.load()
     except registry.RegistryError as error:
         raise PluginError(f"docs/claims.yml: {error}") from None
-    _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
-                  snippets={snippet_runner.name_of(p): p for p in snippet_runner.discover()}, claims=claims)
-    _state["assessments"] = _assess(results)
+    _state["assessments"] = _assess(_state["results"])
     _state["verdicts"] = {claim_id: a.verdict if a else None
                           for claim_id, a in _state["assessments"].items()}
     try:
-        _state["reasons"] = ledger.reasons(lang, claims, results, _state["assessments"])
+        _state["reasons"] = ledger.reasons(_state["lang"], _state["claims"], _state["results"],
+                                           _state["assessments"])
     except (registry.MissingMeasurement, registry.RegistryError) as error:
         raise PluginError(str(error)) from None
-    _state["last_changed"] = page_meta.last_changed()
-    return config
+
+
+def _generated_pages(config) -> dict[str, str]:
+    """The pages made from docs/claims.yml and docs/glossary.yml: {src_uri: Markdown}."""
+    return {"claims.md": _ledger(config), "glossary.md": glossary.page(_state["lang"], _state["ui"])}
+
+
+def refresh_claims_and_glossary(files: Files, config) -> None:
+    """For the live preview (tools/pages/preview.py), after docs/claims.yml or docs/glossary.yml
+    changed: the claims' state and the two pages made from them, without a whole build. The
+    pages that show claims or glossary terms are rendered again by the preview."""
+    _load_claims()
+    for src_uri, content in _generated_pages(config).items():
+        files.get_file_from_path(src_uri).content_string = content
 
 
 def _add(files: Files, config, src_uri: str, abs_src_path: Path) -> None:
@@ -199,8 +219,8 @@ def on_files(files: Files, config):
             for kind, target in PLACEHOLDER.findall(text):
                 if kind == "code":
                     _state["deciding_page"].setdefault(target, file.src_uri)
-    files.append(File.generated(config, "claims.md", content=_ledger(config)))
-    files.append(File.generated(config, "glossary.md", content=glossary.page(_state["lang"], _state["ui"])))
+    for src_uri, content in _generated_pages(config).items():
+        files.append(File.generated(config, src_uri, content=content))
     return files
 
 

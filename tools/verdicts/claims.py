@@ -25,7 +25,7 @@ import math
 import os
 import zlib
 import operator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -455,7 +455,7 @@ def assess(results: dict[str, dict], claims: dict[str, Claim] | None = None,
     file: an assessment of the same inputs is read back from .cache/assessments/."""
     claims = claims if claims is not None else load()
     key = hashlib.sha256(Path(__file__).read_bytes())
-    key.update(repr(sorted(claims.items())).encode())
+    key.update(repr(sorted((claim_id, _decisive(claim)) for claim_id, claim in claims.items())).encode())
     read = {e.snippet for claim in claims.values() for e in claim.experiments if e.snippet}
     key.update(json.dumps({name: results[name].get("numbers") for name in sorted(read & set(results))},
                           sort_keys=True).encode())
@@ -470,6 +470,13 @@ def assess(results: dict[str, dict], claims: dict[str, Claim] | None = None,
     scratch.write_text(json.dumps({c: asdict(a) for c, a in assessments.items()}), encoding="utf-8")
     scratch.replace(stored)
     return assessments
+
+
+def _decisive(claim: Claim) -> Claim:
+    """The claim without its wording (title, paraphrases, the rule in words, notes): an edit
+    to those decides nothing again (the live preview shows it without resampling)."""
+    return replace(claim, title={}, text={}, rule_text={},
+                   experiments=[replace(e, note={}, labels={}) for e in claim.experiments])
 
 
 def _assess(results: dict[str, dict], claims: dict[str, Claim], draws: int) -> dict[str, Assessment]:
