@@ -3,7 +3,7 @@
 Such a test opens one or a few views of the built site and checks what it sees there (the
 explorer's links and keys, the language switch, the copy button). Its pass is kept under a
 key of the test's id, every file of the built site but the print pages and the PDFs (which
-carry the commit, and which these tests never open), the recorded results of the snippets,
+name a commit, and which these tests never open), the recorded results of the snippets,
 the test's module with the test modules it imports, conftest and tests/remembered.py, and
 the tools' versions. A warm `make test` reports it passed without opening the browser; any
 change to one of those runs it. Tests that go through every page keep their measurements

@@ -3,7 +3,6 @@ Chinese text that is real text (a reader can search and copy it), not pictures o
 
 import hashlib
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import remembered  # noqa: E402
-from tools.pages import print_pdf  # noqa: E402
+from tools.pages import print_page, print_pdf  # noqa: E402
 from test_site import ConfigLoader, flatten, nav_of  # noqa: E402
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -170,8 +169,7 @@ def test_the_cover_names_the_sources_and_the_build(built_site, lang):
     labels = ("Source A", "Source B") if lang == "en" else ("原文 A", "原文 B")
     assert all(label in cover for label in labels), cover[:300]
     assert "微观数学机制" in cover, "source A's own title is missing from the cover"
-    commit = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
+    commit = print_page.site_commit()[0].rstrip("*")  # the newest that changed the site
     assert commit and commit in cover, f"the cover does not name commit {commit}"
     assert not FOOTER[lang].search(cover), "the cover carries a page number"
 

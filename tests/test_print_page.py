@@ -1,8 +1,11 @@
 """The print page's helpers: tools/pages/print_page.py's anchor renaming is mkdocs-print-site's
-own, output for output."""
+own, output for output; the cover names the newest commit that changed the site."""
 
+import datetime as dt
 import importlib.util
+import os
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,3 +50,36 @@ def test_the_print_page_opens_every_fold_but_a_whole_script():
         '<details open class="note"><summary>Answer</summary>42</details>'
         '<details class="abstract" open><summary>Numbers</summary></details>'
         '<details class="snippet-listing" data-snippet="x"><summary>The whole script</summary></details>')
+
+
+def test_the_cover_names_the_newest_commit_that_changed_the_site(tmp_path, tmp_path_factory):
+    def git(*args, date="2026-03-04T12:00:00+00:00"):
+        env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_NAME": "t",
+               "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+               "PATH": os.environ["PATH"]}
+        return subprocess.run(["git", *args], cwd=tmp_path, env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    def write(path, text="x"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+
+    today = dt.date(2026, 12, 1)
+    git("init", "-q")
+    write("docs/en/page.md")
+    git("add", "."), git("commit", "-qm", "a page")
+    site = git("rev-parse", "--short=10", "HEAD")
+    for path in ("tests/test_page.py", "README.md", "CONTRIBUTING.zh.md", ".github/workflows/ci.yml",
+                 "tools/contributing/preview_bench.py"):
+        write(path)
+    git("add", "."), git("commit", "-qm", "tests and notes", date="2026-05-06T12:00:00+00:00")
+    assert print_page.site_commit(tmp_path, today) == (site, dt.date(2026, 3, 4))
+    write("tests/test_page.py", "changed, not committed")
+    assert print_page.site_commit(tmp_path, today) == (site, dt.date(2026, 3, 4))
+    write("docs/en/page.md", "changed, not committed")
+    assert print_page.site_commit(tmp_path, today) == (site + "*", today)
+    write("tools/contributing/new_page.py")  # a tool that is not a bench: part of the site
+    git("add", "."), git("commit", "-qm", "a tool", date="2026-07-08T12:00:00+00:00")
+    assert print_page.site_commit(tmp_path, today) == (git("rev-parse", "--short=10", "HEAD"), dt.date(2026, 7, 8))
+    plain = tmp_path_factory.mktemp("plain")
+    assert print_page.site_commit(plain, today) == ("", today)

@@ -563,7 +563,7 @@ def on_post_build(config):
     if path.is_file():
         print_page.finish(path, _state["lang"], config.site_name, config.site_description,
                           _state.get("source_essays"), config.repo_url,
-                          print_page.build_commit(), dt.date.today())
+                          *print_page.site_commit())
 
 
 def on_shutdown():

@@ -21,13 +21,13 @@ ROOT = Path(__file__).resolve().parents[2]
 TEXT = {
     "en": {
         "sources": "The two source explanations this site puts to the test",
-        "built": "Built on {date} from commit {commit} of {repo}.",
+        "built": "Made from commit {commit} of {repo} ({date}), the newest that changed the site.",
         "dirty": "{commit} with uncommitted changes",
         "footer": "counter(page) \" / \" counter(pages)",
     },
     "zh": {
         "sources": "本站逐条检验的两篇原文",
-        "built": "构建于 {date}，来自 {repo} 的提交 {commit}。",
+        "built": "由 {repo} 的提交 {commit}（{date}）生成，这是最近一次改动网站内容的提交。",
         "dirty": "{commit}（另有未提交的改动）",
         "footer": "\"第 \" counter(page) \" 页，共 \" counter(pages) \" 页\"",
     },
@@ -46,16 +46,32 @@ def source_essays(page_html: str) -> str | None:
     return found.group(0).replace('href="#', 'href="#sources-') if found else None
 
 
-def build_commit() -> str:
-    """The commit the site is built from (short), and whether the checkout had changes."""
+# What the site is not made from: a commit that changes only these leaves the pages and the
+# PDFs as they were, and their cover keeps naming the commit before it (so a new commit does
+# not print the PDFs again unless it changed what they show).
+NOT_THE_SITE = ("tests", ".github", ".ci", "README.md", "CONTRIBUTING.md", "CONTRIBUTING.zh.md",
+                "Makefile", "pytest.ini", "tools/README.md", "tools/contributing/*_bench.py")
+
+
+def site_commit(root: Path = ROOT, today: dt.date | None = None) -> tuple[str, dt.date]:
+    """The newest commit that changed what the site is made from (short) and its date; with
+    uncommitted changes there, the commit marked ``*`` and today's date. ("", today) outside
+    a git checkout."""
+    today = today or dt.date.today()
+    paths = ["--", ".", *(f":(exclude,glob){path}" for path in NOT_THE_SITE)]
     try:
-        head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=ROOT,
-                              capture_output=True, text=True, check=True).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                                cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        newest = subprocess.run(["git", "log", "-1", "--abbrev=10", "--format=%h %cs", *paths], cwd=root,
+                                capture_output=True, text=True, check=True).stdout.split()
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", *paths],
+                                cwd=root, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
-        return ""  # not a git checkout
-    return head + ("*" if status.strip() else "")
+        return "", today  # not a git checkout
+    if not newest:
+        return "", today
+    commit, day = newest
+    if status.strip():
+        return commit + "*", today
+    return commit, dt.date.fromisoformat(day)
 
 
 def cover(lang: str, site_name: str, description: str, essays: str | None, repo_url: str,
