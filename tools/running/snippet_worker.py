@@ -129,6 +129,10 @@ def main() -> None:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:
+            # Ctrl+C raises KeyboardInterrupt in the snippet, so Python prints where the runner
+            # stopped it, even when the build was started in the background (a shell's `&`
+            # starts it with SIGINT ignored, and a forked child inherits that).
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             os.environ.update(request.get("env", {}))
             if request.get("cpu_seconds"):
                 limit_cpu_time(request["cpu_seconds"])
