@@ -98,15 +98,15 @@ def test_the_raw_tex_check_passes_typeset_math(text):
 
 
 
-def prose_text(page) -> str:
-    """A PDF page's text but its code (set in a monospaced font): f"W_{name}" is Python."""
+def page_text(page) -> tuple[str, str]:
+    """A PDF page's text, and its prose: its text but the code (set in a monospaced font:
+    f"W_{name}" is Python). One extraction gives both (pypdf's is the slow part)."""
     parts = []
 
     def visit(text, cm, tm, font, size):
         if "Mono" not in str((font or {}).get("/BaseFont", "")):
             parts.append(text)
-    page.extract_text(visitor_text=visit)
-    return "".join(parts)
+    return page.extract_text(visitor_text=visit), "".join(parts)
 
 
 def read_pdf(pdf: Path, lang: str) -> dict:
@@ -124,12 +124,12 @@ def read_pdf(pdf: Path, lang: str) -> dict:
                 embedded = descendant.get_object().get("/FontDescriptor", {})
                 if any(key in embedded for key in ("/FontFile", "/FontFile2", "/FontFile3")):
                     fonts.add(str(descriptor.get("/BaseFont")).split("+")[-1])
-    texts = [page.extract_text() for page in reader.pages]
+    texts, prose = map(list, zip(*(page_text(page) for page in reader.pages)))
     try:
         contents = contents_entries(reader, texts, lang)
     except StopIteration:
         contents = None  # no contents page: the contents test says so
-    return {"texts": texts, "prose": [prose_text(page) for page in reader.pages],
+    return {"texts": texts, "prose": prose,
             "fonts": sorted(fonts), "title": reader.metadata.title,
             "outline": outline_titles(reader.outline), "contents": contents}
 
