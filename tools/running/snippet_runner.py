@@ -192,7 +192,10 @@ class Worker:
                    "cpu_seconds": TIMEOUT_S}
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
-        pid = self._answer(None)["pid"]
+        started = self._answer(WALL_TIMEOUT_S)  # the worker forks at once; it may have hung before
+        if started is None:
+            raise SnippetError(f"the snippet worker did not start {_shown(path)} within {WALL_TIMEOUT_S:.0f} s")
+        pid = started["pid"]
         answer = self._answer(WALL_TIMEOUT_S)
         if answer is not None:  # finished, or stopped by its CPU limit (the worker's child)
             return answer["exit"], answer["exit"] in (CPU_LIMIT_EXIT, -signal.SIGKILL)
