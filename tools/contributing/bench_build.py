@@ -2,9 +2,10 @@
 
     python -m tools.contributing.bench_build [--runs 3]
 
-cold     = empty snippet cache: every snippet executes
-warm     = nothing changed since the last build: no snippet executes
-no-exec  = EXPLAINER_NO_EXEC=1: the same pages with snippets switched off
+cold      = empty snippet cache: every snippet executes
+warm      = built again (--again) with nothing changed: no snippet executes, every page is built
+no-exec   = EXPLAINER_NO_EXEC=1, built again: the same pages with snippets switched off
+unchanged = nothing changed since the last build: the site is left as it is
 Prints the median wall time of each and the snippet executions of a cold build.
 """
 
@@ -24,12 +25,13 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = [sys.executable, "-m", "tools.pages.build_site"]
 
 
-def timed_build(env_extra: dict | None = None, phases: list | None = None) -> tuple[float, int]:
+def timed_build(env_extra: dict | None = None, phases: list | None = None,
+                again: bool = True) -> tuple[float, int]:
     """Seconds and snippet executions of one build; ``phases`` gets (snippet phase, summed
     snippet run time, after the snippet phase) in seconds."""
     env = dict(os.environ, **(env_extra or {}))
     start = time.perf_counter()
-    done = subprocess.run(BUILD, cwd=ROOT, env=env, capture_output=True, text=True)
+    done = subprocess.run(BUILD + ["--again"] * again, cwd=ROOT, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"build failed:\n{done.stdout}\n{done.stderr}")
@@ -49,7 +51,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    cold, warm, no_exec, executions, phases = [], [], [], [], []
+    cold, warm, no_exec, unchanged, executions, phases = [], [], [], [], [], []
     for _ in range(args.runs):
         clear_caches()
         seconds, executed = timed_build(phases=phases)
@@ -58,9 +60,11 @@ def main() -> None:
         warm.append(timed_build()[0])
         no_exec.append(timed_build({"EXPLAINER_NO_EXEC": "1"})[0])
     timed_build()  # leave a complete site behind
+    for _ in range(args.runs):
+        unchanged.append(timed_build(again=False)[0])
     print(f"cores: {os.cpu_count()}, runs: {args.runs}")
-    for label, values in (("cold", cold), ("warm", warm), ("no-exec", no_exec)):
-        print(f"{label:8} median {statistics.median(values):6.1f} s   "
+    for label, values in (("cold", cold), ("warm", warm), ("no-exec", no_exec), ("unchanged", unchanged)):
+        print(f"{label:9} median {statistics.median(values):6.1f} s   "
               f"(min {min(values):.1f}, max {max(values):.1f})")
     print(f"snippet executions in a cold build: {executions[0]} "
           f"(snippets: {len(snippet_runner.discover())})")

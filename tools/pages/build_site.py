@@ -5,27 +5,66 @@ Chromium from the print page). Exit status 1 on any failure.
     python -m tools.pages.build_site
     python -m tools.pages.build_site --site-dir .cache/test-site  # elsewhere than site/
     EXPLAINER_NO_EXEC=1 python -m tools.pages.build_site          # pages only, snippets not run
+    python -m tools.pages.build_site --again                      # even if nothing changed
+
+A site dir built from the same inputs (``inputs_key``) is left as it is.
 """
 
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tools.pages import print_pdf
+from tools.pages import print_page, print_pdf
 from tools.running import snippet_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")
+READ = ("docs", "snippets", "tools", *CONFIGS, "requirements.txt", "package-lock.json")
+SKIPPED_PARTS = {"__pycache__", ".ipynb_checkpoints"}
+BUILT = ROOT / ".cache" / "built"  # the inputs each site dir was last built from
+
+
+def inputs_key(site_dir: Path, root: Path = ROOT) -> str:
+    """Everything a build reads: the files of docs/, snippets/ (the committed notebooks as the
+    build leaves them) and tools/, the configs and pins; the newest commit that changed the
+    site (the pages' dates, the translation notices and the PDFs' cover come from git); the
+    installed packages, the CPU kernels, Chromium and the EXPLAINER_ / SNIPPET_ settings."""
+    digest = hashlib.sha256(f"{site_dir}\n{print_page.site_commit(root)}\n".encode())
+    chromium = subprocess.run([print_pdf.CHROMIUM, "--version"], capture_output=True, text=True).stdout
+    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith(("EXPLAINER_", "SNIPPET_")))
+    digest.update(f"{snippet_runner.environment_fingerprint()}\n{snippet_runner.KERNELS}\n"
+                  f"{chromium}\n{settings}\n".encode())
+    for name in READ:
+        place = root / name
+        for path in sorted([place] if place.is_file() else place.rglob("*")):
+            if path.is_file() and not SKIPPED_PARTS & set(path.parts):
+                digest.update(f"{path.relative_to(root)}\n".encode())
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _stamp(site_dir: Path) -> Path:
+    return BUILT / hashlib.sha256(str(site_dir).encode()).hexdigest()[:16]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site-dir", type=Path, default=ROOT / "site")
-    site_dir = parser.parse_args().site_dir.resolve()
+    parser.add_argument("--again", action="store_true", help="build even if nothing changed")
+    args = parser.parse_args()
+    site_dir = args.site_dir.resolve()
     start = time.perf_counter()
+    stamp = _stamp(site_dir)
+    built = all((d / "index.html").is_file() for d in (site_dir, site_dir / "zh"))
+    if not args.again and built and stamp.is_file() and stamp.read_text() == inputs_key(site_dir):
+        print(f"{site_dir}: built from these same inputs before, left as it is "
+              f"({time.perf_counter() - start:.1f} s; --again builds it anyway)")
+        return 0
+    stamp.unlink(missing_ok=True)
     if os.environ.get("EXPLAINER_NO_EXEC") != "1":
         try:
             snippet_runner.run_all()
@@ -48,6 +87,8 @@ def main() -> int:
     zh_dir.rename(site_dir / "zh")
     for path in print_pdf.print_site(site_dir):
         print(f"printed {path.relative_to(site_dir)}")
+    BUILT.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(inputs_key(site_dir))  # after the build: the notebooks as it wrote them
     print(f"site built in {time.perf_counter() - start:.1f} s: {site_dir}")
     return 0
 
