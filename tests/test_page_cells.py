@@ -282,16 +282,23 @@ def run_key(folder: Path, env: Path, shared: bool) -> str:
     return digest.hexdigest()
 
 
+# Pages run side by side in threads; CPython 3.11's ast.parse keeps its recursion depth in
+# state the threads share and may fail with "AST constructor recursion depth mismatch" when
+# two threads parse at once. The parsing before each run takes turns; the runs do not.
+PARSING = threading.Lock()
+
+
 def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, str]:
     """Run the page's cells, concatenated, in ``folder``; (what it printed and computed, error)."""
-    cells = cells_of(page)
-    shared, _ = code_cells.needs(cells)
-    folder.mkdir(parents=True)
-    (folder / "page.py").write_text(
-        "\n\n".join(f"# %% {c.name}\n{c.source}" for c in cells) + "\n", encoding="utf-8")
-    (folder / "wanted.json").write_text(json.dumps(cited_from_cells(page, cells)), encoding="utf-8")
-    (folder / "probe.py").write_text(PROBE, encoding="utf-8")
-    remembered = RUNS / f"{run_key(folder, env, shared)}.json"
+    with PARSING:
+        cells = cells_of(page)
+        shared, _ = code_cells.needs(cells)
+        folder.mkdir(parents=True)
+        (folder / "page.py").write_text(
+            "\n\n".join(f"# %% {c.name}\n{c.source}" for c in cells) + "\n", encoding="utf-8")
+        (folder / "wanted.json").write_text(json.dumps(cited_from_cells(page, cells)), encoding="utf-8")
+        (folder / "probe.py").write_text(PROBE, encoding="utf-8")
+        remembered = RUNS / f"{run_key(folder, env, shared)}.json"
     if remembered.is_file():  # this exact run passed before: its outcome, not a second run
         return json.loads(remembered.read_text(encoding="utf-8")), ""
     environ = {k: v for k, v in os.environ.items()
@@ -301,7 +308,8 @@ def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, s
     environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", **snippet_runner.KERNELS)
     if shared:  # the package a reader installs with the page's pip line, from this checkout
         shutil.copytree(ROOT / "snippets" / "explainer", folder / "site" / "explainer")
-        extras = extras_for_explainer(folder / "page.py")
+        with PARSING:
+            extras = extras_for_explainer(folder / "page.py")
         environ["PYTHONPATH"] = os.pathsep.join(str(p) for p in (folder / "site", extras) if p)
     done = subprocess.run([str(env / "bin" / "python"), "probe.py"], cwd=folder, env=environ,
                           capture_output=True, text=True)
