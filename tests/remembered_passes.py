@@ -5,8 +5,9 @@ explorer's links and keys, the language switch, the copy button). Its pass is ke
 key of the test's id, every file of the built site but the print pages and the PDFs (which
 name a commit, and which these tests never open), the recorded results of the snippets,
 the test's module with the test modules it imports, conftest and tests/remembered.py, and
-the tools' versions. A warm `make test` reports it passed without opening the browser; any
-change to one of those runs it. Tests that go through every page keep their measurements
+the tools' versions; ``@pytest.mark.remembered(code=[...])`` adds the sources of the tools it
+exercises beyond the built site (paths from the checkout's root). A warm `make test` reports it
+passed without opening the browser; any change to one of those runs it. Tests that go through every page keep their measurements
 per page instead (tests/remembered.py).
 
     EXPLAINER_MEASURE_AGAIN=1 python -m pytest   # run them all
@@ -44,6 +45,14 @@ def _test_modules(module: Path) -> list[str]:
                            if (module.parent / f"{name}.py").is_file())]
 
 
+def pass_key(nodeid: str, site: Path, module: Path, code=()) -> Path:
+    """Where a pass of the test ``nodeid`` on these inputs is kept (``code``: more sources it
+    exercises, as paths from the checkout's root)."""
+    inputs = remembered._digest(nodeid, _site(site), _results(), remembered._file_digest(Path(__file__)))
+    return remembered.key("test-pass", inputs, *_test_modules(module),
+                          *(str(remembered.ROOT / path) for path in code))
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "remembered: a browser test whose pass is kept under a key of the "
                                        "built site, the results, its code and the tools (tests/remembered_passes.py)")
@@ -52,12 +61,11 @@ def pytest_configure(config):
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem):
     """After the fixtures are set up (the site built this session): a kept pass is not run again."""
-    if pyfuncitem.get_closest_marker("remembered") is None:
+    marker = pyfuncitem.get_closest_marker("remembered")
+    if marker is None:
         return None
-    site = remembered.ROOT / ".cache" / "test-site"
-    module = Path(pyfuncitem.path)
-    inputs = remembered._digest(pyfuncitem.nodeid, _site(site), _results(), remembered._file_digest(Path(__file__)))
-    stored = remembered.key("test-pass", inputs, *_test_modules(module))
+    stored = pass_key(pyfuncitem.nodeid, remembered.ROOT / ".cache" / "test-site", Path(pyfuncitem.path),
+                      marker.kwargs.get("code", ()))
     pyfuncitem.stash[REMEMBERED_KEY] = stored
     if remembered.recall(stored) is not None:
         pyfuncitem.stash[KEPT] = True

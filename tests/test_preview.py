@@ -1,6 +1,8 @@
 """The live preview (tools/pages/preview.py): what a change marks stale, and a page rendered
-again alone is the page a full build writes."""
+again alone is the page a full build writes. The built site (``built_site``) is asked for so
+that a remembered pass is keyed on this session's pages (tests/remembered_passes.py)."""
 
+import functools
 import sys
 from pathlib import Path
 
@@ -59,25 +61,37 @@ def test_a_served_path_is_read_as_its_language_and_its_path_there():
     assert preview.language_of("/zhang/") == ("en", "zhang/")
 
 
+# What the two tests below exercise beyond the built site: their pass is kept under these
+# sources too (tests/remembered_passes.py), so a warm make test builds nothing for them.
+PREVIEW_CODE = ("tools/pages/preview.py", "tools/pages/mkdocs_hooks.py")
+
+
 @pytest.fixture(scope="module")
 def chinese(tmp_path_factory):
-    """The Chinese pages built as make preview builds them (no snippet run: nothing recorded)."""
+    """The Chinese pages built as make preview builds them (no snippet run: nothing recorded),
+    on first use: a test whose pass is remembered does not build them."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("EXPLAINER_NO_EXEC", "1")
         patch.setenv("EXPLAINER_PRINT_PAGE", "false")
         patch.setattr(preview, "PREVIEW", tmp_path_factory.mktemp("preview"))
         language = preview.Language("zh")
-        language.build()
-        yield language
+
+        @functools.cache
+        def built() -> preview.Language:
+            language.build()
+            return language
+        yield built
 
 
+@pytest.mark.remembered(code=PREVIEW_CODE)
 @pytest.mark.parametrize("url, source", [
     ("four-steps/", "four-steps.md"),
     ("many-heads/pruning/", "many-heads/pruning.md"),
     ("claims/", "claims.md"),      # made from docs/claims.yml
     ("glossary/", "glossary.md"),  # made from docs/glossary.yml
 ])
-def test_a_stale_page_is_rendered_again_as_the_full_build_wrote_it(chinese, url, source):
+def test_a_stale_page_is_rendered_again_as_the_full_build_wrote_it(built_site, chinese, url, source):
+    chinese = chinese()
     page = preview.site_dir("zh") / url / "index.html"
     full_build = page.read_bytes()
     page.unlink()
@@ -92,7 +106,9 @@ def test_a_stale_page_is_rendered_again_as_the_full_build_wrote_it(chinese, url,
     assert "four-steps.md" in chinese.stale or source == "four-steps.md"  # the others wait for a visit
 
 
-def test_a_page_that_is_not_stale_is_not_rendered_again(chinese):
+@pytest.mark.remembered(code=PREVIEW_CODE)
+def test_a_page_that_is_not_stale_is_not_rendered_again(built_site, chinese):
+    chinese = chinese()
     page = preview.site_dir("zh") / "four-steps" / "index.html"
     chinese.stale.clear()
     page.write_text("kept", encoding="utf-8")

@@ -1,6 +1,8 @@
 """A remembered browser measurement (or a browser test's pass) is reused only for exactly what it
 measured."""
 
+from pathlib import Path
+
 import remembered
 import remembered_passes
 
@@ -86,3 +88,22 @@ def test_a_kept_pass_depends_on_every_file_of_the_site_but_the_print_pages_and_p
         (site / changed).write_text((site / changed).read_text() + " ")
         assert site_key() != key, changed
         key = site_key()
+
+
+def test_a_kept_pass_depends_on_the_sources_a_test_names_beyond_the_site(tmp_path, monkeypatch):
+    monkeypatch.setattr(remembered, "ROOT", tmp_path)
+    site = small_site(tmp_path / "site")
+    (tmp_path / "tool.py").write_text("RENDER = 1")
+    (tmp_path / "other.py").write_text("OTHER = 1")
+    module = Path(remembered_passes.__file__)
+
+    def pass_key(code):
+        remembered._code.cache_clear()
+        return remembered_passes.pass_key("tests/test_x.py::test", site, module, code)
+
+    key = pass_key(["tool.py"])
+    assert pass_key(["tool.py"]) == key and pass_key([]) != key
+    (tmp_path / "other.py").write_text("OTHER = 2")   # not named: the pass stands
+    assert pass_key(["tool.py"]) == key
+    (tmp_path / "tool.py").write_text("RENDER = 2")
+    assert pass_key(["tool.py"]) != key
