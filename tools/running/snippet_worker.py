@@ -44,12 +44,6 @@ def warm_up(snippets_dir: str, preload: bool = True) -> None:
     except ImportError:  # a snippets folder without the shared package
         pass
     sys.path.remove(snippets_dir)
-    if preload:
-        for name in PRELOAD:
-            importlib.import_module(name)
-        import torch
-
-        torch.optim.AdamW([torch.zeros(1, requires_grad=True)])
     package = os.path.join(snippets_dir, "explainer")
     sys.path.insert(0, snippets_dir)
     for module in pkgutil.iter_modules([package]) if os.path.isdir(package) else []:
@@ -60,8 +54,12 @@ def warm_up(snippets_dir: str, preload: bool = True) -> None:
     sys.path.remove(snippets_dir)  # each snippet puts its own folder first, as python would
     if not preload:
         return
-    import matplotlib.pyplot as plt
+    for name in PRELOAD:
+        importlib.import_module(name)
+    import matplotlib.pyplot as plt  # after the shared package has set its fonts
+    import torch
 
+    torch.optim.AdamW([torch.zeros(1, requires_grad=True)])
     fig, ax = plt.subplots()
     ax.set_title("Attention 注意力")
     fig.savefig(io.BytesIO(), format="svg")
