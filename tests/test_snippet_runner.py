@@ -122,7 +122,7 @@ def test_a_failing_snippet_fails_the_site_build_with_a_non_zero_exit(tmp_path):
     write(snippets / "broken.py", "raise ValueError('the model did not converge')\n")
     env = dict(os.environ, **NO_PRELOAD, EXPLAINER_SNIPPETS_DIR=str(snippets),
                EXPLAINER_CACHE_DIR=str(tmp_path / "cache"))
-    done = subprocess.run([sys.executable, "-m", "tools.pages.build_site"],
+    done = subprocess.run([sys.executable, "-m", "tools.pages.build_site", "--site-dir", str(tmp_path / "site")],
                           env=env, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode != 0
     assert "broken.py, line 1: ValueError: the model did not converge" in done.stderr

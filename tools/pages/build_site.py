@@ -11,6 +11,7 @@ A site dir built from the same inputs (``inputs_key``) is left as it is.
 """
 
 import argparse
+import functools
 import hashlib
 import os
 import subprocess
@@ -33,11 +34,9 @@ def inputs_key(site_dir: Path, root: Path = ROOT) -> str:
     build leaves them) and tools/, the configs and pins; the newest commit that changed the
     site (the pages' dates, the translation notices and the PDFs' cover come from git); the
     installed packages, the CPU kernels, Chromium and the EXPLAINER_ / SNIPPET_ settings."""
-    digest = hashlib.sha256(f"{site_dir}\n{print_page.site_commit(root)}\n".encode())
-    chromium = subprocess.run([print_pdf.CHROMIUM, "--version"], capture_output=True, text=True).stdout
+    digest = hashlib.sha256(f"{site_dir}\n{print_page.site_commit(root)}\n{_installed()}\n".encode())
     settings = sorted((k, v) for k, v in os.environ.items() if k.startswith(("EXPLAINER_", "SNIPPET_")))
-    digest.update(f"{snippet_runner.environment_fingerprint()}\n{snippet_runner.KERNELS}\n"
-                  f"{chromium}\n{settings}\n".encode())
+    digest.update(f"{settings}\n".encode())
     for name in READ:
         place = root / name
         for path in sorted([place] if place.is_file() else place.rglob("*")):
@@ -45,6 +44,13 @@ def inputs_key(site_dir: Path, root: Path = ROOT) -> str:
                 digest.update(f"{path.relative_to(root)}\n".encode())
                 digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+@functools.cache
+def _installed() -> str:
+    """The installed packages, the CPU kernels and Chromium: the same for a whole process."""
+    chromium = subprocess.run([print_pdf.CHROMIUM, "--version"], capture_output=True, text=True).stdout
+    return f"{snippet_runner.environment_fingerprint()}\n{snippet_runner.KERNELS}\n{chromium}"
 
 
 def _stamp(site_dir: Path) -> Path:
