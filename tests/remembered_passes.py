@@ -5,10 +5,10 @@ explorer's links and keys, the language switch, the copy button). Its pass is ke
 key of the test's id, every file of the built site but the print pages and the PDFs (which
 name a commit, and which these tests never open), the recorded results of the snippets,
 the test's module with the test modules it imports, conftest and tests/remembered.py, and
-the tools' versions; ``@pytest.mark.remembered(code=[...])`` adds the sources of the tools it
-exercises beyond the built site (paths from the checkout's root). A warm `make test` reports it
-passed without opening the browser; any change to one of those runs it. Tests that go through every page keep their measurements
-per page instead (tests/remembered.py).
+the tools' versions; ``@pytest.mark.remembered(code=[...])`` adds the sources of the tools
+it exercises beyond the built site (paths from the checkout's root). A warm `make test`
+reports it passed without opening the browser; any change to one of those runs it. Tests
+that go through every page keep their measurements per page instead (tests/remembered.py).
 
     EXPLAINER_MEASURE_AGAIN=1 python -m pytest   # run them all
 """
