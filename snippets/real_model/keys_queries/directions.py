@@ -1,0 +1,177 @@
+# %% [markdown]
+# # Keys, queries and values in a real model (1): how many directions?
+#
+# Source B's postscript says a key is an *index* of all of a token's features
+# while a query is a *view* that looks for one of them (C18). If so, the keys of
+# many tokens should spread over more directions of a head's space than its
+# queries. Measured here in MiniLM, head by head, on every token of a sample of
+# sentences: a measured note beside C18's rule (index_and_views.py decides it).
+# The snippet records the numbers; the claims registry (docs/claims.yml) holds the rules.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
+from explainer.report import Report
+
+report = Report("real_model.keys_queries.directions")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.head_vectors import head_vectors
+from explainer.noun_classes import framed_sentences
+from explainer.sample_sentences import SENTENCE_PAIRS, SENTENCES
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
+L, H = model.config.n_layers, model.config.n_heads
+hs = model.config.d_model // H                                     # 32 dimensions per head
+print(f"{L} layers × {H} heads, {hs} dimensions per head")
+
+# %% [markdown]
+# ## The token sample
+#
+# Every token (without [CLS] and [SEP]) of the project's sample sentences, of
+# the sentence pairs, and of 100 concrete nouns put into six neutral frames.
+# For each layer we keep the layer's input x and project it with that layer's
+# W_Q, W_K and W_V, exactly as attention does.
+
+# %% tags=["tokens"]
+framed = framed_sentences()                                        # (sentence, noun, frame)
+sentences = (SENTENCES + sorted({s for pair in SENTENCE_PAIRS for s in pair})
+             + [sentence for sentence, _, _ in framed])
+outputs = run_sentences(model, tokenizer, sentences)
+
+inner = [out.hidden_states for out in outputs]                     # per sentence: L+1 tensors (1, T, C)
+n_tokens = sum(h[0].shape[1] - 2 for h in inner)
+print(f"{len(sentences)} sentences, {n_tokens} tokens")
+
+# %%
+report.number("n_sentences", len(sentences), "{:.0f}",
+              en="sentences in the token sample", zh="词元样本中的句子数")
+report.number("n_tokens", n_tokens, "{:.0f}",
+              en="tokens in the sample ([CLS] and [SEP] left out)",
+              zh="样本中的词元数（不含 [CLS] 和 [SEP]）")
+report.number("n_heads", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
+
+# %% [markdown]
+# ## C18: how many directions do keys and queries span?
+#
+# The participation ratio of a cloud of vectors, (Σλ)² / Σλ² over the
+# eigenvalues λ of their covariance, counts its directions: d for a round
+# cloud in d dimensions, 1 for a line. An index of *all* features should span
+# more directions than a view on *one*.
+
+# %% tags=["participation_ratio"]
+def participation_ratio(vectors: torch.Tensor) -> torch.Tensor:
+    """(N, nh, hs) -> (nh,): effective number of directions of each head's vectors."""
+    centred = vectors - vectors.mean(dim=0)                        # (N, nh, hs)
+    covariance = torch.einsum("nha,nhb->hab", centred, centred) / len(vectors)  # (nh, hs, hs)
+    eigenvalues = torch.linalg.eigvalsh(covariance.double()).clamp(min=0)       # (nh, hs)
+    return eigenvalues.sum(-1) ** 2 / (eigenvalues ** 2).sum(-1)
+
+
+ratio = {name: np.zeros((L, H)) for name in ("Q", "K", "V")}
+for layer in range(L):
+    x = torch.cat([h[layer][0, 1:-1] for h in inner])              # (N, C): no [CLS], [SEP]
+    for name, vectors in head_vectors(model, x, layer).items():
+        ratio[name][layer] = participation_ratio(vectors).numpy()
+
+keys_over_queries = ratio["K"] / ratio["Q"]                        # (L, H)
+print("directions spanned, median over heads:",
+      ", ".join(f"{name} {np.median(ratio[name]):.1f}" for name in ("Q", "K", "V")), f"(of {hs})")
+print(f"heads whose keys span more directions than their queries: {(keys_over_queries > 1).sum()} of {L * H}")
+
+# %%
+report.number("keys_wider_heads", (keys_over_queries > 1).sum(), "{:.0f}",
+              en="heads whose keys span more directions than their queries",
+              zh="键张成的方向多于查询的头数")
+report.number("pr_ratio_median", np.median(keys_over_queries), "{:.2f}",
+              en="median over heads of (key directions / query directions)",
+              zh="各头“键方向数 / 查询方向数”的中位数")
+report.number("pr_ratio_min", keys_over_queries.min(), "{:.2f}",
+              en="smallest keys/queries ratio of a head", zh="各头键/查询之比的最小值")
+report.number("pr_ratio_max", keys_over_queries.max(), "{:.2f}",
+              en="largest keys/queries ratio of a head", zh="各头键/查询之比的最大值")
+for name in ("Q", "K", "V"):
+    label = {"Q": ("queries", "查询"), "K": ("keys", "键"), "V": ("values", "值")}[name]
+    report.number(f"pr_{label[0]}_median", np.median(ratio[name]), "{:.1f}",
+                  en=f"median over heads of the directions the {label[0]} span (of {hs})",
+                  zh=f"各头{label[1]}张成的方向数的中位数（共 {hs} 维）")
+for layer in range(L):
+    report.number(f"keys_wider_heads_layer{layer + 1}", (keys_over_queries[layer] > 1).sum(),
+                  "{:.0f}", en=f"heads of layer {layer + 1} whose keys span more directions",
+                  zh=f"第 {layer + 1} 层里键的方向更多的头数")
+widest = np.unravel_index(keys_over_queries.argmax(), (L, H))
+narrowest = np.unravel_index(keys_over_queries.argmin(), (L, H))
+for tag, (layer, head) in (("widest", widest), ("narrowest", narrowest)):
+    report.number(f"{tag}_layer", layer + 1, "{:.0f}",
+                  en=f"layer of the head with the {'largest' if tag == 'widest' else 'smallest'} "
+                     "keys/queries ratio", zh=f"键/查询之比{'最大' if tag == 'widest' else '最小'}的头所在的层")
+    report.number(f"{tag}_head", head + 1, "{:.0f}",
+                  en=f"that head's number in its layer", zh="该头在层内的编号")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %% tags=["round_cloud"]
+# Exercise 1: what does the participation ratio give for a perfectly round cloud, as
+# many random Gaussian vectors in 32 dimensions as there are tokens here?
+round_cloud = torch.randn(n_tokens, 1, hs, generator=torch.Generator().manual_seed(0))  # (N, 1, hs)
+print(f"round cloud: {participation_ratio(round_cloud)[0]:.1f} directions of {hs}")   # was: head_vectors(model, x, layer)
+
+# %%
+report.number("exercise_pr_round_cloud", participation_ratio(round_cloud)[0], "{:.1f}",
+              en="exercise 1: participation ratio of as many random 32-dimensional vectors as tokens",
+              zh="练习 1：与词元数同样多的 32 维随机向量的参与比")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {
+        "pr_q": "directions spanned by the queries", "pr_k": "directions spanned by the keys",
+        "layer": "layer", "equal": "keys = queries",
+        "pr_alt": "Scatter plot of MiniLM's 72 heads: the number of directions spanned by each "
+                  "head's queries (x) against its keys (y), coloured by layer, with the diagonal "
+                  "where both are equal.",
+        "pr_caption": "Each dot is a head: above the diagonal its keys span more directions "
+                      "than its queries.",
+    },
+    "zh": {
+        "pr_q": "查询张成的方向数", "pr_k": "键张成的方向数",
+        "layer": "层", "equal": "键 = 查询",
+        "pr_alt": "MiniLM 72 个头的散点图：横轴是每个头的查询张成的方向数，纵轴是键张成的方向数，"
+                  "颜色表示层，对角线表示两者相等。",
+        "pr_caption": "每个点是一个头：落在对角线上方，说明它的键比查询张成更多的方向。",
+    },
+}
+for lang in LANGS:
+    text = TEXT[lang]
+
+    fig, ax = plt.subplots(figsize=(5.6, 4.6))
+    layer_of = np.repeat(np.arange(1, L + 1), H)
+    dots = ax.scatter(ratio["Q"].ravel(), ratio["K"].ravel(), c=layer_of, cmap=SEQUENTIAL_CMAP,
+                      s=28, edgecolor="black", linewidth=0.3)
+    top = max(ratio["Q"].max(), ratio["K"].max()) * 1.05
+    ax.plot([0, top], [0, top], color="grey", lw=1, ls="--", label=text["equal"])
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel(text["pr_q"], fontsize=10)
+    ax.set_ylabel(text["pr_k"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="upper left")
+    bar = fig.colorbar(dots, ax=ax, ticks=range(1, L + 1))
+    bar.set_label(text["layer"], fontsize=10)
+    bar.ax.tick_params(labelsize=9)
+    fig.tight_layout()
+    report.figure("directions", fig, lang, alt=text["pr_alt"], caption=text["pr_caption"])
+
+
+report.save()

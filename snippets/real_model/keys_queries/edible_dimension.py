@@ -1,0 +1,271 @@
+# %% [markdown]
+# # Keys, queries and values in a real model (4): a dimension for "edible"?
+#
+# Source B §4 says single dimensions of the trained vectors come to mean
+# features such as "edible" (C28). Measured here in MiniLM's query and key
+# spaces, head by head: does one coordinate tell food nouns from other nouns,
+# or does it take a direction? The snippet records the numbers; the claims
+# registry (docs/claims.yml) holds the rule.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+
+report = Report("real_model.keys_queries.edible_dimension")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer   # first: it pins torch's CPU kernels
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
+L, H = model.config.n_layers, model.config.n_heads
+hs = model.config.d_model // H                                     # 32 dimensions per head
+print(f"{L} layers × {H} heads, {hs} dimensions per head")
+
+# %% [markdown]
+# ## The nouns in their frames
+#
+# The vectors of one token, the noun, in each of its frames: per layer, Q, K and V
+# of shape (nouns, frames, heads, 32), projected from the layer's input as
+# attention projects it (explainer/head_vectors.py).
+
+# %% tags=["noun_vectors"]
+from explainer.head_vectors import framed_noun_vectors
+from explainer.noun_classes import FOOD_NOUNS, FRAMES, OTHER_NOUNS
+
+nouns = FOOD_NOUNS + OTHER_NOUNS
+n_nouns, n_frames = len(nouns), len(FRAMES)
+n_framed = n_nouns * n_frames                                      # one sentence per noun and frame
+noun_vectors, found = framed_noun_vectors(model, tokenizer)       # each (L, n, F, nh, hs)
+print(f"{n_nouns} nouns × {n_frames} frames; the noun is one token in {found} of {n_framed} sentences")
+
+# %%
+report.number("n_food", len(FOOD_NOUNS), "{:.0f}", en="food nouns", zh="食物名词数")
+report.number("n_other", len(OTHER_NOUNS), "{:.0f}", en="other concrete nouns", zh="其他具体名词数")
+report.number("n_frames", n_frames, "{:.0f}", en="sentence frames per noun", zh="每个名词所放的句子框架数")
+report.number("nouns_found", found / n_framed, "{:.0%}",
+              en="share of framed sentences in which the noun is one token",
+              zh="名词恰为一个词元的框架句所占比例")
+
+# %% [markdown]
+# ## C28: a dimension that means "edible"?
+#
+# Each noun's query and key, averaged over its six frames: 144 spaces (72 heads
+# × Q, K) of 32 dimensions, 100 nouns, half of them food. In each space, with
+# 5-fold cross-validation over *words*: the best single coordinate (chosen on
+# the training words, with its sign) and the best direction (a linear
+# discriminant with shrinkage, fitted on the training words), both scored by
+# AUC on the held-out words, averaged over the folds. Shuffling the labels 200
+# times gives the chance level of the *best* of 144 spaces.
+
+# %% tags=["held_out_aucs"]
+def rank_auc(ranks: torch.Tensor, positive: torch.Tensor) -> torch.Tensor:
+    """AUC from ranks (1 = lowest score) and a 0/1 mask of positives, both (..., n): (...,)."""
+    n_pos = positive.sum(dim=-1)
+    n_neg = positive.shape[-1] - n_pos
+    return ((ranks * positive).sum(dim=-1) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def ranks_of(scores: torch.Tensor, dim: int) -> torch.Tensor:
+    return scores.argsort(dim=dim).argsort(dim=dim).double() + 1
+
+
+def held_out_aucs(X: torch.Tensor, labels: torch.Tensor, folds: list, shrinkage: float = 0.2):
+    """X (S, n, d): S spaces; labels (P, n) bool (row 0 the true labels, the rest shuffled).
+
+    Returns the fold-averaged held-out AUC of the best coordinate and of the best
+    direction, each (P, S)."""
+    P, (S, n, d) = labels.shape[0], X.shape
+    X, y = X.double(), labels.double()
+    coordinate, direction = torch.zeros(P, S), torch.zeros(P, S)
+    for test in folds:
+        train = np.setdiff1d(np.arange(n), test)
+        Xtr, Xte, ytr, yte = X[:, train], X[:, test], y[:, train], y[:, test]
+        # best coordinate: chosen on the training words, with its sign
+        train_ranks = ranks_of(Xtr, dim=1)                          # (S, ntr, d)
+        test_ranks = ranks_of(Xte, dim=1)                           # (S, nte, d)
+        n_pos, n_neg = ytr.sum(1)[:, None, None], (1 - ytr).sum(1)[:, None, None]
+        train_auc = (torch.einsum("snd,pn->psd", train_ranks, ytr)
+                     - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)   # (P, S, d)
+        t_pos, t_neg = yte.sum(1)[:, None, None], (1 - yte).sum(1)[:, None, None]
+        test_auc = (torch.einsum("snd,pn->psd", test_ranks, yte)
+                    - t_pos * (t_pos + 1) / 2) / (t_pos * t_neg)    # (P, S, d)
+        best = (train_auc - 0.5).abs().argmax(dim=-1, keepdim=True)  # (P, S, 1)
+        chosen = test_auc.gather(-1, best)[..., 0]                  # (P, S)
+        above = train_auc.gather(-1, best)[..., 0] >= 0.5
+        coordinate += torch.where(above, chosen, 1 - chosen) / len(folds)
+        # best direction: a linear discriminant with shrinkage, w = B⁻¹ (μ_food − μ_other).
+        # For two classes the within-class scatter is the total scatter minus a
+        # multiple of δδᵀ (δ = μ_food − μ_other), which changes B⁻¹δ only by a
+        # positive factor (Sherman-Morrison). So B is built from the total
+        # covariance (shrunk towards its mean variance), once per space,
+        # whatever the labels: one inverse serves all 200 shuffles.
+        mean_pos = torch.einsum("snd,pn->psd", Xtr, ytr) / ytr.sum(1)[:, None, None]      # (P, S, d)
+        mean_neg = torch.einsum("snd,pn->psd", Xtr, 1 - ytr) / (1 - ytr).sum(1)[:, None, None]
+        centred = Xtr - Xtr.mean(dim=1, keepdim=True)               # (S, ntr, d)
+        total = centred.transpose(1, 2) @ centred / len(train)      # (S, d, d), label-free
+        scale = total.diagonal(dim1=-2, dim2=-1).mean(-1)[:, None, None]
+        B = (1 - shrinkage) * total + shrinkage * scale * torch.eye(d, dtype=X.dtype)
+        w = torch.einsum("sde,pse->psd", torch.linalg.inv(B), mean_pos - mean_neg)  # (P, S, d)
+        scores = torch.einsum("snd,psd->psn", Xte, w)               # (P, S, nte)
+        direction += rank_auc(ranks_of(scores, dim=-1), yte[:, None, :]) / len(folds)
+    return coordinate, direction
+
+
+# %% tags=["food_vs_other"]
+is_food = torch.tensor([noun in FOOD_NOUNS for noun in nouns])    # (n,)
+rng = np.random.default_rng(0)
+folds = [np.concatenate(parts) for parts in zip(
+    *(np.array_split(rng.permutation(np.flatnonzero(is_food.numpy() == c)), 5) for c in (True, False)))]
+N_SHUFFLES = 200
+labels = torch.stack([is_food] + [is_food[torch.from_numpy(rng.permutation(n_nouns))]
+                                  for _ in range(N_SHUFFLES)])    # (P, n)
+spaces = torch.stack([noun_vectors[name][layer].mean(dim=1)[:, head]
+                      for name in ("Q", "K") for layer in range(L) for head in range(H)])  # (S, n, hs)
+coordinate, direction = held_out_aucs(spaces, labels, folds)      # (P, S) each
+coordinate_null = np.quantile(coordinate[1:].max(dim=1).values.numpy(), 0.95)
+direction_null = np.quantile(direction[1:].max(dim=1).values.numpy(), 0.95)
+coordinate_true, direction_true = coordinate[0].numpy(), direction[0].numpy()  # (S,)
+
+
+def space_name(s: int) -> tuple[str, int, int]:
+    """Index into the 144 spaces -> (projection, layer 1-6, head 1-12)."""
+    return ("Q", "K")[s // (L * H)], (s % (L * H)) // H + 1, s % H + 1
+
+
+for what, auc, null in (("coordinate", coordinate_true, coordinate_null),
+                        ("direction", direction_true, direction_null)):
+    projection, layer, head = space_name(int(auc.argmax()))
+    print(f"best {what:<10}: AUC {auc.max():.2f} ({projection} of head {layer}-{head}), "
+          f"median {np.median(auc):.2f}, beyond chance ({null:.2f}) in {(auc > null).sum()} of {len(auc)}")
+print(f"the direction beats the best coordinate in {(direction_true > coordinate_true).sum()} of {len(spaces)} spaces")
+
+# %%
+report.number("coordinate_auc_best", coordinate_true.max(), "{:.2f}",
+              en="best held-out AUC of a single coordinate (of 144 spaces)",
+              zh="单个坐标的最佳留出 AUC（144 个空间中）")
+report.number("direction_auc_best", direction_true.max(), "{:.2f}",
+              en="best held-out AUC of a direction (of 144 spaces)",
+              zh="方向的最佳留出 AUC（144 个空间中）")
+report.number("coordinate_auc_median", np.median(coordinate_true), "{:.2f}",
+              en="median over the 144 spaces of the single-coordinate AUC",
+              zh="144 个空间中单坐标 AUC 的中位数")
+report.number("direction_auc_median", np.median(direction_true), "{:.2f}",
+              en="median over the 144 spaces of the direction AUC", zh="144 个空间中方向 AUC 的中位数")
+report.number("coordinate_null_p95", coordinate_null, "{:.2f}",
+              en="chance: 95th percentile of the best coordinate AUC with shuffled labels",
+              zh="偶然水平：标签打乱后最佳单坐标 AUC 的第 95 百分位")
+report.number("direction_null_p95", direction_null, "{:.2f}",
+              en="chance: 95th percentile of the best direction AUC with shuffled labels",
+              zh="偶然水平：标签打乱后最佳方向 AUC 的第 95 百分位")
+report.number("coordinate_heads_beyond_chance", (coordinate_true > coordinate_null).sum(), "{:.0f}",
+              en="spaces (head × Q/K) whose best coordinate separates food beyond chance",
+              zh="最佳单坐标区分食物超过偶然水平的空间数（头 × Q/K）")
+report.number("direction_heads_beyond_chance", (direction_true > direction_null).sum(), "{:.0f}",
+              en="spaces (head × Q/K) whose best direction separates food beyond chance",
+              zh="最佳方向区分食物超过偶然水平的空间数（头 × Q/K）")
+report.number("direction_wins_spaces", (direction_true > coordinate_true).sum(), "{:.0f}",
+              en="spaces in which the direction beats the best coordinate",
+              zh="方向胜过最佳单坐标的空间数")
+report.number("coordinate_near_direction_spaces",
+              (coordinate_true >= direction_true - 0.05).sum(), "{:.0f}",
+              en="spaces in which the best coordinate comes within 0.05 AUC of the direction",
+              zh="最佳单坐标与方向相差不超过 0.05 AUC 的空间数")
+report.number("n_spaces", len(spaces), "{:.0f}", en="spaces tried (72 heads × Q, K)",
+              zh="尝试的空间数（72 个头 × Q、K）")
+report.number("n_shuffles", N_SHUFFLES, "{:.0f}", en="label shuffles for the chance level",
+              zh="计算偶然水平时打乱标签的次数")
+for tag, values in (("coordinate", coordinate_true), ("direction", direction_true)):
+    projection, layer, head = space_name(int(values.argmax()))
+    report.number(f"{tag}_best_is_key", projection == "K", "{:.0f}",
+                  en=f"1 if the best {tag} is in a key space, 0 if in a query space",
+                  zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}在键空间为 1，在查询空间为 0")
+    report.number(f"{tag}_best_layer", layer, "{:.0f}",
+                  en=f"layer of the best {tag}", zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}所在的层")
+    report.number(f"{tag}_best_head", head, "{:.0f}",
+                  en=f"head of the best {tag}", zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}所在的头")
+best_space = int(direction_true.argmax())
+report.number("coordinate_auc_in_best_direction_space", coordinate_true[best_space], "{:.2f}",
+              en="best single coordinate's AUC in the space where the direction does best",
+              zh="在方向表现最好的那个空间里，最佳单坐标的 AUC")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %% tags=["in_sample"]
+# Exercise 1 of the "edible" page: skip the cross-validation. Choose each space's best
+# coordinate on ALL the words and score it on the same words. Median AUC over the 144 spaces?
+all_ranks = ranks_of(spaces, dim=1)                                 # (S, n, hs); was: train_ranks, test_ranks
+in_sample = rank_auc(all_ranks.transpose(1, 2), is_food.double())   # (S, hs)
+in_sample = torch.maximum(in_sample, 1 - in_sample).amax(dim=1)     # (S,): best coordinate, either sign
+print(f"best coordinate chosen and scored on the same words: median AUC {in_sample.median():.2f}")
+
+# %%
+report.number("exercise_coordinate_auc_in_sample_median", in_sample.median(), "{:.2f}",
+              en="exercise (edible page) 1: median over spaces of the best coordinate's AUC, chosen and scored on the same words",
+              zh="练习（可食用页）1：在同一批词上挑选并打分时，各空间最佳单坐标 AUC 的中位数")
+
+# %% tags=["no_shrinkage"]
+# Exercise 2 of the "edible" page: fit the direction without shrinkage (32 dimensions,
+# 80 training words). The true labels only: no chance level needed here.
+_, unshrunk = held_out_aucs(spaces, labels[:1], folds, shrinkage=0.0)  # (1, S); was: shrinkage=0.2
+print(f"direction without shrinkage: median held-out AUC {np.median(unshrunk[0].numpy()):.2f}")
+
+# %%
+report.number("exercise_direction_auc_median_no_shrinkage", np.median(unshrunk[0].numpy()), "{:.2f}",
+              en="exercise (edible page) 2: median held-out direction AUC without shrinkage",
+              zh="练习（可食用页）2：不加收缩时方向的留出 AUC 中位数")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {
+        "coordinate": "best single coordinate (AUC, held out)",
+        "direction": "best direction (AUC, held out)",
+        "chance": "chance (best of 144, shuffled labels)", "query": "query space", "key": "key space",
+        "dim_alt": "Scatter plot of 144 spaces (72 heads, queries and keys): the held-out AUC of "
+                   "the best single coordinate at telling food nouns from other nouns (x) against "
+                   "the AUC of the best direction (y), with dashed lines at the chance levels.",
+        "dim_caption": "Food against other nouns: a single coordinate (x) against a direction (y) "
+                       "in each head's query and key space.",
+    },
+    "zh": {
+        "coordinate": "最佳单个坐标（留出 AUC）", "direction": "最佳方向（留出 AUC）",
+        "chance": "偶然水平（144 个中的最大值，标签打乱）", "query": "查询空间", "key": "键空间",
+        "dim_alt": "144 个空间（72 个头的查询和键）的散点图：横轴是最佳单个坐标区分食物名词与其他名词的"
+                   "留出 AUC，纵轴是最佳方向的 AUC，虚线是偶然水平。",
+        "dim_caption": "食物名词对其他名词：每个头的查询空间和键空间里，单个坐标（横轴）对一个方向（纵轴）。",
+    },
+}
+COLOURS = {"Q": "#1b9e77", "K": "#7570b3", "V": "#d95f02"}
+for lang in LANGS:
+    text = TEXT[lang]
+
+    fig, ax = plt.subplots(figsize=(5.6, 4.6))
+    half = L * H
+    ax.scatter(coordinate_true[:half], direction_true[:half], s=22, marker="o",
+               color=COLOURS["Q"], label=text["query"], alpha=0.8)
+    ax.scatter(coordinate_true[half:], direction_true[half:], s=22, marker="^",
+               color=COLOURS["K"], label=text["key"], alpha=0.8)
+    ax.axvline(coordinate_null, color="grey", lw=1, ls="--")
+    ax.axhline(direction_null, color="grey", lw=1, ls="--", label=text["chance"])
+    ax.plot([0.3, 1], [0.3, 1], color="black", lw=0.6, ls=":")
+    ax.set_xlim(0.3, 1.01)
+    ax.set_ylim(0.3, 1.01)
+    ax.set_xlabel(text["coordinate"], fontsize=10)
+    ax.set_ylabel(text["direction"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="lower right")
+    fig.tight_layout()
+    report.figure("dimensions", fig, lang, alt=text["dim_alt"], caption=text["dim_caption"])
+
+report.save()

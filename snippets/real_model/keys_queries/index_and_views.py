@@ -1,0 +1,397 @@
+# %% [markdown]
+# # Keys, queries and values in a real model (2): an index and its views
+#
+# Source B's postscript says a key is an *index* of all of a token's features
+# while a query is a *view* that looks for one of them, and several heads are
+# several views (C18). Two narrower questions decide it here, in MiniLM, head by
+# head: (a) from a verb, do different heads pick different roles? (b) does a
+# match use one feature of keys that carry several? The snippet records the
+# numbers; the claims registry (docs/claims.yml) holds the rule.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.report import Report
+
+report = Report("real_model.keys_queries.index_and_views")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.head_vectors import head_vectors
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
+L, H = model.config.n_layers, model.config.n_heads
+hs = model.config.d_model // H                                     # 32 dimensions per head
+print(f"{L} layers × {H} heads, {hs} dimensions per head")
+
+# %%
+report.number("n_heads", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
+
+# %% [markdown]
+# ## C18 (a): several heads, several views?
+#
+# Source B's 开车 example: from the verb, one head's query looks for the tool,
+# another for the agent, a third for the manner. We build sentences in which a
+# verb has all of these — "Carefully, the old farmer cut the rope with the knife.",
+# "The rope was cut by the farmer with the knife carefully." — and move every
+# role around (actives and passives, the adverb in four places, the tool phrase
+# in front or at the end, 0–3 adjectives before each noun), so no rule "the word
+# k places away" and no rule "the nearest content word" finds a role in more than
+# half of them. The query is the verb; a head picks a role when the role's word is
+# its top pick among all tokens ([CLS] and [SEP] included).
+
+# %% tags=["role_sentences"]
+from explainer.role_templates import FEATURES, ROLES, content_positions, role_sentences
+
+role_items = role_sentences(240, seed=0)
+role_outputs = run_sentences(model, tokenizer, [item.text for item in role_items])
+
+
+def head_logits(hidden: torch.Tensor, layer: int) -> torch.Tensor:
+    """The attention logits q·k/√hs of every head of a layer, for one sentence (T, C): (nh, T, T)."""
+    vectors = head_vectors(model, hidden, layer)
+    return torch.einsum("qha,kha->hqk", vectors["Q"], vectors["K"]) / hs ** 0.5
+
+
+role_logits = [torch.cat([head_logits(out.hidden_states[layer][0], layer) for layer in range(L)])
+               for out in role_outputs]                            # per sentence (L*H, T, T)
+verb_top = np.array([logits[:, item.verb].argmax(dim=-1).numpy()
+                     for item, logits in zip(role_items, role_logits)])   # (N, L*H): top pick from the verb
+print(f"{len(role_items)} sentences, e.g. “{role_items[1].text}”")
+
+# %%
+# Bookkeeping: the logits are the ones attention used (their softmax is the model's weights).
+assert all(torch.allclose(logits.view(L, H, *logits.shape[1:]).softmax(-1),
+                          torch.cat(out.attentions), atol=1e-5)
+           for logits, out in zip(role_logits[:5], role_outputs[:5]))
+
+# %% tags=["role_heads"]
+from explainer.logit_features import distinct_heads
+from explainer.max_statistic import top_pick_max_statistic
+
+N_DRAWS_C18 = 2000
+role_hits, role_p = {}, {}
+for role in ROLES:
+    targets = np.array([item.roles[role] for item in role_items])
+    candidates = [content_positions(item) for item in role_items]   # chance: any content word but the verb
+    role_hits[role], role_p[role] = top_pick_max_statistic(verb_top, targets, candidates,
+                                                           n_draws=N_DRAWS_C18, seed=18)
+passing = {role: [h for h in np.argsort(-role_hits[role], kind="stable") if role_p[role][h] < 0.05]
+           for role in ROLES}                                      # best head first
+# the source's three roles: the agent, the object or tool, the manner
+either = np.maximum(role_hits["object"], role_hits["tool"])
+views = {"agent": passing["agent"],
+         "object_or_tool": sorted(set(passing["object"]) | set(passing["tool"]), key=lambda h: -either[h]),
+         "manner": passing["manner"]}
+n_views, assignment = distinct_heads(views)
+for role in ROLES:
+    best = int(role_hits[role].argmax())
+    print(f"{role:>7}: best head {best // H + 1}-{best % H + 1}, top pick in "
+          f"{role_hits[role][best] / len(role_items):.0%} (p = {role_p[role][best]:.4f}); "
+          f"{len(passing[role])} heads pass")
+print(f"roles with a head of their own: {n_views} of 3",
+      {r: f"{h // H + 1}-{h % H + 1}" for r, h in assignment.items()})
+
+# %%
+n_role_items = len(role_items)
+ROLE_ZH = {"agent": "施事", "object": "受事", "tool": "工具", "manner": "方式", "object_or_tool": "受事或工具"}
+sink_top = np.array([[item.tokens[t] in ("[CLS]", "[SEP]") for t in row]
+                     for item, row in zip(role_items, verb_top)])  # (N, L*H)
+report.number("c18_sentences", n_role_items, "{:.0f}", kind="count",
+              en="template sentences with a verb, its agent, object, tool and manner",
+              zh="含动词及其施事、受事、工具、方式的模板句数")
+report.number("c18_draws", N_DRAWS_C18, "{:.0f}", kind="count",
+              en="permutation draws (max statistic over the 72 heads)",
+              zh="置换抽样次数（72 个头上的最大统计量）")
+for role in ROLES:
+    best = int(role_hits[role].argmax())
+    report.number(f"c18_{role}_best_share", role_hits[role][best] / n_role_items, "{:.0%}", kind="share",
+                  en=f"{role}: top pick of the best head from the verb", zh=f"{ROLE_ZH[role]}：从动词出发，最好的头首选它的比例")
+    report.number(f"c18_{role}_best_layer", best // H + 1, "{:.0f}", en=f"{role}: that head's layer",
+                  zh=f"{ROLE_ZH[role]}：这个头所在的层")
+    report.number(f"c18_{role}_best_head", best % H + 1, "{:.0f}", en=f"{role}: that head's number",
+                  zh=f"{ROLE_ZH[role]}：这个头在层内的编号")
+    report.number(f"c18_{role}_best_p", role_p[role][best], kind="p",
+                  en=f"{role}: its p-value (max-statistic permutation over the 72 heads)",
+                  zh=f"{ROLE_ZH[role]}：它的 p 值（72 个头的最大统计量置换检验）")
+    report.number(f"c18_{role}_heads", len(passing[role]), "{:.0f}", kind="count",
+                  en=f"{role}: heads whose top pick it is beyond chance (corrected)",
+                  zh=f"{ROLE_ZH[role]}：首选它超出偶然（校正后）的头数")
+    report.number(f"c18_{role}_chance", np.mean([1 / len(content_positions(item)) for item in role_items]),
+                  "{:.0%}", kind="share", en=f"{role}: chance (one content word of the sentence at random)",
+                  zh=f"{ROLE_ZH[role]}：偶然水平（随机选句中的一个实词）")
+report.number("c18_views", n_views, "{:.0f}", kind="count",
+              en="of the three roles (agent, object or tool, manner): how many get a different passing head",
+              zh="三种角色（施事、受事或工具、方式）中，能各分到一个不同的通过检验的头的个数")
+report.number("c18_a_shown", float(n_views >= 2), "{:.0f}",
+              en="(a) shown: at least two roles each the top pick of a different head (1 yes, 0 no)",
+              zh="(a) 成立：至少两种角色各是一个不同的头的首选（1 是，0 否）")
+report.number("c18_sink_top_median", np.median(sink_top.mean(axis=0)), "{:.0%}", kind="share",
+              en="from the verb, share of sentences whose top pick is [CLS] or [SEP]: median over heads",
+              zh="从动词出发，首选 [CLS] 或 [SEP] 的句子比例：各头中位数")
+report.number("c18_sink_top_heads", int((sink_top.mean(axis=0) > 0.5).sum()), "{:.0f}", kind="count",
+              en="heads whose top pick from the verb is [CLS] or [SEP] in more than half the sentences",
+              zh="从动词出发，一半以上句子里首选 [CLS] 或 [SEP] 的头数")
+assigned = [f"{ROLE_ZH[r]}：头 {h // H + 1}-{h % H + 1}" for r, h in assignment.items()]
+report.text("c18_a_outcome",
+            en=(f"{n_views} of the three roles get a head of their own ("
+                + ", ".join(f"{r.replace('_', ' ')}: head {h // H + 1}-{h % H + 1}" for r, h in assignment.items())
+                + ")" if n_views else "No role is the top pick of any head beyond chance")
+               + (": several heads are several views, in this sense." if n_views >= 2 else
+                  ": fewer than two roles have a head of their own."),
+            zh=(f"三种角色中有 {n_views} 种各有自己的头（" + "，".join(assigned) + "）" if n_views
+                else "没有哪种角色超出偶然地成为某个头的首选")
+               + ("：在这个意义上，多个头确实是多个视角。" if n_views >= 2 else "：各有自己的头的角色不到两种。"))
+
+# %%
+# Notes on (a). A head that follows a fixed habit (say, "the word just before the verb") is
+# right as often as that habit, up to half the time by construction: how often is each
+# assigned head right where the role is neither at its commonest offset nor the nearest
+# content word? And how often is its top pick a sink?
+off_rule_hits = {}
+for view, head in assignment.items():
+    role = view if view != "object_or_tool" else max(("object", "tool"), key=lambda r: role_hits[r][head])
+    offsets = np.array([item.roles[role] - item.verb for item in role_items])
+    common = np.bincount(offsets - offsets.min()).argmax() + offsets.min()
+    nearest = np.array([min(content_positions(item), key=lambda i: abs(i - item.verb)) == item.roles[role]
+                        for item in role_items])
+    off = (offsets != common) & ~nearest
+    hit = verb_top[:, head] == np.array([item.roles[role] for item in role_items])
+    report.number(f"c18_{view}_assigned_layer", head // H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: the head assigned to it, layer",
+                  zh=f"{ROLE_ZH[view]}：分给它的头所在的层")
+    report.number(f"c18_{view}_assigned_head", head % H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: that head's number",
+                  zh=f"{ROLE_ZH[view]}：这个头在层内的编号")
+    report.number(f"c18_{view}_assigned_share", hit.mean(), "{:.0%}", kind="share",
+                  en=f"{view.replace('_', ' ')}: that head's top pick is the role word", zh=f"{ROLE_ZH[view]}：这个头首选该角色词的比例")
+    report.number(f"c18_{view}_off_rule_share", hit[off].mean(), "{:.0%}", kind="share",
+                  en=f"{view.replace('_', ' ')}: the same, in the sentences where no position rule finds the role",
+                  zh=f"{ROLE_ZH[view]}：同上，只看位置规则找不到该角色的句子")
+    report.number(f"c18_{view}_off_rule_sentences", off.sum(), "{:.0f}", kind="count",
+                  en=f"{view.replace('_', ' ')}: sentences where no position rule finds the role",
+                  zh=f"{ROLE_ZH[view]}：位置规则找不到该角色的句子数")
+    report.number(f"c18_{view}_assigned_sink", sink_top[:, head].mean(), "{:.0%}", kind="share",
+                  en=f"{view.replace('_', ' ')}: that head's top pick is [CLS] or [SEP]",
+                  zh=f"{ROLE_ZH[view]}：这个头首选 [CLS] 或 [SEP] 的比例")
+    off_chance = np.mean([1 / len(content_positions(item)) for item, o in zip(role_items, off) if o])
+    report.number(f"c18_{view}_off_rule_chance", off_chance, "{:.0%}", kind="share",
+                  en=f"{view.replace('_', ' ')}: chance in those sentences", zh=f"{ROLE_ZH[view]}：这些句子里的偶然水平")
+    off_rule_hits[view] = (hit[off].mean(), off_chance)
+beyond = [v for v, (share, chance) in off_rule_hits.items() if share > chance]
+habit = [v for v in off_rule_hits if v not in beyond]
+EN_VIEW = {"agent": "the agent's", "object_or_tool": "the object-or-tool", "manner": "the manner"}
+report.text("c18_off_rule_outcome",
+            en=(("Where no position rule finds the role, " + " and ".join(f"{EN_VIEW[v]} head" for v in beyond)
+                 + " still beat" + ("s" if len(beyond) == 1 else "") + " chance" if beyond else
+                 "Where no position rule finds the role, no assigned head beats chance")
+                + ("; " + " and ".join(f"{EN_VIEW[v]} head" for v in habit)
+                   + " do" + ("es" if len(habit) == 1 else "") + " not: there it follows a position habit."
+                   if habit else ".")),
+            zh=(("在位置规则找不到角色的句子里，" + "和".join(f"{ROLE_ZH[v]}头" for v in beyond) + "仍高于偶然水平"
+                 if beyond else "在位置规则找不到角色的句子里，分到的头都不高于偶然水平")
+                + ("；" + "和".join(f"{ROLE_ZH[v]}头" for v in habit) + "则不然：它跟的是一个位置习惯。"
+                   if habit else "。")))
+
+# %% [markdown]
+# ## C18 (b): what does the match use?
+#
+# Each key token gets five features from the templates: part of speech, animacy,
+# number, concreteness (the template module's own word list) and a position
+# bucket. For one query word in many sentences, a head's logits over the keys are
+# regressed on those features (one-hot, each row centred, since softmax ignores a
+# constant per row), fitted on half of the sentences and scored on the other half.
+# The top feature's share is its own held-out R² divided by the full model's.
+# "Spread" counts the fewest features whose best combination reaches 90 % of the
+# full R².
+
+# %% tags=["logit_regression"]
+from explainer.logit_features import held_out_r2, one_hot, shares
+
+feature_names = list(FEATURES)
+role_fold = np.arange(len(role_items)) % 2                            # the sentences in two halves
+query_words = {}
+for s, item in enumerate(role_items):
+    for i, word in enumerate(item.tokens[1:-1], start=1):
+        query_words.setdefault(word, []).append((s, i))
+query_words = {w: occ for w, occ in query_words.items()
+               if len({s for s, _ in occ}) >= 20 and {role_fold[s] for s, _ in occ} == {0, 1}}
+
+
+
+def query_regressions(sentence_logits: list[torch.Tensor]) -> dict[str, tuple]:
+    """Per query word: held-out full R², top feature, its share, features needed; each (L*H,)."""
+    out = {}
+    for word, occurrences in query_words.items():
+        logits, blocks, rows, fold = [], [[] for _ in feature_names], [], []
+        for row, (s, i) in enumerate(occurrences):
+            item = role_items[s]
+            logits.append(sentence_logits[s][:, i].T.numpy())     # (T, L*H): this query's logits over the keys
+            for f, name in enumerate(feature_names):
+                blocks[f].append(one_hot(item.features[name], FEATURES[name]))
+            rows += [row] * len(item.tokens)
+            fold += [role_fold[s]] * len(item.tokens)
+        r2 = held_out_r2(np.vstack(logits), [np.vstack(b) for b in blocks], np.array(rows), np.array(fold))
+        out[word] = shares(r2, len(feature_names))
+    return out
+
+
+per_query = query_regressions(role_logits)
+full_r2 = np.array([v[0] for v in per_query.values()])             # (queries, L*H)
+top_share = np.array([v[2] for v in per_query.values()])
+needed = np.array([v[3] for v in per_query.values()])
+explained = full_r2 > 0
+head_share = np.nanmedian(np.where(explained, top_share, np.nan), axis=0)   # (L*H,): the median query
+head_r2 = np.median(full_r2, axis=0)
+head_needed = np.array([np.median(needed[explained[:, h], h]) if explained[:, h].any() else 0
+                        for h in range(L * H)])
+top_feature = np.array([[feature_names[v[1][h]] for h in range(L * H)] for v in per_query.values()])
+print(f"{len(per_query)} query words; median over heads of the median query's top-feature share "
+      f"{np.median(head_share):.2f}, held-out R² {np.median(head_r2):.2f}")
+
+# %% tags=["key_decodability"]
+from explainer.logit_features import balanced_probe_accuracy
+
+token_fold = np.concatenate([[role_fold[s]] * len(item.tokens) for s, item in enumerate(role_items)])
+token_labels = {name: np.concatenate([[FEATURES[name].index(v) for v in item.features[name]]
+                                      for item in role_items]) for name in feature_names}
+residual_accuracy = np.zeros((L, len(feature_names)))
+key_accuracy = np.zeros((L, H, len(feature_names)))
+for layer in range(L):
+    x = torch.cat([out.hidden_states[layer][0] for out in role_outputs])      # (N, C): the layer's input
+    keys = head_vectors(model, x, layer)["K"]                                              # (N, nh, hs)
+    for f, name in enumerate(feature_names):
+        residual_accuracy[layer, f] = balanced_probe_accuracy(x[:, None], token_labels[name], token_fold)[0]
+        key_accuracy[layer, :, f] = balanced_probe_accuracy(keys, token_labels[name], token_fold).numpy()
+carried = (key_accuracy >= 0.9 * residual_accuracy[:, None, :]).sum(-1).reshape(L * H)   # features the keys carry
+b_holds = (head_share >= 0.5) & (carried >= 4)
+spread = head_needed >= carried                                    # the match spreads as widely as the keys
+print(f"(b) holds in {b_holds.sum()} of {L * H} heads; keys carry a median of {np.median(carried):.0f} "
+      f"of {len(feature_names)} features; spread ≥ carried in {spread.sum()} heads")
+
+# %%
+from explainer.logit_features import key_only_share
+
+sink_share = np.mean([key_only_share(logits).numpy() for logits in role_logits], axis=0)   # (L*H,)
+R2_FLOOR = 0.1
+report.number("c18_query_words", len(per_query), "{:.0f}", kind="count",
+              en="query words in at least 20 sentences (each a regression per head)",
+              zh="至少出现在 20 个句子里的查询词数（每个词、每个头各做一次回归）")
+report.number("c18_features", len(feature_names), "{:.0f}", kind="count",
+              en="key features (part of speech, animacy, number, concreteness, position bucket)",
+              zh="键的特征数（词性、有生性、单复数、具体性、位置段）")
+report.number("c18_b_heads", b_holds.sum(), "{:.0f}", kind="count",
+              en="heads where (b) holds: top feature ≥ 50 % of the explained variance for the median query and keys carry ≥ 4 features",
+              zh="(b) 成立的头数：中位查询上最重要的特征占已解释方差 ≥ 50%，且键带着 ≥ 4 个特征")
+report.number("c18_share_heads", (head_share >= 0.5).sum(), "{:.0f}", kind="count",
+              en="heads whose median query's top feature explains ≥ 50 % of the explained variance",
+              zh="中位查询上最重要的特征占已解释方差 ≥ 50% 的头数")
+report.number("c18_carry_heads", (carried >= 4).sum(), "{:.0f}", kind="count",
+              en="heads whose keys carry ≥ 4 features at ≥ 90 % of the residual stream's decodability",
+              zh="键以不低于残差流 90% 的可解码度带着 ≥ 4 个特征的头数")
+report.number("c18_top_share_median", np.median(head_share), "{:.0%}", kind="share",
+              en="median over heads of the median query's top-feature share",
+              zh="各头“中位查询的最重要特征所占份额”的中位数")
+report.number("c18_r2_median", np.median(head_r2), "{:.2f}",
+              en="median over heads of the median query's held-out R² (all five features)",
+              zh="各头中位查询的留出 R²（五个特征全用）的中位数")
+report.number("c18_r2_floor", R2_FLOOR, "{:.1f}", en="the R² floor of the note", zh="附注所用的 R² 下限")
+report.number("c18_heads_above_floor", (head_r2 >= R2_FLOOR).sum(), "{:.0f}", kind="count",
+              en="heads whose median query's held-out R² reaches the floor",
+              zh="中位查询的留出 R² 达到下限的头数")
+report.number("c18_b_heads_above_floor", (b_holds & (head_r2 >= R2_FLOOR)).sum(), "{:.0f}", kind="count",
+              en="of those, heads where (b) holds", zh="其中 (b) 成立的头数")
+report.number("c18_carried_median", np.median(carried), "{:.1f}",
+              en="median over heads of the features the keys carry (of five)",
+              zh="各头的键带着的特征数的中位数（共五个）")
+report.number("c18_needed_median", np.median(head_needed), "{:.1f}",
+              en="median over heads of the features the median query needs for 90 % of its R²",
+              zh="各头中位查询达到其 R² 的 90% 所需特征数的中位数")
+report.number("c18_spread_heads", spread.sum(), "{:.0f}", kind="count",
+              en="heads whose median query needs as many features as the keys carry",
+              zh="中位查询所需特征数不少于键所带特征数的头数")
+report.number("c18_key_only_median", np.median(sink_share), "{:.0%}", kind="share",
+              en="median over heads of the share of logit variance that depends on the key alone",
+              zh="各头 logit 方差中只取决于键的部分所占比例的中位数")
+report.number("c18_key_only_heads", (sink_share > 0.5).sum(), "{:.0f}", kind="count",
+              en="heads in which the key alone sets more than half of the logit variance",
+              zh="logit 方差一半以上只取决于键的头数")
+top_counts = {name: int((top_feature == name).sum()) for name in feature_names}
+report.number("c18_top_pos_share", top_counts["pos"] / top_feature.size, "{:.0%}", kind="share",
+              en="share of (query word, head) pairs whose top feature is the part of speech",
+              zh="最重要特征是词性的（查询词，头）组合所占比例")
+report.number("c18_top_position_share", top_counts["position"] / top_feature.size, "{:.0%}", kind="share",
+              en="share of (query word, head) pairs whose top feature is the position bucket",
+              zh="最重要特征是位置段的（查询词，头）组合所占比例")
+FEATURE_WORDS = {"pos": ("part of speech", "词性"), "animacy": ("animacy", "有生性"),
+                 "number": ("number", "单复数"), "concreteness": ("concreteness", "具体性"),
+                 "position": ("position bucket", "位置段")}
+for f, name in enumerate(feature_names):
+    report.number(f"c18_keys_carry_{name}", (key_accuracy[..., f] >= 0.9 * residual_accuracy[:, None, f]).sum(),
+                  "{:.0f}", kind="count", en=f"heads whose keys carry the feature “{FEATURE_WORDS[name][0]}”",
+                  zh=f"键带着特征“{FEATURE_WORDS[name][1]}”的头数")
+    report.number(f"c18_residual_accuracy_{name}", np.median(residual_accuracy[:, f]), "{:.0%}", kind="share",
+                  en=f"“{FEATURE_WORDS[name][0]}” read from the residual stream: median over layers (balanced accuracy)",
+                  zh=f"从残差流读出“{FEATURE_WORDS[name][1]}”：各层中位数（平衡准确率）")
+    report.number(f"c18_key_accuracy_{name}", np.median(key_accuracy[..., f]), "{:.0%}", kind="share",
+                  en=f"“{FEATURE_WORDS[name][0]}” read from a head's keys: median over heads",
+                  zh=f"从一个头的键读出“{FEATURE_WORDS[name][1]}”：各头中位数")
+# The reviewer's worry: a sink head's logits depend on the key alone, and one feature ([CLS]/[SEP]
+# or not) explains them. Remove each key's mean over the queries and ask again.
+query_part = [logits - (logits - logits.mean(-1, keepdim=True)).mean(-2, keepdim=True) for logits in role_logits]
+per_query_dependent = query_regressions(query_part)
+qd_r2 = np.array([v[0] for v in per_query_dependent.values()])
+qd_share = np.array([v[2] for v in per_query_dependent.values()])
+qd_head_share = np.nanmedian(np.where(qd_r2 > 0, qd_share, np.nan), axis=0)
+report.number("c18_qd_r2_median", np.median(np.median(qd_r2, axis=0)), "{:.2f}",
+              en="the key-only part removed: median over heads of the median query's held-out R²",
+              zh="去掉只取决于键的部分之后：各头中位查询的留出 R² 的中位数")
+report.number("c18_qd_top_share_median", np.nanmedian(qd_head_share), "{:.0%}", kind="share",
+              en="the key-only part removed: median over heads of the median query's top-feature share",
+              zh="去掉只取决于键的部分之后：各头中位查询的最重要特征份额的中位数")
+report.number("c18_qd_share_heads", (qd_head_share >= 0.5).sum(), "{:.0f}", kind="count",
+              en="the key-only part removed: heads whose median query's top feature has ≥ 50 %",
+              zh="去掉只取决于键的部分之后：中位查询的最重要特征份额 ≥ 50% 的头数")
+report.number("c18_share_heads_query_dependent", ((head_share >= 0.5) & (sink_share <= 0.5)).sum(), "{:.0f}",
+              kind="count", en="heads with a top-feature share ≥ 50 % among those whose logits are mostly query-dependent",
+              zh="logit 方差主要取决于查询的头中，最重要特征份额 ≥ 50% 的头数")
+report.number("c18_query_dependent_heads", (sink_share <= 0.5).sum(), "{:.0f}", kind="count",
+              en="heads whose logit variance is at most half key-only", zh="logit 方差至多一半只取决于键的头数")
+print("residual / key balanced accuracy per feature (medians):",
+      {name: (round(float(np.median(residual_accuracy[:, f])), 2), round(float(np.median(key_accuracy[..., f])), 2))
+       for f, name in enumerate(feature_names)})
+report.number("c18_r2_min", head_r2.min(), "{:.2f}", en="lowest head's median-query held-out R²",
+              zh="各头中位查询留出 R² 的最小值")
+report.number("c18_key_only_max", sink_share.max(), "{:.0%}", kind="share",
+              en="largest key-only share of a head's logit variance", zh="单个头 logit 方差中只取决于键的部分的最大份额")
+report.data("c18_heads", {  # per head, layer by layer (index = 12 × (layer − 1) + head − 1)
+    "held_out_r2": np.round(head_r2, 3).tolist(), "key_only_share": np.round(sink_share, 3).tolist(),
+    "top_share": np.round(head_share, 3).tolist(), "features_carried": carried.tolist(),
+    "features_needed": head_needed.tolist(), "b_holds": b_holds.tolist(),
+    "query_dependent_top_share": np.round(qd_head_share, 3).tolist(),
+    "sink_top_pick": np.round(sink_top.mean(axis=0), 3).tolist(),
+    "role_top_pick": {role: (role_hits[role] / n_role_items).round(3).tolist() for role in ROLES},
+    "role_p": {role: np.round(role_p[role], 4).tolist() for role in ROLES},
+})
+a_shown = n_views >= 2
+b_count, spread_count, heads = int(b_holds.sum()), int(spread.sum()), L * H
+if a_shown and b_count >= 0.75 * heads:
+    outcome = (f"(a) holds, and (b) holds in {b_count} of {heads} heads: as far as the rule tests the claim, "
+               "different heads pick different roles, one feature carries each match and the keys carry several.",
+               f"(a) 成立，(b) 在 {heads} 个头中的 {b_count} 个成立：在规则检验得到的范围内，不同的头首选不同的角色，"
+               "每次匹配主要靠一个特征，而键带着好几个特征。")
+elif not a_shown and spread_count >= 0.5 * heads:
+    outcome = (f"(a) fails, and in {spread_count} of {heads} heads the median query's match needs as many "
+               "features as the keys carry: the picture of an index searched by narrow views does not hold.",
+               f"(a) 不成立；{heads} 个头中有 {spread_count} 个，中位查询的匹配用到的特征和键所带的一样多："
+               "“索引 + 狭窄视角”的图景不成立。")
+else:
+    outcome = (f"(a) {'holds' if a_shown else 'fails'}, but (b) holds in only {b_count} of {heads} heads and "
+               f"the matches spread as widely as the keys in {spread_count}: neither case of the rule is met, "
+               "so the run cannot decide the claim.",
+               f"(a) {'成立' if a_shown else '不成立'}，但 (b) 只在 {heads} 个头中的 {b_count} 个成立，"
+               f"匹配和键一样分散的头有 {spread_count} 个：规则的哪一种情形都不满足，这次运行判定不了这个论断。")
+report.text("c18_outcome", en=outcome[0], zh=outcome[1])
+
+report.save()

@@ -1,0 +1,146 @@
+# %% [markdown]
+# # Keys, queries and values in a real model (5): the sense in the value
+#
+# Source B §4 says V directly carries the concrete content: the value of 苹果
+# (apple) carries that this apple is a fruit and not a company (C36). Measured
+# here in MiniLM's values, head by head, with English words of two senses. The
+# snippet records the numbers; the claims registry (docs/claims.yml) holds the rule.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.report import Report
+
+report = Report("real_model.keys_queries.sense_in_values")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.head_vectors import head_vectors
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
+L, H = model.config.n_layers, model.config.n_heads
+hs = model.config.d_model // H                                     # 32 dimensions per head
+print(f"{L} layers × {H} heads, {hs} dimensions per head")
+
+# %% [markdown]
+# ## C36: does the value carry which sense a word has?
+#
+# Source B says V "directly carries the concrete content": the value of *apple*
+# carries that this apple is a fruit and not a company. MiniLM has no 苹果, but
+# English has words of two senses: *bank* (money / river), *bat*, *mouse*,
+# *seal*, *crane*. Each stands in 20 frames, and each frame is a minimal pair:
+# the same sentence with a cue noun of each sense (explainer/word_senses.py).
+# For every head, a nearest-centroid probe reads the sense from the word's value
+# in that head, held out by frame. In layer 1 the word's value sees only the word
+# and its position, the same in both sentences of a pair, so no probe can do
+# better than half there: that is the context-free baseline. Significance over
+# the 60 heads of layers 2-6 comes from a max-statistic permutation test (swap
+# the senses within pairs), and the best head's accuracy gets an interval by
+# resampling the frames. The keys get the same probe, for comparison.
+
+# %% tags=["sense_probe"]
+from explainer.centroid_probe import centroid_probe_correct, swap_within_pairs
+from explainer.word_senses import FRAMES, SENSES, sense_sentences
+
+N_DRAWS = 1000
+sense_items = sense_sentences()                                    # words x frames x 2 senses
+sense_outputs = run_sentences(model, tokenizer, [s.text for s in sense_items])
+sense_vectors = {name: torch.zeros(L, len(sense_items), H, hs) for name in ("K", "V")}
+for n, (item, out) in enumerate(zip(sense_items, sense_outputs)):
+    position = tokenizer.tokens(item.text).index(item.word)
+    for layer in range(L):
+        projected = head_vectors(model, out.hidden_states[layer][0, position:position + 1], layer)
+        for name in ("K", "V"):
+            sense_vectors[name][layer, n] = projected[name][0]      # (nh, hs)
+sense_truth = np.array([s.sense for s in sense_items])
+sense_frame_ids = np.array([s.frame for s in sense_items])
+sense_pairs = np.array([f"{s.word}/{s.frame}" for s in sense_items])
+sense_word_of = np.array([s.word for s in sense_items])
+sense_relabelled = np.vstack([sense_truth, swap_within_pairs(sense_truth, sense_pairs, N_DRAWS,
+                                                  np.random.default_rng(0))])   # (1 + N_DRAWS, N)
+sense_correct = {}                             # name -> (draws, L, H, N); the keys: observed only
+for name, draws in (("V", sense_relabelled), ("K", sense_relabelled[:1])):
+    sense_hits = torch.zeros(len(draws), L, H, len(sense_items), dtype=torch.bool)
+    for word in SENSES:                                            # one probe per word
+        word_rows = np.flatnonzero(sense_word_of == word)
+        heads_of_word = sense_vectors[name][:, word_rows].permute(1, 0, 2, 3).reshape(
+            len(word_rows), L * H, hs)                             # (n, L*H, hs)
+        word_hits = centroid_probe_correct(heads_of_word, torch.as_tensor(draws[:, word_rows]),
+                                         sense_frame_ids[word_rows], n_folds=5)    # (D, L*H, n)
+        sense_hits[:, :, :, word_rows] = word_hits.view(len(draws), L, H, len(word_rows))
+    sense_correct[name] = sense_hits
+sense_accuracy = {name: hits.double().mean(-1) for name, hits in sense_correct.items()}  # (D, L, H)
+sense_observed = sense_accuracy["V"][0]                                        # (L, H)
+sense_null_max = sense_accuracy["V"][1:, 1:].amax(dim=(1, 2))                  # (D,): best of layers 2-6
+sense_layer, sense_head = divmod(int(sense_observed[1:].argmax()), H)
+sense_layer += 1                                                    # index into all L layers
+sense_best = float(sense_observed[sense_layer, sense_head])
+sense_p = (1 + int((sense_null_max >= sense_best).sum())) / (1 + N_DRAWS)
+# 95 % interval of the best head's accuracy: resample the frames
+sense_per_frame = np.array([[sense_correct["V"][0, sense_layer, sense_head, sense_frame_ids == f].double().sum(),
+                       (sense_frame_ids == f).sum()] for f in range(len(FRAMES))])  # (F, 2)
+sense_frame_draws = np.random.default_rng(1).multinomial(
+    len(FRAMES), np.full(len(FRAMES), 1 / len(FRAMES)), size=1000)   # (1000, F)
+sense_low, sense_high = np.percentile(sense_frame_draws @ sense_per_frame[:, 0] / (sense_frame_draws @ sense_per_frame[:, 1]),
+                                    [2.5, 97.5])
+print(f"best value head: layer {sense_layer + 1} head {sense_head + 1}, sense read "
+      f"{sense_best:.2f} [{sense_low:.2f}, {sense_high:.2f}], p = {sense_p:.3f}; "
+      f"layer 1 at most {float(sense_observed[0].max()):.2f}")
+
+# %%
+report.number("sense_words", len(SENSES), "{:.0f}", kind="count",
+              en="words with two senses", zh="有两种词义的词数")
+report.number("sense_frames", len(FRAMES), "{:.0f}", kind="count",
+              en="frames per word (each a minimal pair: one sentence per sense)",
+              zh="每个词的句框数（每个句框是一组最小对：每种词义一句）")
+report.number("sense_best_accuracy", sense_best, "{:.0%}", kind="share",
+              en="held-out sense read from the word's value: best head of layers 2–6",
+              zh="从词的值向量读出词义（留出句框）：第 2–6 层最好的头")
+report.number("sense_best_layer", sense_layer + 1, "{:.0f}", en="that head's layer", zh="这个头所在的层")
+report.number("sense_best_head", sense_head + 1, "{:.0f}", en="that head's number in its layer",
+              zh="这个头在该层的编号")
+report.number("sense_best_low", sense_low, "{:.0%}", kind="share",
+              en="its 95 % interval (frames resampled): lower end", zh="它的 95% 区间（对句框重抽样）：下端")
+report.number("sense_best_high", sense_high, "{:.0%}", kind="share",
+              en="its 95 % interval: upper end", zh="它的 95% 区间：上端")
+report.number("sense_best_p", sense_p, kind="p",
+              en="its p-value, max-statistic permutation over the 60 heads of layers 2–6",
+              zh="它的 p 值（对第 2–6 层 60 个头做最大统计量置换检验）")
+report.number("sense_layer1_best", sense_observed[0].max(), "{:.0%}", kind="share",
+              en="the same probe on layer 1's context-free values: best head",
+              zh="同一探针用在第 1 层不看上下文的值向量上：最好的头")
+report.number("sense_heads_passing", int(((sense_observed[1:] >= 0.8)
+                                           & (sense_observed[1:] > sense_observed[0].max())
+                                           & (((1 + (sense_null_max[:, None, None] >= sense_observed[1:]).sum(0))
+                                               / (1 + N_DRAWS)) < 0.05)).sum()), "{:.0f}", kind="count",
+              en="heads of layers 2–6 reading the sense at ≥ 0.8, above layer 1, with p < 0.05",
+              zh="第 2–6 层中读出词义准确率 ≥ 0.8、高于第 1 层且 p < 0.05 的头数")
+report.number("sense_best_k_accuracy", sense_accuracy["K"][0, sense_layer, sense_head], "{:.0%}", kind="share",
+              en="the same probe on that head's keys", zh="同一探针用在这个头的键向量上")
+report.number("sense_k_best_accuracy", sense_accuracy["K"][0, 1:].max(), "{:.0%}", kind="share",
+              en="the same probe on the keys: best head of layers 2–6",
+              zh="同一探针用在键向量上：第 2–6 层最好的头")
+report.number("sense_v_median_accuracy", sense_observed[1:].median(), "{:.0%}", kind="share",
+              en="median over the 60 heads of layers 2–6 (values)",
+              zh="第 2–6 层 60 个头的中位数（值向量）")
+
+k_best = float(sense_accuracy["K"][0, 1:].max())
+if sense_best >= 0.8 and sense_low >= 0.8 and sense_p < 0.05:
+    outcome = ("In layers 2–6, a word's value does carry which sense it has.",
+               "在第 2–6 层，一个词的值向量确实带着它是哪种词义。")
+    if k_best >= sense_best - 0.05:
+        outcome = (outcome[0] + " Its keys carry the sense about as well, so the sense is in the "
+                   "stream each head reads, not something only the value holds.",
+                   outcome[1] + "它的键向量读出词义也差不多一样好：词义就在每个头读取的残差流里，"
+                   "并不是只有值向量才有。")
+elif sense_high < 0.6:
+    outcome = ("No head's value carries the word's sense.", "没有哪个头的值向量带着这个词的词义。")
+else:
+    outcome = ("The run cannot tell whether a head's value reliably carries the word's sense.",
+               "这次运行分辨不出是否有头的值向量可靠地带着词义。")
+report.text("sense_outcome", en=outcome[0], zh=outcome[1])
+
+report.save()
