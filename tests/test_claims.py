@@ -64,8 +64,8 @@ def test_a_construction_alone_never_verifies_what_models_do(claim_id):
 def test_a_missing_measurement_names_the_snippet_and_the_key():
     claim = CLAIMS["C05"]
     with pytest.raises(registry.MissingMeasurement, match=r"snippets/three_roles/scaling\.py recorded no number "
-                                                          r"'grad_softmax_ratio_1024'"):
-        registry.decide(claim, {"three_roles.scaling.grad_query_mean_slope": 0.1})
+                                                          r"'vanishing_ratio_keys16'"):
+        registry.decide(claim, {"three_roles.scaling.explosion_ratio_keys16": 4.0})
 
 
 def test_a_rule_may_not_run_code(tmp_path):

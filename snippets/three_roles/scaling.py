@@ -188,6 +188,78 @@ report.number("grad_query_mean_slope", mean_slope, "{:.2f}",
               zh="不除时，dₖ ≥ 32 范围内查询梯度平均值对 dₖ 的双对数斜率")
 
 # %% [markdown]
+# ## 4. The claim's test: 16 and 128 keys, the gradient through real values
+#
+# Above, the error sent back to each weight was a random number. In a layer it
+# is g·v_j: the error g arriving at the output, dotted with the value v_j the
+# weight p_j multiplied. Scaled by 1/sqrt(d_v), it has unit variance. We repeat the
+# measurement that way with 16 and with 128 keys per query (2,048 query rows each)
+# and ask two questions at d_k = 1024:
+#
+# - explosion: is the mean gradient at the query, undivided, more than 10 times
+#   the divided one?
+# - vanishing: is the median gradient through the undivided softmax below 1 %
+#   of the divided one?
+#
+# A test that says "no explosion" must be able to see one: the divided gradient
+# multiplied by sqrt(d_k), a gradient that does grow with d_k, must read as one.
+
+# %% tags=["keys_16_128"]
+EXPLOSION, VANISHING = 10.0, 0.01   # the rule's thresholds (docs/claims.yml, C05)
+ROWS = 2048
+
+
+def gradients_at_1024(n_keys, rng, d_k=1024):
+    """Median gradient through the softmax and mean gradient at the query, per variant."""
+    sequences = ROWS // n_keys
+    q = rng.standard_normal((sequences, n_keys, d_k))          # (B, T, d_k)
+    k = rng.standard_normal((sequences, n_keys, d_k))          # (B, T, d_k)
+    v = rng.standard_normal((sequences, n_keys, d_k))          # (B, T, d_v), d_v = d_k
+    g_out = rng.standard_normal((sequences, n_keys, d_k))      # (B, T, d_v): dL/d(output)
+    g = g_out @ v.transpose(0, 2, 1) / np.sqrt(d_k)            # (B, T, T): dL/dp = g·v_j, unit variance
+    scores = q @ k.transpose(0, 2, 1)                          # (B, T, T)
+    result = {}
+    for variant, scale in (("raw", 1.0), ("scaled", 1 / np.sqrt(d_k))):
+        p = softmax(scores * scale)
+        grad_z = p * (g - (p * g).sum(axis=-1, keepdims=True))
+        grad_q = (grad_z * scale) @ k                          # (B, T, d_k)
+        result[variant] = {"softmax_median": np.median(np.linalg.norm(grad_z, axis=-1)),
+                           "query_mean": np.linalg.norm(grad_q, axis=-1).mean()}
+    return result
+
+
+keys_rng = np.random.default_rng(1)
+by_keys = {}
+for n_keys in (16, 128):
+    r = gradients_at_1024(n_keys, keys_rng)
+    explosion = r["raw"]["query_mean"] / r["scaled"]["query_mean"]
+    vanishing = r["raw"]["softmax_median"] / r["scaled"]["softmax_median"]
+    # The planted effect: the divided gradient times sqrt(d_k), through the same statistic.
+    planted = r["scaled"]["query_mean"] * np.sqrt(1024) / r["scaled"]["query_mean"]
+    by_keys[n_keys] = {"explosion": explosion, "vanishing": vanishing, "planted": planted}
+    print(f"{n_keys:>3} keys, d_k = 1024: mean query gradient undivided/divided {explosion:.2f} "
+          f"(explosion above {EXPLOSION:g}); median through the softmax {vanishing:.1e} "
+          f"(vanishing below {VANISHING:g}); planted growth reads {planted:.0f}")
+
+# %%
+for n_keys, r in by_keys.items():
+    report.number(f"explosion_ratio_keys{n_keys}", r["explosion"], "{:.2f}",
+                  en=f"mean gradient at the query at dₖ = 1024, undivided over divided, {n_keys} keys",
+                  zh=f"dₖ = 1024、{n_keys} 个键时到达查询的平均梯度：不除 / 除以 √dₖ")
+    report.number(f"vanishing_ratio_keys{n_keys}", r["vanishing"], "{:.1e}",
+                  en=f"median gradient through the softmax at dₖ = 1024, undivided over divided, {n_keys} keys",
+                  zh=f"dₖ = 1024、{n_keys} 个键时穿过 softmax 的梯度中位数：不除 / 除以 √dₖ")
+    report.number(f"planted_explosion_ratio_keys{n_keys}", r["planted"], "{:.0f}",
+                  en=f"the same explosion statistic on a planted gradient growing like √dₖ, {n_keys} keys",
+                  zh=f"同一“爆炸”统计量用在人为植入、按 √dₖ 增长的梯度上，{n_keys} 个键")
+report.number("explosion_threshold", EXPLOSION, "{:g}",
+              en="explosion: undivided mean gradient more than this many times the divided one",
+              zh="“爆炸”：不除时的平均梯度超过除以 √dₖ 时的这么多倍")
+report.number("vanishing_threshold", VANISHING, "{:.0%}",
+              en="vanishing: undivided median gradient below this share of the divided one",
+              zh="“消失”：不除时的梯度中位数低于除以 √dₖ 时的这个比例")
+
+# %% [markdown]
 # ## Exercises, answered by the run
 #
 # Each exercise changes one thing above; the run records the answer so the
