@@ -74,12 +74,35 @@ def test_a_verdict_every_seed_agrees_on_survives_every_resampling():
     assert (assessment.verdict, assessment.stability, assessment.undecided) == ("verified", 1.0, False)
 
 
-def test_a_verdict_on_its_threshold_is_undecided_and_shown_as_nuanced():
+def test_a_verdict_on_its_threshold_is_undecided_and_shown_as_open():
     # 6 of 8 is exactly the 3/4 bar: a resampling falls below it about half the time.
     assessment = registry.assess(results({"wins": [1.0] * 6 + [0.0] * 2}, 8), {"C99": claim()})["C99"]
     assert assessment.rule_verdict == "verified"
     assert 0.3 < assessment.stability < 0.7
-    assert assessment.undecided and assessment.verdict == "nuanced"
+    assert assessment.undecided and assessment.verdict == "open"
+
+
+def test_a_refutation_without_a_power_check_is_shown_as_open():
+    # 0 of 8 wins: the rule refutes, but nothing shows the test could have seen a win (G1).
+    assessment = registry.assess(results({"wins": [0.0] * 8}, 8), {"C99": claim()})["C99"]
+    assert (assessment.rule_verdict, assessment.verdict) == ("refuted", "open")
+    assert assessment.unpowered and assessment.power is None
+
+
+def test_a_refutation_stands_only_where_its_power_check_detects_the_planted_effect():
+    def with_power(detected: float) -> registry.Assessment:
+        runs = results({"wins": [0.0] * 8}, 8)
+        runs["toy"]["numbers"]["planted_detected"] = {"value": detected, "text": ""}
+        powered = registry.replace(claim(), power="toy.planted_detected")
+        return registry.assess(runs, {"C99": powered})["C99"]
+
+    assert with_power(0.8).verdict == "refuted" and not with_power(0.8).unpowered
+    weak = with_power(0.79)
+    assert (weak.rule_verdict, weak.verdict, weak.power) == ("refuted", "open", 0.79)
+    # A claim about the maths keeps its exact computation: no power check is asked of it.
+    maths = registry.assess(results({"wins": [0.0] * 8}, 8),
+                            {"C99": registry.replace(claim(), type="mathematical")})["C99"]
+    assert maths.verdict == "refuted"
 
 
 def test_the_stability_is_the_share_of_draws_that_give_the_rule_verdict():
@@ -169,3 +192,29 @@ def test_an_assessment_is_read_back_for_the_same_numbers_and_claims_only(tmp_pat
     assert registry.assess(results({"wins": [1.0] * 6 + [0.0] * 2}, 8), {"C99": reworded})["C99"].verdict \
         == "refuted"
     assert len(list(tmp_path.iterdir())) == 3
+
+
+def real_results(recorded: float, draws: list[float], n_items: int = 40) -> dict:
+    """A fake real-model snippet 'real' that resampled its items itself."""
+    return {"real": {"numbers": {
+        "n_items": {"value": float(n_items), "text": str(n_items)},
+        "hits": {"value": recorded, "text": "", "resampled": draws}}}}
+
+
+def real_claim() -> registry.Claim:
+    return registry.Claim(
+        id="C98", title={"en": "", "zh": ""}, source=[], type="empirical", text={"en": "", "zh": ""},
+        experiments=[registry.Experiment(kind="real", snippet="real")], rule_text={"en": "", "zh": ""},
+        cases=[("verified", "real.hits >= 30")], otherwise="nuanced", examples={})
+
+
+def test_a_real_model_verdict_that_survives_its_item_resamplings_is_shown():
+    assessment = registry.assess(real_results(32, [31.0] * 95 + [29.0] * 5), {"C98": real_claim()})["C98"]
+    assert (assessment.verdict, assessment.stability, assessment.items) == ("verified", 0.95, {"real": 40})
+
+
+def test_a_real_model_verdict_on_a_knife_edge_of_its_items_is_open():
+    # 60 of 100 item resamplings keep the verdict: below 90 %, undecided at n = 40 items.
+    assessment = registry.assess(real_results(30, [30.0] * 60 + [29.0] * 40), {"C98": real_claim()})["C98"]
+    assert assessment.rule_verdict == "verified" and assessment.stability == 0.6
+    assert assessment.undecided and assessment.verdict == "open" and assessment.n_items == 40

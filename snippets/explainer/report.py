@@ -101,14 +101,19 @@ class Report:
         self.texts: dict[str, dict[str, str]] = {}
 
     def number(self, key: str, value: float, fmt: str = "{:.3f}", *, kind: str = "",
-               en: str = "", zh: str = "", per_seed=None, of: str = "", chance: float = 0.0) -> float:
+               en: str = "", zh: str = "", per_seed=None, of: str = "", chance: float = 0.0,
+               resampled=None) -> float:
         """Keep ``value`` for the prose, formatted by its ``kind`` (see ``KINDS``) or else
         with ``fmt``, once per language; returns it unchanged.
 
         ``en``/``zh`` say what the number is, for the page's table of its numbers.
         A number computed over random seeds also keeps its ``per_seed`` values and how it
         follows from them (``of``: see ``OVER_SEEDS``), so the build can resample the seeds
-        and see whether a verdict survives (tools/claims.py)."""
+        and see whether a verdict survives (tools/claims.py).
+        A number measured on a real model's items (sentences, pairs, words) may keep the same
+        number ``resampled``: recomputed on each of the snippet's resamplings of its items
+        (the same draws, in the same order, for every number of the snippet; record ``n_items``
+        too), so the build sees whether a verdict survives another draw of the items."""
         value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"number '{key}' is {value}; prose cannot cite it")
@@ -127,6 +132,11 @@ class Report:
             self.numbers[key].update(per_seed=per_seed, of=of)
             if of == "binomial_p":
                 self.numbers[key]["chance"] = chance
+        if resampled is not None:
+            resampled = [float(v) for v in _flat(resampled)]
+            if not all(math.isfinite(v) for v in resampled):
+                raise ValueError(f"number '{key}': a resampled value is not finite")
+            self.numbers[key]["resampled"] = resampled
         print(f"{key} = {self.numbers[key]['text']}")
         return value
 

@@ -85,6 +85,10 @@ class Claim:
     seed_cap: int = 0          # trained claims: the most seeds the build may train (doubling)
     baseline: dict[str, str] | None = None   # real-model claims: what it is compared with, corrected how
     related: list[str] = field(default_factory=list)   # other claims the ledger lists beside it
+    power: str = ""            # empirical claims that can be refuted: `snippet.key`, the share of
+                               # planted effects the same test detects (G1: a refutation needs >= POWERED)
+    plant: dict[str, float] = field(default_factory=dict)   # or, for trained claims, the numbers over
+                               # seeds to plant at the size that would make the claim true (planted())
 
     def trained_snippets(self) -> list[str]:
         return [e.snippet for e in self.experiments if e.kind == "trained"]
@@ -236,7 +240,27 @@ def _claim(claim_id: str, entry: dict) -> Claim:
                  examples={v: dict(m) for v, m in (rule.get("examples") or {}).items()},
                  seed_cap=int(entry.get("seed_cap", 0)),
                  baseline=dict(baseline) if baseline else None,
-                 related=[str(other) for other in entry.get("related") or []])
+                 related=[str(other) for other in entry.get("related") or []],
+                 **_power(claim_id, entry))
+
+
+def _power(claim_id: str, entry: dict) -> dict:
+    """The claim's power check (G1): a recorded detection share (``power: snippet.key``), or
+    for a trained claim the numbers to plant (``power: {plant: {snippet.key: size}}``)."""
+    power = entry.get("power") or ""
+    if isinstance(power, dict):
+        plant = power.get("plant")
+        if set(power) != {"plant"} or not isinstance(plant, dict) or not plant:
+            raise RegistryError(f"{claim_id}: 'power' is snippet.key or {{plant: {{snippet.key: size}}}}")
+        trained = {e.get("snippet") for e in entry.get("experiments") or [] if e.get("kind") == "trained"}
+        for name in plant:
+            if name.rpartition(".")[0] not in trained:
+                raise RegistryError(f"{claim_id}: power plants {name}, not a number of its trained snippets")
+        return {"plant": {str(k): float(v) for k, v in plant.items()}}
+    power = str(power)
+    if power and (_dotted(ast.parse(power, mode="eval").body) != power):
+        raise RegistryError(f"{claim_id}: 'power' names one recorded number, snippet.key, not {power!r}")
+    return {"power": power}
 
 
 def load(path: Path = REGISTRY) -> dict[str, Claim]:
@@ -368,28 +392,37 @@ def measurements(results: dict[str, dict], claims: dict[str, Claim]) -> dict[str
 
 def verdicts(results: dict[str, dict], claims: dict[str, Claim] | None = None) -> dict[str, str]:
     """One shown verdict per claim, from the snippets' results (``{snippet: results.json}``):
-    the rule's, or nuanced where resampling the seeds leaves it undecided (``assess``)."""
+    the rule's, or open where resampling the seeds leaves it undecided or a refutation has not
+    shown it could detect the effect (``assess``)."""
     return {claim_id: a.verdict for claim_id, a in assess(results, claims).items()}
 
 
 # --- Stability: would the verdict survive another draw of the random seeds? ---------------
 
 STABLE = 0.9          # share of resamplings that must give the shown verdict
+POWERED = 0.8         # G1: share of planted effects a test must detect before it may refute
 RESAMPLINGS = 1000    # draws of the seeds, with replacement, from a fixed generator
 
 
 @dataclass
 class Assessment:
-    """A claim's verdict as the ledger shows it, and how sure the seeds make it."""
-    verdict: str                    # shown: the rule's verdict, or nuanced when undecided
+    """A claim's verdict as the ledger shows it, and how sure the seeds (or items) make it."""
+    verdict: str                    # shown: the rule's verdict, or open when undecided or unpowered
     rule_verdict: str               # what the rule gives on the recorded numbers
-    stability: float | None = None  # share of seed resamplings giving rule_verdict (trained only)
+    stability: float | None = None  # share of seed (or item) resamplings giving rule_verdict
     seeds: dict[str, int] = field(default_factory=dict)   # trained snippet -> seeds it trained
-    undecided: bool = False         # stability < STABLE: shown as nuanced, "undecided at n = …"
+    undecided: bool = False         # stability < STABLE: shown as open, "undecided at n = …"
+    power: float | None = None      # share of planted effects the test detected (G1), if it has a check
+    unpowered: bool = False         # the rule says refuted, the check is missing or below POWERED: open
+    items: dict[str, int] = field(default_factory=dict)   # real snippet -> items it resampled (G2)
 
     @property
     def n_seeds(self) -> int:
         return max(self.seeds.values(), default=0)
+
+    @property
+    def n_items(self) -> int:
+        return max(self.items.values(), default=0)
 
 
 def over_seeds(per_seed, of: str, chance: float = 0.0) -> float:
@@ -444,6 +477,31 @@ def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
     return [{name: float(values[i]) for name, values in columns.items()} for i in range(draws)]
 
 
+def item_resamplings(results: dict[str, dict], snippets) -> list[dict[str, float]]:
+    """The real-model snippets' own resamplings of their items: draw i holds every number
+    the snippet recomputed on its i-th draw (``resampled``); snippets' draws are independent,
+    so they are paired by index. [] when no snippet resampled its items."""
+    columns: dict[str, list[float]] = {}
+    for snippet in sorted(snippets):
+        for key, entry in results.get(snippet, {}).get("numbers", {}).items():
+            if "resampled" in entry:
+                columns[f"{snippet}.{key}"] = entry["resampled"]
+    if not columns:
+        return []
+    sizes = {len(values) for values in columns.values()}
+    if len(sizes) != 1:
+        raise RegistryError(f"resampled numbers of {sorted(snippets)} differ in their number of draws: {sizes}")
+    return [{name: values[i] for name, values in columns.items()} for i in range(sizes.pop())]
+
+
+def item_counts(results: dict[str, dict], claim: Claim) -> dict[str, int]:
+    """How many items each of the claim's real-model snippets that resampled them measured."""
+    return {e.snippet: int(results[e.snippet]["numbers"]["n_items"]["value"])
+            for e in claim.experiments if e.kind == "real" and e.snippet in results
+            and "n_items" in results[e.snippet]["numbers"]
+            and any("resampled" in n for n in results[e.snippet]["numbers"].values())}
+
+
 ASSESSED = Path(__file__).resolve().parents[2] / ".cache" / "assessments"
 
 
@@ -479,6 +537,33 @@ def _decisive(claim: Claim) -> Claim:
                    experiments=[replace(e, note={}, labels={}) for e in claim.experiments])
 
 
+def planted(results: dict[str, dict], claim: Claim, draws: int = RESAMPLINGS, seed: int = 1) -> float:
+    """G1 for a trained claim: the share of simulated runs in which the rule does *not* refute
+    when the claim is true at its threshold. Each run redraws the claim's seeds (same number);
+    a planted count becomes a coin per seed that comes up with the planted probability, any
+    other planted number keeps its observed per-seed spread, shifted to the planted mean;
+    the other numbers are resampled as in ``resampled``."""
+    numbers = measurements(results, {claim.id: claim})
+    samples = resampled(results, claim.trained_snippets(), draws, seed)
+    rng = np.random.default_rng([seed, zlib.crc32(claim.id.encode())])
+    picks: dict[str, np.ndarray] = {}   # one draw of seeds per snippet, shared by its planted numbers
+    for name, size in claim.plant.items():
+        snippet, _, key = name.rpartition(".")
+        entry = results[snippet]["numbers"][key]
+        per_seed = np.asarray(entry["per_seed"], dtype=float)
+        n = per_seed.size
+        if entry["of"] == "count":
+            values = (rng.random((draws, n)) < size).astype(float)             # (draws, n)
+        else:
+            if snippet not in picks:
+                picks[snippet] = rng.integers(0, n, size=(draws, n))
+            values = (per_seed + (size - per_seed.mean()))[picks[snippet]]     # (draws, n)
+        column = over_seeds(values, entry["of"], entry.get("chance", 0.0))
+        for sample, value in zip(samples, column):
+            sample[name] = float(value)
+    return sum(decide(claim, {**numbers, **sample}) != "refuted" for sample in samples) / draws
+
+
 def _assess(results: dict[str, dict], claims: dict[str, Claim], draws: int) -> dict[str, Assessment]:
     numbers = measurements(results, claims)
     trained = {s for claim in claims.values() for s in claim.trained_snippets() if s in results}
@@ -487,14 +572,28 @@ def _assess(results: dict[str, dict], claims: dict[str, Claim], draws: int) -> d
     for claim_id, claim in claims.items():
         verdict = decide(claim, numbers)
         seeds = seed_counts(results, claim)
-        if not seeds:
-            assessments[claim_id] = Assessment(verdict, verdict)
-            continue
-        same = sum(decide(claim, {**numbers, **sample}) == verdict for sample in samples)
-        stability = same / len(samples)
-        undecided = stability < STABLE
-        assessments[claim_id] = Assessment("nuanced" if undecided else verdict, verdict,
-                                           stability, seeds, undecided)
+        stability, undecided = None, False
+        if seeds:
+            same = sum(decide(claim, {**numbers, **sample}) == verdict for sample in samples)
+            stability = same / len(samples)
+            undecided = stability < STABLE
+        items = item_counts(results, claim)
+        if items and not seeds:
+            # G2: a real-model verdict must survive another draw of its items
+            draws_of_items = item_resamplings(results, items)
+            same = sum(decide(claim, {**numbers, **sample}) == verdict for sample in draws_of_items)
+            stability = same / len(draws_of_items)
+            undecided = stability < STABLE
+        power = (planted(results, claim, draws) if claim.plant and seeds
+                 else numbers.get(claim.power) if claim.power else None)
+        # G1: an empirical refutation stands only where the same test detects a planted effect
+        # of the size that would make the claim true; "could not tell" is open, never refuted.
+        unpowered = (verdict == "refuted" and claim.type == "empirical"
+                     and (power is None or power < POWERED))
+        shown = "open" if undecided or unpowered else verdict
+        assessments[claim_id] = Assessment(shown, verdict, stability, seeds, undecided,
+                                           None if power is None else float(power), unpowered,
+                                           items if not seeds else {})
     return assessments
 
 

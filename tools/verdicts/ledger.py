@@ -26,7 +26,10 @@ UI = {
                         "at least 8 random seeds, never the best run. Each of their verdicts shows how "
                         "often it survives redrawing the seeds (1,000 resamplings with replacement); "
                         "below 90 % the build trains twice the seeds, up to the cap the registry sets, "
-                        "and a verdict still unsettled there is shown as *nuanced*, undecided."),
+                        "and a verdict still unsettled there is shown as *open*, undecided. A "
+                        "refutation of what models do stands only where the same test, run on a "
+                        "planted effect of the size that would make the claim true, detects it in at "
+                        "least 80 % of draws; otherwise the claim is *open*: the test could not tell."),
         "counts": "{total} claims: {counts}.",
         "index": "Claim", "verdict": "Verdict", "source": "Source", "rule": "Rule", "baseline": "Compared with",
         "related": "Listed beside it",
@@ -37,8 +40,22 @@ UI = {
                    "(stable from 90 %)"),
         "undecided": ("undecided at n = {n}: on the recorded seeds the rule gives *{rule}*, but only "
                       "in {share} of {draws} resamplings of the seeds (90 % needed), and {n} seeds is "
-                      "this claim's cap; shown as *nuanced*"),
+                      "this claim's cap; shown as *open*"),
         "undecided_short": "undecided at n = {n}",
+        "stable_items": ("the rule gives *{rule}* in {share} of {draws} resamplings of the {n} items "
+                         "(stable from 90 %)"),
+        "undecided_items": ("undecided at n = {n} items: on the measured items the rule gives *{rule}*, "
+                            "but only in {share} of {draws} resamplings of the items (90 % needed); "
+                            "shown as *open*"),
+        "undecided_short_items": "undecided at n = {n} items",
+        "power": "Power",
+        "powered": ("a planted effect of the size that would make the claim true is detected by the "
+                    "same test in {share} of draws (80 % needed before the test may refute)"),
+        "unpowered": ("the rule gives *refuted*, but a planted effect of the size that would make the "
+                      "claim true is detected in only {share} of draws (80 % needed); shown as *open*: "
+                      "the test could not tell"),
+        "unpowered_none": ("the rule gives *refuted*, but this test has no power check yet (a planted "
+                           "effect it must detect before it may refute); shown as *open*"),
         "experiments": "Experiments", "no_experiment": "No experiment yet.",
         "ledger_link": "ledger entry", "not_run": "not run",
         "verdicts": {"verified": "verified", "nuanced": "nuanced", "refuted": "refuted",
@@ -56,7 +73,9 @@ UI = {
         "kinds_intro": ("*手工构造*（权重由人设定）只能说明某种机制可以成立，不能证实关于模型实际行为的论断。"
                         "训练出来的小模型至少看 8 个随机种子，从不挑最好的一次。它们的每条结论都注明重抽种子后"
                         "还能保持多少（有放回地重抽 1000 次）；低于 90% 时，构建过程把种子数加倍重新训练，"
-                        "直到登记表定下的上限；到了上限仍不稳定的结论显示为*部分成立*，并注明未定。"),
+                        "直到登记表定下的上限；到了上限仍不稳定的结论显示为*待定*，并注明未定。"
+                        "关于模型实际行为的推翻，只有在同一检验用于人为植入的效应（大小恰好能让论断成立）时，"
+                        "至少 80% 的抽样都能检出它，才算数；否则显示为*待定*：这个检验分辨不出来。"),
         "counts": "共 {total} 条论断：{counts}。",
         "index": "论断", "verdict": "结论", "source": "出处", "rule": "判定规则", "baseline": "对照与校正",
         "related": "并列参看",
@@ -65,8 +84,16 @@ UI = {
         "stability": "稳定性",
         "stable": "把 {n} 个种子有放回地重抽 {draws} 次，规则在其中 {share} 的重抽里给出“{rule}”（达到 90% 即算稳定）",
         "undecided": ("在 n = {n} 时仍未定：按记录下的种子，规则给出“{rule}”，但把种子重抽 {draws} 次，"
-                      "只有 {share} 给出同样的结论（需要 90%），而 {n} 已是这条论断的种子上限；因此显示为“部分成立”"),
+                      "只有 {share} 给出同样的结论（需要 90%），而 {n} 已是这条论断的种子上限；因此显示为“待定”"),
         "undecided_short": "n = {n} 时未定",
+        "stable_items": "把 {n} 个样例有放回地重抽 {draws} 次，规则在其中 {share} 的重抽里给出“{rule}”（达到 90% 即算稳定）",
+        "undecided_items": ("在 n = {n} 个样例时仍未定：按测量的样例，规则给出“{rule}”，但把样例重抽 {draws} 次，"
+                            "只有 {share} 给出同样的结论（需要 90%）；因此显示为“待定”"),
+        "undecided_short_items": "{n} 个样例时未定",
+        "power": "检验功效",
+        "powered": "人为植入一个大小恰好能让论断成立的效应，同一检验在 {share} 的抽样里检出了它（检验要推翻论断，须达到 80%）",
+        "unpowered": "规则给出“推翻”，但人为植入一个大小恰好能让论断成立的效应，同一检验只在 {share} 的抽样里检出它（需要 80%）；因此显示为“待定”：这个检验分辨不出来",
+        "unpowered_none": "规则给出“推翻”，但这个检验还没有功效检查（推翻之前必须能检出的人为植入效应）；因此显示为“待定”",
         "experiments": "实验", "no_experiment": "尚无实验。",
         "ledger_link": "账本条目", "not_run": "未运行",
         "verdicts": {"verified": "证实", "nuanced": "部分成立", "refuted": "推翻", "open": "待定"},
@@ -104,18 +131,43 @@ def reference_labels(lang: str) -> dict[str, str]:
 
 
 def stability(assessment, lang: str, short: bool = False) -> str:
-    """How often the verdict survives resampling the seeds, in words ('' when no seeds).
-    The share is rounded down, so a verdict below 90 % never reads as 90 %."""
+    """How often the verdict survives resampling the seeds (or a real model's items), in
+    words ('' when nothing was resampled). The share is rounded down, so a verdict below
+    90 % never reads as 90 %."""
     if assessment is None or assessment.stability is None:
         return ""
     ui = UI[lang]
+    by_items = bool(getattr(assessment, "items", None)) and not assessment.seeds
+    n = assessment.n_items if by_items else assessment.n_seeds
     share = f"{math.floor(100 * assessment.stability + 1e-9)}" + (" %" if lang == "en" else "%")
     if short:
-        return ui["undecided_short"].format(n=assessment.n_seeds) if assessment.undecided else share
+        return (ui["undecided_short_items" if by_items else "undecided_short"].format(n=n)
+                if assessment.undecided else share)
     draws = f"{registry.RESAMPLINGS:,}" if lang == "en" else str(registry.RESAMPLINGS)
-    template = ui["undecided"] if assessment.undecided else ui["stable"]
-    return template.format(rule=ui["verdicts"][assessment.rule_verdict], share=share, draws=draws,
-                           n=assessment.n_seeds)
+    template = ui["undecided" if assessment.undecided else "stable"]
+    if by_items:
+        template = ui["undecided_items" if assessment.undecided else "stable_items"]
+    return template.format(rule=ui["verdicts"][assessment.rule_verdict], share=share, draws=draws, n=n)
+
+
+def power(assessment, lang: str) -> str:
+    """What the claim's power check (G1) detected, in words ('' when it has none and the rule
+    did not refute)."""
+    if assessment is None or (assessment.power is None and not assessment.unpowered):
+        return ""
+    ui = UI[lang]
+    if assessment.power is None:
+        return ui["unpowered_none"]
+    share = f"{math.floor(100 * assessment.power + 1e-9)}" + (" %" if lang == "en" else "%")
+    return ui["unpowered" if assessment.unpowered else "powered"].format(share=share)
+
+
+def notes(assessment, lang: str) -> list[str]:
+    """The stability and power lines under a claim, as Markdown paragraphs."""
+    colon = "：" if lang == "zh" else ":"
+    ui = UI[lang]
+    return [f"**{ui[name]}{colon}** {text}" for name, text in
+            (("stability", stability(assessment, lang)), ("power", power(assessment, lang))) if text]
 
 
 def verdict_badge(verdict: str | None, lang: str) -> str:
@@ -198,8 +250,7 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
     for claim_id, claim in claims.items():
         sources = "、".join if lang == "zh" else ", ".join
         folded = [claim.text[lang], "",
-                  *([f"**{ui['stability']}{colon}** {stability(assessments[claim_id], lang)}", ""]
-                    if stability(assessments.get(claim_id), lang) else []),
+                  *(line for note in notes(assessments.get(claim_id), lang) for line in (note, "")),
                   f"**{ui['source']}{colon}** " + sources(source_link(a, lang, sources_href)
                                                           for a in claim.source), "",
                   f"**{ui['rule']}{colon}** {claim.rule_text[lang]}", "",
@@ -274,8 +325,7 @@ def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
                 reasons: dict[str, str] | None = None) -> str:
     claim = claims[claim_id]
     colon = "：" if lang == "zh" else ":"
-    note = stability((assessments or {}).get(claim_id), lang)
-    note = f"\n\n*{UI[lang]['stability']}{colon}* {note}" if note else ""
+    note = "".join(f"\n\n{line}" for line in notes((assessments or {}).get(claim_id), lang))
     why = (reasons or {}).get(claim_id)
     why = f'\n\n<span class="claim-why">{WHY[lang]["label"]}{colon}</span> {why}' if why else ""
     return (f'<div class="claim-badge" markdown>\n\n'
@@ -298,6 +348,7 @@ WHY = {
         "case": "for *{verdict}*, {checks}",
         "no_case": "no experiment decides this claim yet: its rule has no case and gives *{verdict}*.",
         "undecided": "on the recorded seeds, ",
+        "unpowered": "taken alone, ",
         "within": "the number of the rule's {n} values between {low} and {high}",
     },
     "zh": {
@@ -312,6 +363,7 @@ WHY = {
         "case": "就“{verdict}”而言，{checks}",
         "no_case": "还没有实验判定这条论断：它的规则还没有任何情形，结论为“{verdict}”。",
         "undecided": "按记录下的种子，",
+        "unpowered": "单看规则，",
         "within": "规则读取的 {n} 个数中落在 {low} 到 {high} 之间的个数",
     },
 }
@@ -487,7 +539,9 @@ def reason(claim: registry.Claim, explanation: registry.Explanation, results: di
             earlier=("、" if lang == "zh" else ", ").join(names[c.verdict] for c in earlier),
             why=why.get("parts_inline", why["parts"]).join(_checks(c, results, lang) for c in earlier))
     if assessment is not None and assessment.undecided:
-        sentence = why["undecided"] + sentence  # the stability line says why it shows nuanced
+        sentence = why["undecided"] + sentence  # the stability line says why it shows open
+    elif assessment is not None and assessment.unpowered:
+        sentence = why["unpowered"] + sentence  # the power line says why it shows open
     return sentence[0].upper() + sentence[1:] if lang == "en" else sentence
 
 
