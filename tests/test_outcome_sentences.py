@@ -93,7 +93,7 @@ STATEMENT = re.compile("|".join([
 # could happen (a possibility, not a result), what typically happens (a general fact), and a
 # question, or a heading that asks one (whether …, what does …, 是否).
 HYPOTHESIS = re.compile(r"\b(?:if|should|would|unless|can|cannot|could|whether|typically|usually)\b"
-                        r"|^(?:what|why|how|which)\b|如果|若是|应当|应该|能够|可能|则|是否|通常"
+                        r"|^(?:what|why|how|which)\b|如果|若是|应当|应该|能够|可能|(?<!规|原|否)则|是否|通常"
                         r"|要(?:胜过|通过|超过)|[?？]$", re.I)
 # An inference from the sentence before ("So …", 可见 …).
 INFERENCE = re.compile(r"(?:so|thus|therefore|hence|this shows|this means)\b|(?:可见|所以|因此|这说明|这表明|由此可见|也就是说)", re.I)
