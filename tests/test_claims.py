@@ -80,7 +80,7 @@ def test_a_rule_may_not_run_code(tmp_path):
 
 def test_a_real_model_claim_must_say_what_it_is_compared_with(tmp_path):
     entry = ("C01:\n  title: {en: t, zh: t}\n  source: [a-1]\n  type: empirical\n  en: x\n  zh: x\n"
-             "  experiments:\n    - {snippet: real_model.head_roles, kind: real}\n"
+             "  experiments:\n    - {snippet: real_model.head_roles.roles, kind: real}\n"
              "  rule:\n    en: x\n    zh: x\n    otherwise: open\n")
     bad = tmp_path / "claims.yml"
     bad.write_text(entry, encoding="utf-8")

@@ -22,7 +22,7 @@ def test_most_heads_prefer_the_same_noun_whatever_it_refers_to(results):
 
 
 def test_the_best_referent_head_is_the_one_the_head_roles_page_tests(results):
-    r, roles = results("real_model.it_animal"), results("real_model.head_roles")
+    r, roles = results("real_model.it_animal"), results("real_model.head_roles.roles")
     assert r.number("resolver_layer") == roles.number("coreference_best_layer")
     assert r.number("resolver_head") == roles.number("coreference_best_head")
     assert r.number("resolver_accuracy") == roles.number("coreference_best_accuracy")

@@ -1,0 +1,219 @@
+# %% [markdown]
+# # C21: a head that resolves an ambiguous word, and one that settles its sense
+#
+# Part of the page "Head roles in a real model" (real_model/head_roles/roles.py measures
+# the roles against chance). Source A says some head, reading *bank*, looks to *money* or
+# *river*: the word that decides its sense. Here C21 is decided.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.report import Report
+
+report = Report("real_model.head_roles.ambiguous_words")
+
+# %%
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.head_metrics import top_candidate_hits
+from explainer.head_picks import head_name, mask_of, query_rows, stacked_attention
+from explainer.role_sentences import context_words, word_position
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()         # all-MiniLM-L6-v2, weights on disk
+L, H = model.config.n_layers, model.config.n_heads
+ALPHA = 0.05       # corrected significance level, as for every role on this page
+
+MAJORITY = 0.5     # the share of frames that counts as "at least half"
+
+# %% [markdown]
+# ### C21's rule: the ambiguous word against a plain noun, and a head that settles the sense
+#
+# The 40 sentences above cannot tell a head that resolves a sense from one that looks
+# from a noun to the next noun. C21 is decided on C36's frames instead
+# (explainer/sense_heads.py): 5 words (bank, bat, mouse, seal, crane) × 20 frame
+# templates × 2 senses, the word and its cue moved around; bank's money sense uses
+# *interest* and *loan* among its cues (the source's 银行 → 利率, in English). A *frame*
+# is one such sentence; its plain twin puts a one-sense noun of one WordPiece in the
+# word's place (*bank* → *house*, …), so every position stays the same.
+#
+# Per frame and head, d = (the cue is the top pick among the content words, from the
+# ambiguous word) − (the same, from the plain noun): −1, 0 or 1. A head passes the
+# ambiguity test if the mean d is at least 0.25 with p < 0.05 from a sign-flip
+# permutation of the frames' d, the best of the 72 heads taken in every draw.
+
+# %% tags=["sense_frames"]
+from explainer.sense_heads import (EXPLORER_BANK_INDEX, PLAIN, SOURCE_CUES, ambiguity_test, fold_of,
+                                   position_rules, probe_accuracy, sense_frames, settling_heads)
+
+GAP_MIN, DROP_MIN = 0.25, 0.1      # the rule's numbers, fixed in advance
+C21_DRAWS = 2000                  # sign-flip draws (the issue asks for at least 1,000)
+sf_set = sense_frames()
+sf_tokens = [tokenizer.tokens(s.text) for s in sf_set]
+sf_word = [word_position(t, s.word) for t, s in zip(sf_tokens, sf_set)]
+sf_cue = [word_position(t, s.cue) for t, s in zip(sf_tokens, sf_set)]
+sf_candidates = [context_words(t, w) for t, w in zip(sf_tokens, sf_word)]
+sf_outputs = run_sentences(model, tokenizer, [s.text for s in sf_set])
+pl_outputs = run_sentences(model, tokenizer, [s.plain for s in sf_set])
+
+
+def cue_hits(outputs) -> np.ndarray:
+    """(N, 72) 0/1: from the word's position, is the cue the top pick among the content words?"""
+    rows = query_rows(stacked_attention(outputs), sf_word)      # (N, 72, S)
+    return top_candidate_hits(rows, mask_of(sf_candidates, rows.shape[-1]),
+                              torch.tensor(sf_cue)).numpy().astype(int)
+
+
+hit_ambiguous, hit_plain = cue_hits(sf_outputs), cue_hits(pl_outputs)
+gap, gap_p = ambiguity_test(hit_ambiguous, hit_plain, n_draws=C21_DRAWS)   # (72,) each
+c21_ambiguity = (gap >= GAP_MIN) & (gap_p < ALPHA)
+c21_best = int(gap.argmax())
+c21_rules = position_rules(sf_word, sf_cue, sf_candidates)
+print(f"{len(sf_set)} frames; heads passing the ambiguity test: "
+      f"{', '.join(head_name(f) for f in np.flatnonzero(c21_ambiguity)) or 'none'}")
+print(f"largest gap: head {head_name(c21_best)}, cue picked in {hit_ambiguous[:, c21_best].mean():.0%} "
+      f"with the ambiguous word, {hit_plain[:, c21_best].mean():.0%} with the plain noun (p = {gap_p[c21_best]:.4f})")
+print("position-only rules: " + ", ".join(f"{k} {v:.0%}" for k, v in c21_rules.items()))
+
+# %% [markdown]
+# A head *settles the sense* if zeroing it (its output before W_O set to 0 in every
+# sentence) lowers a per-word sense probe by at least 0.1, and by more than zeroing
+# any other head of its layer. The probe reads the ambiguous word's state after the
+# last layer (layer 6): a nearest-centroid classifier per word, trained on unablated
+# states, tested on held-out frame templates (5 folds of 4 templates, both senses of
+# a template in the same fold).
+
+# %% tags=["settles"]
+def word_states(outputs) -> np.ndarray:
+    """(N, C): the ambiguous word's state after the last layer."""
+    return np.stack([o.hidden_states[-1][0, w].numpy() for o, w in zip(outputs, sf_word)])
+
+
+clean_states = word_states(sf_outputs)
+ablated_states = []
+for flat in range(L * H):
+    mask = torch.ones(L, H)
+    mask[flat // H, flat % H] = 0.0                             # zero one head before W_O
+    model.set_head_mask(mask)
+    ablated_states.append(word_states(run_sentences(model, tokenizer, [s.text for s in sf_set])))
+model.set_head_mask(torch.ones(L, H))
+probe = probe_accuracy(clean_states, np.stack([clean_states] + ablated_states),
+                       [s.word for s in sf_set], [s.sense for s in sf_set], [fold_of(s.frame) for s in sf_set])
+probe_clean, drop = probe[0], probe[0] - probe[1:]              # drop (72,)
+c21_settles = settling_heads(drop, H, DROP_MIN)
+c21_both = c21_ambiguity & c21_settles
+c21_top_drop = int(drop.argmax())
+print(f"probe accuracy, unablated: {probe_clean:.0%}; largest drop {drop.max():.3f} (head "
+      f"{head_name(c21_top_drop)}); heads that settle the sense: "
+      f"{', '.join(head_name(f) for f in np.flatnonzero(c21_settles)) or 'none'}")
+source = np.array([s.word == "bank" and s.cue in SOURCE_CUES for s in sf_set])   # bank → interest / loan
+print(f"bank → interest / loan: {source.sum()} frames; head {head_name(c21_best)} picks the cue in "
+      f"{hit_ambiguous[source, c21_best].mean():.0%} of them, from the plain noun in {hit_plain[source, c21_best].mean():.0%}")
+
+# %%
+report.number("c21_n_frames", len(sf_set), "{:.0f}", en="C21 frames (word × template × sense)",
+              zh="C21 的句子数（词 × 句式 × 词义）")
+report.number("c21_n_words", len(PLAIN), "{:.0f}", en="C21 ambiguous words", zh="C21 的多义词个数")
+report.number("c21_draws", C21_DRAWS, "{:.0f}", en="draws of the sign-flip permutation", zh="符号翻转置换的抽样次数")
+report.number("c21_ambiguity_heads", c21_ambiguity.sum(), "{:.0f}", kind="count",
+              en="heads passing C21's ambiguity test (mean d ≥ 0.25, corrected p < 0.05)",
+              zh="通过 C21 歧义检验的头数（d 的平均 ≥ 0.25，校正后 p < 0.05）")
+report.number("c21_max_difference", gap.max(), "{:.2f}",
+              en="largest mean difference, ambiguous word minus plain noun, over the 72 heads",
+              zh="72 个头里“多义词减普通名词”平均差的最大值")
+report.number("c21_best_layer", c21_best // H + 1, "{:.0f}", en="layer of the head with the largest difference",
+              zh="差值最大的头所在的层")
+report.number("c21_best_head", c21_best % H + 1, "{:.0f}", en="that head's number in its layer",
+              zh="这个头在层内的编号")
+report.number("c21_best_ambiguous", hit_ambiguous[:, c21_best].mean(), "{:.0%}",
+              en="that head: frames where it picks the cue from the ambiguous word",
+              zh="这个头从多义词出发挑中线索词的句子比例")
+report.number("c21_best_plain", hit_plain[:, c21_best].mean(), "{:.0%}",
+              en="that head: frames where it picks the cue from the plain noun",
+              zh="这个头从普通名词出发挑中线索词的句子比例")
+report.number("c21_best_p", gap_p[c21_best], kind="p",
+              en="that head's p-value, corrected by the sign-flip max statistic",
+              zh="这个头经最大统计量符号翻转校正后的 p 值")
+report.number("c21_plain_heads_half", (hit_plain.mean(axis=0) >= MAJORITY).sum(), "{:.0f}", kind="count",
+              en="heads that pick the cue from the plain noun in at least half the frames",
+              zh="从普通名词出发、至少一半句子挑中线索词的头数")
+for name, share in c21_rules.items():
+    report.number(f"c21_rule_{name}", share, "{:.0%}",
+                  en=f"frames in which the position-only rule '{name.replace('_', ' ')}' finds the cue",
+                  zh="只看位置的规则“" + {"fixed_offset": "固定偏移", "nearest_word": "最近的实词"}[name]
+                     + "”找到线索词的句子比例")
+report.number("c21_position_rule_max", max(c21_rules.values()), "{:.0%}",
+              en="best position-only rule on C21's frames", zh="C21 的句子上只看位置的最好规则")
+report.number("c21_probe_layer", L, "{:.0f}", en="layer whose output the sense probe reads",
+              zh="词义探针读取的是第几层的输出")
+report.number("c21_probe_accuracy", probe_clean, "{:.0%}",
+              en="sense probe accuracy on held-out frames, no head zeroed",
+              zh="不置零任何头时，词义探针在留出句式上的准确率")
+report.number("c21_max_drop", drop.max(), "{:.3f}", en="largest drop of the probe when one head is zeroed",
+              zh="置零一个头时，探针准确率的最大降幅")
+report.number("c21_max_drop_layer", c21_top_drop // H + 1, "{:.0f}", en="layer of the head with the largest drop",
+              zh="降幅最大的头所在的层")
+report.number("c21_max_drop_head", c21_top_drop % H + 1, "{:.0f}", en="that head's number in its layer",
+              zh="这个头在层内的编号")
+report.number("c21_settling_heads", c21_settles.sum(), "{:.0f}", kind="count",
+              en="heads that settle the sense (drop ≥ 0.1 and the largest of their layer)",
+              zh="确定词义的头数（降幅 ≥ 0.1，且在本层最大）")
+report.number("c21_both_heads", c21_both.sum(), "{:.0f}", kind="count",
+              en="heads that pass the ambiguity test and settle the sense", zh="既通过歧义检验、又确定词义的头数")
+report.number("c21_source_frames", source.sum(), "{:.0f}", en="bank → interest / loan frames",
+              zh="bank → interest / loan 的句子数")
+report.number("c21_source_best_ambiguous", hit_ambiguous[source, c21_best].mean(), "{:.0%}",
+              en="bank → interest / loan: the largest-difference head picks the cue from bank",
+              zh="bank → interest / loan：差值最大的头从 bank 出发挑中线索词的比例")
+report.number("c21_source_best_plain", hit_plain[source, c21_best].mean(), "{:.0%}",
+              en="bank → interest / loan: the same head picks the cue from the plain noun",
+              zh="bank → interest / loan：同一个头从普通名词出发挑中线索词的比例")
+report.number("c21_source_passing_right", (hit_ambiguous[source][:, c21_ambiguity].mean(axis=0) >= MAJORITY).sum()
+              if c21_ambiguity.any() else 0, "{:.0f}", kind="count",
+              en="heads passing the ambiguity test that pick interest / loan from bank in at least half those frames",
+              zh="通过歧义检验的头里，至少一半这类句子从 bank 挑中 interest / loan 的头数")
+
+
+def named(flats) -> tuple[str, str]:
+    names = [head_name(int(f)) for f in flats]
+    return ", ".join(names), "、".join(names)
+
+
+amb_en, amb_zh = named(np.flatnonzero(c21_ambiguity))
+settle_en, settle_zh = named(np.flatnonzero(c21_settles))
+report.text("c21_ambiguity_outcome",
+            en=f"Heads {amb_en} pass the ambiguity test" if c21_ambiguity.sum() > 1 else
+            f"Head {amb_en} passes the ambiguity test" if c21_ambiguity.any() else
+            "No head passes the ambiguity test",
+            zh=f"通过歧义检验的头是 {amb_zh}" if c21_ambiguity.any() else "没有头通过歧义检验")
+below = drop.max() < DROP_MIN
+report.text("c21_settles_outcome",
+            en=f"heads {settle_en} settle the sense" if c21_settles.sum() > 1 else
+            f"head {settle_en} settles the sense" if c21_settles.any() else
+            "no head settles the sense: zeroing any one head lowers the probe by less than 0.1" if below else
+            "no head settles the sense: each drop of at least 0.1 is tied with another head of its layer",
+            zh=f"确定词义的头是 {settle_zh}" if c21_settles.any() else
+            "没有头能确定词义：置零任何一个头，探针准确率的降幅都不到 0.1" if below else
+            "没有头能确定词义：降幅达到 0.1 的头，在本层都有另一个头与它持平")
+report.data("c21", {"gap": np.round(gap, 3).tolist(), "p": [float(f"{x:.3g}") for x in gap_p],
+                    "ambiguous": np.round(hit_ambiguous.mean(axis=0), 3).tolist(),
+                    "plain": np.round(hit_plain.mean(axis=0), 3).tolist(),
+                    "drop": np.round(drop, 4).tolist(), "passes_ambiguity": c21_ambiguity.astype(int).tolist(),
+                    "settles": c21_settles.astype(int).tolist()})
+
+
+# %%
+# The explorer's sentence "The bank raised its interest rates on loans." (bank → interest /
+# loan, the source's 银行 → 利率), with bank pinned; each head that passes the ambiguity test
+# or settles the sense (tests check the sentence's number in explorer.py).
+c21_linked = [int(f) for f in np.flatnonzero(c21_ambiguity | c21_settles)]
+c21_made = [(f"[head {head_name(f)}](explorer.md?s={EXPLORER_BANK_INDEX}&l={f // H + 1}&h={f % H + 1}&t=bank)",
+             f"[头 {head_name(f)}](explorer.md?s={EXPLORER_BANK_INDEX}&l={f // H + 1}&h={f % H + 1}&t=bank)")
+            for f in (c21_linked or [c21_best])]
+report.text("c21_explorer_links",
+            en=(", ".join(m[0] for m in c21_made) if c21_linked else
+                f"no head passes; the largest difference is {c21_made[0][0]}"),
+            zh=("、".join(m[1] for m in c21_made) if c21_linked else f"没有头通过；差值最大的是{c21_made[0][1]}"))
+
+report.save()

@@ -1,0 +1,117 @@
+# %% [markdown]
+# # Where each layer's attention goes, by mean weight
+#
+# Part of the page "Head roles in a real model". roles.py asks of every head whether
+# its *top pick* is the previous token, the next token, [CLS] or [SEP]. Here the same
+# sample sentences are read the other way, TransformerLens-style: the mean weight
+# a head puts on each of those keys, averaged over the query tokens.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+
+report = Report("real_model.head_roles.mean_weights")
+
+# %%
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.head_metrics import (first_token_score, last_token_score, next_token_score,
+                                    previous_token_score)
+from explainer.head_picks import stacked_attention
+from explainer.sample_sentences import SENTENCES
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()         # all-MiniLM-L6-v2, weights on disk
+L, H = model.config.n_layers, model.config.n_heads
+sample = stacked_attention(run_sentences(model, tokenizer, SENTENCES))   # per sentence (L, nh, T, T)
+
+# %% [markdown]
+# ## Mean weight by head and by layer
+
+# %%
+scores = {name: np.zeros((L, H)) for name in ("previous", "next", "cls", "sep")}
+for a in sample:
+    for name, score in (("previous", previous_token_score), ("next", next_token_score),
+                        ("cls", first_token_score), ("sep", last_token_score)):
+        per_layer = torch.stack([score(a[l:l + 1]) for l in range(L)])  # (L, nh), batch of 1
+        scores[name] += per_layer.numpy() / len(sample)
+for name in ("previous", "next"):
+    where = np.unravel_index(scores[name].argmax(), (L, H))
+    report.number(f"top_{name}", scores[name][where], "{:.2f}",
+                  en=f"highest mean weight on the {name} token, over heads",
+                  zh=f"所有头里放在{'前' if name == 'previous' else '后'}一个词元上的最高平均权重")
+    report.number(f"top_{name}_layer", where[0] + 1, "{:.0f}",
+                  en=f"layer of the head with the most weight on the {name} token",
+                  zh=f"{'前' if name == 'previous' else '后'}一个词元权重最高的头所在层")
+    report.number(f"top_{name}_head", where[1] + 1, "{:.0f}",
+                  en=f"that head's number in its layer ({name} token)",
+                  zh=f"该头在层内的编号（{'前' if name == 'previous' else '后'}一个词元）")
+by_layer = {name: s.mean(axis=1) for name, s in scores.items()}   # (L,) each
+report.number("cls_weight_max_layer", by_layer["cls"].max(), "{:.2f}",
+              en="largest mean weight on [CLS] of a layer (12 heads averaged)",
+              zh="一层（12 个头平均）放在 [CLS] 上的最大平均权重")
+report.number("sep_weight_max_layer", by_layer["sep"].max(), "{:.2f}",
+              en="largest mean weight on [SEP] of a layer (12 heads averaged)",
+              zh="一层（12 个头平均）放在 [SEP] 上的最大平均权重")
+
+# %% [markdown]
+# ## Exercise, answered by the run
+#
+# The page's second exercise judges the previous-token role by this mean weight
+# instead of roles.py's top pick.
+
+# %% tags=["mean_weight"]
+# Exercise 2: judge the previous-token role by the mean weight on the token before instead
+# of the top pick (top_key_hits(…) in the positions cell): how many heads put more than half
+# of their attention there, on average?
+from explainer.head_metrics import previous_token_score
+
+previous_weight = np.zeros((L, H))
+for a in sample:                                                # (L, nh, T, T)
+    previous_weight += torch.stack([previous_token_score(a[l:l + 1]) for l in range(L)]).numpy() / len(sample)
+print(f"heads with a mean weight above 0.5 on the previous token: {(previous_weight > 0.5).sum()}")
+
+# %%
+report.number("exercise_previous_token_mean_weight_heads", (previous_weight > 0.5).sum(), "{:.0f}",
+              en="exercise 2: heads whose mean weight on the previous token is above 0.5",
+              zh="练习 2：放在前一个词元上的平均权重超过 0.5 的头数")
+
+# %% [markdown]
+# ## Figure
+
+# %%
+TEXT = {
+    "en": {"layer": "layer", "weight": "mean attention weight",
+           "title": "average over the 12 heads of each layer",
+           "lines": {"cls": "on [CLS]", "sep": "on [SEP]", "previous": "on the previous token",
+                     "next": "on the next token"},
+           "alt": "Line chart over layers 1 to 6 of the mean weight on [CLS], on [SEP], on the "
+                  "previous and on the next token.",
+           "caption": "The share of a layer's attention that parks on [CLS] reaches {cls:.2f}; "
+                      "[SEP] gets at most {sep:.2f}."},
+    "zh": {"layer": "层", "weight": "平均注意力权重", "title": "每层 12 个头的平均",
+           "lines": {"cls": "给 [CLS]", "sep": "给 [SEP]", "previous": "给前一个词元",
+                     "next": "给后一个词元"},
+           "alt": "折线图，第 1 到第 6 层：放在 [CLS]、[SEP]、前一个词元、后一个词元上的平均权重。",
+           "caption": "一层注意力中停在 [CLS] 上的份额最高达 {cls:.2f}；[SEP] 最多只分到 {sep:.2f}。"},
+}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(7.2, 3.2))
+    for name, style, colour in (("cls", "o-", "#7570b3"), ("sep", "s-", "#e7298a"),
+                                ("previous", "v--", "#1b9e77"), ("next", "d--", "#d95f02")):
+        ax.plot(range(1, L + 1), by_layer[name], style, color=colour, label=text["lines"][name])
+    ax.set_ylim(0, 1)
+    ax.set_xlabel(text["layer"], fontsize=10)
+    ax.set_ylabel(text["weight"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="upper center", ncol=2)
+    ax.set_title(text["title"], fontsize=10)
+    fig.tight_layout()
+    report.figure("by_layer", fig, lang, alt=text["alt"],
+                  caption=text["caption"].format(cls=by_layer["cls"].max(), sep=by_layer["sep"].max()))
+
+report.save()

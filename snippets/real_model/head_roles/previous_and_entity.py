@@ -1,0 +1,110 @@
+# %% [markdown]
+# # C07 in MiniLM: a previous-token head and an entity head in one layer
+#
+# Part of the page "Head roles in a real model". The toy model's page
+# (many_heads/a_head_for_it.py) asks the same of trained toy transformers.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.report import Report
+
+report = Report("real_model.head_roles.previous_and_entity")
+
+# %%
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.role_sentences import coreference_sentences, word_position
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()         # all-MiniLM-L6-v2, weights on disk
+L, H = model.config.n_layers, model.config.n_heads
+ALPHA = 0.05       # corrected significance level, as for every role on this page
+DRAWS = 2000       # redraws of the max-statistic permutation
+
+# %% [markdown]
+# One definition for the toy model and MiniLM: a head takes a role if the
+# right word is its top pick over **all** tokens ([CLS] and [SEP] included) in at
+# least half the positions that need it, and beyond chance after the max-statistic
+# correction (null: the target redrawn uniformly among the sentence's tokens).
+# Previous token: the second word of 48 fixed two-word names ("New York") in
+# carrier sentences. Entity: *it* → its referent in C02's 40 sentences.
+
+# %% tags=["previous_and_entity"]
+from explainer.head_picks import query_rows, stacked_attention, top_among, weight_on
+from explainer.head_role_sets import two_word_names
+from explainer.max_statistic import top_pick_max_statistic, wilson_interval
+
+co_set = coreference_sentences()                                 # C02's 40 sentences: it → referent
+co_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in co_set]))
+co_tokens = [tokenizer.tokens(s.text) for s in co_set]
+it_pos = [word_position(t, "it") for t in co_tokens]
+referent = [word_position(t, s.right) for t, s in zip(co_tokens, co_set)]
+
+nm_set = two_word_names()
+nm_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in nm_set]))
+nm_tokens = [tokenizer.tokens(s.text) for s in nm_set]
+nm_second = [word_position(t, s.second) for t, s in zip(nm_tokens, nm_set)]
+c07 = {}
+for name, attention, queries, targets in (
+        ("previous_token", nm_attention, nm_second, [q - 1 for q in nm_second]),
+        ("entity", co_attention, it_pos, referent)):
+    everything = [list(range(a.shape[-1])) for a in attention]
+    top = top_among(query_rows(attention, queries), everything)
+    hits, p = top_pick_max_statistic(top, np.array(targets), everything, n_draws=DRAWS)
+    share = hits / len(queries)
+    low, high = wilson_interval(hits, len(queries))
+    c07[name] = dict(share=share, p=p, passes=(share >= 0.5) & (p < ALPHA), best=int(share.argmax()),
+                     clear=(low >= 0.5) & (p < ALPHA), possible=(high >= 0.5) & (p < ALPHA),
+                     weight=weight_on(attention, queries, targets).mean(axis=0))
+
+# %%
+for name, r in c07.items():
+    share, p = r["share"], r["p"]
+    en, zh = {"previous_token": ("previous token (two-word names)", "前一个词元（双词专名）"),
+              "entity": ("it → referent, of all tokens", "it → 所指（在全部词元里）")}[name]
+    report.number(f"c07_{name}_heads", c07[name]["passes"].sum(), "{:.0f}",
+                  en=f"C07 heads taking the role: {en}", zh=f"C07 担任该角色的头数：{zh}")
+    report.number(f"c07_{name}_clear_heads", c07[name]["clear"].sum(), "{:.0f}",
+                  en=f"C07 heads whose whole 95 % interval is at or above ½: {en}",
+                  zh=f"95% 区间整个不低于 ½ 的 C07 头数：{zh}")
+    report.number(f"c07_{name}_possible_heads", c07[name]["possible"].sum(), "{:.0f}",
+                  en=f"C07 heads beyond chance whose 95 % interval reaches ½: {en}",
+                  zh=f"超出偶然、且 95% 区间够得着 ½ 的 C07 头数：{zh}")
+    report.number(f"c07_{name}_best_share", share.max(), "{:.0%}",
+                  en=f"C07 best head's top-pick share: {en}", zh=f"C07 最好的头首选正确的比例：{zh}")
+    report.number(f"c07_{name}_best_layer", c07[name]["best"] // H + 1, "{:.0f}",
+                  en=f"layer of C07's best head: {en}", zh=f"C07 最好的头所在的层：{zh}")
+    report.number(f"c07_{name}_best_head", c07[name]["best"] % H + 1, "{:.0f}",
+                  en=f"C07's best head's number in its layer: {en}", zh=f"C07 最好的头在层内的编号：{zh}")
+    report.number(f"c07_{name}_best_p", p[c07[name]["best"]], kind="p",
+                  en=f"C07 best head's corrected p: {en}", zh=f"C07 最好的头校正后的 p 值：{zh}")
+report.number("c07_n_names", len(nm_set), "{:.0f}", en="two-word names (C07's previous-token role)",
+              zh="双词专名数（C07 的前一个词元角色）")
+
+
+def split_layers(kind: str) -> int:
+    """Layers in which one head takes the previous-token role and ANOTHER head the entity role."""
+    prev = c07["previous_token"][kind].reshape(L, H)
+    entity = c07["entity"][kind].reshape(L, H)
+    return sum(any(prev[l, a] and entity[l, b] for a in range(H) for b in range(H) if a != b)
+               for l in range(L))
+
+
+for kind, en, zh in (("passes", "", ""), ("clear", ", each share's whole 95 % interval at or above ½",
+                                           "，且每个比例的 95% 区间都整个不低于 ½"),
+                     ("possible", ", each share's 95 % interval reaching ½", "，且每个比例的 95% 区间都够得着 ½")):
+    report.number("c07_minilm_split_layers" + ("" if kind == "passes" else f"_{kind}"), split_layers(kind),
+                  "{:.0f}", en="MiniLM layers in which one head takes the previous-token role and another "
+                               f"the entity role{en}",
+                  zh=f"MiniLM 中一个头担任前一个词元角色、另一个头担任实体角色的层数{zh}")
+
+
+# %%
+report.data("issue19", {
+    "c07": {name: {"share": np.round(r["share"], 3).tolist(), "passes": r["passes"].astype(int).tolist()}
+            for name, r in c07.items()},
+})
+
+report.save()
