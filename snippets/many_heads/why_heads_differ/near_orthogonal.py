@@ -334,6 +334,11 @@ report_spread(report, "planted_form_cos_end", planted[:, -1], "{:.3f}",
 report_spread(report, "planted_form_cos_abs_max", planted_statistic, "{:.3f}",
               en=f"planted arm: largest |cos| between the bilinear forms over the {STEPS} steps",
               zh=f"植入组：{STEPS} 步中两个头的双线性型之间最大的 |cos|")
+# Whether a pull can end at the target at all (a cosine is at most 1): one value for every seed, since
+# the target pools the seeds' cross-run pairs (held fixed when the build resamples the seeds).
+report_seed_count(report, "planted_reachable_seeds", torch.full((n,), planted_target < 1),
+                  en="seeds whose planted target is a cosine a pull can end at (below 1)",
+                  zh="植入目标是拉近项能停到的余弦值（小于 1）的种子数")
 report_seed_count(report, "planted_detected_seeds", detected,
                   en="seeds whose planted pull is detected (its statistic exceeds the null's 95th percentile)",
                   zh="植入的拉近项被检出（统计量超过零假设第 95 百分位数）的种子数")

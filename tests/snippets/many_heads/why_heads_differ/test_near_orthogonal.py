@@ -110,7 +110,7 @@ def test_the_form_cosine_of_hand_made_heads(bilinear):
 def test_counts_over_seeds_are_recomputed_from_their_per_seed_values(results):
     r = results("many_heads.why_heads_differ.near_orthogonal")
     n = int(r.number("n_seeds"))
-    for key in ("orthogonal_twice_seeds", "orthogonal_slower_seeds", "free_rise_above_seeds",
+    for key in ("orthogonal_twice_seeds", "orthogonal_slower_seeds", "free_rise_above_seeds", "planted_reachable_seeds",
                 "planted_detected_seeds", "reached_orthogonal_seeds", "reached_aligned_seeds"):
         assert r.number(key) == sum(r.per_seed(key))
     # A seed's free heads rise above when their statistic exceeds the null's 95th percentile;
@@ -121,6 +121,8 @@ def test_counts_over_seeds_are_recomputed_from_their_per_seed_values(results):
     assert r.number("planted_detection_rate") == pytest.approx(r.number("planted_detected_seeds") / n)
     # The planted target is twice the null's 95th percentile, which lies within the null's range.
     assert r.number("planted_target") == pytest.approx(2 * p95)
+    # Whether a pull can end at the target is one fact, the same for every seed.
+    assert r.per_seed("planted_reachable_seeds") == [float(r.number("planted_target") < 1)] * n
     assert r.number("null_pairs") == 2 * n
     assert r.number("null_form_cos_abs_max_min") <= p95 <= r.number("null_form_cos_abs_max_max")
     # A statistic is a largest |cos| over the steps: at least the |cos| at the last step.
