@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system serve preview build test test-notebooks bench check-kernels lock clean page
+.PHONY: setup system serve preview build test test-notebooks bench check-kernels lock clean page rules-history
 
 setup: system $(VENV)/.installed node_modules/.installed
 
@@ -58,6 +58,10 @@ bench: setup
 # Every trained verdict again under a second CPU kernel (ATEN_CPU_CAPABILITY=default): must agree.
 check-kernels: setup
 	$(BIN)/python -m tools.running.kernel_check
+
+# After changing a rule in docs/claims.yml: its new version appended to docs/rules_history.yml.
+rules-history: $(VENV)/.installed
+	$(BIN)/python -m tools.verdicts.rules_history
 
 # Re-resolve requirements.in into the fully pinned requirements.txt.
 lock:

@@ -51,6 +51,7 @@ from tools.pages import figures  # noqa: E402
 from tools.pages import glossary  # noqa: E402
 from tools.pages import katex_math  # noqa: E402
 from tools.verdicts import ledger  # noqa: E402
+from tools.verdicts import rules_history  # noqa: E402
 from tools.pages import numbers_table  # noqa: E402
 from tools.pages import page_meta  # noqa: E402
 from tools.pages import print_page  # noqa: E402
@@ -124,6 +125,10 @@ def on_config(config):
     _state.update(lang=lang, ui=UI[lang], results=results, behind=behind, repo_url=config.repo_url,
                   snippets={snippet_runner.name_of(p): p for p in snippet_runner.discover()})
     _load_claims()
+    try:  # the build only (not the preview's refresh): every rule change has its history entry
+        rules_history.check()
+    except rules_history.HistoryError as error:
+        raise PluginError(f"docs/rules_history.yml: {error}") from None
     _state["last_changed"] = page_meta.last_changed()
     return config
 
@@ -134,6 +139,7 @@ def _load_claims() -> None:
         _state["claims"] = registry.load()
     except registry.RegistryError as error:
         raise PluginError(f"docs/claims.yml: {error}") from None
+    _state["history"] = rules_history.read()
     _state["assessments"] = _assess(_state["results"])
     _state["verdicts"] = {claim_id: a.verdict if a else None
                           for claim_id, a in _state["assessments"].items()}
@@ -272,7 +278,8 @@ def _ledger(config) -> str:
     return ledger.page(lang, _state["claims"], _state["verdicts"], _state["results"], where,
                        "sources.md" if (docs / "sources.md").is_file() else None,
                        "references.md" if (docs / "references.md").is_file() else None,
-                       _state["assessments"], _state["reasons"], "../assets/ledger.js")
+                       _state["assessments"], _state["reasons"], "../assets/ledger.js",
+                       _state["history"])
 
 
 def _colab_url(name: str) -> str:

@@ -1,6 +1,6 @@
 """The claims registry (docs/claims.yml) and its rules: one verdict per claim.
 
-Snippets only record numbers. A claim's rule, written in the registry before the run,
+Snippets only record numbers. A claim's rule in the registry (its versions: rules_history.py)
 reads those numbers as ``snippet.key`` (or ``reference.key`` for a paper's own numbers)
 and gives the verdict:
 

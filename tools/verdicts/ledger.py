@@ -7,11 +7,13 @@ decides anything itself.
 from __future__ import annotations
 
 import ast
+import datetime as dt
 import math
 import re
 from pathlib import Path
 
 from tools.verdicts import claims as registry
+from tools.verdicts import rules_history
 from tools.pages import numbers_table
 
 UI = {
@@ -19,8 +21,14 @@ UI = {
         "title": "Claims ledger",
         "intro": ("Every claim the [source explanations]({sources}) make, with the rule that decides "
                   "it and the verdict that rule gives on the measurements of this site's "
-                  "experiments. The rules were written before the experiments ran; the build "
-                  "computes each verdict from the recorded numbers (tools/verdicts/claims.py)."),
+                  "experiments. The build computes each verdict from the recorded numbers "
+                  "(tools/verdicts/claims.py).{history}"),
+        "history": (" Not every rule was written before its experiment ran: of the {total} rules, "
+                    "{before} were fixed before their experiment first recorded a number they read, "
+                    "{written} were first written when their experiment had already recorded numbers "
+                    "(the first snippets computed their own verdicts) and have not changed since, and "
+                    "{revised} were revised after results were known. Each claim's card says when its "
+                    "rule was fixed and lists the earlier versions (docs/rules_history.yml)."),
         "kinds_intro": ("A *construction* (weights set by hand) shows that a mechanism can work; it "
                         "never verifies a claim about what models do. Trained toy models count over "
                         "at least 8 random seeds, never the best run. Each of their verdicts shows how "
@@ -64,12 +72,27 @@ UI = {
                   "trained": "Trained toy model", "real": "Real pretrained model",
                   "equivalence": "Mathematical fact / equivalence", "literature": "Literature"},
         "section": "source {doc} {part}",
+        "fixed": "Rule fixed",
+        "fixed_before": "{date}, before its experiment had recorded any number it reads",
+        "fixed_after": "{date}, when its experiment had already recorded numbers",
+        "revisions": "; {n} earlier {versions}, listed in the details",
+        "earlier": "Earlier versions of the rule",
+        "earlier_item": "fixed {date}, {known}: {cases}. Its verdict then: {then}; this version on today's numbers: {today}",
+        "known": "after its numbers were recorded", "unknown": "before its numbers were recorded",
+        "not_recorded": "not recorded", "cannot_apply": "cannot be applied (a number it reads is no longer recorded)",
+        "no_case": "no case yet",
+        "otherwise": "otherwise {verdict}",
+        "reworded": "The rule's words were last revised {date}, its decision unchanged.",
+        "date": "{d:%-d %b %Y}, {d:%H:%M} UTC",
     },
     "zh": {
         "title": "论断账本",
         "intro": ("[原文]({sources})提出的每一条论断，判定它的规则，以及这条规则根据本站实验的测量结果"
-                  "给出的结论。规则在实验运行之前就已写定；每条结论都由构建过程根据记录下来的数字算出"
-                  "（tools/verdicts/claims.py）。"),
+                  "给出的结论。每条结论都由构建过程根据记录下来的数字算出（tools/verdicts/claims.py）。{history}"),
+        "history": ("并不是每条规则都写在实验运行之前：{total} 条规则里，{before} 条在实验记录下它要读的数字之前就已定下；"
+                    "{written} 条第一次写下时，实验已经记录了数字（最早的代码片段自己给出结论），此后没有改过；"
+                    "{revised} 条在结果已知之后改过。每条论断的卡片都写明它的规则何时定下，并列出早先的各个版本"
+                    "（docs/rules_history.yml）。"),
         "kinds_intro": ("*手工构造*（权重由人设定）只能说明某种机制可以成立，不能证实关于模型实际行为的论断。"
                         "训练出来的小模型至少看 8 个随机种子，从不挑最好的一次。它们的每条结论都注明重抽种子后"
                         "还能保持多少（有放回地重抽 1000 次）；低于 90% 时，构建过程把种子数加倍重新训练，"
@@ -101,6 +124,18 @@ UI = {
                   "real": "真实的预训练模型", "equivalence": "数学事实 / 等价性检验",
                   "literature": "文献"},
         "section": "原文 {doc} {part}",
+        "fixed": "规则定下",
+        "fixed_before": "{date}，当时实验还没有记录下它要读的任何数字",
+        "fixed_after": "{date}，当时实验已经记录下数字",
+        "revisions": "；早先还有 {n} 个版本，列在详情里",
+        "earlier": "规则的早先版本",
+        "earlier_item": "{date}定下，{known}：{cases}。当时的结论：{then}；用今天的数字算，这一版给出：{today}",
+        "known": "数字已经记录之后", "unknown": "数字记录之前",
+        "not_recorded": "未记录", "cannot_apply": "无法计算（它读取的数字已不再记录）",
+        "no_case": "还没有任何情形",
+        "otherwise": "否则{verdict}",
+        "reworded": "规则的文字最近一次修改在 {date}，判定本身没有变。",
+        "date": "{d.year} 年 {d.month} 月 {d.day} 日 {d:%H:%M}（UTC）",
     },
 }
 
@@ -222,10 +257,70 @@ def _filter(lang: str, counts: dict[str, int], total: int) -> list[str]:
             + "</div>", ""]
 
 
+def _date(iso: str, lang: str) -> str:
+    moment = dt.datetime.fromisoformat(iso).astimezone(dt.timezone.utc)
+    return UI[lang]["date"].format(d=moment)
+
+
+def _rule_cases(version: dict, lang: str) -> str:
+    ui = UI[lang]
+    colon = "：" if lang == "zh" else ": "
+    cases = [f"{ui['verdicts'][v]}{colon}`{c}`" for case in version.get("cases") or [] for v, c in case.items()]
+    if not cases:
+        return ui["no_case"]
+    otherwise = ui["otherwise"].format(verdict=ui["verdicts"].get(version.get("otherwise"), version.get("otherwise")))
+    return ("；" if lang == "zh" else "; ").join(cases + [otherwise])
+
+
+def rule_history(claim: registry.Claim, versions: list[dict], numbers: dict[str, float],
+                 lang: str) -> tuple[str, list[str]]:
+    """When ``claim``'s rule was fixed (one line for the card) and its earlier deciding versions
+    with their verdicts (lines for the details), from docs/rules_history.yml."""
+    ui = UI[lang]
+    colon = "：" if lang == "zh" else ":"
+    deciding = rules_history.decisions(versions)
+    if not deciding:
+        return "", []
+    current = deciding[-1]
+    fixed = ui["fixed_after" if current["numbers_known"] else "fixed_before"].format(
+        date=_date(current["date"], lang))
+    earlier = deciding[:-1]
+    line = (f"**{ui['fixed']}{colon}** {fixed}" + (ui["revisions"].format(n=len(earlier), versions="version" if len(earlier) == 1 else "versions")
+               if earlier else "")
+            + ("。" if lang == "zh" else "."))
+    details = []
+    if earlier:
+        details += [f"**{ui['earlier']}{colon}**", ""]
+        for version in reversed(earlier):
+            today = rules_history.verdict_today(version, claim, numbers) if numbers else None
+            then = version.get("verdict")
+            details.append("- " + ui["earlier_item"].format(
+                date=_date(version["date"], lang), known=ui["known" if version["numbers_known"] else "unknown"],
+                cases=_rule_cases(version, lang),
+                then=verdict_badge(then, lang) if then else ui["not_recorded"],
+                today=verdict_badge(today, lang) if today else ui["cannot_apply"]))
+        details.append("")
+    if versions[-1] is not current:
+        details += [ui["reworded"].format(date=_date(versions[-1]["date"], lang)), ""]
+    return line, details
+
+
+def history_sentence(lang: str, history: dict[str, list[dict]] | None, claims) -> str:
+    """The introduction's counts of rules fixed before their run and revised after results."""
+    if not history:
+        return ""
+    counts = rules_history.counts({c: history.get(c, []) for c in claims})
+    decided = len(counts.fixed_before) + len(counts.written_after) + len(counts.revised_after)
+    sentence = UI[lang]["history"].format(total=decided, before=len(counts.fixed_before),
+                                          written=len(counts.written_after), revised=len(counts.revised_after))
+    return sentence
+
+
 def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str | None],
          results: dict, where: dict[str, tuple[str, str]], sources_href: str | None,
          references_href: str | None, assessments: dict | None = None,
-         reasons: dict[str, str] | None = None, script_href: str = "") -> str:
+         reasons: dict[str, str] | None = None, script_href: str = "",
+         history: dict[str, list[dict]] | None = None) -> str:
     """The ledger in Markdown. ``where`` maps a snippet to (page path, page title);
     ``assessments`` (tools.verdicts.claims.assess) add each trained verdict's stability, ``reasons``
     (``reasons()``) the sentence that says why. Compact: each claim shows its verdict and
@@ -236,7 +331,9 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
     counts = {v: sum(1 for x in verdicts.values() if x == v) for v in registry.VERDICTS}
     count_text = ("、" if lang == "zh" else ", ").join(
         f"{verdict_badge(v, lang)} {counts[v]}" for v in registry.VERDICTS)
-    lines = [f"# {ui['title']}", "", ui["intro"].format(sources=sources_href or "#"), "",
+    numbers = registry.measurements(results, claims) if results else {}
+    intro = ui["intro"].format(sources=sources_href or "#", history=history_sentence(lang, history, claims))
+    lines = [f"# {ui['title']}", "", intro, "",
              ui["kinds_intro"], "", ui["counts"].format(total=len(claims), counts=count_text), "",
              *_filter(lang, counts, len(claims)),
              f"| {ui['index']} | {ui['verdict']} | {ui['tested_on']} | {ui['stability']} |",
@@ -254,6 +351,7 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
                   f"**{ui['source']}{colon}** " + sources(source_link(a, lang, sources_href)
                                                           for a in claim.source), "",
                   f"**{ui['rule']}{colon}** {claim.rule_text[lang]}", "",
+                  *rule_history(claim, (history or {}).get(claim_id, []), numbers, lang)[1],
                   *([f"**{ui['baseline']}{colon}** {claim.baseline[lang]}", ""] if claim.baseline else []),
                   *([f"**{ui['related']}{colon}** " + ("；" if lang == "zh" else "; ").join(
                       f"[{other} · {claims[other].title[lang]}](#{other}) {verdict_badge(verdicts[other], lang)}"
@@ -278,6 +376,8 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
         lines += [f'<div class="claim-card" data-verdict="{verdicts[claim_id] or "undecided"}" markdown>',
                   "", f"## {claim_id} · {claim.title[lang]} {{#{claim_id}}}", "",
                   f"**{ui['verdict']}{colon}** {verdict_badge(verdicts[claim_id], lang)}{why}", "",
+                  *([fixed, ""] if (fixed := rule_history(claim, (history or {}).get(claim_id, []),
+                                                          numbers, lang)[0]) else []),
                   f'??? note "{ui["details"]}"', ""]
         lines += [f"    {line}" if line else "" for line in folded]
         lines += ["", "</div>", ""]
