@@ -98,16 +98,21 @@ def test_a_changed_rule_without_a_history_entry_fails_naming_the_claim_and_the_c
     assert "C01" in str(error.value) and rules_history.COMMAND in str(error.value)
 
 
-def test_a_commit_that_changed_a_rule_without_an_entry_fails_even_when_a_later_one_has_one(repo):
+def test_a_commit_that_changed_a_rule_without_an_entry_fails_until_the_tool_records_it(repo):
     update(repo, "2026-11-29T10:00:00+00:00")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "history", date="2026-11-29T10:01:00+00:00")
     # Changed and committed without running the tool ...
     (repo / "docs" / "claims.yml").write_text(registry_text(bar="1e-3"), encoding="utf-8")
     git(repo, "commit", "-q", "-am", "looser", date="2026-11-29T11:00:00+00:00")
-    # ... then changed again, this time with its entry: the last version agrees, the commit before not
+    # ... then changed again, and the history file edited by hand to agree with the last version:
+    # the last version agrees, the commit before does not
     (repo / "docs" / "claims.yml").write_text(registry_text(bar="1e-2"), encoding="utf-8")
-    assert update(repo, "2026-11-29T12:00:00+00:00") == ["C01"]
+    history = rules_history.read(repo / "docs" / "rules_history.yml")
+    claims_yml = yaml.safe_load((repo / "docs" / "claims.yml").read_text(encoding="utf-8"))
+    history["C01"].append(rules_history._version(rules_history.rule_of(claims_yml["C01"]),
+                                                 "2026-11-29T12:00:00+00:00", None, False, None, None))
+    rules_history.write(history, repo / "docs" / "rules_history.yml")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "looser still", date="2026-11-29T12:00:00+00:00")
     check(repo, with_git=False)
@@ -115,6 +120,11 @@ def test_a_commit_that_changed_a_rule_without_an_entry_fails_even_when_a_later_o
         check(repo)
     message = str(error.value)
     assert "C01" in message and "has no version of it" in message and rules_history.COMMAND in message
+    # The tool records the committed version with its commit's date, and the current one stays last.
+    assert update(repo, "2026-11-29T13:00:00+00:00") == ["C01"]
+    versions = rules_history.read(repo / "docs" / "rules_history.yml")["C01"]
+    assert "2026-11-29T11:00:00+00:00" in [v["date"] for v in versions]
+    check(repo)
 
 
 def test_the_tool_appends_a_changed_rule_and_never_rewrites_an_earlier_entry(repo):

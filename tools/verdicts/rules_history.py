@@ -364,6 +364,17 @@ def update(registry_path: Path = registry.REGISTRY, path: Path = HISTORY, cache:
     before = json.loads(json.dumps(history))
     today = today or dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     appended = []
+    # Versions that commits made since the history was last written come first, with their
+    # commits' dates (a rule committed before its run, then revised, keeps both versions).
+    root = registry_path.resolve().parents[1]     # docs/claims.yml -> the repository
+    from_commits = _from_git_cached(root) if git_history_available(root) else {}
+    for claim_id, committed in from_commits.items():
+        versions = history.setdefault(claim_id, [])
+        recorded = {(v["decision"], v["words"]) for v in versions}
+        for version in committed:
+            if (version["decision"], version["words"]) not in recorded:
+                versions.append(version)
+                appended.append(claim_id)
     for claim_id, entry in entries.items():
         rule = rule_of(entry)
         versions = history.setdefault(claim_id, [])
@@ -376,7 +387,7 @@ def update(registry_path: Path = registry.REGISTRY, path: Path = HISTORY, cache:
     append_only(before, history)
     if appended:
         write(history, path)
-    return appended
+    return sorted(set(appended))
 
 
 # --- The build's check -------------------------------------------------------------------------
