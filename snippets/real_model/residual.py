@@ -349,6 +349,21 @@ report.number("neighbour_g1_margin", residual_correct.mean() - majority, "{:+.3f
 report.number("neighbour_g1_held", float(residual_correct.mean() - majority >= 0.1), "{:.0f}",
               en="G1 held (1) or not (0): the layer-6 residual probe beats the majority guess by ≥ 0.1",
               zh="G1 是否成立（1 / 0）：第 6 层残差流上的探针比总猜最常见的词至少高 0.1")
+g1_numbers = dict(share=residual_correct.mean(), majority=majority)
+if residual_correct.mean() - majority >= 0.1:
+    g1_outcome = ("On the layer-6 residual stream the probe names {share:.0%} of the neighbours, at "
+                  "least 0.1 above always guessing the most frequent one ({majority:.0%}): it could "
+                  "have seen the neighbours, so C29's rule counts it.",
+                  "在第 6 层残差流上，探针说对 {share:.0%} 的相邻词，比总猜最常见的词（{majority:.0%}）"
+                  "至少高 0.1：它有能力看到相邻词，所以 C29 的规则把它算数。")
+else:
+    g1_outcome = ("Even on the layer-6 residual stream the probe names only {share:.0%} of the "
+                  "neighbours, less than 0.1 above always guessing the most frequent one "
+                  "({majority:.0%}): it could not have seen the effect, so C29's rule does not count it.",
+                  "即使在第 6 层残差流上，探针也只说对 {share:.0%} 的相邻词，比总猜最常见的词"
+                  "（{majority:.0%}）高不到 0.1：这个探针本来就看不到要找的效应，所以 C29 的规则不把它算数。")
+report.text("neighbour_g1_outcome", en=g1_outcome[0].format(**g1_numbers),
+            zh=g1_outcome[1].format(**g1_numbers))
 
 # %% [markdown]
 # ### A context the values certainly need: a word's sense (C36's probe)
