@@ -582,11 +582,15 @@ TEXT = {
                      "and LayerNorm's offset.",
         "share_caption": "What the next layer reads: each layer's output split into its four parts.",
         "probe": "neighbour words named right (held out)", "majority": "always the most frequent neighbour",
+        "probe_y": "share named right (held out)", "sense": "word senses named right (C36's frames)",
+        "g1": "neighbour probe on the layer-6 residual stream (G1)",
         "probe_alt": "Line chart over layers 1 to 6 of the share of held-out tokens whose word before "
                      "or after a linear probe names right from the token's values, with a horizontal "
-                     "line for always guessing the most frequent neighbour word.",
-        "probe_caption": "How well a linear probe reads a token's neighbouring words from its values, "
-                         "layer by layer (sentences held out).",
+                     "line for always guessing the most frequent neighbour word and one point for the "
+                     "same probe on the layer-6 residual stream; a second line gives the share of "
+                     "sentences whose word sense C36's probe names right from the word's values.",
+        "probe_caption": "What a probe reads from the values, layer by layer: a token's neighbouring "
+                         "words (sentences held out) and a word's sense (frames held out).",
     },
     "zh": {
         "own": "自己的嵌入（保留残差）", "other": "同句其他词元的嵌入",
@@ -607,9 +611,12 @@ TEXT = {
                      "层归一化的偏移各占的份额。",
         "share_caption": "下一层读到的是什么：把每层的输出拆成四个部分。",
         "probe": "说对相邻词的比例（留出句子）", "majority": "总猜最常见的相邻词",
+        "probe_y": "说对的比例（留出）", "sense": "说对词义的比例（C36 的句框）",
+        "g1": "相邻词探针用在第 6 层残差流上（G1）",
         "probe_alt": "第 1 到第 6 层的折线图：线性探针从词元的值向量里说对它前一个或后一个词的比例"
-                     "（在留出的句子上），另有一条水平线表示总猜最常见相邻词的水平。",
-        "probe_caption": "逐层看，线性探针能从值向量里读出多少相邻词（留出句子）。",
+                     "（在留出的句子上），一条水平线表示总猜最常见相邻词的水平，一个点表示同一探针用在"
+                     "第 6 层残差流上的结果；另一条折线是 C36 的探针从词的值向量里说对词义的句子比例。",
+        "probe_caption": "逐层看探针能从值向量里读出什么：词元的相邻词（留出句子）和词的词义（留出句框）。",
     },
 }
 STYLE = {"input": ("o-", "#444444"), "Q": ("s-", "#1b9e77"), "K": ("^-", "#7570b3"),
@@ -661,15 +668,17 @@ for lang in LANGS:
     fig.tight_layout()
     report.figure("input_parts", fig, lang, alt=text["share_alt"], caption=text["share_caption"])
 
-    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    fig, ax = plt.subplots(figsize=(5.6, 4.2))
     ax.plot(np.arange(1, L + 1), probe_accuracy, "d-", color="#d95f02", label=text["probe"])
     ax.axhline(np.bincount(targets).max() / len(targets), color="#666666", ls=":",
                label=text["majority"])
+    ax.plot([L], [residual_correct.mean()], "s", color="#7570b3", label=text["g1"])
+    ax.plot(np.arange(1, L + 1), sense_by_layer, "o-", color="#1b9e77", label=text["sense"])
     ax.set_xlabel(text["cka_layer"], fontsize=10)
-    ax.set_ylabel(text["probe"], fontsize=10)
-    ax.set_ylim(0, None)
+    ax.set_ylabel(text["probe_y"], fontsize=10)
+    ax.set_ylim(0, 1.02)
     ax.tick_params(labelsize=9)
-    ax.legend(fontsize=9, loc="lower right")
+    ax.legend(fontsize=8, loc="center right")
     fig.tight_layout()
     report.figure("neighbour_probe", fig, lang, alt=text["probe_alt"], caption=text["probe_caption"])
 
