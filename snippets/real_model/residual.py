@@ -174,6 +174,58 @@ report.number("cka_V_bar_layers", meets_bar.sum(), "{:.0f}", kind="count",
               zh="相邻两层之间（共 5 步）值向量 CKA 不低于 0.5 且超过打乱后两倍的步数")
 
 # %% [markdown]
+# ### The same question with a debiased CKA (C29)
+#
+# With 384 dimensions on a few hundred tokens, plain linear CKA is biased
+# upwards: two unrelated sets of vectors already score well above 0. The
+# debiased CKA (Song et al. 2012's unbiased HSIC, explainer/cka.py) is about 0
+# for unrelated sets. Chance is now a distribution: the same CKA with the token
+# order of one side shuffled, 200 times; a step counts when its CKA is at least
+# 0.5 and above the shuffles' 95th percentile. Last, are the layer-6 values
+# still related to the embeddings they started from?
+
+# %% tags=["debiased_cka"]
+from explainer.cka import debiased_cka, shuffled_cka
+
+step_cka = np.array([debiased_cka(values[l], values[l + 1]) for l in range(L - 1)])    # (L-1,)
+step_null95 = np.array([np.percentile(shuffled_cka(values[l], values[l + 1], 200, seed=l), 95)
+                        for l in range(L - 1)])                                         # (L-1,)
+step_passes = (step_cka >= 0.5) & (step_cka > step_null95)
+v6_embedding = debiased_cka(values[L - 1], embedding_all)
+v6_embedding_null95 = np.percentile(shuffled_cka(values[L - 1], embedding_all, 200, seed=L), 95)
+print("debiased CKA of V with the previous layer's V, layers 2..6:", np.round(step_cka, 3))
+print("  95th percentile of 200 shuffles:                        ", np.round(step_null95, 3))
+print(f"steps with CKA >= 0.5 and above the shuffles: {step_passes.sum()} of {L - 1}")
+print(f"layer-{L} values vs the embeddings: {v6_embedding:.3f} (shuffled 95th percentile "
+      f"{v6_embedding_null95:.3f})")
+
+# %%
+report.number("cka_steps_passing", step_passes.sum(), "{:.0f}", kind="count",
+              en="steps (of 5) whose values keep a debiased CKA ≥ 0.5, above the shuffles' 95th percentile",
+              zh="相邻两层之间（共 5 步）值向量去偏 CKA 不低于 0.5 且高于打乱后第 95 百分位数的步数")
+for key, null_key, step in (("cka_step1", "cka_step1_null95", 0), ("cka_step2", "cka_step2_null95", 1),
+                            ("cka_step3", "cka_step3_null95", 2), ("cka_step4", "cka_step4_null95", 3),
+                            ("cka_step5", "cka_step5_null95", 4)):
+    report.number(key, step_cka[step], "{:.3f}",
+                  en=f"debiased CKA between the values of layers {step + 1} and {step + 2}",
+                  zh=f"第 {step + 1} 层与第 {step + 2} 层值向量的去偏 CKA")
+    report.number(null_key, step_null95[step], "{:.3f}",
+                  en=f"the same with the tokens shuffled: 95th percentile of 200 shuffles",
+                  zh=f"同上（第 {step + 1} → {step + 2} 层），打乱词元 200 次后的第 95 百分位数")
+report.number("cka_step_min", step_cka.min(), "{:.2f}",
+              en="smallest debiased CKA between the values of two consecutive layers",
+              zh="相邻两层值向量之间去偏 CKA 的最小值")
+report.number("cka_step_null95_max", step_null95.max(), "{:.3f}",
+              en="largest shuffled 95th percentile over the 5 steps",
+              zh="5 步中打乱后第 95 百分位数的最大值")
+report.number("cka_v6_embedding", v6_embedding, "{:.3f}",
+              en="debiased CKA of layer 6's values with the embeddings",
+              zh="第 6 层值向量与嵌入的去偏 CKA")
+report.number("cka_v6_embedding_null95", v6_embedding_null95, "{:.3f}",
+              en="the same with the tokens shuffled: 95th percentile of 200 shuffles",
+              zh="同上，打乱词元 200 次后的第 95 百分位数")
+
+# %% [markdown]
 # ## Do the values carry more context, layer after layer?
 #
 # Source B says each layer's value "carries richer context". One kind of
@@ -267,6 +319,130 @@ else:
                "这次运行分辨不出第 6 层的值向量是否比第 1 层带上更多相邻词的信息；探针在第 {best} 层读得最好。")
 best = int(np.argmax(probe_accuracy)) + 1
 report.text("probe_outcome", en=outcome[0].format(best=best), zh=outcome[1].format(best=best))
+
+# %% [markdown]
+# ### Could the probe have seen it at all? (G1)
+#
+# A probe that reads little from the values may read little from anything.
+# The check: the same probe on the layer-6 *residual stream* — the model's own
+# output, which has seen every word. If it cannot beat always guessing the most
+# frequent neighbour by 0.1 there, this probe is too weak to tell whether the
+# values carry the neighbours, and C29's rule does not count it.
+
+# %% tags=["neighbour_g1"]
+residual_correct = np.zeros(len(items), dtype=bool)
+X = torch.cat([o.hidden_states[L][0] for o in trained]).double()[torch.as_tensor(rows)]  # (n_items, C)
+for side in (False, True):
+    mask = is_right == side
+    residual_correct[mask] = word_probe_correct(X[mask], targets[mask], items[mask, 0], word_vectors)
+majority = np.bincount(targets).max() / len(targets)
+print(f"neighbour named from the layer-{L} residual stream: {residual_correct.mean():.3f} "
+      f"(always the most frequent word: {majority:.3f})")
+
+# %%
+report.number("neighbour_residual6_probe", residual_correct.mean(), "{:.0%}", kind="share",
+              en="G1: the neighbour-word probe on the layer-6 residual stream, share named right",
+              zh="G1：相邻词探针用在第 6 层残差流上，说对的比例")
+report.number("neighbour_g1_margin", residual_correct.mean() - majority, "{:+.3f}",
+              en="G1: that share minus always guessing the most frequent neighbour",
+              zh="G1：这一比例减去总猜最常见相邻词的比例")
+report.number("neighbour_g1_held", float(residual_correct.mean() - majority >= 0.1), "{:.0f}",
+              en="G1 held (1) or not (0): the layer-6 residual probe beats the majority guess by ≥ 0.1",
+              zh="G1 是否成立（1 / 0）：第 6 层残差流上的探针比总猜最常见的词至少高 0.1")
+g1_numbers = dict(share=residual_correct.mean(), majority=majority)
+if residual_correct.mean() - majority >= 0.1:
+    g1_outcome = ("On the layer-6 residual stream the probe names {share:.0%} of the neighbours, at "
+                  "least 0.1 above always guessing the most frequent one ({majority:.0%}): it could "
+                  "have seen the neighbours, so C29's rule counts it.",
+                  "在第 6 层残差流上，探针说对 {share:.0%} 的相邻词，比总猜最常见的词（{majority:.0%}）"
+                  "至少高 0.1：它有能力看到相邻词，所以 C29 的规则把它算数。")
+else:
+    g1_outcome = ("Even on the layer-6 residual stream the probe names only {share:.0%} of the "
+                  "neighbours, less than 0.1 above always guessing the most frequent one "
+                  "({majority:.0%}): it could not have seen the effect, so C29's rule does not count it.",
+                  "即使在第 6 层残差流上，探针也只说对 {share:.0%} 的相邻词，比总猜最常见的词"
+                  "（{majority:.0%}）高不到 0.1：这个探针本来就看不到要找的效应，所以 C29 的规则不把它算数。")
+report.text("neighbour_g1_outcome", en=g1_outcome[0].format(**g1_numbers),
+            zh=g1_outcome[1].format(**g1_numbers))
+
+# %% [markdown]
+# ### A context the values certainly need: a word's sense (C36's probe)
+#
+# C36's frames (explainer/word_senses.py) put *bank*, *bat*, *mouse*, *seal*
+# and *crane* next to a cue word of one sense or the other, each frame a
+# minimal pair. The same nearest-centroid probe as in C36, held out by frame,
+# reads the sense from the word's value in each layer (heads concatenated).
+# In layer 1 both sentences of a pair give the word the same value, so the
+# probe is right exactly half the time: the context-free baseline. The gain
+# is the best of layers 2–6 minus layer 1; its 95 % interval resamples the 20
+# frames *before* the held-out split (a frame's copies stay in one fold) and
+# chooses the best layer again each time.
+
+# %% tags=["sense_probe"]
+from explainer.centroid_probe import centroid_probe_correct
+from explainer.word_senses import FRAMES as SENSE_FRAMES, SENSES, sense_sentences
+
+sense_items = sense_sentences()                                  # 5 words x 20 frames x 2 senses
+sense_outputs = run_sentences(model, tokenizer, [s.text for s in sense_items])
+sense_values = torch.zeros(len(sense_items), L, model.config.d_model)      # (N, L, C)
+with torch.no_grad():
+    for n, (item, out) in enumerate(zip(sense_items, sense_outputs)):
+        position = tokenizer.tokens(item.text).index(item.word)
+        for layer, block in enumerate(model.layers):
+            sense_values[n, layer] = block.attention.W_V(out.hidden_states[layer][0, position])
+sense_label = np.array([s.sense for s in sense_items])
+sense_frame = np.array([s.frame for s in sense_items])
+sense_word = np.array([s.word for s in sense_items])
+
+
+def sense_probe_by_layer(rows):
+    """Held-out accuracy of C36's probe (one per word, 5 folds of frames) on each layer's values,
+    over the items ``rows`` (copies allowed: a frame's copies share its fold). Returns (L,)."""
+    right = np.zeros(L)
+    for word in SENSES:
+        mine = rows[sense_word[rows] == word]
+        hits = centroid_probe_correct(sense_values[mine], torch.as_tensor(sense_label[mine])[None],
+                                      sense_frame[mine], n_folds=5)         # (1, L, n)
+        right += hits[0].sum(dim=-1).numpy()
+    return right / len(rows)
+
+
+sense_by_layer = sense_probe_by_layer(np.arange(len(sense_items)))         # (L,)
+sense_gain = sense_by_layer[1:].max() - sense_by_layer[0]
+frame_rows = [np.flatnonzero(sense_frame == f) for f in range(len(SENSE_FRAMES))]
+rng = np.random.default_rng(0)
+sense_gain_draws = np.zeros(1000)
+for draw in range(1000):
+    drawn = rng.integers(0, len(SENSE_FRAMES), len(SENSE_FRAMES))           # frames, with replacement
+    accuracy = sense_probe_by_layer(np.concatenate([frame_rows[f] for f in drawn]))
+    sense_gain_draws[draw] = accuracy[1:].max() - accuracy[0]
+sense_gain_low, sense_gain_high = np.percentile(sense_gain_draws, [2.5, 97.5])
+print("sense probe by layer:", np.round(sense_by_layer, 3))
+print(f"gain, best of layers 2-{L} minus layer 1: {sense_gain:+.3f} "
+      f"(95 % interval {sense_gain_low:+.3f} to {sense_gain_high:+.3f})")
+
+# %%
+report.number("n_sense_sentences", len(sense_items), "{:.0f}", kind="count",
+              en="sense sentences (C36's 5 words × 20 frames × 2 senses)",
+              zh="词义句子数（C36 的 5 个词 × 20 个句框 × 2 种词义）")
+report.number("sense_probe_layer1", sense_by_layer[0], "{:.0%}", kind="share",
+              en="sense probe on layer 1's values (held out by frame): share right",
+              zh="词义探针用在第 1 层值向量上（按句框留出）：说对的比例")
+report.number("sense_probe_best", sense_by_layer[1:].max(), "{:.0%}", kind="share",
+              en="sense probe on the best of layers 2–6: share right",
+              zh="词义探针在第 2–6 层中最好的一层：说对的比例")
+report.number("sense_probe_best_layer", int(np.argmax(sense_by_layer[1:])) + 2, "{:.0f}",
+              en="that layer", zh="那一层")
+report.number("sense_probe_layer6", sense_by_layer[L - 1], "{:.0%}", kind="share",
+              en="sense probe on layer 6's values: share right", zh="词义探针用在第 6 层值向量上：说对的比例")
+report.number("sense_probe_gain", sense_gain, "{:+.3f}",
+              en="sense probe's gain: best of layers 2–6 minus layer 1",
+              zh="词义探针的提高：第 2–6 层中最好的一层减去第 1 层")
+report.number("sense_probe_gain_low", sense_gain_low, "{:+.3f}",
+              en="the gain's 95 % interval (frames resampled before the split): lower end",
+              zh="这一提高的 95% 区间（在划分之前对句框重抽样）：下端")
+report.number("sense_probe_gain_high", sense_gain_high, "{:+.3f}",
+              en="the gain's 95 % interval: upper end", zh="这一提高的 95% 区间：上端")
 
 # %% [markdown]
 # ## What does the next layer read?
@@ -406,11 +582,15 @@ TEXT = {
                      "and LayerNorm's offset.",
         "share_caption": "What the next layer reads: each layer's output split into its four parts.",
         "probe": "neighbour words named right (held out)", "majority": "always the most frequent neighbour",
+        "probe_y": "share named right (held out)", "sense": "word senses named right (C36's frames)",
+        "g1": "neighbour probe on the layer-6 residual stream (G1)",
         "probe_alt": "Line chart over layers 1 to 6 of the share of held-out tokens whose word before "
                      "or after a linear probe names right from the token's values, with a horizontal "
-                     "line for always guessing the most frequent neighbour word.",
-        "probe_caption": "How well a linear probe reads a token's neighbouring words from its values, "
-                         "layer by layer (sentences held out).",
+                     "line for always guessing the most frequent neighbour word and one point for the "
+                     "same probe on the layer-6 residual stream; a second line gives the share of "
+                     "sentences whose word sense C36's probe names right from the word's values.",
+        "probe_caption": "What a probe reads from the values, layer by layer: a token's neighbouring "
+                         "words (sentences held out) and a word's sense (frames held out).",
     },
     "zh": {
         "own": "自己的嵌入（保留残差）", "other": "同句其他词元的嵌入",
@@ -431,9 +611,12 @@ TEXT = {
                      "层归一化的偏移各占的份额。",
         "share_caption": "下一层读到的是什么：把每层的输出拆成四个部分。",
         "probe": "说对相邻词的比例（留出句子）", "majority": "总猜最常见的相邻词",
+        "probe_y": "说对的比例（留出）", "sense": "说对词义的比例（C36 的句框）",
+        "g1": "相邻词探针用在第 6 层残差流上（G1）",
         "probe_alt": "第 1 到第 6 层的折线图：线性探针从词元的值向量里说对它前一个或后一个词的比例"
-                     "（在留出的句子上），另有一条水平线表示总猜最常见相邻词的水平。",
-        "probe_caption": "逐层看，线性探针能从值向量里读出多少相邻词（留出句子）。",
+                     "（在留出的句子上），一条水平线表示总猜最常见相邻词的水平，一个点表示同一探针用在"
+                     "第 6 层残差流上的结果；另一条折线是 C36 的探针从词的值向量里说对词义的句子比例。",
+        "probe_caption": "逐层看探针能从值向量里读出什么：词元的相邻词（留出句子）和词的词义（留出句框）。",
     },
 }
 STYLE = {"input": ("o-", "#444444"), "Q": ("s-", "#1b9e77"), "K": ("^-", "#7570b3"),
@@ -485,15 +668,17 @@ for lang in LANGS:
     fig.tight_layout()
     report.figure("input_parts", fig, lang, alt=text["share_alt"], caption=text["share_caption"])
 
-    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    fig, ax = plt.subplots(figsize=(5.6, 4.2))
     ax.plot(np.arange(1, L + 1), probe_accuracy, "d-", color="#d95f02", label=text["probe"])
     ax.axhline(np.bincount(targets).max() / len(targets), color="#666666", ls=":",
                label=text["majority"])
+    ax.plot([L], [residual_correct.mean()], "s", color="#7570b3", label=text["g1"])
+    ax.plot(np.arange(1, L + 1), sense_by_layer, "o-", color="#1b9e77", label=text["sense"])
     ax.set_xlabel(text["cka_layer"], fontsize=10)
-    ax.set_ylabel(text["probe"], fontsize=10)
-    ax.set_ylim(0, None)
+    ax.set_ylabel(text["probe_y"], fontsize=10)
+    ax.set_ylim(0, 1.02)
     ax.tick_params(labelsize=9)
-    ax.legend(fontsize=9, loc="lower right")
+    ax.legend(fontsize=8, loc="center right")
     fig.tight_layout()
     report.figure("neighbour_probe", fig, lang, alt=text["probe_alt"], caption=text["probe_caption"])
 

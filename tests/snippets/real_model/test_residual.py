@@ -75,3 +75,45 @@ def test_exercise_answers(results):
     #    tokens stay closer to their own embeddings than in the full model.
     assert r.number("exercise_identified_no_attention_layer6") >= r.number("identified_layer6")
     assert r.number("exercise_own_no_attention_layer6") > r.number("own_layer6")
+
+
+def test_the_debiased_ckas_and_their_shuffled_nulls_are_consistent(results):
+    r = results("real_model.residual")
+    steps = [r.number(f"cka_step{k}") for k in range(1, 6)]
+    nulls = [r.number(f"cka_step{k}_null95") for k in range(1, 6)]
+    # a debiased CKA is at most 1 (Cauchy-Schwarz for the unbiased HSIC, an inner product of
+    # U-centred Gram matrices); the minimum and the largest null are those of the per-step values
+    assert all(value <= 1 for value in steps)
+    assert r.number("cka_v6_embedding") <= 1
+    assert abs(r.number("cka_step_min") - min(steps)) < 0.005
+    assert abs(r.number("cka_step_null95_max") - max(nulls)) < 0.0005
+    # a passing step beats its own null: the count is at most the steps above their nulls
+    above_null = sum(value > null for value, null in zip(steps, nulls))
+    assert 0 <= r.number("cka_steps_passing") <= above_null
+
+
+def test_the_sense_probe_cannot_tell_the_senses_apart_in_layer_1(results):
+    r = results("real_model.residual")
+    # by construction both sentences of a pair give the word the same layer-1 value, so the
+    # nearest-centroid probe names the same sense for both: exactly one of each pair is right
+    assert r.number("sense_probe_layer1") == 0.5
+    assert r.number("n_sense_sentences") == 5 * 20 * 2
+
+
+def test_the_sense_gain_is_the_best_later_layer_minus_layer_1(results):
+    r = results("real_model.residual")
+    gain = r.number("sense_probe_best") - r.number("sense_probe_layer1")
+    assert abs(r.number("sense_probe_gain") - gain) < 1e-9
+    assert r.number("sense_probe_layer6") <= r.number("sense_probe_best")
+    assert 2 <= r.number("sense_probe_best_layer") <= 6
+    assert r.number("sense_probe_gain_low") <= r.number("sense_probe_gain_high")
+
+
+def test_the_g1_check_is_the_residual_probe_against_the_majority_guess(results):
+    r = results("real_model.residual")
+    margin = r.number("neighbour_residual6_probe") - r.number("neighbour_majority_share")
+    assert abs(r.number("neighbour_g1_margin") - margin) < 1e-9
+    assert r.number("neighbour_g1_held") in (0, 1)
+    # a share of the probe items: a whole number of items named right
+    share, n_items = r.number("neighbour_residual6_probe"), r.number("n_probe_items")
+    assert abs(share * n_items - round(share * n_items)) < 1e-6
