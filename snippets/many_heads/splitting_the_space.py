@@ -198,11 +198,10 @@ report.number("input_features_read_per_head_min", min(features_read), "{:.0f}",
 # %% [markdown]
 # ## Putting the heads together: W_O in a trained model
 #
-# In concat @ W_O.T, head h's output meets only its own block of W_O: the
-# input columns h·hs … h·hs+hs-1 of the (out, in) weight. Read those blocks in
-# the pretrained MiniLM (6 layers of 12 heads of 32): is a block zero (its head
-# never reaches the next layer), or does a row of one ignore its head (an
-# output coordinate that does not depend on it)?
+# In concat @ W_O.T, head h's output meets only its own block of W_O: its input
+# columns of the (out, in) weight. Read the blocks of the pretrained MiniLM (6 layers
+# of 12 heads of 32): is one zero (its head never reaches the next layer), or does a
+# row of one ignore its head (an output coordinate that does not depend on it)?
 
 # %% tags=["wo_blocks"]
 from explainer.minilm import MiniLM, Tokenizer, run_sentences
@@ -263,12 +262,13 @@ print("each head's share of its layer's variance, smallest and largest per layer
 for layer in range(L):
     print(f"  layer {layer + 1}: {shares[layer].min():.3f} – {shares[layer].max():.3f}; "
           f"cross-covariances {cross_shares[layer]:+.3f} of the heads' own")
+with torch.no_grad():   # the contributions plus W_O's bias are the attention output itself
+    sum_error = max((contributions[layer].sum(0) + minilm.layers[layer].attention.W_O.bias
+                     - torch.cat([minilm.layers[layer].attention(out.hidden_states[layer])[0] for out in outputs])
+                     ).abs().max().item() for layer in range(L))
+print(f"the heads' contributions plus the bias vs the attention output: {sum_error:.1e}")
 
 # %%
-with torch.no_grad():   # the heads' contributions plus W_O's bias are the attention output
-    sum_errors = [(contributions[layer].sum(0) + minilm.layers[layer].attention.W_O.bias
-                   - torch.cat([minilm.layers[layer].attention(out.hidden_states[layer])[0] for out in outputs]))
-                  .abs().max().item() for layer in range(L)]
 report.number("minilm_wo_blocks", L * H, "{:.0f}", kind="count", en="heads of MiniLM, each with its block of Wᴼ",
               zh="MiniLM 的头数，每个头在 Wᴼ 里有自己的块")
 report.number("minilm_wo_block_norm_min", block_norms.min(), "{:.2f}", en="smallest norm of a head's block of Wᴼ (MiniLM)",
@@ -293,7 +293,7 @@ report.number("minilm_cross_covariance_share_min", cross_shares.min(), "{:+.3f}"
 report.number("minilm_cross_covariance_share_max", cross_shares.max(), "{:+.3f}",
               en="sum of cross-covariances between heads over the sum of their own variances, highest layer",
               zh="各头之间协方差之和与各头自身方差之和的比，最高的一层")
-report.number("minilm_contribution_sum_error", max(sum_errors), "{:.1e}",
+report.number("minilm_contribution_sum_error", sum_error, "{:.1e}",
               en="largest difference between the heads' contributions plus bias and the attention output",
               zh="各头贡献之和加偏置与注意力输出的最大差")
 
