@@ -196,6 +196,108 @@ report.number("input_features_read_per_head_min", min(features_read), "{:.0f}",
               zh="读入输入特征最少的那个头读入的特征数")
 
 # %% [markdown]
+# ## Putting the heads together: W_O in a trained model
+#
+# In concat @ W_O.T, head h's output meets only its own block of W_O: its input
+# columns of the (out, in) weight. Read the blocks of the pretrained MiniLM (6 layers
+# of 12 heads of 32): is one zero (its head never reaches the next layer), or does a
+# row of one ignore its head (an output coordinate that does not depend on it)?
+
+# %% tags=["wo_blocks"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences
+from explainer.sample_sentences import SENTENCES
+
+minilm, tokenizer = MiniLM.from_pretrained(), Tokenizer()
+L, H = minilm.config.n_layers, minilm.config.n_heads
+hs = minilm.config.d_model // H
+
+
+def head_blocks(W_O, n_heads):
+    """Each head's block of W_O (out, in): its input columns, (nh, C_out, hs)."""
+    C_out, C_in = W_O.shape
+    return W_O.view(C_out, n_heads, C_in // n_heads).transpose(0, 1)
+
+
+W_O_blocks = torch.stack([head_blocks(layer.attention.W_O.weight.detach(), H)
+                          for layer in minilm.layers])              # (L, nh, C, hs)
+block_norms = W_O_blocks.flatten(start_dim=2).norm(dim=-1)           # (L, nh)
+zero_rows = int((W_O_blocks == 0).all(dim=-1).sum())                 # block rows that are all zero
+print(f"norm of a head's block of W_O: smallest {block_norms.min():.2f}, largest {block_norms.max():.2f}")
+print(f"rows of zeros in the {L * H} blocks: {zero_rows}")
+
+# %% [markdown]
+# How much does each head add? A head's contribution is its output times its
+# block. The output's variance (summed over coordinates, on the sample sentences)
+# is the heads' own variances plus their cross-covariances: a head's share is its
+# own variance over the sum of the own ones; the cross-covariances come apart.
+
+# %% tags=["variance_shares"]
+outputs = run_sentences(minilm, tokenizer, SENTENCES)                # one EncoderOutput per sentence
+
+
+def head_contributions(layer):
+    """Each head's contribution to layer ``layer``'s attention output, all tokens: (nh, N, C)."""
+    attention, parts = minilm.layers[layer].attention, []
+    with torch.no_grad():
+        for out in outputs:
+            v = attention.split_heads(attention.W_V(out.hidden_states[layer]))  # (1, nh, T, hs)
+            heads = (out.attentions[layer] @ v)[0]                              # (nh, T, hs)
+            parts.append(heads @ W_O_blocks[layer].transpose(1, 2))             # (nh, T, C)
+    return torch.cat(parts, dim=1)                                              # (nh, N, C)
+
+
+def variance_split(contributions):
+    """Per head Var(contribution) summed over coordinates (nh,), and the sum of the cross-covariances."""
+    centred = contributions - contributions.mean(dim=1, keepdim=True)           # (nh, N, C)
+    covariance = torch.einsum("gnc,hnc->gh", centred, centred) / (centred.shape[1] - 1)  # (nh, nh)
+    own = covariance.diagonal()                                                 # (nh,)
+    return own, covariance.sum() - own.sum()
+
+
+contributions = [head_contributions(layer) for layer in range(L)]
+splits = [variance_split(c) for c in contributions]
+shares = torch.stack([own / own.sum() for own, _ in splits])                   # (L, nh)
+cross_shares = torch.stack([cross / own.sum() for own, cross in splits])       # (L,)
+print("each head's share of its layer's variance, smallest and largest per layer:")
+for layer in range(L):
+    print(f"  layer {layer + 1}: {shares[layer].min():.3f} – {shares[layer].max():.3f}; "
+          f"cross-covariances {cross_shares[layer]:+.3f} of the heads' own")
+with torch.no_grad():   # the contributions plus W_O's bias are the attention output itself
+    sum_error = max((contributions[layer].sum(0) + minilm.layers[layer].attention.W_O.bias
+                     - torch.cat([minilm.layers[layer].attention(out.hidden_states[layer])[0] for out in outputs])
+                     ).abs().max().item() for layer in range(L))
+print(f"the heads' contributions plus the bias vs the attention output: {sum_error:.1e}")
+
+# %%
+report.number("minilm_wo_blocks", L * H, "{:.0f}", kind="count", en="heads of MiniLM, each with its block of Wᴼ",
+              zh="MiniLM 的头数，每个头在 Wᴼ 里有自己的块")
+report.number("minilm_wo_block_norm_min", block_norms.min(), "{:.2f}", en="smallest norm of a head's block of Wᴼ (MiniLM)",
+              zh="头在 Wᴼ 中的块的最小范数（MiniLM）")
+report.number("minilm_wo_block_norm_max", block_norms.max(), "{:.2f}", en="largest norm of a head's block of Wᴼ (MiniLM)",
+              zh="头在 Wᴼ 中的块的最大范数（MiniLM）")
+report.number("minilm_wo_block_zero_rows", zero_rows, "{:.0f}", kind="count",
+              en="all-zero rows in the heads' blocks of Wᴼ (an output coordinate ignoring a head)",
+              zh="各头 Wᴼ 块中全为零的行数（输出的某一维不理会某个头）")
+report.number("minilm_n_sentences", len(SENTENCES), "{:.0f}", kind="count", en="sample sentences", zh="示例句子数")
+report.number("minilm_n_tokens", contributions[0].shape[1], "{:.0f}", kind="count",
+              en="tokens of the sample sentences", zh="示例句子的词元总数")
+report.number("minilm_variance_share_min", shares.min(), "{:.1%}", kind="share",
+              en="smallest share of a head in its layer's variance (MiniLM)", zh="一个头在所在层方差中的最小占比（MiniLM）")
+report.number("minilm_variance_share_max", shares.max(), "{:.1%}", kind="share",
+              en="largest share of a head in its layer's variance (MiniLM)", zh="一个头在所在层方差中的最大占比（MiniLM）")
+report.number("minilm_variance_share_even", 1 / H, "{:.1%}", kind="share", en="an even share: 1 / 12",
+              zh="平均分配时的占比：1/12")
+report.number("minilm_cross_covariance_share_min", cross_shares.min(), "{:+.3f}",
+              en="sum of cross-covariances between heads over the sum of their own variances, lowest layer",
+              zh="各头之间协方差之和与各头自身方差之和的比，最低的一层")
+report.number("minilm_cross_covariance_share_max", cross_shares.max(), "{:+.3f}",
+              en="sum of cross-covariances between heads over the sum of their own variances, highest layer",
+              zh="各头之间协方差之和与各头自身方差之和的比，最高的一层")
+report.number("minilm_contribution_sum_error", sum_error, "{:.1e}",
+              en="largest difference between the heads' contributions plus bias and the attention output",
+              zh="各头贡献之和加偏置与注意力输出的最大差")
+
+# %% [markdown]
 # ## Exercises, answered by the run
 #
 # Each exercise changes one thing above; the run records the answer so the
@@ -271,5 +373,27 @@ for lang in LANGS:
         ax.set_title(title)
         fig.colorbar(image, ax=ax, label=bar)
     report.figure("eight_vs_one", fig, lang, alt=text["alt"], caption=text["caption"])
+
+SHARES_TEXT = {
+    "en": {"x": "head", "y": "layer", "bar": "share of the layer's variance",
+           "alt": f"Heatmap, {L} layers by {H} heads of MiniLM: each head's share of the variance of its layer's "
+                  f"attention output on the sample sentences, from {shares.min():.1%} to {shares.max():.1%}.",
+           "caption": "Every head of MiniLM reaches the attention output through its block of Wᴼ; "
+                      "each cell is that head's share of its layer's variance."},
+    "zh": {"x": "头", "y": "层", "bar": "占该层方差的比例",
+           "alt": f"热力图，MiniLM 的 {L} 层 × {H} 个头：在示例句子上，每个头在所在层注意力输出方差中的占比，"
+                  f"从 {shares.min():.1%} 到 {shares.max():.1%}。",
+           "caption": "MiniLM 的每个头都经由自己在 Wᴼ 中的块进入注意力输出；每一格是这个头在所在层方差中的占比。"},
+}
+for lang in LANGS:
+    text = SHARES_TEXT[lang]
+    fig, ax = column_figure(height=3.6, width=6)
+    image = ax.imshow(shares, cmap=SEQUENTIAL_CMAP, vmin=0, aspect="auto")
+    ax.set_xticks(range(H), [str(h) for h in range(H)])
+    ax.set_yticks(range(L), [str(layer + 1) for layer in range(L)])
+    ax.set_xlabel(text["x"])
+    ax.set_ylabel(text["y"])
+    fig.colorbar(image, ax=ax, label=text["bar"])
+    report.figure("variance_shares", fig, lang, alt=text["alt"], caption=text["caption"])
 
 report.save()
