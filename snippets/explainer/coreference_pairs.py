@@ -5,11 +5,17 @@ adjectives: the first makes *it* the first noun ("The animal didn't cross the st
 because it was too tired"), the second makes it the second noun ("... too wide").
 The two nouns differ in animacy or fit different adjectives. Nouns and adjectives may
 split into word pieces: a noun's pieces are found by ``noun_pieces``.
+
+How a head's attention row is read on them: ``noun_shares`` (a noun's share, summed over
+its pieces, among the words: no [CLS], [SEP] or punctuation), and ``planted_row`` (a row
+overridden to split the two nouns' attention as asked, for the planted check).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import torch
 
 # frame, then (first noun, second noun, adjective -> first, adjective -> second)
 TEMPLATES = [
@@ -101,3 +107,22 @@ def share_positions(tokens: list[str]) -> list[int]:
     """Positions that count in a share: no [CLS], [SEP] or punctuation."""
     return [i for i, token in enumerate(tokens)
             if token not in ("[CLS]", "[SEP]") and any(c.isalnum() for c in token)]
+
+
+def noun_shares(row: torch.Tensor, counted: list[int], right: list[int], wrong: list[int]):
+    """row (heads, T): attention from one query. Returns the (heads,) shares of the right and
+    the wrong noun, each summed over its pieces, among the ``counted`` positions."""
+    total = row[:, counted].sum(dim=-1)                          # (heads,)
+    return row[:, right].sum(dim=-1) / total, row[:, wrong].sum(dim=-1) / total
+
+
+def planted_row(row: torch.Tensor, right: list[int], wrong: list[int], fraction: float) -> torch.Tensor:
+    """row (T,) with the two nouns' total attention split ``fraction`` : 1 - fraction between
+    right and wrong (each spread over its pieces as before, evenly if it had none)."""
+    row = row.clone()
+    mass = row[right].sum() + row[wrong].sum()
+    for pieces, part in ((right, fraction), (wrong, 1 - fraction)):
+        old = row[pieces]
+        spread = old / old.sum() if old.sum() > 0 else torch.full_like(old, 1 / len(pieces))
+        row[pieces] = mass * part * spread
+    return row

@@ -21,7 +21,8 @@ report = Report("real_model.head_roles.coreference")
 # %% tags=["model"]
 from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
 from explainer.coreference_pairs import (CHOOSING_TEMPLATES, JUDGING_TEMPLATES, TEMPLATES,
-                                         noun_pieces, pair_sentences, share_positions)
+                                         noun_pieces, noun_shares, pair_sentences, planted_row,
+                                         share_positions)
 from explainer.head_picks import head_name
 from explainer.significance import pair_relabelling_max_statistic
 import numpy as np
@@ -45,13 +46,6 @@ print(f"{len(sentences)} sentences, {len(sentences) // 2} pairs, {len(TEMPLATES)
 # punctuation left out: a head parked on [SEP] says nothing about nouns).
 
 # %% tags=["noun_shares"]
-def noun_shares(row: torch.Tensor, counted: list[int], right: list[int], wrong: list[int]):
-    """row (heads, T): attention from one query. Returns the (heads,) shares of the right and
-    the wrong noun, each summed over its pieces, among the ``counted`` positions."""
-    total = row[:, counted].sum(dim=-1)                          # (heads,)
-    return row[:, right].sum(dim=-1) / total, row[:, wrong].sum(dim=-1) / total
-
-
 def shares_from(word: str, rows_of=None):
     """(N, 72) shares of the right and wrong noun, from ``word`` in every sentence."""
     right_share, wrong_share = [], []
@@ -159,18 +153,6 @@ print(f"probe on layer {L}'s state at it: right in {probe_correct.mean():.0%} (p
 PLANTED_HEAD = 0           # head 1-1; any head would do
 PLANTED_RIGHT_PAIRS = 0.75
 PLANTED_FRACTION = 5 / 6   # right noun's part of the two nouns' attention: 0.75·5/6+0.25·1/6 = 2 × (0.75·1/6+0.25·5/6)
-
-
-def planted_row(row: torch.Tensor, right: list[int], wrong: list[int], fraction: float) -> torch.Tensor:
-    """row (T,) with the two nouns' total attention split ``fraction`` : 1 - fraction between
-    right and wrong (each spread over its pieces as before, evenly if it had none)."""
-    row = row.clone()
-    mass = row[right].sum() + row[wrong].sum()
-    for pieces, part in ((right, fraction), (wrong, 1 - fraction)):
-        old = row[pieces]
-        spread = old / old.sum() if old.sum() > 0 else torch.full_like(old, 1 / len(pieces))
-        row[pieces] = mass * part * spread
-    return row
 
 
 def planted_shares(fraction: float) -> tuple[np.ndarray, np.ndarray]:
