@@ -61,3 +61,14 @@ def test_sixty_pairs_from_six_templates_each_moving_the_referent_with_its_last_w
         assert first.text.split()[:-1] == second.text.split()[:-1] != []
     nouns = [{n for pair in pairs for n in pair[:2]} for _, pairs in TEMPLATES]
     assert all(len(n) >= 15 for n in nouns)                                # different nouns
+
+
+def test_the_counts_nest_as_defined_and_every_resampling_is_recorded(results):
+    r = results("real_model.head_roles.coreference")
+    chosen, significant = r.number("chosen_heads"), r.number("judged_significant_heads")
+    assert 0 <= r.number("passing_heads") <= significant <= chosen <= 72
+    assert 0 <= r.number("judging_any_heads") <= 72
+    assert r.number("n_items") == r.number("n_pairs") == 60
+    for key in ("chosen_heads", "judged_significant_heads", "passing_heads", "judging_any_heads",
+                "probe_accuracy", "probe_p"):
+        assert len(r.data["numbers"][key]["resampled"]) == 1000, key
