@@ -24,101 +24,167 @@ model, tokenizer = MiniLM.from_pretrained(), Tokenizer()         # all-MiniLM-L6
 L, H = model.config.n_layers, model.config.n_heads
 ALPHA = 0.05       # corrected significance level, as for every role on this page
 DRAWS = 2000       # redraws of the max-statistic permutation
-
 LEAD = 0.75        # the rule's 75 %
+MARGIN = 0.10      # the equivalence margin: a head no more than 10 points above the better rule
 
 # %% [markdown]
 # ### C32: the subject's query finds its verb's key
 #
 # Source B §3.2: "head 1: W_Q learns to match grammatical roles (e.g. the subject's
-# Q matches the predicate's K)". 56 sentences, 32 of them with an object relative
-# clause ("The man whom the dog bit laughed"), so the verb nearest the subject is
-# not its own. From the subject, is its verb the top pick? A head must also beat
-# two position-only rules item by item: the nearest verb, and the best fixed
-# offset (sign flips of the per-sentence differences, max over 72 heads).
+# Q matches the predicate's K)". 168 sentences, 96 of them with an object relative
+# clause whose inner material is 1 to 4 words long ("The man whom they saw laughed",
+# "The man whom the old dog bit laughed"), so the verb nearest the subject is not its
+# own; in three quarters a phrase or a clause follows the subject's verb. From the
+# subject, is its verb the top pick among the sentence's words? A head must also beat
+# two position-only rules item by item: the nearest verb, and the best fixed offset
+# (sign flips of the per-sentence differences, max over 72 heads). It is refuted only
+# by an equivalence test: every head's share at most 10 points above the better rule,
+# by the upper end of its 95 % interval.
 
 # %% tags=["subject_verb"]
+from explainer.equivalence import paired_upper_bound
 from explainer.head_picks import best_fixed_offset, nearest, query_rows, stacked_attention, top_among, words_of
-from explainer.head_role_sets import subject_verb_sentences
-from explainer.max_statistic import sign_flip_max_statistic, top_pick_max_statistic, wilson_interval
+from explainer.max_statistic import sign_flip_max_statistic, wilson_interval
+from explainer.subject_verb_sets import subject_verb_items
 
-sv_set = subject_verb_sentences()
+sv_set = subject_verb_items()
+N = len(sv_set)
 sv_attention = stacked_attention(run_sentences(model, tokenizer, [s.text for s in sv_set]))
 sv_tokens = [tokenizer.tokens(s.text) for s in sv_set]
-sv_subject = [word_position(t, s.subject) for t, s in zip(sv_tokens, sv_set)]
-sv_verb = [word_position(t, s.verb) for t, s in zip(sv_tokens, sv_set)]
+sv_subject = np.array([word_position(t, s.subject) for t, s in zip(sv_tokens, sv_set)])
+sv_verb = np.array([word_position(t, s.verb) for t, s in zip(sv_tokens, sv_set)])
 sv_verbs = [[v] + [word_position(t, w) for w in s.other_verbs] for t, s, v in zip(sv_tokens, sv_set, sv_verb)]
-sv_nouns = [[i for i, w in enumerate(t) if i == su or w in {"dog", "cat", "horse", "king", "baker", "child",
-                                                             "queen", "sailor", "bell", "rain", "music",
-                                                             "door", "window", "gate", "river", "bridge",
-                                                             "station", "end", "night", "day"}]
-            for t, su in zip(sv_tokens, sv_subject)]
-c32 = {}
-for name, queries, targets, rule_hits in (
-        ("subject_verb", sv_subject, sv_verb,
-         np.array([nearest(s, vs) == v for s, vs, v in zip(sv_subject, sv_verbs, sv_verb)])),
-        ("verb_subject", sv_verb, sv_subject,
-         np.array([nearest(v, ns) == s for v, ns, s in zip(sv_verb, sv_nouns, sv_subject)]))):
-    allowed = [words_of(t, q) for t, q in zip(sv_tokens, queries)]
-    top = top_among(query_rows(sv_attention, queries), allowed)
-    hit = top == np.array(targets)[:, None]                                     # (N, 72)
-    offset_hits = best_fixed_offset(queries, targets)                           # (N,)
-    _, p_chance = top_pick_max_statistic(top, np.array(targets), allowed, n_draws=DRAWS)
-    p_near = sign_flip_max_statistic(hit.astype(float) - rule_hits[:, None], n_draws=DRAWS)
-    p_offset = sign_flip_max_statistic(hit.astype(float) - offset_hits[:, None], n_draws=DRAWS, seed=1)
+sv_nouns = [[word_position(t, w) for w in s.nouns] for t, s in zip(sv_tokens, sv_set)]
+relative = np.array([s.kind == "object_relative" for s in sv_set])
+inner = np.array([s.inner_words for s in sv_set])[relative]
+
+
+def rule_hits(queries, targets, candidates):
+    """(N,) 0/1 per position-only rule: the nearest candidate; the best fixed offset."""
+    return (np.array([nearest(q, c) == t for q, c, t in zip(queries, candidates, targets)], dtype=float),
+            best_fixed_offset(queries, targets).astype(float))
+
+
+def measure(top, queries, targets, candidates, items):
+    """Every number the rule reads, on the items ``items`` (indices, repeats allowed)."""
+    q, t = queries[items], targets[items]
+    hit = (top[items] == t[:, None]).astype(float)                              # (n, 72)
+    near, offset = rule_hits(q, t, [candidates[i] for i in items])
+    rel = relative[items]
+    near_rel, offset_rel = rule_hits(q[rel], t[rel], [candidates[i] for i in items[rel]])
+    p_near = sign_flip_max_statistic(hit - near[:, None], n_draws=DRAWS)
+    p_offset = sign_flip_max_statistic(hit - offset[:, None], n_draws=DRAWS, seed=1)
     share = hit.mean(axis=0)
     beats = (p_near < ALPHA) & (p_offset < ALPHA)
-    low, high = wilson_interval(hit.sum(axis=0), len(sv_set))
-    c32[name] = dict(share=share, beats=beats, passes=beats & (share >= LEAD), best=int(share.argmax()),
-                     clear=beats & (low >= LEAD), possible=beats & (high >= LEAD),
-                     nearest=rule_hits.mean(), offset=offset_hits.mean(), p_near=p_near, p_offset=p_offset,
-                     p_chance=p_chance)
+    low, _ = wilson_interval(hit.sum(axis=0), len(items))
+    better = near if near.mean() >= offset.mean() else offset
+    upper = paired_upper_bound(hit, better)
+    return dict(share=share, beats=beats, clear=beats & (share >= LEAD) & (low > LEAD),
+                best=int(share.argmax()), p_near=p_near, p_offset=p_offset, upper=upper,
+                nearest=near.mean(), offset=offset.mean(), nearest_rel=near_rel.mean(),
+                offset_rel=offset_rel.mean(), not_final=1 - np.mean([sv_set[i].verb_final for i in items]))
+
+
+everything = np.arange(N)
+sv_rows = query_rows(sv_attention, list(sv_subject))
+sv_allowed = [words_of(t, q) for t, q in zip(sv_tokens, sv_subject)]
+sv_top = top_among(sv_rows, sv_allowed)                                          # (N, 72)
+c32 = measure(sv_top, sv_subject, sv_verb, sv_verbs, everything)
+vs_top = top_among(query_rows(sv_attention, list(sv_verb)), [words_of(t, v) for t, v in zip(sv_tokens, sv_verb)])
+note = measure(vs_top, sv_verb, sv_subject, sv_nouns, everything)                # verb → subject: a note
+
+# %% [markdown]
+# The verdict must survive another draw of the sentences: 1,000 draws of whole sentences
+# with replacement (each kind of sentence keeps its count), every number the rule reads
+# recomputed on each, all heads together. And a refutation must show it could have seen
+# the effect: one head's attention row at the subject is overridden to put its top pick on
+# the verb in 75 % of the sentences, chosen at random (elsewhere its own attention), and the
+# same equivalence test runs over all 72 heads; it detects the head if it does not refute.
+
+# %% tags=["resampled"]
+from explainer.item_resampling import stratified_draws
+from explainer.planted_heads import plant_rows, planted_items
+
+draws = stratified_draws([s.kind for s in sv_set], seed=0)                       # (1000, N)
+again = [measure(sv_top, sv_subject, sv_verb, sv_verbs, items) for items in draws]
+
+planted_head = int(c32["share"].argmin())            # the head that picks the verb least on its own
+plant_rng = np.random.default_rng(32)
+detected, planted_share = [], []
+for items in draws:
+    rows = plant_rows(sv_rows, planted_head, planted_items(N, LEAD, plant_rng), sv_verb)
+    hit = (top_among(rows, sv_allowed)[items] == sv_verb[items][:, None]).astype(float)
+    near, offset = rule_hits(sv_subject[items], sv_verb[items], [sv_verbs[i] for i in items])
+    better = near if near.mean() >= offset.mean() else offset
+    detected.append(paired_upper_bound(hit, better).max() >= MARGIN)             # refuted case does not fire
+    planted_share.append(hit[:, planted_head].mean())
 
 # %%
-for name, r in c32.items():
-    share, beats, p_near, p_offset = r["share"], r["beats"], r["p_near"], r["p_offset"]
-    en, zh = {"subject_verb": ("subject → verb", "主语 → 谓语动词"), "verb_subject": ("verb → subject", "谓语动词 → 主语")}[name]
-    report.number(f"c32_{name}_heads", r["passes"].sum(), "{:.0f}",
-                  en=f"C32 heads that pass ({en}: top pick ≥ 75 %, beat both position rules, corrected)",
-                  zh=f"通过 C32 的头数（{zh}：首选 ≥ 75%，且胜过两条位置规则，校正后）")
-    report.number(f"c32_{name}_clear_heads", r["clear"].sum(), "{:.0f}",
-                  en=f"C32 heads that pass with the whole 95 % interval of the share at or above 75 % ({en})",
-                  zh=f"选中比例 95% 区间整个不低于 75%、确定通过 C32 的头数（{zh}）")
-    report.number(f"c32_{name}_possible_heads", r["possible"].sum(), "{:.0f}",
-                  en=f"C32 heads that beat both rules and whose 95 % interval reaches 75 % ({en})",
-                  zh=f"胜过两条规则、且选中比例 95% 区间够得着 75% 的头数（{zh}）")
-    report.number(f"c32_{name}_beats_rules_heads", beats.sum(), "{:.0f}",
-                  en=f"C32 heads that beat both position rules, corrected ({en})",
-                  zh=f"C32 中校正后胜过两条位置规则的头数（{zh}）")
-    report.number(f"c32_{name}_best_share", share[r['best']], "{:.0%}",
-                  en=f"C32 best head's top-pick share ({en})", zh=f"C32 最好的头选中的比例（{zh}）")
-    report.number(f"c32_{name}_best_layer", r["best"] // H + 1, "{:.0f}",
-                  en=f"layer of C32's best head ({en})", zh=f"C32 最好的头所在的层（{zh}）")
-    report.number(f"c32_{name}_best_head", r["best"] % H + 1, "{:.0f}",
-                  en=f"C32's best head's number in its layer ({en})", zh=f"C32 最好的头在层内的编号（{zh}）")
-    report.number(f"c32_{name}_best_p_nearest", p_near[r["best"]], kind="p",
-                  en=f"C32 best head against the nearest-word rule, corrected p ({en})",
-                  zh=f"C32 最好的头对最近词规则的校正 p 值（{zh}）")
-    report.number(f"c32_{name}_best_p_offset", p_offset[r["best"]], kind="p",
-                  en=f"C32 best head against the best fixed offset, corrected p ({en})",
-                  zh=f"C32 最好的头对最好的固定偏移的校正 p 值（{zh}）")
-    report.number(f"c32_{name}_rule_nearest", r["nearest"], "{:.0%}",
-                  en=f"C32 nearest-{'verb' if name == 'subject_verb' else 'noun'} rule, share right ({en})",
-                  zh=f"C32 最近{'动词' if name == 'subject_verb' else '名词'}规则的准确率（{zh}）")
-    report.number(f"c32_{name}_rule_offset", r["offset"], "{:.0%}",
-                  en=f"C32 best fixed-offset rule, share right ({en})", zh=f"C32 最好的固定偏移规则的准确率（{zh}）")
-report.number("c32_n_sentences", len(sv_set), "{:.0f}", en="C32 sentences", zh="C32 句子数")
-report.number("c32_share_object_relative", np.mean([s.kind == "object_relative" for s in sv_set]), "{:.0%}",
+best = c32["best"]
+report.number("n_items", N, kind="count", en="C32 sentences resampled", zh="C32 重抽样的句子数")
+report.number("c32_n_sentences", N, kind="count", en="C32 sentences", zh="C32 句子数")
+report.number("c32_share_object_relative", relative.mean(), "{:.0%}",
               en="share of C32 sentences with an object relative clause", zh="C32 句子中带宾语关系从句的比例")
-
+report.number("c32_share_verb_not_final", c32["not_final"], "{:.0%}",
+              resampled=[r["not_final"] for r in again],
+              en="share of C32 sentences whose subject's verb is not the last word",
+              zh="C32 句子中主语的谓语动词不在句末的比例")
+report.number("c32_relative_min_words", inner.min(), kind="count",
+              en="C32 object relative clauses: fewest inner words", zh="C32 宾语关系从句内部最少的词数")
+report.number("c32_relative_max_words", inner.max(), kind="count",
+              en="C32 object relative clauses: most inner words", zh="C32 宾语关系从句内部最多的词数")
+report.number("c32_subject_verb_rule_nearest", c32["nearest"], "{:.0%}", resampled=[r["nearest"] for r in again],
+              en="C32 nearest-verb rule, share right (subject → verb)", zh="C32 最近动词规则的准确率（主语 → 谓语动词）")
+report.number("c32_subject_verb_rule_offset", c32["offset"], "{:.0%}", resampled=[r["offset"] for r in again],
+              en="C32 best fixed-offset rule, share right (subject → verb)",
+              zh="C32 最好的固定偏移规则的准确率（主语 → 谓语动词）")
+report.number("c32_subject_verb_rule_nearest_relative", c32["nearest_rel"], "{:.0%}",
+              resampled=[r["nearest_rel"] for r in again],
+              en="C32 nearest-verb rule, share right in the object-relative sentences",
+              zh="C32 最近动词规则在带宾语关系从句的句子里的准确率")
+report.number("c32_subject_verb_rule_offset_relative", c32["offset_rel"], "{:.0%}",
+              resampled=[r["offset_rel"] for r in again],
+              en="C32 best fixed offset of the object-relative sentences, share right there",
+              zh="C32 带宾语关系从句的句子里最好的固定偏移规则的准确率")
+report.number("c32_subject_verb_beats_rules_heads", c32["beats"].sum(), kind="count",
+              resampled=[r["beats"].sum() for r in again],
+              en="C32 heads that beat both position rules, corrected (subject → verb)",
+              zh="C32 中校正后胜过两条位置规则的头数（主语 → 谓语动词）")
+report.number("c32_subject_verb_clear_heads", c32["clear"].sum(), kind="count",
+              resampled=[r["clear"].sum() for r in again],
+              en="C32 heads that beat both rules and pick the verb in ≥ 75 %, the whole 95 % interval above 75 %",
+              zh="C32 中胜过两条规则、首选谓语动词 ≥ 75% 且 95% 区间整个高于 75% 的头数")
+report.number("c32_subject_verb_equivalence_upper", c32["upper"].max(), "{:.2f}",
+              resampled=[r["upper"].max() for r in again],
+              en="C32 largest upper 95 % bound over heads of (head's share − the better rule's share)",
+              zh="C32 各头（选中比例 − 较好规则的比例）95% 上界中的最大值")
+report.number("c32_subject_verb_best_share", c32["share"][best], "{:.0%}",
+              en="C32 best head's top-pick share (subject → verb)", zh="C32 最好的头选中的比例（主语 → 谓语动词）")
+report.number("c32_subject_verb_best_layer", best // H + 1, kind="count",
+              en="layer of C32's best head (subject → verb)", zh="C32 最好的头所在的层（主语 → 谓语动词）")
+report.number("c32_subject_verb_best_head", best % H + 1, kind="count",
+              en="C32's best head's number in its layer (subject → verb)", zh="C32 最好的头在层内的编号（主语 → 谓语动词）")
+report.number("c32_subject_verb_best_p_nearest", c32["p_near"][best], kind="p",
+              en="C32 best head against the nearest-verb rule, corrected p", zh="C32 最好的头对最近动词规则的校正 p 值")
+report.number("c32_subject_verb_best_p_offset", c32["p_offset"][best], kind="p",
+              en="C32 best head against the best fixed offset, corrected p", zh="C32 最好的头对最好的固定偏移的校正 p 值")
+report.number("planted_detection_share", np.mean(detected), "{:.0%}",
+              en="C32 planted head (verb top pick in 75 %): share of draws in which the equivalence test does not refute",
+              zh="C32 植入的头（75% 首选谓语动词）：等价检验不判推翻的抽样比例")
+report.number("c32_planted_head_share", np.mean(planted_share), "{:.0%}",
+              en="C32 planted head's top-pick share, mean over the draws", zh="C32 植入的头选中谓语动词的比例（各次抽样的平均）")
+report.number("c32_verb_subject_beats_rules_heads", note["beats"].sum(), kind="count",
+              en="C32 heads that beat both position rules, corrected (verb → subject, a note)",
+              zh="C32 中校正后胜过两条位置规则的头数（谓语动词 → 主语，旁注）")
+report.number("c32_verb_subject_best_share", note["share"][note["best"]], "{:.0%}",
+              en="C32 best head's top-pick share (verb → subject, a note)", zh="C32 最好的头选中的比例（谓语动词 → 主语，旁注）")
 
 # %%
 report.text("c32_explorer_links", **explorer_links(
-    "c32", c32["subject_verb"]["passes"], c32["subject_verb"]["best"], lambda f: "man",
-    lambda f: ("subject → verb", "主语 → 谓语动词")))
+    "c32", c32["clear"], best, lambda f: "man", lambda f: ("subject → verb", "主语 → 谓语动词")))
 report.data("issue19", {
-    "c32": {name: {"share": np.round(r["share"], 3).tolist(), "passes": r["passes"].astype(int).tolist()}
-            for name, r in c32.items()},
+    "c32": {name: {"share": np.round(r["share"], 3).tolist(), "passes": r["clear"].astype(int).tolist()}
+            for name, r in (("subject_verb", c32), ("verb_subject", note))},
 })
 
 report.save()
