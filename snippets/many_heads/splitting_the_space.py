@@ -263,10 +263,10 @@ for layer in range(L):
     print(f"  layer {layer + 1}: {shares[layer].min():.3f} – {shares[layer].max():.3f}; "
           f"cross-covariances {cross_shares[layer]:+.3f} of the heads' own")
 with torch.no_grad():   # the contributions plus W_O's bias are the attention output itself
-    sum_error = max((contributions[layer].sum(0) + minilm.layers[layer].attention.W_O.bias
+    contribution_error = max((contributions[layer].sum(0) + minilm.layers[layer].attention.W_O.bias
                      - torch.cat([minilm.layers[layer].attention(out.hidden_states[layer])[0] for out in outputs])
                      ).abs().max().item() for layer in range(L))
-print(f"the heads' contributions plus the bias vs the attention output: {sum_error:.1e}")
+print(f"the heads' contributions plus the bias vs the attention output: {contribution_error:.1e}")
 
 # %%
 report.number("minilm_wo_blocks", L * H, "{:.0f}", kind="count", en="heads of MiniLM, each with its block of Wᴼ",
@@ -293,7 +293,7 @@ report.number("minilm_cross_covariance_share_min", cross_shares.min(), "{:+.3f}"
 report.number("minilm_cross_covariance_share_max", cross_shares.max(), "{:+.3f}",
               en="sum of cross-covariances between heads over the sum of their own variances, highest layer",
               zh="各头之间协方差之和与各头自身方差之和的比，最高的一层")
-report.number("minilm_contribution_sum_error", sum_error, "{:.1e}",
+report.number("minilm_contribution_sum_error", contribution_error, "{:.1e}",
               en="largest difference between the heads' contributions plus bias and the attention output",
               zh="各头贡献之和加偏置与注意力输出的最大差")
 
@@ -378,12 +378,12 @@ SHARES_TEXT = {
     "en": {"x": "head", "y": "layer", "bar": "share of the layer's variance",
            "alt": f"Heatmap, {L} layers by {H} heads of MiniLM: each head's share of the variance of its layer's "
                   f"attention output on the sample sentences, from {shares.min():.1%} to {shares.max():.1%}.",
-           "caption": "Every head of MiniLM reaches the attention output through its block of Wᴼ; "
-                      "each cell is that head's share of its layer's variance."},
+           "caption": f"Each cell is a head's share of its layer's variance; the smallest norm of a head's "
+                      f"block of Wᴼ is {block_norms.min():.2f}."},
     "zh": {"x": "头", "y": "层", "bar": "占该层方差的比例",
            "alt": f"热力图，MiniLM 的 {L} 层 × {H} 个头：在示例句子上，每个头在所在层注意力输出方差中的占比，"
                   f"从 {shares.min():.1%} 到 {shares.max():.1%}。",
-           "caption": "MiniLM 的每个头都经由自己在 Wᴼ 中的块进入注意力输出；每一格是这个头在所在层方差中的占比。"},
+           "caption": f"每一格是一个头在所在层方差中的占比；各头在 Wᴼ 中的块，范数最小为 {block_norms.min():.2f}。"},
 }
 for lang in LANGS:
     text = SHARES_TEXT[lang]

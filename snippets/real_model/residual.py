@@ -678,7 +678,7 @@ for lang in LANGS:
     ax.set_ylabel(text["probe_y"], fontsize=10)
     ax.set_ylim(0, 1.02)
     ax.tick_params(labelsize=9)
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=9, loc="center right")
     fig.tight_layout()
     report.figure("neighbour_probe", fig, lang, alt=text["probe_alt"], caption=text["probe_caption"])
 

@@ -112,10 +112,10 @@ report.number("n_passes_torch", N_PASSES, "{:,.0f}", kind="count",
               zh="训练模式下经过 torch.nn.MultiheadAttention 的前向次数")
 report.number("tokens_torch", T, "{:.0f}", kind="count", en="tokens per sequence (torch.nn.MultiheadAttention)",
               zh="每条序列的词元数（torch.nn.MultiheadAttention）")
-report.number("whole_head_zero_share_torch", zero_head_passes / N_PASSES, "{:.4f}",
+report.number("whole_head_zero_share_torch", zero_head_passes / N_PASSES, "{:.2%}", kind="share",
               en="share of passes in which some head's whole output is zero (torch.nn.MultiheadAttention)",
               zh="有某个头整个输出为零的前向所占比例（torch.nn.MultiheadAttention）")
-report.number("zeroed_weight_share_torch", zeroed_weights / n_weights, "{:.4f}",
+report.number("zeroed_weight_share_torch", zeroed_weights / n_weights, "{:.2%}", kind="share",
               en="share of attention weights zeroed by dropout (torch.nn.MultiheadAttention)",
               zh="被 dropout 置零的注意力权重所占比例（torch.nn.MultiheadAttention）")
 report.number("rebuild_error_torch", rebuild_error, "{:.1e}",
@@ -150,13 +150,13 @@ print(f"DropHead: heads whose whole output is zero: {zero_heads / (N_PASSES * n_
       f"passes with one: {drophead_passes / N_PASSES:.4f} (1 - (1 - p)^{n_heads} = {1 - (1 - P) ** n_heads:.4f})")
 
 # %%
-report.number("drophead_head_zero_share", zero_heads / (N_PASSES * n_heads), "{:.4f}",
+report.number("drophead_head_zero_share", zero_heads / (N_PASSES * n_heads), "{:.2%}", kind="share",
               en="DropHead (p = 0.1): share of heads whose whole output is zero",
               zh="DropHead（p = 0.1）：整个输出为零的头所占比例")
-report.number("drophead_whole_head_zero_share", drophead_passes / N_PASSES, "{:.4f}",
+report.number("drophead_whole_head_zero_share", drophead_passes / N_PASSES, "{:.2%}", kind="share",
               en="DropHead (p = 0.1): share of passes in which some head's whole output is zero",
               zh="DropHead（p = 0.1）：有某个头整个输出为零的前向所占比例")
-report.number("drophead_expected_share", 1 - (1 - P) ** n_heads, "{:.4f}",
+report.number("drophead_expected_share", 1 - (1 - P) ** n_heads, "{:.2%}", kind="share",
               en="1 - (1 - p)^8: the chance that DropHead switches off at least one of 8 heads",
               zh="1 - (1 - p)^8：DropHead 在 8 个头里至少关掉一个的概率")
 
@@ -196,8 +196,9 @@ pairs = [(s, layer) for s in range(len(SENTENCES)) for layer in range(model.conf
 passes_of = [N_PASSES // len(pairs) + (i < N_PASSES % len(pairs)) for i in range(len(pairs))]
 minilm_zero_head_passes = minilm_zeroed = minilm_weights = 0
 with torch.no_grad():
-    for (s, layer), n in zip(pairs, passes_of):
-        heads, dropped = heads_in_training(model.layers[layer].attention, layer_inputs[s][layer], P_MINILM, n)
+    for (s, layer), n_passes in zip(pairs, passes_of):
+        heads, dropped = heads_in_training(model.layers[layer].attention, layer_inputs[s][layer], P_MINILM,
+                                           n_passes)
         minilm_zero_head_passes += passes_with_a_zero_head(heads)
         minilm_zeroed += int((dropped == 0).sum())
         minilm_weights += dropped.numel()
@@ -216,10 +217,10 @@ report.number("n_sentences_minilm", len(SENTENCES), "{:.0f}", kind="count", en="
               zh="示例句子数")
 report.number("min_tokens_minilm", shortest, "{:.0f}", kind="count", en="tokens of the shortest sample sentence",
               zh="最短的示例句子的词元数")
-report.number("whole_head_zero_share_minilm", minilm_zero_head_passes / sum(passes_of), "{:.4f}",
+report.number("whole_head_zero_share_minilm", minilm_zero_head_passes / sum(passes_of), "{:.2%}", kind="share",
               en="share of passes in which some head's whole output is zero (MiniLM)",
               zh="有某个头整个输出为零的前向所占比例（MiniLM）")
-report.number("zeroed_weight_share_minilm", minilm_zeroed / minilm_weights, "{:.4f}",
+report.number("zeroed_weight_share_minilm", minilm_zeroed / minilm_weights, "{:.2%}", kind="share",
               en="share of attention weights zeroed by dropout (MiniLM)",
               zh="被 dropout 置零的注意力权重所占比例（MiniLM）")
 # What it would take: a head's output is zero only if dropout drops all T x T of its

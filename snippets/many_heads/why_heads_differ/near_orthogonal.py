@@ -515,7 +515,7 @@ for lang in LANGS:
     ax.axhline(planted_target, color="black", lw=1, ls=":", label=text["planted_target"])
     ax.set_xlabel(text["step"])
     ax.set_ylabel(text["form_cos"])
-    ax.legend(fontsize=8, loc="center right", bbox_to_anchor=(1.0, 0.68))
+    ax.legend(fontsize=9, loc="center right", bbox_to_anchor=(1.0, 0.68))
     fig.tight_layout()
     report.figure("free_heads", fig, lang, alt=text["alt_forms"], caption=text["caption_forms"])
 

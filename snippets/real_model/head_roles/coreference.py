@@ -27,8 +27,6 @@ from explainer.head_picks import head_name
 from explainer.significance import pair_relabelling_max_statistic
 import numpy as np
 import torch
-from scipy.stats import binom
-from sklearn.linear_model import LogisticRegression
 
 torch.set_num_threads(1)
 model, tokenizer = MiniLM.from_pretrained(), Tokenizer()         # all-MiniLM-L6-v2, weights on disk
@@ -123,6 +121,9 @@ print(f"chosen {len(found['chosen'])}, beat chance when judged {found['significa
 # the sixth, and names the referent (first noun or second).
 
 # %% tags=["probe"]
+from scipy.stats import binom
+from sklearn.linear_model import LogisticRegression
+
 it_states = np.stack([out.hidden_states[L][0, t.index("it")].numpy() for out, t in zip(outputs, tokens)])
 first_is_right = np.array([s.right_is_first for s in sentences])
 probe_correct = np.zeros(len(sentences), dtype=bool)
