@@ -36,9 +36,7 @@ What supports it (``supported``):
   without a number, a number of its own does.
 
 ``NOT_OUTCOMES`` lists, by their opening words and with a reason each, the few sentences the
-lexicon matches that state no outcome of a run. ``PAGES_IN_FLIGHT`` lists pages other branches
-are editing: their flagged sentences are reported as an expected failure (temporary; emptied
-once those branches are merged).
+lexicon matches that state no outcome of a run.
 
 Captions and alt texts recorded in results.json are read with the same lexicon; there an
 outcome sentence shows a number the run recorded (the snippet formats its captions from the
@@ -123,10 +121,6 @@ NOT_OUTCOMES: dict[str, str] = {
 }
 
 # Pages other branches are editing now (issue 33): reported, not failed. Temporary.
-PAGES_IN_FLIGHT = {
-    f"{lang}/{page}" for lang in ("en", "zh") for page in (
-        "real-model/head-roles.md", "real-model/it-animal.md")
-}
 
 # --- Prose, cut into sentences ---------------------------------------------------------------
 
@@ -296,17 +290,8 @@ def report(found: dict[str, list[str]]) -> str:
 
 
 def test_no_page_states_an_outcome_no_recorded_number_supports():
-    found = {page: hits for page, hits in flagged_by_page().items() if page not in PAGES_IN_FLIGHT}
+    found = flagged_by_page()
     assert found == {}, f"{sum(map(len, found.values()))} outcome sentences typed by hand:\n" + report(found)
-
-
-def test_pages_in_flight_state_no_outcome_by_hand():
-    """Temporary: PAGES_IN_FLIGHT are being edited on other branches (issue 33). Their
-    flagged sentences are reported as an expected failure; empty the set once merged."""
-    found = {page: hits for page, hits in flagged_by_page().items() if page in PAGES_IN_FLIGHT}
-    if found:
-        pytest.xfail(f"PAGES_IN_FLIGHT: {sum(map(len, found.values()))} outcome sentences typed by hand:\n"
-                     + report(found))
 
 
 def test_every_allowlisted_sentence_is_still_on_a_page():
