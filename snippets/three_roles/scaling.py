@@ -205,26 +205,29 @@ report.number("grad_query_mean_slope", mean_slope, "{:.2f}",
 # multiplied by sqrt(d_k), a gradient that does grow with d_k, must read as one.
 
 # %% tags=["keys_16_128"]
-EXPLOSION, VANISHING = 10.0, 0.01   # the rule's thresholds (docs/claims.yml, C05)
+EXPLOSION, VANISHING = 10.0, 0.01   # the rule's thresholds (C05)
 ROWS = 2048
 
 
 def gradients_at_1024(n_keys, rng, d_k=1024):
-    """Median gradient through the softmax and mean gradient at the query, per variant."""
-    sequences = ROWS // n_keys
-    q = rng.standard_normal((sequences, n_keys, d_k))          # (B, T, d_k)
-    k = rng.standard_normal((sequences, n_keys, d_k))          # (B, T, d_k)
-    v = rng.standard_normal((sequences, n_keys, d_k))          # (B, T, d_v), d_v = d_k
-    g_out = rng.standard_normal((sequences, n_keys, d_k))      # (B, T, d_v): dL/d(output)
-    g = g_out @ v.transpose(0, 2, 1) / np.sqrt(d_k)            # (B, T, T): dL/dp = g·v_j, unit variance
-    scores = q @ k.transpose(0, 2, 1)                          # (B, T, T)
+    """Per variant: the median gradient through the softmax and the
+    mean gradient at the query."""
+    shape = (ROWS // n_keys, n_keys, d_k)               # (B, T, d_k)
+    q = rng.standard_normal(shape)
+    k = rng.standard_normal(shape)
+    v = rng.standard_normal(shape)                      # d_v = d_k
+    g_out = rng.standard_normal(shape)                  # dL/d(output)
+    # dL/dp_j = g·v_j, scaled to unit variance: (B, T, T)
+    g = g_out @ v.transpose(0, 2, 1) / np.sqrt(d_k)
+    scores = q @ k.transpose(0, 2, 1)                   # (B, T, T)
     result = {}
     for variant, scale in (("raw", 1.0), ("scaled", 1 / np.sqrt(d_k))):
         p = softmax(scores * scale)
         grad_z = p * (g - (p * g).sum(axis=-1, keepdims=True))
-        grad_q = (grad_z * scale) @ k                          # (B, T, d_k)
-        result[variant] = {"softmax_median": np.median(np.linalg.norm(grad_z, axis=-1)),
-                           "query_mean": np.linalg.norm(grad_q, axis=-1).mean()}
+        grad_q = (grad_z * scale) @ k                   # (B, T, d_k)
+        result[variant] = {
+            "softmax_median": np.median(np.linalg.norm(grad_z, axis=-1)),
+            "query_mean": np.linalg.norm(grad_q, axis=-1).mean()}
     return result
 
 
@@ -232,14 +235,16 @@ keys_rng = np.random.default_rng(1)
 by_keys = {}
 for n_keys in (16, 128):
     r = gradients_at_1024(n_keys, keys_rng)
-    explosion = r["raw"]["query_mean"] / r["scaled"]["query_mean"]
-    vanishing = r["raw"]["softmax_median"] / r["scaled"]["softmax_median"]
-    # The planted effect: the divided gradient times sqrt(d_k), through the same statistic.
-    planted = r["scaled"]["query_mean"] * np.sqrt(1024) / r["scaled"]["query_mean"]
-    by_keys[n_keys] = {"explosion": explosion, "vanishing": vanishing, "planted": planted}
-    print(f"{n_keys:>3} keys, d_k = 1024: mean query gradient undivided/divided {explosion:.2f} "
-          f"(explosion above {EXPLOSION:g}); median through the softmax {vanishing:.1e} "
-          f"(vanishing below {VANISHING:g}); planted growth reads {planted:.0f}")
+    undivided, divided = r["raw"], r["scaled"]
+    explosion = undivided["query_mean"] / divided["query_mean"]
+    vanishing = undivided["softmax_median"] / divided["softmax_median"]
+    # Planted: the divided gradient times sqrt(d_k), same statistic.
+    planted = divided["query_mean"] * np.sqrt(1024) / divided["query_mean"]
+    by_keys[n_keys] = {"explosion": explosion, "vanishing": vanishing,
+                       "planted": planted}
+    print(f"{n_keys:>3} keys: explosion {explosion:.2f} (> {EXPLOSION:g}?), "
+          f"vanishing {vanishing:.1e} (< {VANISHING:g}?), "
+          f"planted {planted:.0f}")
 
 # %%
 for n_keys, r in by_keys.items():
