@@ -218,3 +218,18 @@ def test_a_real_model_verdict_on_a_knife_edge_of_its_items_is_open():
     assessment = registry.assess(real_results(30, [30.0] * 60 + [29.0] * 40), {"C98": real_claim()})["C98"]
     assert assessment.rule_verdict == "verified" and assessment.stability == 0.6
     assert assessment.undecided and assessment.verdict == "open" and assessment.n_items == 40
+
+
+def test_a_planted_number_keeps_its_spread_and_a_planted_count_is_refused():
+    # Per-seed scores around 0.1 shifted to mean 0.5: the refutation (mean <= 0.2) fails in
+    # every draw, so the planted effect is detected; a count of seeds planted as coins would
+    # only restate the seed design, so the registry may not ask for it.
+    runs = {"toy": {"numbers": {
+        "n_seeds": {"value": 8.0, "text": "8"},
+        "score": {"value": 0.1, "text": "", "per_seed": [0.05, 0.15] * 4, "of": "mean"},
+        "wins": {"value": 0.0, "text": "", "per_seed": [0.0] * 8, "of": "count"}}}}
+    base = registry.replace(claim(), cases=[("refuted", "toy.score <= 0.2")], otherwise="nuanced")
+    assert registry.planted(runs, registry.replace(base, plant={"toy.score": 0.5}), draws=200) == 1.0
+    assert registry.planted(runs, registry.replace(base, plant={"toy.score": 0.1}), draws=200) == 0.0
+    with pytest.raises(registry.RegistryError, match="count of seeds"):
+        registry.planted(runs, registry.replace(base, plant={"toy.wins": 0.75}), draws=200)

@@ -540,9 +540,8 @@ def _decisive(claim: Claim) -> Claim:
 def planted(results: dict[str, dict], claim: Claim, draws: int = RESAMPLINGS, seed: int = 1) -> float:
     """G1 for a trained claim: the share of simulated runs in which the rule does *not* refute
     when the claim is true at its threshold. Each run redraws the claim's seeds (same number);
-    a planted count becomes a coin per seed that comes up with the planted probability, any
-    other planted number keeps its observed per-seed spread, shifted to the planted mean;
-    the other numbers are resampled as in ``resampled``."""
+    a planted number keeps its observed per-seed spread, shifted to the planted mean; the
+    other numbers are resampled as in ``resampled``."""
     numbers = measurements(results, {claim.id: claim})
     samples = resampled(results, claim.trained_snippets(), draws, seed)
     rng = np.random.default_rng([seed, zlib.crc32(claim.id.encode())])
@@ -552,12 +551,14 @@ def planted(results: dict[str, dict], claim: Claim, draws: int = RESAMPLINGS, se
         entry = results[snippet]["numbers"][key]
         per_seed = np.asarray(entry["per_seed"], dtype=float)
         n = per_seed.size
-        if entry["of"] == "count":
-            values = (rng.random((draws, n)) < size).astype(float)             # (draws, n)
-        else:
-            if snippet not in picks:
-                picks[snippet] = rng.integers(0, n, size=(draws, n))
-            values = (per_seed + (size - per_seed.mean()))[picks[snippet]]     # (draws, n)
+        if entry["of"] in ("count", "binomial_p"):
+            # A count planted as a coin per seed restates the seed design (8 seeds at 3/4 are
+            # "detected" whatever the measurement can see): plant the per-seed measurement.
+            raise RegistryError(f"{claim.id}: power plants {name}, a count of seeds; plant the "
+                                f"per-seed measurement it counts instead")
+        if snippet not in picks:
+            picks[snippet] = rng.integers(0, n, size=(draws, n))
+        values = (per_seed + (size - per_seed.mean()))[picks[snippet]]         # (draws, n)
         column = over_seeds(values, entry["of"], entry.get("chance", 0.0))
         for sample, value in zip(samples, column):
             sample[name] = float(value)
