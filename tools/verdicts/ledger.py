@@ -448,7 +448,7 @@ WHY = {
         "case": "for *{verdict}*, {checks}",
         "no_case": "no experiment decides this claim yet: its rule has no case and gives *{verdict}*.",
         "undecided": "on the recorded seeds, ",
-        "unpowered": "taken alone, ",
+        "unpowered": "on the numbers alone, ",
         "within": "the number of the rule's {n} values between {low} and {high}",
     },
     "zh": {
@@ -463,7 +463,7 @@ WHY = {
         "case": "就“{verdict}”而言，{checks}",
         "no_case": "还没有实验判定这条论断：它的规则还没有任何情形，结论为“{verdict}”。",
         "undecided": "按记录下的种子，",
-        "unpowered": "单看规则，",
+        "unpowered": "按记录下的数字，单看规则，",
         "within": "规则读取的 {n} 个数中落在 {low} 到 {high} 之间的个数",
     },
 }
