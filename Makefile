@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup system serve preview build test test-notebooks bench check-kernels lock clean page rules-history
+.PHONY: setup system serve preview build test test-notebooks bench check-kernels lock clean page rules-history durations
 
 setup: system $(VENV)/.installed node_modules/.installed
 
@@ -58,6 +58,14 @@ bench: setup
 # Every trained verdict again under a second CPU kernel (ATEN_CPU_CAPABILITY=default): must agree.
 check-kernels: setup
 	$(BIN)/python -m tools.running.kernel_check
+
+# How long each snippet takes, for the order a build starts them in and its time left, and the
+# fingerprints of the numbers each records (tests/test_fingerprints.py compares every build's):
+# runs what changed, then writes tools/running/durations.json and fingerprints.json (commit
+# both). FORCE=1 runs them all.
+durations: $(VENV)/.installed
+	$(BIN)/python -m tools.running.snippet_runner --write-durations $(if $(FORCE),--force)
+	$(BIN)/python -m tools.running.fingerprints --write
 
 # After changing a rule in docs/claims.yml: its new version appended to docs/rules_history.yml.
 rules-history: $(VENV)/.installed

@@ -57,8 +57,7 @@ TEXT = {
                "three boxes joined by arrows: a claim from the source explanations, code that "
                "tests it, numbers, figures and a verdict.",
         "caption": "Every page works like this: take a claim, build it in code, run it, and "
-                   "report what was measured. The arcs show a layer built by hand (the first "
-                   "chapter's example), not a trained model.",
+                   "report what was measured.",
     },
     "zh": {
         "steps": ["原文里的一条论断", "检验它的代码，\n构建时运行", "数字、图表\n和结论"],
@@ -66,8 +65,7 @@ TEXT = {
         "alt": "句子 The animal didn't cross the street because it was too tired，从 it 向每个词元"
                "画出弧线（一个手工搭出的注意力层），通向 animal 的那条最粗。下方三个方框用箭头相连：原文里的一条论断、"
                "检验它的代码、数字图表和结论。",
-        "caption": "每一页都是这样做的：拿一条论断，用代码搭出来，跑一遍，报告测到了什么。"
-                   "图中的弧线来自手工搭出的注意力层（第一章的例子），不是训练出来的模型。",
+        "caption": "每一页都是这样做的：拿一条论断，用代码搭出来，跑一遍，报告测到了什么。",
     },
 }
 ARC, BOX = "#d95f02", "#1b9e77"

@@ -259,3 +259,51 @@ def test_the_ledger_opens_compact_and_filters_by_verdict(page, site_url, lang_ro
     page.locator(".ledger-filter button[data-verdict='']").click()
     assert sum(r.is_visible() for r in rows.all()) == total
     assert page.console_errors == []
+
+
+# Each cell of the ledger's overview: its box, whether its text overflows it, and the column
+# name drawn before it (the folded rows of a phone name their cells).
+LEDGER_CELLS = """table => [...table.querySelectorAll('tbody tr')].map(row =>
+    [...row.querySelectorAll('td')].map(cell => {
+        const box = cell.getBoundingClientRect();
+        const label = getComputedStyle(cell, '::before').content;
+        return {left: box.left, right: box.right, width: box.width, height: box.height,
+                clipped: cell.scrollWidth > cell.clientWidth + 1, label: label,
+                name: cell.dataset.label};
+    }))"""
+
+
+@pytest.mark.remembered
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_the_ledger_table_shows_every_column_on_a_laptop_and_a_phone(browser, site_url, lang_root, width, scheme):
+    """Issue 37: all six columns in view, nothing to scroll sideways; on a phone each row folds
+    into a block whose cells below the claim and its verdict say which column they are."""
+    context = browser.new_context(viewport={"width": width, "height": 844}, color_scheme=scheme)
+    page = context.new_page()
+    page.goto(f"{site_url}{lang_root}claims/")
+    page.wait_for_load_state("networkidle")
+    table = page.locator(".ledger-index table")
+    assert table.count() == 1
+    view = page.evaluate("document.documentElement.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= view, "the page scrolls sideways"
+    scrolls = table.evaluate("""t => { const out = [];
+        for (let el = t; el && el.tagName !== 'ARTICLE'; el = el.parentElement)
+            if (['auto', 'scroll'].includes(getComputedStyle(el).overflowX)
+                && el.scrollWidth > el.clientWidth + 1) out.push(el.className || el.tagName);
+        return out; }""")
+    assert scrolls == [], f"the table scrolls sideways in {scrolls}"
+    rows = table.evaluate(LEDGER_CELLS)
+    assert len(rows) >= 30
+    for number, cells in enumerate(rows, 1):
+        assert len(cells) == 6, f"row {number}: {len(cells)} cells"
+        for cell in cells:
+            assert cell["width"] > 0 and cell["height"] > 0, f"row {number}: {cell['name']} is not shown"
+            assert cell["left"] >= 0 and cell["right"] <= view + 0.5, f"row {number}: {cell['name']} is cut"
+            assert not cell["clipped"], f"row {number}: {cell['name']} overflows its cell"
+        if width < 720:   # folded: the cells under the claim and its verdict name their column
+            assert all(cell["name"] in cell["label"] for cell in cells[2:]), f"row {number}: {cells[2:]}"
+        else:             # a table: one row, the header names the columns
+            assert all(cell["label"] in ("none", "normal") for cell in cells)
+    context.close()

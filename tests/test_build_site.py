@@ -14,7 +14,7 @@ def test_the_inputs_key_changes_with_what_a_build_reads_and_only_with_that(tmp_p
     files = {"docs/en/page.md": "a page", "docs/glossary.yml": "terms: []", "snippets/step.py": "x = 1",
              "snippets/notebooks/step.ipynb": "{}", "tools/pages/hooks.py": "", "mkdocs.yml": "site_name: x",
              "requirements.txt": "torch==2.13.0", "tests/test_step.py": "def test(): pass",
-             "README.md": "read me"}
+             "README.md": "read me", "tools/running/durations.json": '{"step": 1.0}'}
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
@@ -22,8 +22,9 @@ def test_the_inputs_key_changes_with_what_a_build_reads_and_only_with_that(tmp_p
     key = build_site.inputs_key(site, tmp_path)
     assert build_site.inputs_key(site, tmp_path) == key
 
-    # not read by a build: tests, notes, Python's bytecode
+    # not read by a build: tests, notes, Python's bytecode, how long the snippets took
     (tmp_path / "tests" / "test_step.py").write_text("def test(): assert True")
+    (tmp_path / "tools" / "running" / "durations.json").write_text('{"step": 2.0}')
     (tmp_path / "README.md").write_text("read me again")
     (tmp_path / "tools" / "pages" / "__pycache__").mkdir()
     (tmp_path / "tools" / "pages" / "__pycache__" / "hooks.cpython-311.pyc").write_bytes(b"\0")

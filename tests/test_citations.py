@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tools.pages import page_macros
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 LANGS = ("en", "zh")
@@ -21,7 +23,6 @@ LANGS = ("en", "zh")
 
 FENCED_CODE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
-PLACEHOLDER = re.compile(r"\{\{.*?\}\}", re.S)
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 # A heading may name a paper ("## Beside Clark et al. (2019)"); links do not belong in headings,
 # and the paragraphs under it carry the linked citation.
@@ -55,8 +56,9 @@ CITATION = re.compile("|".join([
 
 
 def prose(text: str) -> str:
-    """The page's text without code, placeholders, comments and headings."""
-    for pattern in (FENCED_CODE, HTML_COMMENT, PLACEHOLDER, INLINE_CODE, HEADING):
+    """The page's text without macro calls, code, comments and headings."""
+    text = page_macros.render(text, lambda call: " ")
+    for pattern in (FENCED_CODE, HTML_COMMENT, INLINE_CODE, HEADING):
         text = pattern.sub(" ", text)
     return text
 

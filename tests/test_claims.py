@@ -155,12 +155,19 @@ def test_the_why_sentence_says_which_case_failed_and_each_number_against_its_thr
     claim = planted_claim("ch.s.heads >= 1 and ch.s.best >= 0.75")
     numbers = registry.measurements(PLANTED_RESULTS, {})
     why = registry.explain(claim, numbers)
+    # A case that did not hold is explained by the comparison that failed (heads >= 1 held and
+    # decided nothing), the number beside the threshold the case needs, in words.
     assert ledger.reason(claim, why, PLANTED_RESULTS, "en") == (
-        "No case of the rule holds, so it gives *nuanced*: for *verified*, heads that pass is 2 (≥ 1), "
-        "but the best head's accuracy is 65 %, not ≥ 75 %; for *refuted*, heads that pass is 2, not = 0.")
+        "No case of the rule holds, so it gives *nuanced*. The *verified* case does not hold: the best "
+        "head's accuracy is 65 %, where the case needs at least 75 %. Nor does the *refuted* case hold: "
+        "heads that pass is 2, where the case needs exactly 0.")
     assert ledger.reason(claim, why, PLANTED_RESULTS, "zh") == (
-        "规则的各种情形都不成立，因此给出“部分成立”。就“证实”而言，通过检验的头数为 2（≥ 1）；"
-        "但最好的头的准确率为 65 %，不满足 ≥ 75 %。就“推翻”而言，通过检验的头数为 2，不满足 = 0。")
+        "规则的各种情形都不成立，因此给出“部分成立”。“证实”情形不成立：最好的头的准确率为 65 %，"
+        "这一情形要求至少 75 %。“推翻”情形也不成立：通过检验的头数为 2，这一情形要求等于 0。")
+    # The table's clause: each verdict's miss, the number once with what each verdict needed.
+    assert ledger.because(claim, why, PLANTED_RESULTS, "en") == (
+        "the best head's accuracy is 65 % (needs at least 75 % for *verified*); "
+        "heads that pass is 2 (needs exactly 0 for *refuted*)")
 
 
 def test_the_why_sentence_of_a_case_that_held_gives_a_computed_threshold_with_its_value():
@@ -170,7 +177,11 @@ def test_the_why_sentence_of_a_case_that_held_gives_a_computed_threshold_with_it
     why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
     assert why.held == 0 and len(why.cases[0].checks) == 1   # the or's first part decided it
     assert ledger.reason(claim, why, PLANTED_RESULTS, "en") == (
-        "The *verified* case of the rule holds: seeds that show it is 7 (≥ 0.75 × seeds (= 6)).")
+        "The *verified* case of the rule holds: seeds that show it is 7, where the case needs at least "
+        "three quarters of seeds, which is 6.")
+    assert ledger.reason(claim, why, PLANTED_RESULTS, "zh") == (
+        "规则的“证实”情形成立：出现它的种子数为 7，这一情形要求至少种子数的四分之三，即 6。")
+    assert ledger.because(claim, why, PLANTED_RESULTS, "en") == "seeds that show it is 7 (needs at least 6)"
 
 
 def test_within_counts_the_values_in_a_closed_range():
@@ -188,8 +199,146 @@ def test_the_why_sentence_says_what_within_counts():
     claim = planted_claim("within(8, 64, ch.s.heads, ch.s.best, ch.s.hits) >= 2")
     why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
     assert ledger.reason(claim, why, PLANTED_RESULTS, "en").startswith(
-        "No case of the rule holds, so it gives *nuanced*: for *verified*, the number of the "
-        "rule's 3 values between 8 and 64 is 0, not ≥ 2")
+        "No case of the rule holds, so it gives *nuanced*. The *verified* case does not hold: the number "
+        "of the rule's 3 values between 8 and 64 is 0, where the case needs at least 2.")
+
+
+# --- A "why" a student can read: each case named once, no brackets in brackets ----------
+
+CASE_NAME = {"en": re.compile(r"(?:\b(first|second|third|fourth|fifth|sixth) )?\*([a-z, ]+)\* cases?\b"),
+             "zh": re.compile(r"(第[一二三四五六]个)?“([^”]+)”情形")}
+
+
+def case_names(sentence: str, lang: str) -> list[str]:
+    """Every case a "why" names, as written: "second nuanced"; a name that runs several
+    verdicts together ("the *open, verified* case", "“待定、证实”情形") names each of them."""
+    return [f"{rank or ''}{' ' if rank and lang == 'en' else ''}{verdict.strip()}"
+            for rank, verdicts in CASE_NAME[lang].findall(sentence)
+            for verdict in re.split(r"[,、]", verdicts)]
+
+
+def repeated_cases(sentence: str, lang: str) -> list[str]:
+    """The case names a sentence gives more than once."""
+    names = case_names(sentence, lang)
+    return sorted({name for name in names if names.count(name) > 1})
+
+
+def nested_brackets(sentence: str) -> list[str]:
+    """Brackets opened inside brackets ("（0.018）" inside "（≥ …（独立的头）"), half- or full-width.
+    A function's argument ("v(referent)", "sqrt(d)") is not a bracket of the prose."""
+    found, depth, start = [], 0, 0
+    for i, char in enumerate(sentence):
+        if char == "（" or (char == "(" and not re.match(r"[A-Za-z0-9_]", sentence[i - 1:i])):
+            depth += 1
+            start = i if depth == 1 else start
+            if depth == 2:
+                found.append(sentence[max(0, start - 10):i + 12])
+        elif char == "(":                      # a function's argument: its ")" closes it
+            depth += 100
+        elif char in ")）" and depth:
+            depth -= 100 if depth >= 100 else 1
+    return found
+
+
+def test_the_readability_checks_catch_the_old_why_sentences():
+    """The forms issue 36 quoted: a case named twice, brackets in brackets, 1 / 0 for yes / no."""
+    old_zh = ("规则的“推翻”情形成立：…为 0（≤ 0.25 × 每组的随机种子数（= 2））；先检查的“部分成立、部分成立”情形不成立。"
+              "就“推翻”而言，…为 0.140，不满足 ≤ 留出句子上的损失，各种子的平均（独立的头）（0.018）。")
+    old_en = "The *refuted* case of the rule holds: x is 0 (≤ 2); the *nuanced, nuanced* case, checked first, does not (y)."
+    assert repeated_cases(old_zh, "zh") == ["部分成立"]
+    assert repeated_cases(old_en, "en") == ["nuanced"]
+    assert repeated_cases("The *nuanced* case holds. Nor does the *nuanced* case hold.", "en") == ["nuanced"]
+    assert nested_brackets(old_zh) != [] and nested_brackets("the mean (≤ 0.25 × seeds (= 2))") != []
+    assert nested_brackets("v(referent) is 0.09 (sqrt(d) is 2), p (one-sided) is 0.01") == []
+    assert repeated_cases("The second *nuanced* case holds. Checked before it, the first *nuanced* case does not hold.", "en") == []
+
+
+def test_a_rule_with_two_cases_of_one_verdict_names_each_once():
+    from tools.verdicts import ledger
+
+    claim = planted_claim("ch.s.heads >= 3")
+    claim.cases = [("nuanced", "ch.s.heads >= 3"), ("nuanced", "ch.s.hits >= 0.75 * ch.s.n_seeds"),
+                   ("refuted", "ch.s.heads == 0")]
+    why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
+    assert why.held == 1
+    en = ledger.reason(claim, why, PLANTED_RESULTS, "en")
+    zh = ledger.reason(claim, why, PLANTED_RESULTS, "zh")
+    assert en == ("The second *nuanced* case of the rule holds: seeds that show it is 7, where the case needs "
+                  "at least three quarters of seeds, which is 6. Checked before it, the first *nuanced* case "
+                  "does not hold: heads that pass is 2, where the case needs at least 3.")
+    assert zh == ("规则的第二个“部分成立”情形成立：出现它的种子数为 7，这一情形要求至少种子数的四分之三，即 6。"
+                  "在它之前检查的第一个“部分成立”情形不成立：通过检验的头数为 2，这一情形要求至少 3。")
+    assert repeated_cases(en, "en") == repeated_cases(zh, "zh") == []
+    claim.cases[1] = ("nuanced", "ch.s.hits >= ch.s.n_seeds")          # now no case holds
+    why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
+    en = ledger.reason(claim, why, PLANTED_RESULTS, "en")
+    assert "The first *nuanced* case does not hold" in en and "Nor does the second *nuanced* case hold" in en
+    assert "where the case needs the same as seeds, which is 8" not in en            # >= , not ==
+    assert "where the case needs at least seeds, which is 8" in en
+    assert repeated_cases(en, "en") == []
+
+
+def test_a_failed_or_reads_as_alternatives_and_a_yes_no_number_as_yes_or_no():
+    from tools.verdicts import ledger
+
+    results = {"ch.s": {"numbers": {**PLANTED_RESULTS["ch.s"]["numbers"], "shown": {
+        "value": 1.0, "text": "1", "about": {"en": "(a) shown: two roles (1 yes, 0 no)",
+                                            "zh": "(a) 成立：两种角色（1 是，0 否）"}}}}}
+    claim = planted_claim("ch.s.best >= 0.9 or ch.s.heads >= 3")
+    claim.cases[1] = ("refuted", "ch.s.shown < 1")
+    why = registry.explain(claim, registry.measurements(results, {}))
+    assert [c.either for c in why.cases[0].checks] == [why.cases[0].checks[0].either] * 2 != [0, 0]
+    en, zh = (ledger.reason(claim, why, results, lang) for lang in ("en", "zh"))
+    assert ("the best head's accuracy is 65 %, where the case needs at least 90 %; or heads that pass is 2, "
+            "where the case needs at least 3.") in en
+    assert "Nor does the *refuted* case hold: (a) shown: two roles — yes, where the case needs no." in en
+    assert "“推翻”情形也不成立：(a) 成立：两种角色——是，而这一情形要求否。" in zh
+    assert "1 yes" not in en and "1 是" not in zh and nested_brackets(zh) == []
+
+
+def test_a_threshold_keeps_the_digits_rounding_would_lose():
+    from tools.verdicts import ledger
+
+    assert ledger._number_like(7.5, "8", exact=True) == "7.5" and ledger._number_like(6.0, "8", exact=True) == "6"
+    assert ledger._number_like(0.0001, "0%", exact=True) == "0.01%"
+    assert ledger._number_like(1 / 3, "50 %", exact=True) == "33.33 %"
+    assert ledger._number_like(0.152778, "61%") == "15%"            # a measured value keeps the recorded digits
+    claim = planted_claim("ch.s.heads >= 0.75 * ch.s.n_seeds + 1.5")   # 7.5: 8 would hide that 7 < 7.5
+    why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
+    assert "which is 7.5" in ledger.reason(claim, why, PLANTED_RESULTS, "en")
+
+
+def test_the_table_clause_leaves_out_what_every_case_checks_and_says_why_a_verdict_shows_open():
+    from tools.verdicts import ledger
+
+    claim = planted_claim("ch.s.n_seeds >= 8 and ch.s.heads >= 3")
+    claim.cases = [("verified", "ch.s.n_seeds >= 8 and ch.s.heads >= 3"),
+                   ("nuanced", "ch.s.n_seeds >= 8 and ch.s.best >= 0.6")]
+    why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
+    assert ledger.because(claim, why, PLANTED_RESULTS, "en") == "the best head's accuracy is 65 % (needs at least 60 %)"
+    assert ledger.because(claim, why, PLANTED_RESULTS, "zh") == "最好的头的准确率为 65 %（要求至少 60 %）"
+    undecided = registry.Assessment("open", "nuanced", 0.84, {"ch.s": 8}, True)
+    assert ledger.because(claim, why, PLANTED_RESULTS, "en", undecided) == (
+        "the rule gives *nuanced*, but in only 84 % of resamplings of the seeds (90 % needed)")
+    unpowered = registry.Assessment("open", "refuted", None, {}, False, 0.456, True)
+    assert ledger.because(claim, why, PLANTED_RESULTS, "zh", unpowered) == (
+        "规则给出“推翻”，但人为植入论断大小的效应，同一检验只在 45% 的抽样里检出它（需要 80%）")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_registered_rules_why_names_each_case_once_without_brackets_in_brackets(lang):
+    """Every claim's "why" and table clause, on each of its rule's examples (every verdict it
+    can give; names are the registry's keys here, the built site's words in test_terminology)."""
+    from tools.verdicts import ledger
+
+    found = []
+    for claim_id, claim in CLAIMS.items():
+        for verdict, numbers in claim.examples.items():
+            why = registry.explain(claim, numbers)
+            for text in (ledger.reason(claim, why, {}, lang), ledger.because(claim, why, {}, lang)):
+                found += [f"{claim_id} ({verdict}): repeats {name}" for name in repeated_cases(text, lang)]
+                found += [f"{claim_id} ({verdict}): {part!r}" for part in nested_brackets(text)]
+    assert found == []
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

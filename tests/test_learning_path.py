@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tools.pages import page_macros
 from tools.pages import page_meta  # the checkout (conftest puts it on the path): the pages the build makes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,8 +25,6 @@ HEADINGS = {
     "zh": {"map": "本章各页", "summary": "小结", "exercises": "练习",
            "answer": "答案（由运行结果给出）"},
 }
-VALUE = re.compile(r"\{\{\s*value\s+([\w.]+)\.(\w+)\s*\}\}")  # many_heads.pruning . key
-CODE = re.compile(r"\{\{\s*code\s+([\w.]+)\s*\}\}")
 SNIPPETS = ROOT / "snippets"
 LINK = re.compile(r"\]\(([^)\s#]+\.md)(?:#[^)\s]*)?\)")
 
@@ -55,11 +54,11 @@ def section(text: str, heading: str) -> str:
 
 
 def content_pages(lang: str) -> list[Path]:
-    """Pages that run a snippet: they carry a ``{{ code … }}`` placeholder. The home page is
+    """Pages that run a snippet: they call ``{{ code(…) }}``. The home page is
     not one: its snippet only draws the site's overview picture, there is nothing to practise."""
     home = DOCS / lang / "index.md"
     return sorted(p for p in (DOCS / lang).rglob("*.md")
-                  if p != home and re.search(r"\{\{\s*code\s", p.read_text(encoding="utf-8")))
+                  if p != home and any(c.kind == "code" for c in page_macros.calls(p.read_text(encoding="utf-8"))))
 
 
 def page_id(path: Path) -> str:
@@ -198,11 +197,12 @@ def exercises(text: str, lang: str) -> list[tuple[str, str]]:
 
 def summary_problems(page: Path, lang: str) -> list[str]:
     text = page.read_text(encoding="utf-8")
+    snippet = page_macros.front_matter(text)[1].get("snippet")
     summary = section(text, HEADINGS[lang]["summary"])
     if not summary.strip():
         return [f"{page_id(page)}: no '## {HEADINGS[lang]['summary']}' section"]
     problems = []
-    if not VALUE.search(summary):
+    if not page_macros.values(summary, snippet):
         problems.append(f"{page_id(page)}: its summary cites no measured number")
     exercises_at = text.find(f"## {HEADINGS[lang]['exercises']}")
     if 0 <= exercises_at < text.index(f"## {HEADINGS[lang]['summary']}"):
@@ -211,13 +211,15 @@ def summary_problems(page: Path, lang: str) -> list[str]:
 
 
 def exercise_problems(page: Path, lang: str) -> list[str]:
-    found = exercises(page.read_text(encoding="utf-8"), lang)
+    text = page.read_text(encoding="utf-8")
+    snippet = page_macros.front_matter(text)[1].get("snippet")
+    found = exercises(text, lang)
     if len(found) < 2:
         return [f"{page_id(page)}: {len(found)} exercises, at least 2 expected"]
     problems = []
     for n, (question, answer) in enumerate(found, 1):
         folded = [line for line in answer.splitlines() if line.strip()]
-        keys = [key for _, key in VALUE.findall(answer)]
+        keys = [key for _, key in page_macros.values(answer, snippet)]
         if not question.strip():
             problems.append(f"{page_id(page)}: exercise {n} has no question")
         elif not folded:
@@ -246,7 +248,7 @@ def test_a_page_and_its_snippets_share_a_place_and_so_do_their_tests():
     snippets in snippets/many_heads/a_head_for_it/), tested by tests/snippets/many_heads/..."""
     shown = {}
     for page in sorted((DOCS / "en").rglob("*.md")):
-        for name in CODE.findall(page.read_text(encoding="utf-8")):
+        for name in page_macros.listings(page.read_text(encoding="utf-8")):
             shown[name] = page.relative_to(DOCS / "en").with_suffix("").as_posix()
     assert shown
     misplaced = []
@@ -265,7 +267,7 @@ def test_a_page_and_its_snippets_share_a_place_and_so_do_their_tests():
 def test_every_exercise_number_a_page_shows_is_asserted_by_a_snippet_test():
     tests = {path: path.read_text(encoding="utf-8") for path in TESTS.rglob("test_*.py")}
     shown = {(snippet, key) for lang in LANGS for page in content_pages(lang)
-             for snippet, key in VALUE.findall(page.read_text(encoding="utf-8"))
+             for snippet, key in page_macros.values(page.read_text(encoding="utf-8"))
              if key.startswith("exercise_")}
     assert shown
     unasserted = sorted(f"{snippet}.{key}" for snippet, key in shown
@@ -289,9 +291,9 @@ USERS = ["three-roles/translation.md", "many-heads/division-of-labour.md"]
 
 
 def prose(text: str) -> str:
-    """The page without code blocks, placeholders and link targets (where a word is not prose)."""
+    """The page without code blocks, macro calls and link targets (where a word is not prose)."""
+    text = page_macros.render(text, lambda call: "")
     text = re.sub(r"```.*?```", "", text, flags=re.S)
-    text = re.sub(r"\{\{.*?\}\}", "", text)
     return re.sub(r"\]\([^)]*\)", "]", text)
 
 

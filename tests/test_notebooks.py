@@ -57,7 +57,7 @@ def test_chinese_notebooks_run_the_same_code_as_the_english_ones():
 def test_every_notebook_starts_with_a_link_to_its_article_in_its_language():
     for name in NAMES:
         page = notebooks.article_page(name)
-        assert page, f"no page shows {{{{ code {name} }}}}"
+        assert page, f"no page shows {name} whole (code())"
         for lang in notebooks.LANGS:
             first = json.loads(notebooks.committed_path(name, lang).read_text(encoding="utf-8"))["cells"][0]
             assert first["cell_type"] == "markdown"

@@ -2,7 +2,7 @@
 percent (平均能剪掉 36% 的头, not 0.36 的头), a count is a whole number (1 个字段, not 1.00 个;
 从 0 到 6 个, not 从 0.0 到 6.0 个), zero is 0 (not 0.0e+00) and never negative.
 
-Each ``{{ value }}`` of every Chinese page is filled with the text the build shows
+Each ``{{ value(…) }}`` of every Chinese page is filled with the text the build shows
 (snippets/explainer/report.py formats every number once per language, by its kind)."""
 
 import re
@@ -14,10 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "snippets"))
-from tools.pages import numbers_table  # noqa: E402
+from tools.pages import numbers_table, page_macros  # noqa: E402
 from explainer.report import formatted  # noqa: E402
 
-VALUE = re.compile(r"\{\{\s*value\s+([\w.]+)\.(\w+)\s*\}\}")
 DECIMAL = re.compile(r"^[-−]?\d[\d,]*\.\d+$")
 # A measure word after a number makes it a count of things.
 COUNTED = re.compile(r"^\s*(个|层|组|次|句|窝|步|维|对|种|份)")
@@ -38,14 +37,16 @@ def badly_written_numbers(markdown: str, results: dict) -> list[str]:
     """'snippet.key: "text" in …context…' for every filled number a Chinese reader would
     stumble on."""
     found = []
-    for match in VALUE.finditer(markdown):
-        name, key = match.groups()
+    for call in page_macros.calls(markdown):
+        if call.kind != "value":
+            continue
+        name, key = call.snippet, call.key
         number = results.get(name, {}).get("numbers", {}).get(key)
         if number is None:
             continue  # the build reports a missing number itself
         text = numbers_table.shown(number, "zh")
-        before = VALUE.sub("X", markdown[max(0, match.start() - 20):match.start()].split("\n")[-1])
-        after = VALUE.sub("X", markdown[match.end():match.end() + 12].split("\n")[0])
+        before = call.before.replace(page_macros.LINE_BREAK_STANDIN, "X")[-20:]  # another call: X
+        after = call.after[:12].split("\n")[0]
         where = f"{name}.{key}: {text!r} in …{before}[{text}]{after}…"
         # The lowest or highest of per-seed counts (whole numbers, not all 0 or 1 like accuracies)
         per_seed = number.get("per_seed") or []
@@ -71,16 +72,17 @@ def test_the_check_finds_planted_numbers_that_read_badly():
         "zero": number(0.0, "0.0e+00"), "tiny": number(-1e-6, "-0.0000"),
         "fields_mean": number(1.83, "1.83", of="mean", per_seed=[1.5, 2.16]),
         "weight": number(0.88, "0.88"), "accuracy_min": number(1.0, "1.000", of="min", per_seed=[1.0, 1.0])}}}
-    page = ("平均能剪掉 {{ value demo.share }} 的头。仍然有 {{ value demo.share }} 说对了动物。"
-            "每个问题只涉及 {{ value demo.fields_per_view }} 个字段，从 {{ value demo.low }} 到 6 个。"
-            "最大差 {{ value demo.zero }}，只变动 {{ value demo.tiny }}。")
+    page = ('---\nsnippet: demo\n---\n\n平均能剪掉 {{ value("share") }} 的头。仍然有 {{ value("share") }} 说对了动物。'
+            '每个问题只涉及 {{ value("fields_per_view") }} 个字段，从 {{ value("low") }} 到 6 个。'
+            '最大差 {{ value("zero") }}，只变动 {{ value("tiny") }}。')
     found = badly_written_numbers(page, results)
     assert [f.split(":")[0] for f in found] == ["a share as a bare decimal"] * 2 + ["a count with decimals"] * 2 \
         + ["a zero written as demo.zero", "a zero written as demo.tiny"]
     # most snippets live in a chapter: their names have dots (many_heads.pruning)
     assert [f.split(":")[0] for f in badly_written_numbers(
-        "平均能剪掉 {{ value chapter.page.share }} 的头。", {"chapter.page": results["demo"]})] == ["a share as a bare decimal"]
-    fine = "平均填了 {{ value demo.fields }} 个字段，中位数 {{ value demo.fields_mean }} 个；*it* 把 {{ value demo.weight }} 的注意力给了 *animal*。最低的种子 {{ value demo.accuracy_min }}。"
+        '平均能剪掉 {{ value("chapter.page.share") }} 的头。', {"chapter.page": results["demo"]})] == ["a share as a bare decimal"]
+    fine = ('平均填了 {{ value("demo.fields") }} 个字段，中位数 {{ value("demo.fields_mean") }} 个；'
+            '*it* 把 {{ value("demo.weight") }} 的注意力给了 *animal*。最低的种子 {{ value("demo.accuracy_min") }}。')
     assert badly_written_numbers(fine, results) == []
 
 

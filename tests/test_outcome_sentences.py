@@ -2,13 +2,13 @@
 
 A sentence that states what an experiment found ("so something in the model does follow the
 referent", "每一窝的动词都学会了…") is built from the recorded numbers: it cites the number or
-the category its outcome rests on, through a placeholder the build fills from the run. A
+the category its outcome rests on, through a macro the build fills from the run. A
 sentence typed by hand stays on the page when a re-run changes the number under it.
 
 What is read. Every page's Markdown source in docs/en and docs/zh, prose only: front matter,
 fenced code, display and inline math, HTML comments, inline code and link targets are dropped;
-a placeholder becomes a marker (``⟦value3⟧``, one number per placeholder target on the page),
-so its inside (``…every_seed_passes``) never matches the lexicon. Headings, list items and
+a macro call becomes a marker (``⟦value3⟧``, one number per name it cites on the page), so its
+inside (``…every_seed_passes``) never matches the lexicon. Headings, list items and
 table rows are sentences of their own (a table's header row is dropped). The sources and
 references pages are not read: they report what others wrote, not a run of ours.
 
@@ -26,8 +26,8 @@ whether, 如果, 应当, 是否, … 则 …), a possibility (can, could, 能够
 (typically, 通常), a question, a heading that asks one (What …, Why …).
 
 What supports it (``supported``):
-- a statement cites a ``{{ value }}``, ``{{ text }}``, ``{{ claims }}``, ``{{ claim }}`` or
-  ``{{ literature }}`` placeholder in the same sentence;
+- a statement cites a ``value``, ``text``, ``claims``, ``claim`` or ``literature`` macro
+  (``{{ value("key") }}``) in the same sentence;
 - a verdict may also rest on the sentence before ("⟦value⟧ heads clear the bar. Two of them
   pass …" — it judges the number just given);
 - an inference ("So …", "This shows …", 可见, 所以, 因此, 这说明) cites a number *of the sentence
@@ -46,6 +46,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from tools.pages import page_macros
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -114,7 +116,7 @@ NOT_OUTCOMES: dict[str, str] = {
         "en/transformer-block: architecture history (where models put the layer norm)",
     "GPT-2 以及之后的大多数模型把它放在注意力和 MLP 之前":
         "zh/transformer-block: the same",
-    "在真实翻译任务上，单头确实差一些，差的是 0.9 BLEU":
+    "在真实翻译任务上，单头确实差一些——差 0.9 BLEU":
         "zh/many-heads/one-head-or-many: Vaswani et al.'s number, quoted from the table above it",
     "在从模型里读出任何东西之前，得先确认读到的确实是模型本身":
         "zh/real-model/weights: 确实 as in 'make sure that', before any check is run",
@@ -124,7 +126,6 @@ NOT_OUTCOMES: dict[str, str] = {
 
 # --- Prose, cut into sentences ---------------------------------------------------------------
 
-PLACEHOLDER = re.compile(r"\{\{\s*([a-z]+)\s+([^}]*?)\s*\}\}")
 MARKER = re.compile(r"⟦([a-z]+)(\d+)⟧")
 FENCE = re.compile(r"^(\s*)(```|~~~).*?^\1\2[^\n]*$", re.S | re.M)
 DROPPED = [
@@ -147,11 +148,11 @@ BLOCK_START = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|\||\?\?\?|!!!)")
 
 def paragraphs(markdown: str) -> list[str]:
     """The page's prose, one string per paragraph, heading, list item or table row."""
-    text = FENCE.sub("", markdown)
+    targets: dict[str, int] = {}  # one number per name a call cites: the same number, the same marker
+    text = page_macros.render(markdown, lambda c: f"⟦{c.kind}{targets.setdefault(c.target, len(targets))}⟧")
+    text = FENCE.sub("", text)
     for pattern in DROPPED:
         text = pattern.sub("", text)
-    targets: dict[str, int] = {}  # one number per placeholder target: the same number, the same marker
-    text = PLACEHOLDER.sub(lambda m: f"⟦{m.group(1)}{targets.setdefault(m.group(0).split(None, 1)[1], len(targets))}⟧", text)
     for pattern, repl in INLINE:
         text = pattern.sub(repl, text)
     blocks, current = [], []
@@ -204,7 +205,7 @@ def supported(sentence: str, before: str) -> bool:
 
 def unsupported_outcomes(markdown: str) -> list[str]:
     """Every outcome sentence of a page's Markdown that no recorded number supports, as the
-    page shows it (placeholders as markers)."""
+    page shows it (macro calls as markers)."""
     found = []
     for paragraph in paragraphs(markdown):
         before = ""
@@ -226,20 +227,20 @@ def pages() -> list[str]:
 # sentence cites the resolver head's weights, but its outcome — something does follow the
 # referent — rests on the count of the sentence before, and would be false were it 0.
 IT_ANIMAL_TODAY = (
-    "chance with probability {{ value real_model.head_roles.coreference_best_p }}.\n"
-    "{{ value real_model.head_roles.coreference_heads }} heads pass that test. So\n"
+    "chance with probability {{ value('real_model.head_roles.coreference_best_p') }}.\n"
+    "{{ value('real_model.head_roles.coreference_heads') }} heads pass that test. So\n"
     "something in the model does follow the referent — but weakly, and with very\n"
-    "little weight: head [{{ value real_model.it_animal.resolver_layer }}-{{ value real_model.it_animal.resolver_head }}]"
-    "(explorer.md?s=0&l={{ value real_model.it_animal.resolver_layer }}&h={{ value real_model.it_animal.resolver_head }}&t=10)\n"
-    "gives the right noun {{ value real_model.it_animal.resolver_to_right_mean }} of\n"
+    "little weight: head [{{ value('real_model.it_animal.resolver_layer') }}-{{ value('real_model.it_animal.resolver_head') }}]"
+    "(explorer.md?s=0&l={{ value('real_model.it_animal.resolver_layer') }}&h={{ value('real_model.it_animal.resolver_head') }}&t=10)\n"
+    "gives the right noun {{ value('real_model.it_animal.resolver_to_right_mean') }} of\n"
     "the attention of *it* on average.\n")
 IT_ANIMAL_TODAY_ZH = (
-    "靠运气出现这么好的最佳头，概率是 {{ value real_model.head_roles.coreference_best_p }}。"
-    "通过这一检验的头数是 {{ value real_model.head_roles.coreference_heads }}。"
-    "可见模型里确实有东西在跟着所指对象走——但很弱，权重也很小：头 [{{ value real_model.it_animal.resolver_layer }}-"
-    "{{ value real_model.it_animal.resolver_head }}](explorer.md?s=0&l={{ value real_model.it_animal.resolver_layer }}"
-    "&h={{ value real_model.it_animal.resolver_head }}&t=10) 平均只把 *it* 的 "
-    "{{ value real_model.it_animal.resolver_to_right_mean }} 的注意力给正确的名词。\n")
+    "靠运气出现这么好的最佳头，概率是 {{ value('real_model.head_roles.coreference_best_p') }}。"
+    "通过这一检验的头数是 {{ value('real_model.head_roles.coreference_heads') }}。"
+    "可见模型里确实有东西在跟着所指对象走——但很弱，权重也很小：头 [{{ value('real_model.it_animal.resolver_layer') }}-"
+    "{{ value('real_model.it_animal.resolver_head') }}](explorer.md?s=0&l={{ value('real_model.it_animal.resolver_layer') }}"
+    "&h={{ value('real_model.it_animal.resolver_head') }}&t=10) 平均只把 *it* 的 "
+    "{{ value('real_model.it_animal.resolver_to_right_mean') }} 的注意力给正确的名词。\n")
 
 
 def test_the_it_animal_sentence_as_it_stands_is_caught():
@@ -250,7 +251,7 @@ def test_the_it_animal_sentence_as_it_stands_is_caught():
 
 
 def test_the_it_animal_sentence_that_cites_its_number_passes():
-    count = "{{ value real_model.head_roles.coreference_heads }}"
+    count = "{{ value('real_model.head_roles.coreference_heads') }}"
     cited = IT_ANIMAL_TODAY.replace("So\nsomething in the model does follow", f"So\nthese {count} heads do follow")
     assert unsupported_outcomes(cited) == []
     cited_zh = IT_ANIMAL_TODAY_ZH.replace("可见模型里确实有东西", f"可见这 {count} 个头确实")
@@ -261,16 +262,16 @@ def test_the_it_animal_sentence_that_cites_its_number_passes():
 
 def test_explanations_and_cited_outcomes_are_not_flagged():
     page = ("A softmax gives every key a positive weight. Heads are removed by zeroing their output.\n\n"
-            "In {{ value demo.seeds }} of {{ value demo.n }} seeds the head forms. It passes the test in each of them.\n\n"
+            "In {{ value('demo.seeds') }} of {{ value('demo.n') }} seeds the head forms. It passes the test in each of them.\n\n"
             "```python\nassert every_seed_passes\n```\n\n$$\\text{no head}$$\n\n<!-- every head fails -->\n")
     assert unsupported_outcomes(page) == []
     assert unsupported_outcomes("The copy head fails in most seeds.") == ["The copy head fails in most seeds."]
     assert unsupported_outcomes("大多数种子里都学会了。") == ["大多数种子里都学会了。"]
 
 
-def test_the_prose_reader_skips_code_math_comments_and_placeholders():
+def test_the_prose_reader_skips_code_math_comments_and_macros():
     page = ("---\ntitle: every head fails\n---\n# Title\n\nOne $x$ and `no head` here,"
-            " {{ value a.every_seed_passes }}.\n\n```\nno head\n```\n")
+            " {{ value('a.every_seed_passes') }}.\n\n```\nno head\n```\n")
     assert paragraphs(page) == ["Title", "One ⟦math⟧ and ⟦code⟧ here, ⟦value0⟧."]
 
 

@@ -1,11 +1,11 @@
-"""Code where the idea is: the cells a page shows ({{ code <snippet> <cell> }},
+"""Code where the idea is: the cells a page shows (``{{ code("cell") }}``,
 tools/pages/code_cells.py) run when a reader copies them, and print what the page shows.
 
 For every page, its cells are concatenated in page order into one file and run in a fresh
 virtual environment outside the checkout that has only numpy, torch and matplotlib (and the
 project's ``explainer`` package only when the page says so). The run must finish, print what
 the build's run printed under those cells, and reproduce the numbers the page cites from
-them: every ``{{ value s.key }}`` whose ``report.number("key", <expression>, <format>)`` reads
+them: every ``{{ value("key") }}`` whose ``report.number("key", <expression>, <format>)`` reads
 only names the shown cells define is computed again from the copied code."""
 
 import ast
@@ -27,7 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "snippets"))
-from tools.pages import code_cells  # noqa: E402
+from tools.pages import code_cells, page_macros  # noqa: E402
 from explainer.report import formatted  # noqa: E402
 from tools.running import notebooks  # noqa: E402
 from tools.running import snippet_runner  # noqa: E402
@@ -38,9 +38,8 @@ from explainer.report import formatted  # noqa: E402
 DOCS = ROOT / "docs"
 SNIPPETS = {snippet_runner.name_of(p): p for p in snippet_runner.discover()}
 PAGES = sorted(p.relative_to(DOCS / "en").as_posix() for p in (DOCS / "en").rglob("*.md")
-               if code_cells.CELL_PLACEHOLDER.search(p.read_text(encoding="utf-8")))
+               if page_macros.cells(p.read_text(encoding="utf-8")))
 ENVIRONMENTS = ROOT / ".cache" / "copy-paste-env"
-VALUE = re.compile(r"\{\{\s*value\s+([\w.]+)\s*\}\}")
 
 
 def page_text(page: str, lang: str = "en") -> str:
@@ -202,8 +201,8 @@ def cited_from_cells(page: str, cells: list[code_cells.ShownCell]) -> dict[str, 
     defined = set().union(*(bound_names(c.source) for c in cells)) | set(dir(builtins))
     shown_snippets = {c.snippet for c in cells}
     cited = {}
-    for target in dict.fromkeys(VALUE.findall(page_text(page))):
-        name, _, key = target.rpartition(".")
+    for name, key in page_macros.values(page_text(page)):
+        target = f"{name}.{key}"
         if name not in shown_snippets:
             continue
         expression = recorded_expressions(SNIPPETS[name]).get(key)

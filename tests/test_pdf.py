@@ -50,6 +50,14 @@ def test_pdf_has_every_page_in_its_outline(built_site, lang, config):
     assert missing == [], f"{lang} PDF outline lacks {missing}"
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_pdf_outline_titles_end_with_their_text(built_site, lang):
+    titles = pdf(built_site, lang)["outline"]
+    # a space at either end, or two in a row where a formula was dropped (the outline has no math)
+    padded = [title for title in titles if title != title.strip() or "  " in title]
+    assert len(titles) > 30 and padded == [], f"{len(padded)} outline titles with stray spaces: {padded[:5]}"
+
+
 def test_chinese_pdf_text_is_extractable_as_chinese(built_site):
     text = "".join(pdf(built_site, "zh")["texts"])
     assert "注意力" in text

@@ -63,7 +63,7 @@ def test_a_served_path_is_read_as_its_language_and_its_path_there():
 
 # What the two tests below exercise beyond the built site: their pass is kept under these
 # sources too (tests/remembered_passes.py), so a warm make test builds nothing for them.
-PREVIEW_CODE = ("tools/pages/preview.py", "tools/pages/mkdocs_hooks.py")
+PREVIEW_CODE = ("tools/pages/preview.py", "tools/pages/mkdocs_hooks.py", "tools/pages/macros.py")
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,7 @@ def test_a_stale_page_is_rendered_again_as_the_full_build_wrote_it(built_site, c
     page.unlink()
     # mkdocs loads the hooks module once for both languages: the other language's build
     # leaves its own state there. Rendering must use this language's.
-    chinese.hooks._state = {}
+    chinese.hooks._state = preview.macros.STATE = {}
     chinese.refresh_claims_and_glossary()
     chinese.stale.add(preview.ALL)
     assert chinese.render_if_stale(url)

@@ -42,6 +42,16 @@ def test_anchor_renaming_on_a_page_like_ours():
     assert '<h2 id="k-why">' in renamed and '<li id="k-fn:1">' in renamed and '<p id="keep">' in renamed
 
 
+def test_headings_lose_the_whitespace_inside_their_tags():
+    # a nav section's heading as mkdocs-print-site writes it, and a page's heading as Material does
+    section = ("<h1>Three roles, one vector<a class='headerlink' href='#section-3' title='Permanent link'></a>\n"
+               "                        </h1>")
+    assert print_page.trim_headings(section) == \
+        "<h1>Three roles, one vector<a class='headerlink' href='#section-3' title='Permanent link'></a></h1>"
+    page = '<h2 id="why">\n Why <code>x</code>\n</h2>\n<p> text </p>\n<header> keep </header><hr>\n'
+    assert print_page.trim_headings(page) == '<h2 id="why">Why <code>x</code></h2>\n<p> text </p>\n<header> keep </header><hr>\n'
+
+
 def test_the_print_page_opens_every_fold_but_a_whole_script():
     page = ('<details class="note"><summary>Answer</summary>42</details>'
             '<details class="abstract" open><summary>Numbers</summary></details>'

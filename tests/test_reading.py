@@ -6,28 +6,37 @@ import json
 import re
 import sys
 import tempfile
+import types
 from html.parser import HTMLParser
 from pathlib import Path
 
+import jinja2
 import markdown
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tools.pages import glossary  # noqa: E402
+from tools.pages import glossary, page_macros  # noqa: E402
 
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
-# A line that starts a new block (not the continuation of a paragraph).
+# A line that starts a new block (not the continuation of a paragraph); so does a line that
+# starts with a figure, code, claims or claim macro (block_macro_lines).
 BLOCK_START = re.compile(r"\s*(#|[-*+] |\d+[.)] |\||>|!!!|\?\?\?|\$\$|```|"
-                         r"\{\{\s*(figure|code|claims?|output)\b|<(figure|div|details|table|p|template)\b)")
+                         r"<(figure|div|details|table|p|template)\b)")
+BLOCK_MACROS = ("figure", "code", "claims", "claim")
+
+
+def block_macro_lines(text: str) -> set[int]:
+    """Line numbers (1-based) of lines that start with a macro drawing a block."""
+    return {c.line for c in page_macros.calls(text) if c.kind in BLOCK_MACROS and not c.before.strip()}
 
 
 def chinese_line_breaks(text: str) -> list[int]:
     """Line numbers (1-based) of lines that continue a paragraph holding Chinese on a new
     line. Markdown renders that line break as a space, which Chinese text must not have."""
     breaks, fence, math = [], False, False
-    lines = text.splitlines()
+    lines, blocks = text.splitlines(), block_macro_lines(text)
     for i, (line, following) in enumerate(zip(lines, lines[1:])):
         stripped = line.strip()
         if stripped.startswith("```"):
@@ -38,8 +47,8 @@ def chinese_line_breaks(text: str) -> list[int]:
             continue
         # An admonition's title line ("??? note \"答案\"") is followed by its indented body, not
         # by the rest of a paragraph.
-        if BLOCK_START.match(following) or stripped.startswith(("|", "#", "```", "$$", "!!!", "???")) \
-                or re.match(r"\{\{\s*(figure|code|claims?|output)\b", stripped):
+        if BLOCK_START.match(following) or i + 2 in blocks or i + 1 in blocks \
+                or stripped.startswith(("|", "#", "```", "$$", "!!!", "???")):
             continue
         if CJK.search(line) and CJK.search(following):
             breaks.append(i + 2)
@@ -111,18 +120,29 @@ def hooks(tmp_path):
     mkdocs_hooks._state.update(saved)
 
 
+def rendered(page: str) -> str:
+    """The page's Markdown as the build makes it: the hooks, then the macros as
+    mkdocs-macros-plugin renders them (its pre- and post-page functions around Jinja)."""
+    from tools.pages import macros, mkdocs_hooks
+
+    env = types.SimpleNamespace(page=FakePage(), markdown=page)
+    macros.on_pre_page_macros(env)
+    functions = {name: macros._macro(name) for name in page_macros.MACROS}
+    env.markdown = jinja2.Environment(**page_macros.JINJA).from_string(env.markdown).render(functions)
+    macros.on_post_page_macros(env)
+    return mkdocs_hooks.on_page_markdown(env.markdown, env.page, None, None)
+
+
 def test_a_value_at_the_start_of_a_line_never_becomes_a_list_item(hooks):
-    page = "Of the model's heads, all but\n{{ value demo.heads }}. Then the score drops.\n"
-    html = markdown.markdown(hooks.on_page_markdown(page, FakePage(), None, None),
-                             extensions=["pymdownx.details", "tables"])
+    page = 'Of the model\'s heads, all but\n{{ value("demo.heads") }}. Then the score drops.\n'
+    html = markdown.markdown(rendered(page), extensions=["pymdownx.details", "tables"])
     assert "<ol" not in html and "<li" not in html
     assert "16. Then the score drops." in html
 
 
 def test_the_page_ends_with_a_table_of_its_numbers_not_a_dump(hooks):
-    page = "# Demo\n\nWe count {{ value demo.heads }} heads.\n\n{{ output demo }}\n"
-    rendered = hooks.on_page_markdown(page, FakePage(), None, None)
-    html = markdown.markdown(rendered, extensions=["pymdownx.details", "tables"])
+    page = '# Demo\n\nWe count {{ value("demo.heads") }} heads.\n'
+    html = markdown.markdown(rendered(page), extensions=["pymdownx.details", "tables"])
     assert "The numbers on this page" in html
     assert "<td><code>demo.heads</code></td>" in html and "<td>heads</td>" in html
     assert "demo.output.txt" in html

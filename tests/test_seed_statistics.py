@@ -34,6 +34,16 @@ def test_each_aggregate_over_seeds_gives_its_known_answer():
         over_seeds(values, "median")
 
 
+def test_a_count_of_seeds_past_a_line_counts_strictly_or_not_as_named_and_never_a_nan():
+    values = [-0.2, 0.0, 0.5, 1.0, math.nan]               # the last seed had nothing to measure
+    assert over_seeds(values, "count_above", line=0.0) == 2.0
+    assert over_seeds(values, "count_at_least", line=0.0) == 3.0
+    assert over_seeds(values, "count_below", line=0.0) == 1.0
+    assert over_seeds(values, "count_at_most", line=0.0) == 2.0
+    assert over_seeds(values, "count_at_least", line=0.5) == 2.0
+    assert over_seeds([math.nan] * 3, "count_below", line=1.0) == 0.0
+
+
 def test_the_resampling_aggregates_agree_with_the_snippets_own():
     rng = np.random.default_rng(1)
     per_seed = rng.random((5, 9)) > 0.4                                  # 5 draws of 9 seeds
@@ -41,6 +51,13 @@ def test_the_resampling_aggregates_agree_with_the_snippets_own():
         vectorised = registry.over_seeds(per_seed.astype(float), of, chance=0.25)
         one_by_one = [over_seeds(row.tolist(), of, chance=0.25) for row in per_seed.astype(float)]
         assert np.allclose(vectorised, one_by_one), of
+    measured = rng.normal(size=(5, 9)).round(1)                          # ties on the line
+    measured[measured > 1.5] = np.nan                                    # seeds with nothing to measure
+    for of in registry.PAST_LINE:
+        for line in (0.0, 0.3):
+            vectorised = registry.over_seeds(measured, of, line=line)
+            one_by_one = [over_seeds(row.tolist(), of, line=line) for row in measured]
+            assert np.array_equal(vectorised, one_by_one), (of, line)
 
 
 def test_a_number_over_seeds_must_equal_the_aggregate_of_its_per_seed_values(tmp_path, monkeypatch):
@@ -50,6 +67,15 @@ def test_a_number_over_seeds_must_equal_the_aggregate_of_its_per_seed_values(tmp
     assert report.numbers["wins"]["per_seed"] == [1.0, 0.0, 1.0]
     with pytest.raises(ValueError, match="per-seed"):
         report.number("wins_wrong", 3, "{:.0f}", per_seed=[1, 0, 1], of="count")
+    # A count past a line keeps the measurement and its line; without the line it is refused.
+    report.number("gains", 2, kind="count", per_seed=[0.3, -0.1, 0.2], of="count_above", line=0.0)
+    assert report.numbers["gains"]["per_seed"] == [0.3, -0.1, 0.2] and report.numbers["gains"]["line"] == 0.0
+    with pytest.raises(ValueError, match="line"):
+        report.number("gains_lineless", 2, kind="count", per_seed=[0.3, -0.1, 0.2], of="count_above")
+    from explainer.seeds import report_seeds_past
+    assert report_seeds_past(report, "fewer", [0.25, -0.5, float("nan")], of="count_below", line=0.0,
+                             en="x", zh="x") == 1
+    assert report.numbers["fewer"]["of"] == "count_below" and report.numbers["fewer"]["value"] == 1.0
 
 
 def results(per_seed: dict[str, list[float]], n: int) -> dict:
@@ -227,9 +253,27 @@ def test_a_planted_number_keeps_its_spread_and_a_planted_count_is_refused():
     runs = {"toy": {"numbers": {
         "n_seeds": {"value": 8.0, "text": "8"},
         "score": {"value": 0.1, "text": "", "per_seed": [0.05, 0.15] * 4, "of": "mean"},
-        "wins": {"value": 0.0, "text": "", "per_seed": [0.0] * 8, "of": "count"}}}}
+        "wins": {"value": 0.0, "text": "", "per_seed": [0.0] * 8, "of": "count"},
+        "gains": {"value": 1.0, "text": "", "per_seed": [0.3] + [-0.1] * 7, "of": "count_above", "line": 0.0}}}}
     base = registry.replace(claim(), cases=[("refuted", "toy.score <= 0.2")], otherwise="nuanced")
     assert registry.planted(runs, registry.replace(base, plant={"toy.score": 0.5}), draws=200) == 1.0
     assert registry.planted(runs, registry.replace(base, plant={"toy.score": 0.1}), draws=200) == 0.0
     with pytest.raises(registry.RegistryError, match="count of seeds"):
         registry.planted(runs, registry.replace(base, plant={"toy.wins": 0.75}), draws=200)
+    # Nor a count of seeds past a line: its measurement shifted so that 3/4 of the observed
+    # seeds lie past the line gives a redrawn count of Binomial(n, 3/4), whatever it measures.
+    with pytest.raises(registry.RegistryError, match="planted arm"):
+        registry.planted(runs, registry.replace(base, plant={"toy.gains": 0.75}), draws=200)
+
+
+def test_an_undecided_real_model_claim_asks_for_one_more_look_at_its_item_cap():
+    claims = {"C98": registry.replace(real_claim(), item_cap={"real": 120})}
+    knife_edge = registry.assess(real_results(30, [30.0] * 60 + [29.0] * 40), claims)
+    assert registry.more_items(knife_edge, claims) == {"real": 120}
+    at_cap = registry.assess(real_results(30, [30.0] * 60 + [29.0] * 40, n_items=120), claims)
+    assert registry.more_items(at_cap, claims) == {}                    # undecided at n = 120
+    settled = registry.assess(real_results(32, [31.0] * 95 + [29.0] * 5), claims)
+    assert registry.more_items(settled, claims) == {}
+    without_cap = {"C98": real_claim()}
+    assert registry.more_items(registry.assess(real_results(30, [30.0] * 60 + [29.0] * 40),
+                                               without_cap), without_cap) == {}

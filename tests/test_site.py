@@ -13,6 +13,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from tools.pages import page_macros  # noqa: E402
 from tools.pages.static_host import own_bytes  # noqa: E402
 
 CLAIMS = yaml.safe_load((ROOT / "docs" / "claims.yml").read_text(encoding="utf-8"))
@@ -113,14 +114,25 @@ def test_pages_load_nothing_from_other_origins(built_site):
     assert external == []
 
 
-def test_no_placeholder_is_left_unfilled(built_site):
+def test_no_macro_is_left_unrendered(built_site):
     leftovers = [str(p.relative_to(built_site)) for p in built_site.rglob("*.html")
-                 if re.search(r"\{\{\s*(code|figure|value|output|claims|claim)\b", p.read_text(encoding="utf-8"))]
+                 if any(f"{{{{ {name}(" in p.read_text(encoding="utf-8") for name in page_macros.MACROS)]
     assert leftovers == []
 
 
 BADGE = re.compile(r'<div class="claim-badge">\s*<p><a href="([^"#]*)#(C\d\d)">C\d\d\b.*?</a>\s*'
                    r'<span class="verdict verdict--(\w+)">', re.S)
+
+
+def index_rows(html: str) -> dict[str, dict[str, str]]:
+    """The ledger's overview table: each claim's cells (HTML), by their column's name."""
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", html, re.S):
+        cells = dict(re.findall(r'<td data-label="([^"]+)">(.*?)</td>', row, re.S))
+        claim = re.match(r'\s*<a href="#(C\d\d)">', next(iter(cells.values()), ""))
+        if claim:
+            rows[claim.group(1)] = cells
+    return rows
 
 
 def ledger_verdicts(html: str) -> dict[str, str]:
@@ -150,8 +162,9 @@ def test_every_claim_has_one_verdict_the_same_on_the_ledger_and_every_page(built
         verdicts = ledger_verdicts(html)
         assert list(verdicts) == list(CLAIMS), f"{lang_root}claims: one entry per claim, in order"
         assert set(verdicts.values()) <= {"verified", "nuanced", "refuted", "open"}
-        index = dict(re.findall(r'<td><a href="#(C\d\d)">C\d\d</a>.*?</td>\s*<td><span class="verdict '
-                                r'verdict--(\w+)">', html, re.S))
+        column = "Verdict" if lang_root == "" else "结论"
+        index = {claim_id: re.search(r'class="verdict verdict--(\w+)"', cells[column]).group(1)
+                 for claim_id, cells in index_rows(html).items()}
         assert index == verdicts, "the ledger's index disagrees with its entries"
         for claim_id in CLAIMS:  # each entry links its source sections
             entry = html.split(f'<h2 id="{claim_id}">', 1)[1].split("<h2", 1)[0]
@@ -174,7 +187,8 @@ WHY = {"": re.compile(r'<span class="claim-why">Why:</span>\s*(?:The|No|On)\b'),
 def test_the_ledger_and_every_verdict_badge_say_why_in_the_pages_language(built_site, snippet_outcomes):
     # The sentence itself is checked against the rules in tests/test_claims.py; here: it is
     # on every ledger card and on every badge of every content page, in that page's language,
-    # and the ledger's overview names the page that tests each claim.
+    # and the ledger's overview gives each claim its because, its source sections, the pages
+    # that test it (or the papers it is decided from) and its stability.
     from tools.verdicts import claims as registry
     from tools.verdicts import ledger
     from tools.running import snippet_runner
@@ -190,15 +204,26 @@ def test_the_ledger_and_every_verdict_badge_say_why_in_the_pages_language(built_
             # The sentence shows as written (its *verdict* in italics), before the folded details.
             plain = html_unescape(re.sub(r"<[^>]+>", "", entry))
             assert re.sub(r"\*", "", reasons[claim_id])[:60] in plain, f"{lang_root}claims: {claim_id}"
-        header = re.search(r"<thead>(.*?)</thead>", html, re.S).group(1)
-        assert ("Tested on" if lang == "en" else "检验它的页面") in header
-        rows = re.findall(r'<tr>\s*<td><a href="#(C\d\d)">.*?</tr>', html, re.S)
-        assert rows == list(CLAIMS)
-        tested = dict(re.findall(r'<tr>\s*<td><a href="#(C\d\d)">.*?</td>\s*<td>.*?</td>\s*<td>(.*?)</td>',
-                                 html, re.S))
+        header = re.search(r'<div class="ledger-index">.*?<thead>(.*?)</thead>', html, re.S).group(1)
+        columns = re.findall(r"<th>(.*?)</th>", header)
+        assert columns == ([ledger.UI[lang][k] for k in ("index", "verdict", "because", "source", "tested_on", "stability")])
+        rows = index_rows(html)
+        assert list(rows) == list(CLAIMS)
+        becauses = ledger.becauses(lang, registry.load(), results, assessments)
         for claim_id, entry in CLAIMS.items():
+            cells = {columns.index(name): cell for name, cell in rows[claim_id].items()}
+            assert list(cells) == list(range(6)), f"{lang_root}claims: {claim_id}'s row lacks a cell"
+            because, source, tested = (html_unescape(re.sub(r"<[^>]+>", "", cells[i])) for i in (2, 3, 4))
+            # The clause is the verdict's deciding comparison, as ledger.becauses builds it.
+            assert re.sub(r"\*", "", becauses[claim_id])[:50] in because, f"{lang_root}claims: {claim_id}"
+            assert 'href="../sources/#' in cells[3] and source[:1] in "AB", f"{lang_root}claims: {claim_id}"
             if any(e.get("snippet") for e in entry.get("experiments") or []):
-                assert "<a href=" in tested[claim_id], f"{lang_root}claims: {claim_id} names no page"
+                assert "<a href=" in cells[4], f"{lang_root}claims: {claim_id} names no page"
+            if any(e.get("kind") == "literature" for e in entry.get("experiments") or []):
+                # a claim decided from papers says so, with the papers
+                assert ledger.UI[lang]["literature"].split("{")[0] in tested, f"{lang_root}claims: {claim_id}"
+                assert 'href="../references/#' in cells[4], f"{lang_root}claims: {claim_id}"
+            assert tested != "—" or not entry.get("experiments"), f"{lang_root}claims: {claim_id}"
         assert 'class="ledger-filter"' in html and html.count("data-verdict=") >= len(CLAIMS)
         badges = 0
         for page in (built_site / lang_root).rglob("*.html"):
@@ -219,7 +244,10 @@ def test_chinese_search_index_is_segmented_and_searchable(built_site):
     assert sum("\u200b注意力\u200b" in doc["text"] for doc in index["docs"]) >= 3
 
 
-PLACEHOLDER = re.compile(r"\{\{\s*(?:code|figure|value|output|claims|data)\s+[\w.]+\s*\}\}")
+def cited(page: Path) -> set[tuple]:
+    """What a page cites: whole scripts, figures, numbers, claims lists and data, by full name."""
+    return {(c.kind, c.snippet, c.key) for c in page_macros.calls(page.read_text(encoding="utf-8"))
+            if c.kind in ("code", "figure", "value", "claims", "data") and not (c.kind == "code" and c.key)}
 
 
 def test_twins_cite_the_same_snippets_figures_and_numbers():
@@ -229,8 +257,7 @@ def test_twins_cite_the_same_snippets_figures_and_numbers():
         zh_page = ROOT / "docs" / "zh" / page
         if not zh_page.is_file():
             continue  # reported by the parity test
-        en = set(re.sub(r"\s+", " ", p) for p in PLACEHOLDER.findall(en_page.read_text(encoding="utf-8")))
-        zh = set(re.sub(r"\s+", " ", p) for p in PLACEHOLDER.findall(zh_page.read_text(encoding="utf-8")))
+        en, zh = cited(en_page), cited(zh_page)
         if en != zh:
             drift.append(f"{page}: only in en {sorted(en - zh)}, only in zh {sorted(zh - en)}")
     assert drift == []

@@ -1,5 +1,6 @@
 """The runner that executes snippets at build time: caching, failures, timeouts."""
 
+import json
 import os
 import re
 import subprocess
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.running import snippet_runner
+from tools.running import progress, snippet_runner
+from tools.verdicts import claims as registry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +38,7 @@ def project(tmp_path, monkeypatch):
     (snippets / "explainer" / "__init__.py").write_text("")
     monkeypatch.setattr(snippet_runner, "SNIPPETS", snippets)
     monkeypatch.setattr(snippet_runner, "CACHE", cache)
+    monkeypatch.setattr(progress, "DURATIONS", tmp_path / "durations.json")
     return snippets
 
 
@@ -58,6 +61,30 @@ def test_unchanged_snippets_are_not_run_again_and_a_shared_module_change_reruns_
     assert executed(snippet_runner.run_all(log=lambda _: None)) == set()
     write(project / "explainer" / "toy_model.py", "WIDTH = 8\n")
     assert executed(snippet_runner.run_all(log=lambda _: None)) == {"uses_model"}
+
+
+def test_snippets_start_longest_first_and_each_finished_one_logs_the_progress(project, monkeypatch):
+    progress.write_durations({"quick": 1.0, "slow": 50.0, "slow@16": 80.0, "gone": 9.0})
+    for name in ("quick", "slow", "fresh"):
+        write(project / f"{name}.py", SAVE)
+    monkeypatch.setattr(snippet_runner.os, "cpu_count", lambda: 1)  # one worker: one at a time
+    lines = []
+    snippet_runner.run_all(log=lines.append)
+    # a snippet the durations do not know first (it may be the longest), then the longest
+    assert re.findall(r"^  running \S*/(\w+)\.py$", "\n".join(lines), re.M) == ["fresh", "slow", "quick"]
+    finished = [re.fullmatch(r"  ran     (\w+) +\d+\.\d s   \[(\d+)/(\d+)(?: · running \w+)?"
+                             r"(?: · about (?:\d+ s|\d+ min \d\d s) left)?\]", line)
+                for line in lines if line.startswith("  ran")]
+    assert all(finished), lines
+    assert [m.group(1, 2) for m in finished] == [("fresh", "1"), ("slow", "2"), ("quick", "3")]
+    # slow@16 (80 s) counted as likely until no claim could ask for it: once slow had run
+    assert [m.group(3) for m in finished] == ["4", "3", "3"], lines
+    assert finished[-1].group(0).endswith("[3/3]")  # nothing running, nothing left
+    assert lines[-1].startswith("snippets: 3 executed, 0 cached, 0 failed")
+
+    durations = snippet_runner.write_durations()  # what `make durations` commits
+    assert set(durations) == {"quick", "slow", "fresh"}  # measured; slow@16 and gone not run here
+    assert progress.load_durations() == durations
 
 
 def test_a_raising_snippet_is_reported_with_file_line_and_exception(project):
@@ -139,3 +166,50 @@ def test_the_cache_key_ignores_an_installed_copy_of_the_shared_package(tmp_path,
     monkeypatch.syspath_prepend(str(tmp_path))
     assert snippet_runner.SHARED_PACKAGE in {d.metadata["Name"] for d in metadata.distributions()}
     assert snippet_runner.environment_fingerprint() == before
+
+
+def test_a_claim_its_items_leave_undecided_gets_exactly_one_more_look_at_its_item_cap(project, monkeypatch):
+    # The snippet measures EXPLAINER_ITEMS items (40 by default); its item resamplings keep the
+    # verdict in 60 % of draws at any size, so it stays undecided: one more look, never two.
+    write(project / "real.py", """\
+        import json, os, pathlib
+        n = int(os.environ.get("EXPLAINER_ITEMS", 40))
+        numbers = {"n_items": {"value": n, "text": str(n)},
+                   "hits": {"value": 30.0, "text": "30", "resampled": [30.0] * 60 + [29.0] * 40}}
+        out = pathlib.Path(os.environ["EXPLAINER_OUTPUT_DIR"])
+        (out / "results.json").write_text(json.dumps({"snippet": "real", "numbers": numbers,
+                                                      "figures": {}, "claims": []}))
+        """)
+    claim = registry.Claim(
+        id="C98", title={"en": "", "zh": ""}, source=[], type="empirical", text={"en": "", "zh": ""},
+        experiments=[registry.Experiment(kind="real", snippet="real")], rule_text={"en": "", "zh": ""},
+        cases=[("verified", "real.hits >= 30")], otherwise="nuanced", examples={},
+        item_cap={"real": 120})
+    monkeypatch.setattr(registry, "load", lambda *args, **kwargs: {"C98": claim})
+    lines = []
+    outcomes = snippet_runner.run_all(log=lines.append)
+    assert outcomes["real"].output_dir.name == "real@120items"
+    assert json.loads((outcomes["real"].output_dir / "results.json").read_text())["numbers"]["n_items"]["value"] == 120
+    assert sum(line.startswith("  running") for line in lines) == 2  # 40 items, then 120: no third
+    again = []
+    snippet_runner.run_all(log=again.append)                            # cached: the same two runs
+    assert not any(line.startswith("  running") for line in again)
+
+
+def test_the_cache_key_follows_what_snippets_import_and_not_the_sites_tools(tmp_path, monkeypatch):
+    """A new version of a package the snippets can import (torch's own dependency sympy) runs
+    them again; a new MkDocs plugin does not."""
+    names = snippet_runner.snippet_distributions()
+    assert {"numpy", "torch", "matplotlib", "scipy", "sympy"} <= names
+    assert not {"mkdocs", "mkdocs-macros-plugin", "pytest"} & names
+    before = snippet_runner.environment_fingerprint()
+
+    def installed(name, version):
+        dist = tmp_path / f"{name}-{version}.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    installed("mkdocs_macros_plugin", "99.0")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert snippet_runner.environment_fingerprint() == before
+    installed("sympy", "0.0.1")
+    assert snippet_runner.environment_fingerprint() != before

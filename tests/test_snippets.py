@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tools.pages import page_macros
 from tools.verdicts import claims as registry
 from tools.running import snippet_runner
 
@@ -18,10 +19,9 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def pages_showing(name: str, lang: str) -> list[str]:
-    pattern = re.compile(r"\{\{\s*code\s+" + re.escape(name) + r"\s*\}\}")
     docs = ROOT / "docs" / lang
     return sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
-                  if pattern.search(p.read_text(encoding="utf-8")))
+                  if name in page_macros.listings(p.read_text(encoding="utf-8")))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -57,7 +57,7 @@ def test_snippet_has_a_test_that_asserts_what_it_shows(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_snippet_is_shown_on_one_page_in_each_language(name):
     en, zh = pages_showing(name, "en"), pages_showing(name, "zh")
-    assert len(en) == 1, f"{{{{ code {name} }}}} should appear on exactly one English page, found {en}"
+    assert len(en) == 1, f"{name}'s code() should appear on exactly one English page, found {en}"
     assert en == zh, f"English page {en} and Chinese page {zh} should be twins"
 
 
@@ -82,10 +82,9 @@ def test_numbers_over_seeds_agree_with_their_per_seed_values(results, name):
             continue
         per_seed = entry["per_seed"]
         assert n is not None and len(per_seed) == n, f"{name}.{key}: {len(per_seed)} values, n_seeds {n}"
-        assert entry["value"] == pytest.approx(registry.over_seeds(np.array(per_seed), entry["of"],
-                                                                    entry.get("chance", 0.0)),
+        assert entry["value"] == pytest.approx(registry.aggregate(entry, np.array(per_seed)),
                                                rel=1e-5, abs=1e-9), f"{name}.{key}"
-        if entry["of"] == "count":
+        if entry["of"].startswith("count"):
             assert entry["value"] == int(entry["value"]) and 0 <= entry["value"] <= n, f"{name}.{key}"
     for base, stats in spread_families(numbers).items():
         assert stats["min"] - 1e-9 <= stats["mean"] <= stats["max"] + 1e-9, f"{name}.{base}: min/mean/max"

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tools.pages import page_macros
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 LANGS = ("en", "zh")
@@ -28,17 +30,16 @@ SECTIONS = {
 
 FENCED_CODE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
-PLACEHOLDER = re.compile(r"\{\{.*?\}\}", re.S)
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 ANCHOR = re.compile(r"\{:?\s*#([\w-]+)[^}]*\}")
 SOURCES_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s#]*sources\.md)(?:#([^)\s]*))?\)")
 
 
 def prose(text: str) -> str:
-    """Running text: no code, no link targets, and a measured number wherever a placeholder
-    stood ("{{ value many_heads.why_heads_differ.head_symmetry.n_seeds }} seeds" reads as "7 seeds")."""
+    """Running text: no code, no link targets, and a measured number wherever a macro is
+    called ("{{ value("n_seeds") }} seeds" reads as "7 seeds")."""
+    text = page_macros.render(text, lambda call: " 7 ")
     text = FENCED_CODE.sub(" ", text)
-    text = PLACEHOLDER.sub(" 7 ", text)
     text = INLINE_CODE.sub(" ", text)
     return LINK_TARGET.sub("]", text)
 
@@ -164,7 +165,7 @@ def test_the_english_check_flags_seed_for_a_source(text):
 
 
 @pytest.mark.parametrize("text", [
-    "over 8 random seeds", "two seeds each", "{{ value many_heads.duplicate_heads.shared_heads.seeds }} seeds", "seed 3",
+    "over 8 random seeds", "two seeds each", '{{ value("many_heads.duplicate_heads.shared_heads.seeds") }} seeds', "seed 3",
     "in every seed", "from the same seed", "| seed | loss |", "a seed dimension", "with fixed seeds",
     "computed from both seeds", 'the word "seed" only ever means', "seed 0 and seed 1",
     "in at least 75 % of the seeds", "| mean over seeds | lowest seed | highest seed |",

@@ -40,7 +40,8 @@ def chinese_texts() -> dict[str, str]:
                        *snippet_runner.discover(),
                        *sorted((ROOT / "snippets" / "zh").rglob("*.md")),
                        ROOT / "docs" / "claims.yml", ROOT / "mkdocs.zh.yml"]}
-    texts["tools/verdicts/ledger.py (zh)"] = repr(ledger.UI["zh"]) + repr([zh for _, zh in ledger.SECTIONS.values()])
+    texts["tools/verdicts/ledger.py (zh)"] = (repr(ledger.UI["zh"]) + repr(ledger.WHY["zh"])
+                                              + repr([zh for _, zh in ledger.SECTIONS.values()]))
     return texts
 
 
@@ -55,6 +56,15 @@ def test_the_terminology_check_finds_a_planted_variant():
     assert rejected_in("我们在论断总表里记下了它，前一个词得分是 0.9。", rejected) == \
         ["前一个词得分 (→ 前一个词元得分)", "论断总表 (→ 论断账本)"]
     assert rejected_in("在论断账本里，前一个词元得分是 0.9。", rejected) == []
+
+
+def test_one_name_per_concept_the_review_found_named_twice():
+    """参与率 is 参与比; a drop in accuracy is not a 损失 (the training loss); 最大差 and
+    打破对称 each have one spelling (Chinese review of 2 December 2026)."""
+    rejected = rejected_variants()
+    assert rejected_in("键的参与率是 3.1，准确率损失 0.3，最大差异为 0，打破平局的是噪声。", rejected) == \
+        ["参与率 (→ 参与比)", "准确率损失 (→ 准确率下降)", "最大差异 (→ 最大差)", "打破平局 (→ 打破对称)"]
+    assert rejected_in("键的参与比是 3.1，准确率下降 0.3，最大差为 0，打破对称的是噪声。", rejected) == []
 
 
 def test_every_rejected_variant_names_a_term_and_differs_from_it():
@@ -152,19 +162,34 @@ def test_the_raw_key_check_sees_a_number_named_by_its_key():
                     "与 F.scaled_dot_product_attention 的最大差为 0") == []
 
 
-def test_the_chinese_ledger_names_every_number_of_a_rule_in_words(all_results):
+def why_texts(lang: str, results: dict) -> dict[str, str]:
+    """Each claim's "why" (its card) and "because" (the table's clause) on this build's numbers."""
     from tools.verdicts import claims as registry
 
     claims = registry.load()
-    found = {claim_id: hits for claim_id, why in ledger.reasons("zh", claims, all_results).items()
-             if (hits := raw_keys(why))}
+    assessments = registry.assess(results, claims)
+    texts = {f"{c} why": why for c, why in ledger.reasons(lang, claims, results, assessments).items()}
+    texts.update({f"{c} because": text for c, text in ledger.becauses(lang, claims, results, assessments).items()})
+    return texts
+
+
+def test_the_chinese_ledger_names_every_number_of_a_rule_in_words(all_results):
+    found = {where: hits for where, why in why_texts("zh", all_results).items() if (hits := raw_keys(why))}
     assert found == {}
 
 
 def test_the_chinese_ledgers_why_sentences_use_full_width_punctuation(all_results):
-    from tools.verdicts import claims as registry
-
-    claims = registry.load()
-    found = {claim_id: hits for claim_id, why in ledger.reasons("zh", claims, all_results).items()
+    found = {where: hits for where, why in why_texts("zh", all_results).items()
              if (hits := half_width_punctuation(why))}
     assert found == {}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_ledgers_why_names_each_case_once_and_puts_no_brackets_in_brackets(all_results, lang):
+    """On this build's numbers, with the names the snippets recorded (the checks themselves are
+    tested on the old sentences in tests/test_claims.py)."""
+    from test_claims import nested_brackets, repeated_cases
+
+    found = {where: repeated_cases(text, lang) + nested_brackets(text)
+             for where, text in why_texts(lang, all_results).items()}
+    assert {where: hits for where, hits in found.items() if hits} == {}

@@ -24,37 +24,73 @@ TEMPLATES = [
         ("horse", "river", "weak", "deep"), ("cat", "bridge", "afraid", "icy"),
         ("camel", "desert", "old", "hot"), ("goat", "ravine", "timid", "steep"),
         ("rabbit", "meadow", "small", "open"), ("sheep", "stream", "frightened", "fast"),
-        ("cow", "track", "slow", "muddy"), ("deer", "highway", "nervous", "dangerous")]),
+        ("cow", "track", "slow", "muddy"), ("deer", "highway", "nervous", "dangerous"),
+        # the second look's pairs (G2: the build reads them only at item_cap)
+        ("fox", "field", "hungry", "flooded"), ("mule", "canyon", "stubborn", "deep"),
+        ("puppy", "ditch", "young", "wide"), ("donkey", "valley", "lazy", "dark"),
+        ("elephant", "swamp", "heavy", "boggy"), ("tortoise", "lawn", "slow", "large"),
+        ("squirrel", "road", "frightened", "busy"), ("ox", "stream", "weak", "fast"),
+        ("robot", "gap", "broken", "wide"), ("tank", "bridge", "heavy", "weak")]),
     ("The {} would not fit in the {} because it was too {}.", [
         ("trophy", "suitcase", "big", "small"), ("table", "van", "large", "full"),
         ("book", "drawer", "thick", "shallow"), ("cake", "box", "tall", "short"),
         ("guitar", "case", "long", "narrow"), ("sofa", "room", "wide", "cramped"),
         ("bottle", "fridge", "bulky", "packed"), ("printer", "cabinet", "huge", "tiny"),
-        ("pizza", "oven", "enormous", "little"), ("tree", "pot", "tall", "shallow")]),
+        ("pizza", "oven", "enormous", "little"), ("tree", "pot", "tall", "shallow"),
+        # the second look's pairs (G2: the build reads them only at item_cap)
+        ("piano", "elevator", "large", "narrow"), ("couch", "truck", "long", "full"),
+        ("bed", "attic", "big", "low"), ("painting", "frame", "large", "small"),
+        ("laptop", "bag", "wide", "tiny"), ("turkey", "pan", "huge", "small"),
+        ("bicycle", "car", "long", "full"), ("mattress", "trunk", "thick", "cramped"),
+        ("statue", "crate", "tall", "short"), ("boat", "garage", "long", "narrow")]),
     ("The {} could not lift the {} because it was too {}.", [
         ("crane", "container", "old", "heavy"), ("robot", "crate", "weak", "big"),
         ("horse", "cart", "tired", "loaded"), ("forklift", "pallet", "small", "bulky"),
         ("puppy", "stick", "young", "long"), ("eagle", "lamb", "small", "fat"),
         ("helicopter", "tank", "light", "massive"), ("balloon", "basket", "tiny", "full"),
-        ("bird", "branch", "feeble", "thick"), ("jack", "truck", "short", "overloaded")]),
+        ("bird", "branch", "feeble", "thick"), ("jack", "truck", "short", "overloaded"),
+        # the second look's pairs (G2: the build reads them only at item_cap)
+        ("puppy", "bag", "weak", "heavy"), ("robot", "suitcase", "small", "full"),
+        ("donkey", "cart", "old", "heavy"), ("ant", "stone", "tiny", "heavy"),
+        ("truck", "boulder", "small", "huge"), ("winch", "boat", "weak", "heavy"),
+        ("kitten", "box", "small", "big"), ("drone", "package", "light", "heavy"),
+        ("pony", "barrel", "tired", "full"), ("magnet", "car", "weak", "massive")]),
     ("The {} could not catch the {} because it was too {}.", [
         ("cat", "bird", "slow", "fast"), ("dog", "rabbit", "old", "quick"),
         ("hawk", "mouse", "tired", "hidden"), ("net", "fish", "torn", "tiny"),
         ("fox", "hare", "lazy", "swift"), ("owl", "bat", "clumsy", "agile"),
         ("lion", "zebra", "injured", "strong"), ("trap", "rat", "rusty", "clever"),
-        ("frog", "insect", "sleepy", "nimble"), ("bear", "salmon", "tired", "slippery")]),
+        ("frog", "insect", "sleepy", "nimble"), ("bear", "salmon", "tired", "slippery"),
+        # the second look's pairs (G2: the build reads them only at item_cap)
+        ("dog", "ball", "old", "high"), ("spider", "fly", "small", "quick"),
+        ("shark", "seal", "tired", "fast"), ("wolf", "deer", "weak", "fast"),
+        ("kitten", "butterfly", "slow", "quick"), ("eagle", "rabbit", "old", "quick"),
+        ("heron", "fish", "slow", "slippery"), ("cheetah", "gazelle", "injured", "fast"),
+        ("web", "wasp", "weak", "strong"), ("snake", "mouse", "cold", "fast")]),
     ("The {} could not climb the {} because it was too {}.", [
         ("goat", "cliff", "old", "sheer"), ("cat", "tree", "fat", "tall"),
         ("dog", "fence", "small", "high"), ("horse", "hill", "exhausted", "steep"),
         ("tractor", "slope", "weak", "icy"), ("truck", "ramp", "heavy", "slick"),
         ("snail", "wall", "slow", "smooth"), ("monkey", "pole", "tired", "greasy"),
-        ("bike", "mountain", "rusty", "high"), ("lizard", "window", "cold", "slippery")]),
+        ("bike", "mountain", "rusty", "high"), ("lizard", "window", "cold", "slippery"),
+        # the second look's pairs (G2: the build reads them only at item_cap)
+        ("bear", "tree", "heavy", "thin"), ("cow", "hill", "fat", "steep"),
+        ("puppy", "step", "small", "high"), ("car", "hill", "old", "steep"),
+        ("squirrel", "pole", "tired", "slippery"), ("sheep", "rock", "old", "steep"),
+        ("robot", "ladder", "heavy", "narrow"), ("pig", "bank", "fat", "muddy"),
+        ("ant", "glass", "tiny", "smooth"), ("bus", "road", "heavy", "steep")]),
     ("The {} could not swim across the {} because it was too {}.", [
         ("dog", "river", "tired", "wide"), ("duck", "lake", "young", "large"),
         ("horse", "canal", "weak", "deep"), ("cat", "pond", "frightened", "cold"),
         ("otter", "stream", "sick", "rough"), ("deer", "bay", "exhausted", "stormy"),
         ("turtle", "sea", "slow", "vast"), ("frog", "pool", "small", "dirty"),
-        ("pig", "creek", "fat", "fast"), ("rat", "channel", "weak", "wide")]),
+        ("pig", "creek", "fat", "fast"), ("rat", "channel", "weak", "wide"),
+        # the second look's pairs (G2: the build reads them only at item_cap)
+        ("puppy", "river", "young", "wide"), ("mouse", "bath", "small", "deep"),
+        ("cow", "lake", "heavy", "wide"), ("goat", "river", "old", "fast"),
+        ("hamster", "tub", "weak", "deep"), ("fox", "marsh", "tired", "cold"),
+        ("bear", "bay", "old", "rough"), ("sheep", "stream", "heavy", "swollen"),
+        ("kitten", "pond", "small", "wide"), ("dog", "lagoon", "sick", "large")]),
 ]
 CHOOSING_TEMPLATES = (0, 1, 2)   # heads are chosen here ...
 JUDGING_TEMPLATES = (3, 4, 5)    # ... and judged here
@@ -70,11 +106,14 @@ class PairSentence:
     template: int
 
 
-def pair_sentences() -> list[PairSentence]:
-    """Two sentences per pair, the first noun's first: 6 templates × 10 pairs = 120 sentences."""
+def pair_sentences(per_template: int = 10) -> list[PairSentence]:
+    """Two sentences per pair, the first noun's first: the first ``per_template`` pairs of each
+    template (6 templates × 10 pairs = 120 sentences; the second look, 20 pairs each)."""
     sentences, pair = [], 0
     for template, (frame, pairs) in enumerate(TEMPLATES):
-        for first, second, adjective_first, adjective_second in pairs:
+        if per_template > len(pairs):
+            raise ValueError(f"template {template} holds {len(pairs)} pairs, not {per_template}")
+        for first, second, adjective_first, adjective_second in pairs[:per_template]:
             for adjective, right_is_first in ((adjective_first, True), (adjective_second, False)):
                 right, wrong = (first, second) if right_is_first else (second, first)
                 sentences.append(PairSentence(frame.format(first, second, adjective),

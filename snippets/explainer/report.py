@@ -28,16 +28,26 @@ def t_quantile_975(dof: int) -> float:
     return float(t.ppf(0.975, dof))
 
 
-def over_seeds(per_seed: list[float], of: str, chance: float = 0.0) -> float:
+# Counts of seeds whose per-seed measurement lies past a stated ``line`` (``Report.number(...,
+# line=...)``): above (>), at least (>=), below (<), at most (<=). A seed whose measurement does
+# not exist (NaN, e.g. no head to measure) never counts.
+PAST_LINE = {"count_above": lambda v, line: v > line, "count_at_least": lambda v, line: v >= line,
+             "count_below": lambda v, line: v < line, "count_at_most": lambda v, line: v <= line}
+
+
+def over_seeds(per_seed: list[float], of: str, chance: float = 0.0, line: float = 0.0) -> float:
     """A number over seeds from its per-seed values: ``count`` (of true values), ``mean``,
     ``std`` (population), ``min``, ``max``, ``ci95_low`` / ``ci95_high`` (the mean's 95 %
-    t-interval), or ``binomial_p`` (one-sided binomial tail: P(at least the observed count
-    of hits) when each seed is a hit with ``chance``)."""
+    t-interval), ``binomial_p`` (one-sided binomial tail: P(at least the observed count
+    of hits) when each seed is a hit with ``chance``), or a count of seeds past ``line``
+    (``count_above``, ``count_at_least``, ``count_below``, ``count_at_most``: see PAST_LINE)."""
     n = len(per_seed)
     if n == 0:
         raise ValueError("no per-seed values")
     if of == "count":
         return float(sum(1 for v in per_seed if v))
+    if of in PAST_LINE:
+        return float(sum(1 for v in per_seed if PAST_LINE[of](v, line)))
     if of == "mean":
         return math.fsum(per_seed) / n
     if of == "std":
@@ -55,7 +65,7 @@ def over_seeds(per_seed: list[float], of: str, chance: float = 0.0) -> float:
         return math.fsum(math.comb(n, k) * chance ** k * (1 - chance) ** (n - k)
                          for k in range(hits, n + 1))
     raise ValueError(f"unknown aggregate over seeds {of!r} (count, mean, std, min, max, ci95_low, "
-                     f"ci95_high, binomial_p)")
+                     f"ci95_high, binomial_p, {', '.join(PAST_LINE)})")
 
 
 # What a number is decides how each language writes it (``Report.number(..., kind=...)``):
@@ -102,14 +112,15 @@ class Report:
 
     def number(self, key: str, value: float, fmt: str = "{:.3f}", *, kind: str = "",
                en: str = "", zh: str = "", per_seed=None, of: str = "", chance: float = 0.0,
-               resampled=None) -> float:
+               line: float | None = None, resampled=None) -> float:
         """Keep ``value`` for the prose, formatted by its ``kind`` (see ``KINDS``) or else
         with ``fmt``, once per language; returns it unchanged.
 
         ``en``/``zh`` say what the number is, for the page's table of its numbers.
         A number computed over random seeds also keeps its ``per_seed`` values and how it
-        follows from them (``of``: see ``OVER_SEEDS``), so the build can resample the seeds
-        and see whether a verdict survives (tools/claims.py).
+        follows from them (``of``: see ``over_seeds``; a count of seeds past a ``line`` states
+        it), so the build can resample the seeds and see whether a verdict survives
+        (tools/verdicts/claims.py).
         A number measured on a real model's items (sentences, pairs, words) may keep the same
         number ``resampled``: recomputed on each of the snippet's resamplings of its items
         (the same draws, in the same order, for every number of the snippet; record ``n_items``
@@ -123,15 +134,20 @@ class Report:
             self.numbers[key]["kind"] = kind
         if en or zh:
             self.numbers[key]["about"] = {"en": en, "zh": zh}
+        if (of in PAST_LINE) != (line is not None):
+            raise ValueError(f"number '{key}': a count of seeds past a line (and only that) states "
+                             f"its line")
         if per_seed is not None:
             per_seed = [float(v) for v in _flat(per_seed)]
-            expected = over_seeds(per_seed, of, chance)
+            expected = over_seeds(per_seed, of, chance, line if line is not None else 0.0)
             if not math.isclose(value, expected, rel_tol=1e-5, abs_tol=1e-9):
                 raise ValueError(f"number '{key}' is {value}, but the {of} of its per-seed "
                                  f"values is {expected}")
             self.numbers[key].update(per_seed=per_seed, of=of)
             if of == "binomial_p":
                 self.numbers[key]["chance"] = chance
+            if of in PAST_LINE:
+                self.numbers[key]["line"] = float(line)
         if resampled is not None:
             resampled = [float(v) for v in _flat(resampled)]
             if not all(math.isfinite(v) for v in resampled):

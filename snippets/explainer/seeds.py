@@ -11,6 +11,8 @@ import os
 
 import torch
 
+from explainer.report import over_seeds
+
 
 def n_seeds(default: int) -> int:
     """How many random seeds to train: ``default``, unless the build asks for more
@@ -57,3 +59,13 @@ def report_seed_count(report, key: str, per_seed, *, en: str, zh: str) -> int:
     per_seed = torch.as_tensor(per_seed).flatten().bool()
     return int(report.number(key, per_seed.sum(), kind="count", en=en, zh=zh,
                              per_seed=per_seed.float(), of="count"))
+
+
+def report_seeds_past(report, key: str, measurement, *, of: str, line: float, en: str, zh: str) -> int:
+    """Record ``key``: in how many seeds the per-seed ``measurement`` lies past ``line``
+    (``of``: count_above >, count_at_least >=, count_below <, count_at_most <=; a NaN, a seed
+    with nothing to measure, never counts). The measurement itself is kept per seed, not only
+    whether it lies past the line."""
+    measurement = torch.as_tensor(measurement, dtype=torch.float64).flatten()
+    return int(report.number(key, over_seeds(measurement.tolist(), of, line=line), kind="count",
+                             en=en, zh=zh, per_seed=measurement, of=of, line=line))

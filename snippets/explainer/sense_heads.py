@@ -92,9 +92,10 @@ def centroid_probe(train_x: np.ndarray, train_y: np.ndarray):
 
 
 def probe_predict(probe, x: np.ndarray) -> np.ndarray:
+    """The nearest class mean of each row of ``x`` (..., C): (...) classes."""
     classes, means = probe
-    distance = ((x[:, None, :] - means[None, :, :]) ** 2).sum(axis=-1)     # (N, classes)
-    return classes[distance.argmin(axis=1)]
+    distance = ((x[..., None, :] - means) ** 2).sum(axis=-1)              # (..., classes)
+    return classes[distance.argmin(axis=-1)]
 
 
 def probe_accuracy(clean: np.ndarray, tested: np.ndarray, words, senses, folds) -> np.ndarray:
@@ -112,8 +113,7 @@ def probe_accuracy(clean: np.ndarray, tested: np.ndarray, words, senses, folds) 
         for fold in np.unique(folds[mine]):
             train, test = mine & (folds != fold), mine & (folds == fold)
             probe = centroid_probe(clean[train], senses[train])
-            for k in range(tested.shape[0]):
-                right[k] += (probe_predict(probe, tested[k][test]) == senses[test]).sum()
+            right += (probe_predict(probe, tested[:, test]) == senses[test]).sum(axis=-1)   # all K at once
         per_word.append(right / mine.sum())
     return np.mean(per_word, axis=0)
 
@@ -129,6 +129,29 @@ def settling_heads(drop: np.ndarray, n_heads: int, threshold: float = 0.1) -> np
     return out.reshape(-1)
 
 
+# ------------------------------------------------------------------ every number the rule reads
+
+def c21_numbers(items, hit_ambiguous, hit_plain, word_pos, cue_pos, candidates, clean, tested, words, senses,
+                folds, *, n_heads: int, gap_min: float, drop_min: float, alpha: float, n_draws: int = 2000,
+                seed: int = 0) -> dict[str, float]:
+    """C21's rule on the frames ``items`` (indices, repeats allowed: a repeated frame is flipped
+    on its own in the sign-flip test, and stays in its fold for the probe). ``hit_*`` (N, heads)
+    0/1; ``clean`` (N, C) unablated states; ``tested`` (K, N, C): the unablated states, then one
+    version per head zeroed; ``folds`` (N,) each frame's probe fold. The rule's counts and the
+    numbers its cases read."""
+    items = np.asarray(items)
+    gap, p = ambiguity_test(hit_ambiguous[items], hit_plain[items], n_draws=n_draws, seed=seed)
+    ambiguity = (gap >= gap_min) & (p < alpha)
+    rules = position_rules([word_pos[i] for i in items], [cue_pos[i] for i in items],
+                           [candidates[i] for i in items])
+    probe = probe_accuracy(clean[items], tested[:, items], np.asarray(words)[items], np.asarray(senses)[items],
+                           np.asarray(folds)[items])
+    settles = settling_heads(probe[0] - probe[1:], n_heads, drop_min)
+    return dict(ambiguity_heads=int(ambiguity.sum()), max_difference=float(gap.max()),
+                position_rule_max=max(rules.values()), settling_heads=int(settles.sum()),
+                both_heads=int((ambiguity & settles).sum()), max_drop=float((probe[0] - probe[1:]).max()))
+
+
 __all__ = ["EXPLORER_BANK", "EXPLORER_BANK_INDEX", "FRAMES", "PLAIN", "SENSES", "SENSE_NAMES", "SOURCE_CUES",
-           "SenseFrame", "ambiguity_test", "centroid_probe", "fold_of", "position_rules", "probe_accuracy",
-           "probe_predict", "sense_frames", "settling_heads"]
+           "SenseFrame", "ambiguity_test", "c21_numbers", "centroid_probe", "fold_of", "position_rules",
+           "probe_accuracy", "probe_predict", "sense_frames", "settling_heads"]

@@ -23,7 +23,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, plt
 from explainer.report import Report
-from explainer.seeds import report_seed_count, report_spread
+from explainer.seeds import report_seed_count, report_seeds_past, report_spread
 
 report = Report("many_heads.pruning")
 
@@ -182,10 +182,10 @@ importance = gradient_importance(model, ranking_set)                    # (S, H)
 print("ablation damage per seed and head:\n", damage.numpy().round(2))
 report.number("harmless_heads_mean", (damage <= 0.01).sum(dim=1).float().mean(), "{:.1f}",
               en="heads whose removal alone costs at most 0.01 accuracy (mean over seeds)",
-              zh="单独去掉时准确率损失不超过 0.01 的头数（各种子的平均）")
+              zh="单独去掉时准确率下降不超过 0.01 的头数（各种子的平均）")
 report.number("essential_heads_mean", (damage > 0.05).sum(dim=1).float().mean(), "{:.1f}",
               en="heads whose removal alone costs more than 0.05 (mean over seeds)",
-              zh="单独去掉时损失超过 0.05 的头数（各种子的平均）")
+              zh="单独去掉时准确率下降超过 0.05 的头数（各种子的平均）")
 report_spread(report, "top_damage", damage.max(dim=1).values, "{:.2f}",
               en="largest accuracy drop from removing one head", zh="去掉单个头造成的最大准确率下降")
 report_spread(report, "rank_correlation", rank_correlation(damage, importance), "{:.2f}",
@@ -312,17 +312,19 @@ report.number("twin_similarity_mean", mean_over_removable(similarity.max(dim=2).
 report.number("twin_extra_cost_mean", mean_over_removable(twin_extra)[has_removable].mean()
               if has_removable.any() else 0, "{:.3f}",
               en="extra accuracy cost of removing a removable head once its twin is gone (mean over seeds)",
-              zh="孪生头去掉之后，再去掉可剪头多出来的准确率损失（各种子的平均）")
+              zh="孪生头去掉之后，再去掉可剪头多出来的准确率下降（各种子的平均）")
 report.number("other_extra_cost_mean", mean_over_removable(other_extra)[has_removable].mean()
               if has_removable.any() else 0, "{:.3f}",
               en="the same extra cost after removing any other single head first (mean over seeds)",
-              zh="先去掉任意另一个头时的同一额外损失（各种子的平均）")
+              zh="先去掉任意另一个头时的同一额外下降（各种子的平均）")
 report.number("backup_heads", (is_backup & removable).sum(), "{:.0f}",
               en="removable heads (all seeds) whose removal costs ≥ 0.05 more once their twin is gone, "
-                 "and more than after another head", zh="孪生头去掉后再去掉它多损失 ≥ 0.05、且多于先去掉别的头时的可剪头数（所有种子合计）")
+                 "and more than after another head", zh="孪生头去掉后再去掉它准确率多下降 ≥ 0.05、且多于先去掉别的头时的可剪头数（所有种子合计）")
 report.number("removable_heads_total", n_removable.sum(), "{:.0f}",
               en="removable heads, all seeds together", zh="可剪头数，所有种子合计")
-report_seed_count(report, "backup_seeds", (has_removable & (backup_share >= 0.5)),
+# Per seed, the share of its removable heads that are backups (none to measure: NaN, never counted).
+report_seeds_past(report, "backup_seeds", torch.where(has_removable, backup_share, torch.nan),
+                  of="count_at_least", line=0.5,
                   en="seeds in which at least half of the removable heads are backups",
                   zh="至少一半可剪头是备份的种子数")
 
@@ -447,7 +449,7 @@ report_seed_count(report, "smoothing_seeds_mean_baseline", smoothing_mean_baseli
                   en="the earlier measure (a note, not the verdict's): seeds in which removing the "
                      "removable heads costs ≥ 0.02 more under noise than on clean input, and more than "
                      "removing as many random heads (mean of 10 draws)",
-                  zh="此前用的量度（仅作参考，不用于结论）：去掉可剪头在有噪声时比无噪声时多损失 ≥ 0.02、"
+                  zh="此前用的量度（仅作参考，不用于结论）：去掉可剪头在有噪声时比无噪声时准确率多下降 ≥ 0.02、"
                      "且多于随机去掉同样多个头（10 次抽取的平均）的种子数")
 report.number("random_sets", N_SETS, "{:.0f}", en="random head sets per seed (sizes uniform from 1 to 15)",
               zh="每个种子随机抽取的头组数（大小在 1 到 15 之间均匀抽取）")
@@ -468,7 +470,11 @@ report_spread(report, "removable_residual", test["residual"], "{:.3f}",
               zh="可剪头组的残差（它的噪声代价减去拟合的预测值）")
 report_spread(report, "random_residual_q95", test["threshold"], "{:.3f}",
               en="95th percentile of the random sets' residuals", zh="随机头组残差的第 95 百分位数")
-report_seed_count(report, "smoothing_seeds", smoothing,
+# Per seed, the removable set's residual minus the random sets' 95th percentile (no removable
+# head: NaN, never counted); above 0, the seed shows smoothing.
+report_seeds_past(report, "smoothing_seeds",
+                  torch.where(has_removable, test["residual"] - test["threshold"], torch.nan),
+                  of="count_above", line=0.0,
                   en="seeds in which the removable set's residual (noise cost ~ 1 + clean cost + size, fit "
                      "over random head sets) lies above the 95th percentile of the random sets' residuals",
                   zh="可剪头组的残差（在随机头组上拟合 噪声代价 ~ 1 + 干净代价 + 头数）高于随机头组残差第 95 "
@@ -531,9 +537,9 @@ TEXT = {
                   "虚线标出完整模型准确率的 95%。",
            "caption": "准确率不低于完整模型的 95% 时能剪掉的头所占比例（各种子平均）：按消融损害从小到大剪 {damage:.0%}，"
                       "随机顺序 {random:.0%}，按梯度重要性 {gradient:.0%}。",
-           "alone": "单独去掉这个头的损失", "after": "孪生头去掉之后再去掉它的损失",
+           "alone": "单独去掉这个头造成的准确率下降", "after": "孪生头去掉之后再去掉它造成的下降",
            "removable": "可剪的头", "other": "其他的头",
-           "twin_alt": "每个种子的每个头：横轴是单独去掉它的准确率损失，纵轴是先去掉与它最相似的孪生头之后再去掉它的损失；"
+           "twin_alt": "每个种子的每个头：横轴是单独去掉它造成的准确率下降，纵轴是先去掉与它最相似的孪生头之后再去掉它造成的下降；"
                        "可剪的头单独标出。对角线上方的点，是孪生头一直在替它兜底的头。",
            "twin_caption": "对角线上方的点：孪生头在替它们兜底。"}}
 styles = {"damage": ("#1b9e77", "o"), "random": ("grey", "."), "gradient": ("#d95f02", "s")}

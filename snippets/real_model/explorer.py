@@ -20,6 +20,7 @@ report = Report("real_model.explorer")
 
 # %% tags=["model"]
 from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+import numpy as np
 import torch
 
 torch.set_num_threads(1)
@@ -85,6 +86,43 @@ for number, (sentence, weights) in enumerate(zip(SENTENCES, attention)):
                                     for l in range(weights.shape[0])]})
 
 report.data("attention", index)  # the explorer page fetches these files from the site itself
+
+# %% [markdown]
+# ## Where the explorer opens
+#
+# The explorer opens on *it* in sentence 0, in the head that gives the referent of *it* the most
+# attention over the eight sentences above where one word moves what *it* means — read as
+# the explorer shows it: [CLS] and [SEP] hidden, the other weights scaled to sum to 1, from
+# the weights as published (rounded to thousandths).
+
+# %% tags=["opening_view"]
+from explainer.role_sentences import word_position  # noqa: E402
+
+REFERENTS = {0: "animal", 1: "street", 2: "trophy", 3: "suitcase",   # sentence -> what "it" means
+             7: "cat", 8: "bird", 9: "ship", 10: "bridge"}
+
+
+def shown_row(weights: torch.Tensor, tokens: list[str], query: int) -> torch.Tensor:
+    """(L, nh, T) rows from ``query`` as the explorer shows them: the published thousandths,
+    [CLS] and [SEP] set to 0 and the rest renormalised."""
+    rows = (weights[:, :, query] * 1000).round() / 1000
+    rows[..., [i for i, t in enumerate(tokens) if t in ("[CLS]", "[SEP]")]] = 0
+    return rows / rows.sum(-1, keepdim=True)
+
+
+def from_it_to(n: int, word: str) -> torch.Tensor:
+    """(L, nh): every head's shown weight from "it" to ``word`` in sentence ``n``."""
+    tokens = tokenizer.tokens(SENTENCES[n])
+    return shown_row(attention[n], tokens, word_position(tokens, "it"))[..., word_position(tokens, word)]
+
+
+to_referent = torch.stack([from_it_to(n, word) for n, word in REFERENTS.items()])      # (8, L, nh)
+opening = np.unravel_index(int(to_referent.mean(0).argmax()), tuple(to_referent.shape[1:]))
+tokens_0 = tokenizer.tokens(SENTENCES[0])
+raw_to_animal = attention[0][opening[0], opening[1], word_position(tokens_0, "it"), word_position(tokens_0, "animal")]
+print(f"opens on head {opening[0] + 1}-{opening[1] + 1}: it → referent {to_referent.mean(0)[opening]:.2f} on average, "
+      f"it → animal {to_referent[0][opening]:.2f} in sentence 0 ({raw_to_animal:.2f} with [CLS] and [SEP])")
+
 # %% [markdown]
 # ## Exercises, answered by the run
 #
@@ -92,9 +130,8 @@ report.data("attention", index)  # the explorer page fetches these files from th
 # page can show it folded under the question.
 
 # %% tags=["most_animal"]
-import numpy as np
-
 from explainer.role_sentences import word_position
+
 
 outputs = run_sentences(model, tokenizer, SENTENCES[:4])
 # Exercise 1: in sentence 0 ("…too tired"), pin "it" and look through all 72 heads:
@@ -130,4 +167,16 @@ report.number("exercise_trophy_pair_right_heads", right_both.sum(), "{:.0f}",
               en="exercise 2: heads in which it prefers the right noun in both trophy sentences",
               zh="练习 2：在奖杯那两句里，it 都偏向正确名词的头数")
 
+report.number("opening_layer", opening[0] + 1, "{:.0f}", kind="count",
+              en="the explorer's opening head: its layer", zh="探索器打开时的头：所在层")
+report.number("opening_head", opening[1] + 1, "{:.0f}", kind="count",
+              en="the explorer's opening head: its number in the layer", zh="探索器打开时的头：层内编号")
+report.number("opening_to_referent_mean", to_referent.mean(0)[opening], "{:.2f}",
+              en="its attention from it to the referent, mean of the 8 pronoun sentences ([CLS], [SEP] hidden)",
+              zh="它从 it 到所指对象的注意力，8 个代词句子的平均（隐藏 [CLS]、[SEP]）")
+report.number("opening_it_animal", to_referent[0][opening], "{:.2f}",
+              en="its weight from it to animal in sentence 0, as the explorer opens ([CLS], [SEP] hidden)",
+              zh="第 0 句里它从 it 到 animal 的权重，即探索器打开时所示（隐藏 [CLS]、[SEP]）")
+report.number("opening_it_animal_with_special", raw_to_animal, "{:.2f}",
+              en="the same weight with [CLS] and [SEP] counted", zh="同一权重，计入 [CLS] 和 [SEP]")
 report.save()

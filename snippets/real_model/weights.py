@@ -130,18 +130,17 @@ report.number("query_bias_effect", query_bias_effect, "{:.2f}",
               zh="去掉查询的偏置后，任一注意力权重的最大变化")
 
 # %% [markdown]
-# ## Do the heads read separate subspaces?
+# ## Row spaces of the heads' slices (notes)
 #
 # Source A sums up: the heads look for their best matches "in subspaces that do
-# not interfere". What a head matches on is what its slices of W_Q and W_K read
-# from the 384-dimensional stream: each a 32-dimensional row space. For every
-# pair of heads in one layer we measure how much two such subspaces overlap —
-# the mean squared cosine of their principal angles (explainer/subspaces.py) —
-# and compare it with two nulls: random 32-dimensional subspaces drawn
-# isotropically, and drawn from the covariance of the layer's own input over the
-# sample sentences (the stream is far from isotropic, so subspaces that follow
-# its variance overlap more). Heads' writes through W_O and W_V's reads are
-# recorded as notes.
+# not interfere". C35 is decided on the heads' bilinear forms W_Q W_Kᵀ, computed
+# on the input's covariance (weights/subspace_overlap.py). Kept here as notes:
+# an earlier, simpler measure. Each head's slice of W_Q (or W_K, W_V) reads a
+# 32-dimensional row space of the 384-dimensional stream; for every pair of
+# heads in one layer we measure how much two such subspaces overlap — the mean
+# squared cosine of their principal angles (explainer/subspaces.py) — and
+# compare it with random 32-dimensional subspaces drawn isotropically and drawn
+# from the covariance of the layer's own input. W_O's writes likewise.
 
 # %% tags=["subspace_overlaps"]
 from explainer.minilm import run_sentences

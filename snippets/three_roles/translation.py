@@ -437,7 +437,7 @@ with torch.no_grad():
     error = (stacked - models[0](src_all[:8], tgt_in[0])).abs().max()
 report.number("stacked_vs_module_error", error, "{:.1e}",
               en="largest difference between the stacked models and Translator",
-              zh="堆叠模型与 Translator 的最大差异")
+              zh="堆叠模型与 Translator 的最大差")
 
 start = measure(params, tgt)
 train(params, tgt, STEPS)

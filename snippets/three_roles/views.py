@@ -163,10 +163,10 @@ print(f"fields per card (content words): {key_fields:.2f}; per question: {query_
 # %%
 report.number("key_fields_per_card", key_fields, "{:.2f}",
               en="fields a content word's key lists (participation ratio, mean)",
-              zh="实词的键平均列出几个字段（参与率）")
+              zh="实词的键平均列出几个字段（参与比）")
 report.number("query_fields_per_view", query_fields, kind="count",
               en="fields a query of 开车 asks about (participation ratio, mean)",
-              zh="开车的查询平均问到几个字段（参与率）")
+              zh="开车的查询平均问到几个字段（参与比）")
 
 # %% [markdown]
 # ## Does the key *have* to list everything?

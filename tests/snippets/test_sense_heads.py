@@ -174,3 +174,40 @@ def test_a_head_settles_only_with_the_largest_drop_of_its_layer_and_at_least_the
                      0.1, 0.02, 0.03])     # layer 4: exactly the threshold counts
     assert settling_heads(drop, 3).tolist() == [True, False, False, False, False, False,
                                                 False, False, False, True, False, False]
+
+
+def _c21_inputs(seed=0):
+    """20 templates x 5 words x 2 senses; 4 heads, head 0 with a real ambiguity difference;
+    states whose sense is erased when head 1 (of 2 per layer) is zeroed."""
+    rng = np.random.default_rng(seed)
+    frames = np.repeat(np.arange(20), 10)
+    words, senses = np.tile(np.repeat(np.arange(5), 2), 20), np.tile([0, 1], 100)
+    hit_plain = rng.integers(0, 2, (200, 4))
+    hit_ambiguous = hit_plain.copy()
+    hit_ambiguous[:, 0] = 1
+    clean = rng.normal(size=(200, 8)) + 3 * senses[:, None]
+    erased = rng.normal(size=(200, 8)) + 1.5
+    tested = np.stack([clean, clean, erased, clean, clean])             # unablated, then heads 0..3
+    word_pos, cue_pos = list(rng.integers(1, 4, 200)), list(rng.integers(5, 9, 200))
+    candidates = [list(range(1, 10))] * 200
+    return (hit_ambiguous, hit_plain, word_pos, cue_pos, candidates, clean, tested, words, senses,
+            [fold_of(f) for f in frames]), frames
+
+
+def test_c21_numbers_on_every_frame_are_the_rules_numbers_and_a_draw_keeps_whole_templates():
+    from explainer.item_resampling import cluster_draws
+    from explainer.sense_heads import c21_numbers
+    args, frames = _c21_inputs()
+    rule = dict(n_heads=2, gap_min=0.25, drop_min=0.1, alpha=0.05, n_draws=500)
+    everything = c21_numbers(np.arange(200), *args, **rule)
+    gap, p = ambiguity_test(args[0], args[1], n_draws=500)
+    probe = probe_accuracy(*args[5:])
+    settles = settling_heads(probe[0] - probe[1:], 2, 0.1)
+    assert everything == dict(ambiguity_heads=((gap >= 0.25) & (p < 0.05)).sum(), max_difference=gap.max(),
+                              position_rule_max=max(position_rules(*args[2:5]).values()),
+                              settling_heads=settles.sum(), both_heads=(settles & (gap >= 0.25) & (p < 0.05)).sum(),
+                              max_drop=(probe[0] - probe[1:]).max())
+    assert everything["both_heads"] == 0 and everything["settling_heads"] == 1   # head 1 settles, head 0 differs
+    for items in cluster_draws(frames, draws=5, seed=1):
+        again = c21_numbers(items, *args, **rule)
+        assert again["ambiguity_heads"] >= 1 and again["settling_heads"] == 1

@@ -37,7 +37,7 @@ def timed_build(env_extra: dict | None = None, phases: list | None = None,
         sys.exit(f"build failed:\n{done.stdout}\n{done.stderr}")
     match = re.search(r"snippets: (\d+) executed.*\(([\d.]+) s\)", done.stdout)
     if phases is not None and match:
-        summed = sum(float(t) for t in re.findall(r"^  ran +\S+ +([\d.]+) s$", done.stdout, re.M))
+        summed = sum(float(t) for t in re.findall(r"^  ran +\S+ +([\d.]+) s\b", done.stdout, re.M))
         phases.append((float(match.group(2)), summed, seconds - float(match.group(2))))
     return seconds, int(match.group(1)) if match else 0
 

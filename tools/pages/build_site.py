@@ -17,15 +17,19 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
+from importlib import metadata
 from pathlib import Path
 
 from tools.pages import print_page, print_pdf
-from tools.running import snippet_runner
+from tools.running import fingerprints, snippet_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")
 READ = ("docs", "snippets", "tools", *CONFIGS, "requirements.txt", "package-lock.json")
 SKIPPED_PARTS = {"__pycache__", ".ipynb_checkpoints"}
+NOT_READ = {"tools/running/durations.json",      # how long snippets take: the order they start in,
+            "tools/running/fingerprints.json"}   # what their numbers hash to: not the site
 BUILT = ROOT / ".cache" / "built"  # the inputs each site dir was last built from
 
 
@@ -40,7 +44,8 @@ def inputs_key(site_dir: Path, root: Path = ROOT) -> str:
     for name in READ:
         place = root / name
         for path in sorted([place] if place.is_file() else place.rglob("*")):
-            if path.is_file() and not SKIPPED_PARTS & set(path.parts):
+            if path.is_file() and not SKIPPED_PARTS & set(path.parts) \
+                    and path.relative_to(root).as_posix() not in NOT_READ:
                 digest.update(f"{path.relative_to(root)}\n".encode())
                 digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
@@ -50,11 +55,52 @@ def inputs_key(site_dir: Path, root: Path = ROOT) -> str:
 def _installed() -> str:
     """The installed packages, the CPU kernels and Chromium: the same for a whole process."""
     chromium = subprocess.run([print_pdf.CHROMIUM, "--version"], capture_output=True, text=True).stdout
-    return f"{snippet_runner.environment_fingerprint()}\n{snippet_runner.KERNELS}\n{chromium}"
+    # every installed distribution (the site's tools too), not only what snippets import
+    dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()
+                   if d.metadata["Name"] != snippet_runner.SHARED_PACKAGE)
+    return f"{sys.version}\n{dists}\n{snippet_runner.KERNELS}\n{chromium}"
 
 
 def _stamp(site_dir: Path) -> Path:
     return BUILT / hashlib.sha256(str(site_dir).encode()).hexdigest()[:16]
+
+
+def _pages_and_pdfs(site_dir: Path) -> bool:
+    """The two languages' builds side by side (one core each), each language's PDF printed as
+    soon as its pages are built: the English PDF while the Chinese build may still run.
+    The English build cleans its site dir, so the Chinese one builds next to it and moves
+    into site/zh/ once the English build is done."""
+    start = time.perf_counter()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    zh_dir = site_dir.with_name(f".{site_dir.name}-zh")
+    builds = {config: subprocess.Popen(
+                  [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", config,
+                   "--site-dir", str(target)], cwd=ROOT, env=env)
+              for config, target in zip(CONFIGS, (site_dir, zh_dir))}
+    print(f"building {', '.join(CONFIGS)} ...", flush=True)
+
+    def built(config: str) -> bool:
+        ok = builds[config].wait() == 0
+        print(f"{'built' if ok else 'FAILED'} {config} ({time.perf_counter() - start:.1f} s)", flush=True)
+        return ok
+
+    def printed(lang: str) -> None:
+        for path in print_pdf.print_site(site_dir, [lang]):
+            print(f"printed {path.relative_to(site_dir)} ({time.perf_counter() - start:.1f} s)", flush=True)
+
+    with ThreadPoolExecutor(max_workers=1) as printing:
+        english = built(CONFIGS[0])
+        en_pdf = printing.submit(printed, "en") if english else None
+        chinese = built(CONFIGS[1])
+        if english and chinese:
+            zh_dir.rename(site_dir / "zh")
+            printed("zh")
+        if en_pdf is not None:
+            en_pdf.result()
+    failed = [config for config, ok in zip(CONFIGS, (english, chinese)) if not ok]
+    if failed:
+        print(f"ERROR: mkdocs build -f {' -f '.join(failed)} failed", file=sys.stderr)
+    return not failed
 
 
 def main() -> int:
@@ -73,26 +119,14 @@ def main() -> int:
     stamp.unlink(missing_ok=True)
     if os.environ.get("EXPLAINER_NO_EXEC") != "1":
         try:
-            snippet_runner.run_all()
+            snippet_runner.run_all(live=sys.stdout.isatty())
         except snippet_runner.SnippetError as error:
             print(f"ERROR: {error}", file=sys.stderr)
             return 1
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    # The two languages build side by side (one core each). The English build cleans its
-    # site dir, so the Chinese one builds next to it and moves into site/zh/ afterwards.
-    zh_dir = site_dir.with_name(f".{site_dir.name}-zh")
-    builds = {config: subprocess.Popen(
-                  [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", config,
-                   "--site-dir", str(target)], cwd=ROOT, env=env)
-              for config, target in zip(CONFIGS, (site_dir, zh_dir))}
-    print(f"building {', '.join(CONFIGS)} ...", flush=True)
-    failed = [config for config, build in builds.items() if build.wait() != 0]
-    if failed:
-        print(f"ERROR: mkdocs build -f {' -f '.join(failed)} failed", file=sys.stderr)
+        for line in fingerprints.compare(fingerprints.load(), fingerprints.of_cache()).lines():
+            print(f"WARNING: {line}", flush=True)
+    if not _pages_and_pdfs(site_dir):
         return 1
-    zh_dir.rename(site_dir / "zh")
-    for path in print_pdf.print_site(site_dir):
-        print(f"printed {path.relative_to(site_dir)}")
     BUILT.mkdir(parents=True, exist_ok=True)
     stamp.write_text(inputs_key(site_dir))  # after the build: the notebooks as it wrote them
     print(f"site built in {time.perf_counter() - start:.1f} s: {site_dir}")

@@ -8,7 +8,7 @@ A snippet names the cells a reader copies with a jupytext tag:
 
 and a page shows that cell, with what it printed in the build's run right under it, by
 
-    {{ code four_steps scores }}
+    {{ code("scores") }}                  (a cell of the page's snippet; page_macros.py)
 
 The first cell a page shows carries one line on what the cells need (numpy, torch and
 matplotlib only, or the project's ``explainer`` package with its ``pip install`` line).
@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.pages import page_macros
 from tools.running import notebooks
 
-CELL_PLACEHOLDER = re.compile(r"\{\{\s*code\s+([\w.]+)\s+([\w-]+)\s*\}\}")
 PLAIN_PACKAGES = ("numpy", "torch", "matplotlib")  # what a copied cell may need without explainer
 SHARED_PACKAGE = "explainer"
 # Modules of explainer that need one of its optional extras (snippets/pyproject.toml).
@@ -78,10 +77,10 @@ def cell_named(path: Path, snippet: str, name: str) -> ShownCell:
     return ShownCell(snippet, name, cells[found[0]].source, found[0])
 
 
-def shown_cells(page_text: str, paths: dict[str, Path]) -> list[ShownCell]:
-    """The cells a page shows, in page order."""
-    return [cell_named(paths[snippet], snippet, name)
-            for snippet, name in CELL_PLACEHOLDER.findall(page_text)]
+def shown_cells(page_text: str, paths: dict[str, Path], snippet: str | None = None) -> list[ShownCell]:
+    """The cells a page shows, in page order (``snippet``: the page's, when its text has no
+    front matter)."""
+    return [cell_named(paths[name], name, cell) for name, cell in page_macros.cells(page_text, snippet)]
 
 
 def imported_packages(source: str) -> set[str]:

@@ -1,4 +1,4 @@
-"""Figures on a page: ``{{ figure snippet.key }}`` becomes a numbered, captioned
+"""Figures on a page: ``{{ figure("key") }}`` becomes a numbered, captioned
 <figure> that opens full size, with a twin drawn for the dark theme.
 
     <figure class="explainer-figure" id="figure-2">

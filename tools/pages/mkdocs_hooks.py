@@ -1,23 +1,11 @@
 """MkDocs hooks: put the snippets' results into the pages of one language build.
 
-A page cites a snippet with placeholders (each replaced at build time):
-
-    {{ code four_steps }}                  the source, with .py / .ipynb downloads
-    {{ code four_steps scores }}           the cell tagged "scores", its printed output under
-                                           it; the first one on a page says what the cells
-                                           need (tools/pages/code_cells.py)
-    {{ figure four_steps.heatmap }}        a numbered, captioned figure (tools/pages/figures.py)
-    {{ value four_steps.weight_it_animal }} a number the run computed
-    {{ text many_heads.why_heads_differ.butterfly_heads.leader_outcome }} a phrase the run built from its numbers (an outcome)
-    {{ output four_steps }}                nothing any more: every page that cites numbers
-                                           ends with their table (tools/pages/numbers_table.py)
-    {{ claims four_steps }}                the claims this snippet's experiment bears on,
-                                           each with its one verdict (tools/verdicts/claims.py)
-    {{ claim C05 }}                        one claim with its verdict
-    {{ data real_model.explorer.attention }} URL of a JSON file the snippet published
-
-Snippets run through ``snippet_runner`` (cached, so the second language
-build executes nothing). ``EXPLAINER_NO_EXEC=1`` builds without running them.
+Snippets run through ``snippet_runner`` (cached, so the second language build executes
+nothing; ``EXPLAINER_NO_EXEC=1`` builds without running them). A page cites their results with
+macros (``{{ value("n_seeds") }}``, ``{{ figure("heatmap") }}``, ``{{ code("scores") }}``, ...;
+tools/pages/page_macros.py reads them), which mkdocs-macros-plugin renders with the functions
+of tools/pages/macros.py from the state set here. The hooks also add the downloads, figures,
+notebooks, the claims ledger and the glossary, and typeset the math.
 """
 
 from __future__ import annotations
@@ -30,7 +18,7 @@ import posixpath
 import re
 import sys
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import jinja2
 import yaml
@@ -38,15 +26,11 @@ from pymdownx import slugs
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer
 
 # mkdocs loads this file by its path: the checkout's root on the path makes the tools
 # package importable (python -m mkdocs has it already; the mkdocs command does not).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tools.verdicts import claims as registry  # noqa: E402
-from tools.pages import code_cells  # noqa: E402
 from tools.pages import figures  # noqa: E402
 from tools.pages import glossary  # noqa: E402
 from tools.pages import katex_math  # noqa: E402
@@ -54,6 +38,7 @@ from tools.verdicts import ledger  # noqa: E402
 from tools.verdicts import rules_history  # noqa: E402
 from tools.pages import numbers_table  # noqa: E402
 from tools.pages import page_meta  # noqa: E402
+from tools.pages import macros, page_macros  # noqa: E402
 from tools.pages import print_page  # noqa: E402
 import mkdocs_print_site_plugin.urls  # noqa: E402
 
@@ -68,15 +53,15 @@ ROOT = snippet_runner.ROOT
 DOCS = ROOT / "docs"
 KATEX = ROOT / "node_modules" / "katex" / "dist"
 
-PLACEHOLDER = re.compile(r"\{\{\s*(code|figure|value|text|output|claims|claim|literature|data)\s+([\w.]+)\s*\}\}")
-ANY_PLACEHOLDER = re.compile(r"\{\{\s*[a-z]+\s+[\w.]+\s*\}\}")
-
 UI = {
     "en": {
         "download": "Download", "notebook": "view as notebook", "colab": "Open in Colab", "search": "Search",
         "script": "The whole script: snippets/{name}.py ({lines} lines)", "not_run": "(not run)",
         "more_seeds": ("This page's numbers come from {n} random seeds: the build doubled the "
                        "script's own count while a verdict was undecided. To reproduce them: {command}"),
+        "more_items": ("This script's numbers come from {n} items: resampling the script's own "
+                       "items left a verdict undecided, so the build took one more look with more "
+                       "items from the same templates. To reproduce them: {command}"),
         "glossary_title": "Glossary",
         "glossary_intro": "The terms this site uses, in both languages. On every page, the first "
                           "use of a term shows its definition when you point at it.",
@@ -89,6 +74,7 @@ UI = {
         "download": "下载", "notebook": "以笔记本查看", "colab": "在 Colab 中打开", "search": "搜索",
         "script": "完整脚本：snippets/{name}.py（{lines} 行）", "not_run": "（未运行）",
         "more_seeds": "本页的数字来自 {n} 个随机种子：某条结论未定时，构建过程把脚本默认的种子数加倍重跑了。要复现这些数字：{command}",
+        "more_items": "这个脚本的数字来自 {n} 个条目：对脚本默认的条目重抽样后，某条结论仍然未定，构建过程于是从同样的模板里多取条目，再看了一次。要复现这些数字：{command}",
         "glossary_title": "术语表",
         "glossary_intro": "本站用到的术语，中英对照。每一页上某个术语第一次出现时，把鼠标移上去（或轻点）就能看到它的解释。",
         "term": "术语", "chinese": "英文", "meaning": "含义",
@@ -98,7 +84,7 @@ UI = {
     },
 }
 
-_state: dict = {}
+_state = macros.STATE  # the state the page macros read
 
 
 def on_config(config):
@@ -146,6 +132,8 @@ def _load_claims() -> None:
     try:
         _state["reasons"] = ledger.reasons(_state["lang"], _state["claims"], _state["results"],
                                            _state["assessments"])
+        _state["becauses"] = ledger.becauses(_state["lang"], _state["claims"], _state["results"],
+                                             _state["assessments"])
     except (registry.MissingMeasurement, registry.RegistryError) as error:
         raise PluginError(str(error)) from None
 
@@ -219,12 +207,12 @@ def on_files(files: Files, config):
             _add(files, config, f"data/{place}/{key}.json", results["_dir"] / filename)
 
     _state["deciding_page"] = {}
+    _state["nav_titles"] = _nav_titles(config["nav"])
     for file in files.documentation_pages():
         if file.abs_src_path and file.src_uri.endswith(".md"):
             text = Path(file.abs_src_path).read_text(encoding="utf-8")
-            for kind, target in PLACEHOLDER.findall(text):
-                if kind == "code":
-                    _state["deciding_page"].setdefault(target, file.src_uri)
+            for name in page_macros.listings(text):
+                _state["deciding_page"].setdefault(name, file.src_uri)
     for src_uri, content in _generated_pages(config).items():
         files.append(File.generated(config, src_uri, content=content))
     return files
@@ -279,112 +267,7 @@ def _ledger(config) -> str:
                        "sources.md" if (docs / "sources.md").is_file() else None,
                        "references.md" if (docs / "references.md").is_file() else None,
                        _state["assessments"], _state["reasons"], "../assets/ledger.js",
-                       _state["history"])
-
-
-def _colab_url(name: str) -> str:
-    repository = urlsplit(_state["repo_url"]).path.strip("/")
-    notebook = notebooks.committed_path(name, _state["lang"]).relative_to(ROOT).as_posix()
-    return f"https://colab.research.google.com/github/{repository}/blob/main/{notebook}"
-
-
-def _relative(page, target: str) -> str:
-    return posixpath.relpath(target, posixpath.dirname(page.file.src_uri) or ".")
-
-
-def _more_seeds_note(name: str) -> str:
-    """When the build trained this snippet with more seeds than its default (a verdict was
-    undecided; tools/verdicts/claims.py), the setting that reproduces the page's numbers."""
-    results = _state["results"].get(name)
-    if not results or "@" not in results["_dir"].name:
-        return ""
-    seeds = results["_dir"].name.rpartition("@")[2]
-    command = f"`EXPLAINER_SEEDS={seeds} python snippets/{snippet_runner.path_of(name)}.py`"
-    return f'\n<p class="snippet-seeds" markdown>{_state["ui"]["more_seeds"].format(n=seeds, command=command)}</p>\n'
-
-
-def _listing(name: str, source: str, title: str) -> str:
-    """The whole script, highlighted, in a closed <details>. It sits in a <template>
-    (inert: no layout, no theme script) until the reader opens it; snippet-listing.js
-    then inserts it and adds a copy button. Without JavaScript the downloads remain."""
-    code = highlight(source, PythonLexer(), HtmlFormatter(wrapcode=True, cssclass="highlight"))
-    return (f'<details class="snippet-listing" data-snippet="{name}" data-search-exclude>\n'
-            f"<summary>{html.escape(title)}</summary>\n"
-            f'<template><div class="language-python highlight">'
-            f'<span class="filename">snippets/{snippet_runner.path_of(name)}.py</span>{code}</div></template>\n'
-            f"</details>\n")
-
-
-def _render(kind: str, target: str, page) -> str:
-    ui = _state["ui"]
-    name, key = (target, "") if target in _state["snippets"] else target.rpartition(".")[::2]
-    where = f"{page.file.src_uri}: {{{{ {kind} {target} }}}}"
-    if kind == "literature":
-        if target not in _state["claims"]:
-            raise PluginError(f"{where}: there is no claim {target} in docs/claims.yml")
-        try:
-            return "\n" + ledger.literature_table(_state["claims"][target], _state["lang"],
-                                                  _relative(page, "references.md")) + "\n"
-        except ValueError as error:
-            raise PluginError(f"{where}: {error}") from None
-    if kind == "claim":
-        if target not in _state["claims"]:
-            raise PluginError(f"{where}: there is no claim {target} in docs/claims.yml")
-        return ledger.claim_badge(target, _state["lang"], _state["claims"], _state["verdicts"],
-                                  _relative(page, "claims.md"), _state["assessments"],
-                                  _state["reasons"])
-    place = snippet_runner.path_of(name)  # many_heads/pruning: in file paths and URLs
-    script = f"snippets/{place}.py"
-    if name not in _state["snippets"]:
-        raise PluginError(f"{where}: there is no {script}")
-    if kind in ("figure", "value", "text", "data") and not key:
-        raise PluginError(f"{where}: write {kind} {name}.<key>")
-    if kind == "code":
-        source = _state["snippets"][name].read_text(encoding="utf-8")
-        file = place.rpartition("/")[2]
-        links = " · ".join([
-            f"[{ui['download']} {file}.py]({_relative(page, f'downloads/{place}.py')})"
-            f'{{ download="{file}.py" }}',
-            f"[{ui['download']} {file}.ipynb]({_relative(page, f'downloads/{place}.ipynb')})"
-            f'{{ download="{file}.ipynb" }}',
-            f"[{ui['notebook']}]({_relative(page, f'notebooks/{place}.ipynb')})",
-            f"[{ui['colab']}]({_colab_url(name)})",
-        ])
-        title = ui["script"].format(name=place, lines=source.count("\n"))
-        return (_listing(name, source, title) + f'\n<p class="snippet-links" markdown>{links}</p>\n'
-                + _more_seeds_note(name))
-    results = _state["results"].get(name)
-    if results is None:  # EXPLAINER_NO_EXEC=1
-        return ui["not_run"]
-    if kind == "value":
-        if key not in results["numbers"]:
-            raise PluginError(f"{where}: {script} recorded no number '{key}' "
-                              f"(it has: {', '.join(sorted(results['numbers']))})")
-        text = numbers_table.shown(results["numbers"][key], _state["lang"]).strip()
-        if not text:  # an empty value would leave a blank table cell or a gap in a sentence
-            raise PluginError(f"{where}: {script} formats '{key}' as an empty string")
-        return text.replace("|", "\\|")  # a "|" would split a table cell
-    if kind == "text":
-        if key not in results.get("texts", {}):
-            raise PluginError(f"{where}: {script} recorded no text '{key}'")
-        return results["texts"][key][_state["lang"]]
-    if kind == "figure":
-        if key not in results["figures"]:
-            raise PluginError(f"{where}: {script} drew no figure '{key}'")
-        _state["figure_count"] += 1
-        return "\n\n" + figures.html_figure(
-            _state["figure_count"], name, key, results["figures"][key][_state["lang"]],
-            results["_dir"], page.url, _state["lang"]) + "\n"
-    if kind == "data":
-        if key not in results.get("data", {}):
-            raise PluginError(f"{where}: {script} published no data '{key}'")
-        # Used inside HTML attributes, which MkDocs does not rewrite: relative to the page URL.
-        return posixpath.relpath(f"data/{place}/{key}.json", page.url.rstrip("/") or ".")
-    if kind == "output":
-        return ""  # replaced by the table of the page's numbers (numbers_table.py)
-    # claims: the verdicts of the claims this snippet's experiment bears on
-    return ledger.badges(name, _state["lang"], _state["claims"], _state["verdicts"],
-                         _relative(page, "claims.md"), _state["assessments"], _state["reasons"])
+                       _state["history"], _state["becauses"])
 
 
 def _behind_notice(commits: list[str]) -> str:
@@ -393,64 +276,14 @@ def _behind_notice(commits: list[str]) -> str:
     return f'!!! warning "{ui["behind"]}"\n    {ui["behind_text"]}\n\n{listed}\n\n'
 
 
-# A value such as "16" at the start of a line, followed by "." or ")", would turn the
-# line into an ordered-list item: escape that character.
-LIST_MARKER_AFTER = re.compile(r"\d[.)](?=\s|$)")
-
-
-def _placeholder(match: re.Match, page) -> str:
-    text = _render(match.group(1), match.group(2), page)
-    source, start, end = match.string, match.start(), match.end()
-    line_start = source.rfind("\n", 0, start) + 1
-    if (match.group(1) == "value" and not source[line_start:start].strip()
-            and LIST_MARKER_AFTER.match(text[-1:] + source[end:end + 2])):
-        return text + "\\"
-    return text
-
-
-def _code_cells(markdown: str, page) -> str:
-    """{{ code <snippet> <cell> }}: the named cell where the prose explains it, its output
-    under it; the first one on the page says what the page's cells need."""
-    lang = _state["lang"]
-    try:
-        cells = code_cells.shown_cells(markdown, _state["snippets"])
-        needs = code_cells.needs_line(cells, lang, _state["repo_url"]) if cells else None
-    except (code_cells.CellError, KeyError) as error:
-        raise PluginError(f"{page.file.src_uri}: {error}") from None
-    shown = iter(cells)
-
-    def cell(match: re.Match) -> str:
-        shown_cell = next(shown)
-        results = _state["results"].get(shown_cell.snippet)
-        output = code_cells.printed(results["_dir"] if results else None, shown_cell)
-        first = shown_cell is cells[0]
-        try:
-            block = code_cells.render(shown_cell, output, lang, needs if first else None)
-        except code_cells.CellError as error:
-            raise PluginError(f"{page.file.src_uri}: {error}") from None
-        line_start = match.string.rfind("\n", 0, match.start()) + 1
-        indent = match.string[line_start:match.start()]
-        return code_cells.indented(block, indent if not indent.strip() else "")
-    return code_cells.CELL_PLACEHOLDER.sub(cell, markdown)
-
-
 def on_page_markdown(markdown: str, page, config, files):
     source = page_meta.repository_file(page.file.src_uri, _state["lang"])
     day = _state["last_changed"].get(source, dt.date.today())  # today: not committed yet
     page.meta["revision_date"] = page_meta.formatted(day, _state["lang"])
-    _state["figure_count"] = 0
-    rendered = _code_cells(markdown, page)
-    rendered = PLACEHOLDER.sub(lambda m: _placeholder(m, page), rendered)
-    rendered += numbers_table.table(markdown, _state["results"], _state["lang"],
-                                    lambda target: _relative(page, target))
     if page.file.src_uri in _state["behind"]:
-        title, _, body = rendered.partition("\n")
-        rendered = f"{title}\n\n{_behind_notice(_state['behind'][page.file.src_uri])}{body}"
-    leftover = ANY_PLACEHOLDER.search(rendered)
-    if leftover:
-        raise PluginError(f"{page.file.src_uri}: unknown placeholder {leftover.group(0)!r}; "
-                          "use code, figure, value, output, claims, claim or data")
-    return rendered
+        title, _, body = markdown.partition("\n")
+        markdown = f"{title}\n\n{_behind_notice(_state['behind'][page.file.src_uri])}{body}"
+    return markdown
 
 
 NOTEBOOK_STYLE = re.compile(r'<style type="text/css">.*?</style>', re.S)

@@ -4,11 +4,8 @@ with the raw output of each snippet as a download instead of a build dump."""
 
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
-
-VALUE = re.compile(r"\{\{\s*value\s+([\w.]+)\.(\w+)\s*\}\}")
 
 UI = {
     "en": {"title": "The numbers on this page", "name": "Number", "value": "Value",
@@ -18,11 +15,6 @@ UI = {
            "raw": "构建本站时脚本打印的全部输出：", "output": "{name} 的输出（.txt）",
            "missing": "—"},
 }
-
-
-def cited(markdown: str) -> list[tuple[str, str]]:
-    """(snippet, key) of every ``{{ value }}`` in the page, in order of first use."""
-    return list(dict.fromkeys(VALUE.findall(markdown)))
 
 
 def shown(number: dict, lang: str) -> str:
@@ -47,10 +39,10 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def table(markdown: str, results: dict[str, dict], lang: str, link) -> str:
-    """The collapsed block (Markdown, pymdownx.details) for the end of a page; ``link(path)``
+def table(numbers: list[tuple[str, str]], results: dict[str, dict], lang: str, link) -> str:
+    """The collapsed block (Markdown, pymdownx.details) for the end of a page that cites
+    ``numbers`` ((snippet, key), in order of first use; page_macros.values); ``link(path)``
     makes a site path relative to the page. Empty when the page cites no number."""
-    numbers = cited(markdown)
     if not numbers or not results:
         return ""
     ui = UI[lang]
@@ -58,7 +50,7 @@ def table(markdown: str, results: dict[str, dict], lang: str, link) -> str:
     for name, key in numbers:
         number = results.get(name, {}).get("numbers", {}).get(key)
         if number is None:
-            continue  # the placeholder itself reports a missing number
+            continue  # the value macro itself reports a missing number
         about = number.get("about", {}).get(lang) or ui["missing"]
         rows.append(f"| `{name}.{key}` | {_cell(shown(number, lang))} | {_cell(about)} |")
     snippets = list(dict.fromkeys(name for name, _ in numbers if name in results))

@@ -36,7 +36,7 @@ from mkdocs.config import load_config
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
 
-from tools.pages import katex_math
+from tools.pages import katex_math, macros
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -110,7 +110,8 @@ class Language:
         self.config.plugins.on_startup(command="serve", dirty=False)
         # mkdocs loads the hooks module once for both configs: each language keeps its own state.
         self.hooks = self.config.hooks[HOOKS]
-        self.hooks._state = self.state = {}
+        self.state = {}
+        self.use_state()
         build(self.config)
         self.stale = set()
         self.by_url = {_url_key(f.url): f for f in self.files.documentation_pages()}
@@ -119,8 +120,12 @@ class Language:
         return {Path(f.abs_src_path) for f in self.by_url.values()
                 if f.abs_src_path and Path(f.abs_src_path).is_relative_to(DOCS / self.lang)}
 
+    def use_state(self) -> None:
+        """This language's state, for the hooks and the page macros (tools/pages/macros.py)."""
+        self.hooks._state = macros.STATE = self.state
+
     def refresh_claims_and_glossary(self) -> None:
-        self.hooks._state = self.state
+        self.use_state()
         self.hooks.refresh_claims_and_glossary(self.files, self.config)
 
     def render_if_stale(self, url: str) -> bool:
@@ -129,7 +134,7 @@ class Language:
         file = self.by_url.get(_url_key(url))
         if file is None or not ({ALL, file.src_uri} & self.stale):
             return False
-        self.hooks._state = self.state
+        self.use_state()
         _populate_page(file.page, self.config, self.files)
         _build_page(file.page, self.config, self.files.documentation_pages(), self.nav, self.env)
         if ALL in self.stale:

@@ -115,6 +115,17 @@ def open_folds(page: str) -> str:
     return FOLD.sub("<details open", page)
 
 
+# mkdocs-print-site writes a nav section's heading as "<h1>Title<a class='headerlink' …></a>"
+# followed by a newline and indentation before "</h1>"; Chromium's PDF outline takes the
+# heading's text with that whitespace, so the entry reads "Title " (a trailing space).
+HEADING_EDGE_SPACE = re.compile(r"(<h[1-6](?:\s[^>]*)?>)\s+|\s+(</h[1-6]>)")
+
+
+def trim_headings(page: str) -> str:
+    """No whitespace just inside a heading's tags: the PDF outline's titles end with their text."""
+    return HEADING_EDGE_SPACE.sub(lambda m: m.group(1) or m.group(2), page)
+
+
 def finish(path: Path, lang: str, site_name: str, description: str, essays: str | None,
            repo_url: str, commit: str, day: dt.date) -> None:
     """Rewrite the print page at ``path``: title, footer, cover; the search-only math text out."""
@@ -123,6 +134,7 @@ def finish(path: Path, lang: str, site_name: str, description: str, essays: str 
         raise ValueError(f"{path}: no {PRINT_SITE_PAGE!r}; has mkdocs-print-site changed?")
     page = katex_math.search_only_parts(page)
     page = open_folds(page)
+    page = trim_headings(page)
     page = TITLE.sub(f"<title>{html.escape(site_name)}</title>", page, count=1)
     page = page.replace("</head>", footer_css(lang, site_name) + "</head>", 1)
     page = page.replace(PRINT_SITE_PAGE, PRINT_SITE_PAGE + "\n" + cover(

@@ -78,11 +78,11 @@ def print_key(site_dir: Path, lang: str) -> str:
     return digest.hexdigest()[:20]
 
 
-def print_site(site_dir: Path) -> list[Path]:
-    """Both languages' PDFs, printed side by side (each page has its own renderer process);
-    a PDF printed before from the same inputs (print_key) is copied from the cache."""
+def print_site(site_dir: Path, langs=tuple(PDF_NAME)) -> list[Path]:
+    """The languages' PDFs (both unless ``langs``), printed side by side (each page has its own
+    renderer process); a PDF printed before from the same inputs (print_key) is copied from the cache."""
     site_dir = site_dir.resolve()
-    cached = {lang: CACHE / f"{lang}-{print_key(site_dir, lang)}.pdf" for lang in PDF_NAME}
+    cached = {lang: CACHE / f"{lang}-{print_key(site_dir, lang)}.pdf" for lang in langs}
     missing = [lang for lang, path in cached.items() if not path.is_file()]
     if missing:
         if not Path(CHROMIUM).exists():
@@ -97,7 +97,7 @@ def print_site(site_dir: Path) -> list[Path]:
     for lang, path in cached.items():
         if lang not in missing:
             shutil.copyfile(path, pdf_path(site_dir, lang))
-    return [pdf_path(site_dir, lang) for lang in PDF_NAME]
+    return [pdf_path(site_dir, lang) for lang in langs]
 
 
 

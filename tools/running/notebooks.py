@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tools.pages import page_macros
+
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
 NOTEBOOKS = SNIPPETS / "notebooks"
@@ -284,7 +286,7 @@ def article_page(name: str) -> str | None:
 def _articles() -> dict[str, str]:
     found: dict[str, str] = {}
     for page in sorted((ROOT / "docs" / "en").rglob("*.md")):
-        for name in re.findall(r"\{\{\s*code\s+([\w.]+)\s*\}\}", page.read_text(encoding="utf-8")):
+        for name in page_macros.listings(page.read_text(encoding="utf-8")):
             found.setdefault(name, page.relative_to(ROOT / "docs" / "en").as_posix())
     return found
 

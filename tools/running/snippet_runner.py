@@ -5,6 +5,8 @@ installed package versions.
     python -m tools.running.snippet_runner                     # run what changed, show progress
     python -m tools.running.snippet_runner many_heads.pruning  # only this snippet
     python -m tools.running.snippet_runner --force             # run everything again
+    python -m tools.running.snippet_runner --write-durations   # then commit the measured seconds
+                                                               # (make durations)
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from tools.running import progress
 from tools.verdicts import claims as registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,20 +119,55 @@ def shared_modules(path: Path, seen: set[Path] | None = None) -> set[Path]:
     return seen
 
 
+def snippet_distributions() -> set[str]:
+    """The installed distributions a snippet can import: what the shared package declares
+    (snippets/pyproject.toml, its extras included) and, transitively, what those require.
+    Read from the pyproject file, not the package's metadata: a process with snippets/ on
+    sys.path sees a built snippets/explainer.egg-info, one without does not, and both must
+    agree on the keys. The site's tools (MkDocs, its plugins, pytest) are not among them, so
+    changing those never runs an experiment again."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = tomllib.loads((SNIPPETS / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = list(project["dependencies"]) + [r for extra in project.get("optional-dependencies", {}).values()
+                                              for r in extra]
+    seen: set[str] = set()
+    while wanted:
+        requirement = Requirement(wanted.pop())
+        name = canonicalize_name(requirement.name)
+        if name in seen or (requirement.marker and not requirement.marker.evaluate({"extra": ""})):
+            continue
+        try:
+            requires = metadata.distribution(name).requires or []
+        except metadata.PackageNotFoundError:
+            continue  # not installed: its absence is the same everywhere it is absent
+        seen.add(name)
+        wanted += requires
+    return seen
+
+
 def environment_fingerprint() -> str:
-    """Python and every installed distribution's version, but the shared package's own
-    (its sources are hashed instead): a process with snippets/ on sys.path sees a built
-    snippets/explainer.egg-info, one without does not, and both must agree on the keys."""
+    """Python and the version of every distribution a snippet can import (see
+    ``snippet_distributions``; the shared package's own sources are hashed instead)."""
+    names = snippet_distributions()
     dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()
-                   if d.metadata["Name"] != SHARED_PACKAGE)
+                   if canonicalize(d.metadata["Name"]) in names)
     return sys.version + "\n" + "\n".join(dists)
 
 
-def cache_key(path: Path, environment: str, seeds: int | None = None) -> str:
+def canonicalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def cache_key(path: Path, environment: str, seeds: int | None = None, items: int | None = None) -> str:
     """The snippet's source, the shared modules it imports, the installed packages, the CPU
-    kernels and (when the build asks for more than the snippet's own) the number of seeds."""
+    kernels and (when the build asks for more than the snippet's own) the number of seeds or items."""
     kernels = json.dumps(KERNELS, sort_keys=True)
-    digest = hashlib.sha256(f"{CACHE_FORMAT}\n{environment}\n{kernels}\n{seeds}".encode())
+    more = f"{seeds}" if items is None else f"{seeds}\n{items} items"
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\n{environment}\n{kernels}\n{more}".encode())
     for source in [path, *sorted(shared_modules(path))]:
         digest.update(_shown(source).encode())
         digest.update(source.read_bytes())
@@ -254,49 +292,68 @@ def _execute(path: Path, output_dir: Path, workers: Workers, env: dict[str, str]
         raise SnippetError(f"{_shown(path)}: finished without calling report.save()")
 
 
-def _place(path: Path, seeds: int | None = None) -> Path:
-    """Where a snippet's results are cached: one folder per number of seeds asked for."""
-    return CACHE / (name_of(path) if seeds is None else f"{name_of(path)}@{seeds}")
+def _place(path: Path, seeds: int | None = None, items: int | None = None) -> Path:
+    """Where a snippet's results are cached: one folder per run the build asks for beyond the
+    snippet's own — more seeds (a trained claim, doubled up to seed_cap) or more items (a
+    real-model claim's one more look, at item_cap)."""
+    if seeds is not None:
+        return CACHE / f"{name_of(path)}@{seeds}"
+    return CACHE / (name_of(path) if items is None else f"{name_of(path)}@{items}items")
 
 
-def _cached(path: Path, key: str, seeds: int | None = None) -> bool:
-    stored = _place(path, seeds) / "key"
+def _cached(path: Path, key: str, seeds: int | None = None, items: int | None = None) -> bool:
+    stored = _place(path, seeds, items) / "key"
     return stored.is_file() and stored.read_text() == key
 
 
-def _expected_seconds(path: Path) -> float:
-    """How long the snippet took last time (0 if never run here): the longest start first,
-    so two workers finish close together instead of one waiting on a late long snippet."""
+def _expected(label: str, durations: dict[str, float]) -> float | None:
+    """How long a run (``many_heads.pruning``, ``…@16`` with 16 seeds, ``…@120items``) is
+    expected to take: its last run in this cache, else the committed durations
+    (tools/running/durations.json), else None (a snippet new to both)."""
     try:
-        return float((CACHE / name_of(path) / "seconds").read_text())
+        return float((CACHE / label / "seconds").read_text())
     except (OSError, ValueError):
-        return 0.0
+        return durations.get(label)
 
 
-def _run_one(path: Path, key: str, force: bool, log, workers: Workers,
-             seeds: int | None = None) -> Outcome:
-    target = _place(path, seeds)
-    if not force and _cached(path, key, seeds):
+def _run_one(path: Path, key: str, force: bool, log, workers: Workers, shown: progress.Progress,
+             seeds: int | None = None, items: int | None = None) -> Outcome:
+    target = _place(path, seeds, items)
+    if not force and _cached(path, key, seeds, items):
         return Outcome(name_of(path), target, executed=False)
-    log(f"  running {_shown(path)}" + (f" with {seeds} seeds" if seeds else ""))
+    shown.start(target.name)
+    if not shown.live:  # a terminal shows what runs on its progress line
+        log(f"  running {_shown(path)}" + (f" with {seeds} seeds" if seeds else "")
+            + (f" with {items} items" if items else ""))
     CACHE.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{name_of(path)}-", dir=CACHE))
     start = time.perf_counter()
     try:
-        _execute(path, scratch, workers, {"EXPLAINER_SEEDS": str(seeds)} if seeds else {})
+        more = {"EXPLAINER_SEEDS": seeds, "EXPLAINER_ITEMS": items}
+        _execute(path, scratch, workers, {k: str(v) for k, v in more.items() if v})
+        seconds = time.perf_counter() - start
         (scratch / "key").write_text(key)
-        (scratch / "seconds").write_text(f"{time.perf_counter() - start:.1f}")
+        (scratch / "seconds").write_text(f"{seconds:.1f}")
         shutil.rmtree(target, ignore_errors=True)
         scratch.rename(target)
+    except BaseException:
+        shown.finish(target.name)
+        raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return Outcome(name_of(path), target, executed=True, seconds=time.perf_counter() - start)
+    shown.finish(target.name, seconds)
+    return Outcome(name_of(path), target, executed=True, seconds=seconds)
 
 
 def run_all(force: bool = False, log=print, only: list[str] | None = None,
-            failures: dict[str, str] | None = None) -> dict[str, Outcome]:
+            failures: dict[str, str] | None = None, live: bool = False) -> dict[str, Outcome]:
     """Bring the snippets' cached results up to date. A failure raises SnippetError,
     unless ``failures`` is given: then it is filled in (name -> message) instead.
+
+    The longest expected start first (tools/running/progress.py: the committed durations,
+    a new snippet before them all), so the workers finish close together. Each finished
+    snippet's log line says how many of all are done, which run and the time left; with
+    ``live`` (a terminal) one line on stdout, redrawn every second, says it instead.
 
     When a snippet finishes, every claim it helps decide whose snippets have all finished is
     assessed (tools/verdicts/claims.py): a claim that resampling its seeds leaves undecided gets its
@@ -309,7 +366,6 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
             raise SnippetError(f"no such snippet: {', '.join(sorted(unknown))} (in {SNIPPETS})")
         snippets = [p for p in snippets if name_of(p) in only]
     by_name = {name_of(path): path for path in snippets}
-    log = _one_line_at_a_time(log)
     environment = environment_fingerprint()
     outcomes: dict[str, Outcome] = {}
     results: dict[str, dict] = {}
@@ -318,32 +374,70 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
     start = time.perf_counter()
     workers = Workers(n_workers)
     claims = registry.load()
-    pending = {}
-    with ThreadPoolExecutor(max_workers=n_workers) as pool:
-        def submit(path: Path, seeds: int | None = None) -> None:
-            key = cache_key(path, environment, seeds)
-            pending[pool.submit(_run_one, path, key, force, log, workers, seeds)] = path
+    durations = progress.load_durations()
+    unknown_s = progress.unknown_seconds(durations)
+    shown = progress.Progress(n_workers, live=live)
+    log = shown.log(log)  # lines from the runner's threads never interleave
+    pending: dict = {}   # future -> (path, the run's label: its cache folder's name)
+    looked: set[str] = set()   # snippets given their one more look at item_cap
+    try:
+        with ThreadPoolExecutor(max_workers=n_workers) as pool:
+            def submit(path: Path, seeds: int | None = None, items: int | None = None,
+                       expected: float | None = None, start: bool = True):
+                """Queue a run (counted if it executes); ``start``: hand it to the workers now,
+                else return what to hand them."""
+                key = cache_key(path, environment, seeds, items)
+                label = _place(path, seeds, items).name
+                if force or not _cached(path, key, seeds, items):
+                    shown.queue(label, unknown_s if expected is None else expected, guessed=expected is None)
+                    # the runs with more seeds or items it needed last time: a cold build repeats them
+                    for later in set(durations) | {p.name for p in CACHE.glob(f"{label}@*")}:
+                        if seeds is None and items is None and later.startswith(f"{label}@"):
+                            shown.expect_later(later, _expected(later, durations) or unknown_s)
+                job = (path, key, force, log, workers, shown, seeds, items)
+                if not start:
+                    return job
+                pending[pool.submit(_run_one, *job)] = (path, label)
 
-        for path in sorted(snippets, key=_expected_seconds, reverse=True):
-            submit(path)
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                path = pending.pop(future)
-                try:
-                    outcome = future.result()
-                except SnippetError as error:
-                    errors[name_of(path)] = str(error)
-                    log(f"  FAILED  {_shown(path)}")
-                    continue
-                outcomes[outcome.name] = outcome
-                results[outcome.name] = load_results(outcome)
-                if outcome.executed:
-                    log(f"  ran     {outcome.output_dir.name:<32} {outcome.seconds:6.1f} s")
-                for name, seeds in _more_seeds(outcome.name, results, claims, errors).items():
-                    if name in by_name and by_name[name] not in pending.values():
-                        submit(by_name[name], seeds)
-    workers.close()
+            def follow_up(path: Path, n: int, seeds: int | None = None, items: int | None = None) -> None:
+                """Run ``path`` again with more seeds or items; expected: as measured, else
+                its last run's seconds times seeds (items) over the last run's."""
+                measured = _expected(_place(path, seeds, items).name, durations)
+                last = _expected(outcomes[name_of(path)].output_dir.name, durations) or unknown_s
+                submit(path, seeds, items, expected=measured or last * (seeds or items) / n)
+
+            expected = {name: _expected(name, durations) for name in by_name}
+            jobs = [submit(by_name[name], expected=expected[name], start=False)
+                    for name in progress.longest_first(list(by_name), expected)]
+            for job in jobs:  # all counted before the first starts
+                pending[pool.submit(_run_one, *job)] = (job[0], name_of(job[0]))
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    path, label = pending.pop(future)
+                    try:
+                        outcome = future.result()
+                    except SnippetError as error:
+                        errors[name_of(path)] = str(error)
+                        _settle(shown, by_name, pending, results, errors, claims)
+                        log(f"  FAILED  {_shown(path)}" + _facts(shown))
+                        continue
+                    outcomes[outcome.name] = outcome
+                    results[outcome.name] = load_results(outcome)
+                    more_seeds, more_items = _more_runs(outcome.name, results, claims, errors)
+                    for name, seeds in more_seeds.items():
+                        if name in by_name and by_name[name] not in {p for p, _ in pending.values()}:
+                            follow_up(by_name[name], results[name]["numbers"]["n_seeds"]["value"], seeds=seeds)
+                    for name, items in more_items.items():   # G2: exactly one more look
+                        if name in by_name and name not in looked:
+                            looked.add(name)
+                            follow_up(by_name[name], results[name]["numbers"]["n_items"]["value"], items=items)
+                    _settle(shown, by_name, pending, results, errors, claims)
+                    if outcome.executed:  # after the runs it asked for: the line counts them
+                        log(f"  ran     {label:<32} {outcome.seconds:6.1f} s" + _facts(shown))
+    finally:
+        shown.close()
+        workers.close()
     executed = sum(o.executed for o in outcomes.values())
     log(f"snippets: {executed} executed, {len(outcomes) - executed} cached, "
         f"{len(errors)} failed ({time.perf_counter() - start:.1f} s)")
@@ -354,33 +448,89 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
     return outcomes
 
 
-def _one_line_at_a_time(log):
-    """``log`` behind a lock: lines from the runner's threads never interleave."""
-    lock = threading.Lock()
-
-    def locked(message: str) -> None:
-        with lock:
-            log(message)
-    return locked
+def _facts(shown: progress.Progress) -> str:
+    """A finished run's log line ends with the progress (a terminal has it on its live line)."""
+    return "" if shown.live else f"   [{shown.facts()}]"
 
 
-def _more_seeds(finished: str, results: dict[str, dict], claims: dict, errors: dict) -> dict[str, int]:
-    """Snippets to run with more seeds now that ``finished`` has: from the claims it helps
-    decide whose snippets have all finished (a failed or unselected one: not decided here)."""
+def _settle(shown: progress.Progress, by_name: dict[str, Path], pending: dict, results: dict,
+            errors: dict, claims: dict) -> None:
+    """Forget the runs expected later of each snippet that no claim will ask to run again."""
+    running = {name_of(path) for path, _ in pending.values()}
+    for name in shown.later_names() - running:
+        if not any(_may_ask(claim, name, by_name, results, errors) for claim in claims.values()):
+            shown.drop_later(name)
+
+
+def _may_ask(claim, name: str, by_name: dict[str, Path], results: dict, errors: dict) -> bool:
+    """Whether ``claim`` may still ask for another run of ``name``: it is decided by trained
+    models or has an item_cap, and some of its snippets, all in this run, have not finished."""
+    needed = {e.snippet for e in claim.experiments if e.snippet}
+    return (name in needed and bool(claim.trained_snippets() or claim.item_cap)
+            and needed <= set(by_name) and not needed <= set(results) | set(errors))
+
+
+def _more_runs(finished: str, results: dict[str, dict], claims: dict,
+               errors: dict) -> tuple[dict[str, int], dict[str, int]]:
+    """Snippets to run with more seeds, and with more items, now that ``finished`` has: from
+    the claims it helps decide whose snippets have all finished (a failed or unselected one:
+    not decided here)."""
     ready = {}
     for claim_id, claim in claims.items():
         needed = {e.snippet for e in claim.experiments if e.snippet}
-        if finished in needed and claim.trained_snippets() and needed <= set(results):
+        if finished in needed and (claim.trained_snippets() or claim.item_cap) and needed <= set(results):
             ready[claim_id] = claim
     if not ready:
-        return {}
-    wanted = registry.more_seeds(registry.assess(results, ready), ready)
-    return {name: n for name, n in wanted.items()
-            if n > results[name]["numbers"]["n_seeds"]["value"] and name not in errors}
+        return {}, {}
+    assessments = registry.assess(results, ready)
+    seeds = {name: n for name, n in registry.more_seeds(assessments, ready).items()
+             if n > results[name]["numbers"]["n_seeds"]["value"] and name not in errors}
+    items = {name: n for name, n in registry.more_items(assessments, ready).items()
+             if n > results[name]["numbers"]["n_items"]["value"] and name not in errors}
+    return seeds, items
 
 
 def load_results(outcome: Outcome) -> dict:
     return json.loads((outcome.output_dir / "results.json").read_text(encoding="utf-8"))
+
+
+def label_parts(label: str) -> tuple[str, int | None, int | None]:
+    """``many_heads.pruning@16`` -> (name, 16 seeds, None); ``…@120items`` -> (name, None, 120)."""
+    name, _, more = label.partition("@")
+    seeds = int(more) if more.isdigit() else None
+    items = int(more.removesuffix("items")) if more.endswith("items") and more[:-5].isdigit() else None
+    return name, seeds, items
+
+
+def current_runs() -> dict[str, Path]:
+    """Every finished run in the cache that the current sources would not run again (its key
+    is today's), label -> folder: the snippets and the runs with more seeds or items that
+    their claims asked for. Runs of older sources and of removed snippets are left out."""
+    environment = environment_fingerprint()
+    paths = {name_of(path): path for path in discover()}
+    runs = {}
+    for folder in sorted(CACHE.glob("*")) if CACHE.is_dir() else []:
+        name, seeds, items = label_parts(folder.name)
+        more = folder.name != name
+        if name in paths and (folder / "seconds").is_file() and (seeds or items or not more) \
+                and _cached(paths[name], cache_key(paths[name], environment, seeds, items), seeds, items):
+            runs[folder.name] = folder
+    return runs
+
+
+def measured_durations() -> dict[str, float]:
+    """The seconds of every current run in the cache, by label (see ``current_runs``)."""
+    return {label: float((folder / "seconds").read_text()) for label, folder in current_runs().items()}
+
+
+def write_durations() -> dict[str, float]:
+    """tools/running/durations.json from this cache's measured runs; a snippet not measured
+    here (it failed) keeps the seconds the file had."""
+    names = {name_of(path) for path in discover()}
+    kept = {label: s for label, s in progress.load_durations().items() if label in names}
+    durations = {**kept, **measured_durations()}
+    progress.write_durations(durations)
+    return durations
 
 
 def main() -> int:
@@ -389,15 +539,22 @@ def main() -> int:
     parser.add_argument("--force", action="store_true", help="ignore the cache")
     parser.add_argument("--json", action="store_true",
                         help="print every snippet's results.json as one JSON object (progress to stderr)")
+    parser.add_argument("--write-durations", action="store_true",
+                        help=f"then write each run's seconds to {_shown(progress.DURATIONS)} (commit it)")
     args = parser.parse_args()
     log = (lambda message: print(message, file=sys.stderr)) if args.json else print
     try:
-        outcomes = run_all(force=args.force, only=args.names or None, log=log)
+        outcomes = run_all(force=args.force, only=args.names or None, log=log,
+                           live=not args.json and sys.stdout.isatty())
     except SnippetError as error:
         print(f"ERROR: {error}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps({name: load_results(o) for name, o in outcomes.items()}))
+    if args.write_durations:
+        durations = write_durations()
+        log(f"wrote {_shown(progress.DURATIONS)}: {len(durations)} runs, "
+            f"{sum(durations.values()):.0f} s in all")
     return 0
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -83,6 +84,8 @@ class Claim:
     otherwise: str
     examples: dict[str, dict[str, float]]
     seed_cap: int = 0          # trained claims: the most seeds the build may train (doubling)
+    item_cap: dict[str, int] = field(default_factory=dict)   # real claims (G2): snippet -> the most
+                               # items its one second look may measure (EXPLAINER_ITEMS)
     baseline: dict[str, str] | None = None   # real-model claims: what it is compared with, corrected how
     related: list[str] = field(default_factory=list)   # other claims the ledger lists beside it
     power: str = ""            # empirical claims that can be refuted: `snippet.key`, the share of
@@ -239,9 +242,19 @@ def _claim(claim_id: str, entry: dict) -> Claim:
                   rule_text={"en": rule["en"], "zh": rule["zh"]}, cases=cases, otherwise=otherwise,
                  examples={v: dict(m) for v, m in (rule.get("examples") or {}).items()},
                  seed_cap=int(entry.get("seed_cap", 0)),
+                 item_cap=_item_cap(claim_id, entry),
                  baseline=dict(baseline) if baseline else None,
                  related=[str(other) for other in entry.get("related") or []],
                  **_power(claim_id, entry))
+
+
+def _item_cap(claim_id: str, entry: dict) -> dict[str, int]:
+    """G2's one more look: ``item_cap: {snippet: items}`` for the claim's real snippets."""
+    caps = entry.get("item_cap") or {}
+    real = {e.get("snippet") for e in entry.get("experiments") or [] if e.get("kind") == "real"}
+    if not isinstance(caps, dict) or not set(caps) <= real:
+        raise RegistryError(f"{claim_id}: 'item_cap' is {{snippet: items}} for its real-model snippets")
+    return {str(k): int(v) for k, v in caps.items()}
 
 
 def _power(claim_id: str, entry: dict) -> dict:
@@ -305,6 +318,7 @@ class Check:
     left_value: float
     right_value: float
     holds: bool
+    either: int = 0         # failed alternatives of one `or` share a number (> 0): any one would have done
 
 
 @dataclass
@@ -327,6 +341,8 @@ class Explanation:
 
 
 _OPERATORS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+_EITHER = itertools.count(1)
 
 
 def _witness(claim_id: str, node, lookup) -> tuple[bool, list[Check]]:
@@ -343,10 +359,15 @@ def _witness(claim_id: str, node, lookup) -> tuple[bool, list[Check]]:
             if holds != conjunction:   # a false part of an and, a true part of an or
                 return holds, (checks + part) if conjunction else part
             checks += part
+        if not conjunction:            # an or that failed: each of its parts would have done
+            group = next(_EITHER)
+            for check in checks:
+                check.either = check.either or group
         return conjunction, checks
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         holds, checks = _witness(claim_id, node.operand, lookup)
-        return not holds, checks
+        # `not (a < b)` is the comparison a >= b: each check is restated as what the rule needs
+        return not holds, [replace(c, op=_NEGATED[c.op], holds=not c.holds) for c in checks]
     if isinstance(node, ast.Compare):
         checks = []
         left_node, left = node.left, _evaluate(claim_id, node.left, lookup)
@@ -425,15 +446,23 @@ class Assessment:
         return max(self.items.values(), default=0)
 
 
-def over_seeds(per_seed, of: str, chance: float = 0.0) -> float:
-    """The aggregate ``of`` (count, mean, std, min, max, ci95_low, ci95_high, binomial_p) of
-    per-seed values; the
-    same definitions as explainer.report.over_seeds, here vectorised over resamplings
-    (``per_seed`` is (draws, n))."""
+# Counts of seeds whose measurement lies past a line: the same as explainer.report.PAST_LINE
+# (NaN, a seed with nothing to measure, never counts).
+PAST_LINE = {"count_above": np.greater, "count_at_least": np.greater_equal,
+             "count_below": np.less, "count_at_most": np.less_equal}
+
+
+def over_seeds(per_seed, of: str, chance: float = 0.0, line: float = 0.0) -> float:
+    """The aggregate ``of`` (count, mean, std, min, max, ci95_low, ci95_high, binomial_p, or a
+    count of seeds past ``line``: count_above, count_at_least, count_below, count_at_most) of
+    per-seed values; the same definitions as explainer.report.over_seeds, here vectorised over
+    resamplings (``per_seed`` is (draws, n))."""
     values = np.asarray(per_seed, dtype=float)
     n = values.shape[-1]
     if of == "count":
         return (values != 0).sum(axis=-1).astype(float)
+    if of in PAST_LINE:
+        return PAST_LINE[of](values, line).sum(axis=-1).astype(float)
     if of in ("mean", "std", "min", "max"):
         return getattr(values, of)(axis=-1)
     if of in ("ci95_low", "ci95_high"):
@@ -445,6 +474,11 @@ def over_seeds(per_seed, of: str, chance: float = 0.0) -> float:
                                    for k in range(h, n + 1)) for h in range(n + 1)])
         return tail[hits]
     raise RegistryError(f"unknown aggregate over seeds {of!r}")
+
+
+def aggregate(entry: dict, per_seed) -> float:
+    """A recorded number's aggregate (its ``of``, with its ``chance`` or ``line``) of ``per_seed``."""
+    return over_seeds(per_seed, entry["of"], entry.get("chance", 0.0), entry.get("line", 0.0))
 
 
 def seed_counts(results: dict[str, dict], claim: Claim) -> dict[str, int]:
@@ -472,8 +506,7 @@ def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
             if per_seed.size != n:
                 raise RegistryError(f"{snippet}.{key}: {per_seed.size} per-seed values for "
                                     f"{n} seeds")
-            columns[f"{snippet}.{key}"] = over_seeds(per_seed[picks], entry["of"],
-                                                     entry.get("chance", 0.0))
+            columns[f"{snippet}.{key}"] = aggregate(entry, per_seed[picks])
     return [{name: float(values[i]) for name, values in columns.items()} for i in range(draws)]
 
 
@@ -551,16 +584,17 @@ def planted(results: dict[str, dict], claim: Claim, draws: int = RESAMPLINGS, se
         entry = results[snippet]["numbers"][key]
         per_seed = np.asarray(entry["per_seed"], dtype=float)
         n = per_seed.size
-        if entry["of"] in ("count", "binomial_p"):
-            # A count planted as a coin per seed restates the seed design (8 seeds at 3/4 are
-            # "detected" whatever the measurement can see): plant the per-seed measurement.
-            raise RegistryError(f"{claim.id}: power plants {name}, a count of seeds; plant the "
-                                f"per-seed measurement it counts instead")
+        if entry["of"] in ("count", "binomial_p") or entry["of"] in PAST_LINE:
+            # A count of seeds planted at its bar restates the seed design: a coin per seed, or a
+            # measurement shifted so that 3/4 of the observed seeds lie past its line, gives a
+            # redrawn count of Binomial(n, 3/4) whatever the measurement can see. A count's
+            # check needs a planted arm (a model trained with the effect built in).
+            raise RegistryError(f"{claim.id}: power plants {name}, a count of seeds; a count's "
+                                f"power check needs a planted arm, not a shifted measurement")
         if snippet not in picks:
             picks[snippet] = rng.integers(0, n, size=(draws, n))
         values = (per_seed + (size - per_seed.mean()))[picks[snippet]]         # (draws, n)
-        column = over_seeds(values, entry["of"], entry.get("chance", 0.0))
-        for sample, value in zip(samples, column):
+        for sample, value in zip(samples, aggregate(entry, values)):
             sample[name] = float(value)
     return sum(decide(claim, {**numbers, **sample}) != "refuted" for sample in samples) / draws
 
@@ -608,4 +642,17 @@ def more_seeds(assessments: dict[str, Assessment], claims: dict[str, Claim]) -> 
         for snippet, n in assessment.seeds.items():
             if 2 * n <= claims[claim_id].seed_cap:
                 wanted[snippet] = max(wanted.get(snippet, 0), 2 * n)
+    return wanted
+
+
+def more_items(assessments: dict[str, Assessment], claims: dict[str, Claim]) -> dict[str, int]:
+    """G2's second look: the real snippets of a claim that its items leave undecided, to run
+    once more at the claim's item_cap (snippet -> items); a snippet at its cap is not run again."""
+    wanted: dict[str, int] = {}
+    for claim_id, assessment in assessments.items():
+        if not assessment.undecided or assessment.seeds:
+            continue
+        for snippet, cap in claims[claim_id].item_cap.items():
+            if assessment.items.get(snippet, cap) < cap:
+                wanted[snippet] = max(wanted.get(snippet, 0), cap)
     return wanted

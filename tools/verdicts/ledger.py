@@ -10,6 +10,7 @@ import ast
 import datetime as dt
 import math
 import re
+import string
 from pathlib import Path
 
 from tools.verdicts import claims as registry
@@ -38,8 +39,23 @@ UI = {
                         "refutation of what models do stands only where the same test, run on a "
                         "planted effect of the size that would make the claim true, detects it in at "
                         "least 80 % of draws; otherwise the claim is *open*: the test could not tell."),
+        "how_to_read": ("**How to read a verdict.** *Verified*: the rule's test came out as the claim says. "
+                        "*Nuanced*: part of the claim holds, or it holds only with a limit the rule names "
+                        "(a part of the claim the rule does not test caps it here). *Refuted*: the test came "
+                        "out against the claim; for a claim about what models do, only where the same test "
+                        "found a planted effect of the claim's size. *Open*: the test cannot tell yet. A rule "
+                        "is a list of cases checked in order: the first case whose conditions all hold gives "
+                        "the verdict, and when none holds the rule's last word (*otherwise*) does. Each card's "
+                        "*Why* names that case and puts each number it read beside the threshold the case "
+                        "needs. In the table, *Because* gives the deciding comparison in one clause, and "
+                        "*Stability* how often the rule gives the same verdict when the seeds (or a real "
+                        "model's items) are drawn again. An *open* verdict with 100 % stability is the rule's "
+                        "own *open* case holding in every redraw: the claim stays open because of a condition "
+                        "its rule names (too few items, two halves of the data that disagree), not because "
+                        "the seeds disagree."),
         "counts": "{total} claims: {counts}.",
         "index": "Claim", "verdict": "Verdict", "source": "Source", "rule": "Rule", "baseline": "Compared with",
+        "because": "Because", "literature": "Literature: {papers}", "open_by_rule": "{share}, the rule's own *open* case",
         "related": "Listed beside it",
         "tested_on": "Tested on", "details": "The claim, its rule and the experiments",
         "filter": "Show", "all": "all",
@@ -99,8 +115,19 @@ UI = {
                         "直到登记表定下的上限；到了上限仍不稳定的结论显示为*待定*（未定）。"
                         "要推翻关于模型实际行为的论断，同一检验必须在至少 80% 的抽样里检出人为植入的效应"
                         "（其大小恰好能让论断成立）；否则显示为*待定*：这个检验分辨不出来。"),
+        "how_to_read": ("**怎样读一条结论。** “证实”：规则的检验结果与论断所说一致。“部分成立”：论断只有一部分成立，"
+                        "或者要加上规则写明的限定才成立（论断中规则没有检验的部分，会让结论最多是部分成立）。"
+                        "“推翻”：检验结果与论断相反；若论断说的是模型实际怎样做，同一检验还必须检出人为植入的、"
+                        "大小与论断相当的效应。“待定”：检验暂时分辨不出来。一条规则由若干情形组成，按顺序检查："
+                        "第一个条件全部满足的情形给出结论；一个也不满足时，由规则最后的“否则”给出。"
+                        "每张卡片的“为什么”写明是哪个情形，并把它读取的每个数和这个情形要求的门槛并排列出。"
+                        "下表里，“依据”一栏用一句话给出起决定作用的比较；“稳定性”一栏给出把种子（或真实模型的样例）"
+                        "重抽之后，规则给出同一结论的比例。稳定性为 100% 的“待定”，是规则自己的“待定”情形在每次重抽里"
+                        "都成立：论断之所以待定，是因为规则写明的某个条件（样例太少、数据的两半结果不一致），"
+                        "而不是因为种子之间有分歧。"),
         "counts": "共 {total} 条论断：{counts}。",
         "index": "论断", "verdict": "结论", "source": "出处", "rule": "判定规则", "baseline": "对照与校正",
+        "because": "依据", "literature": "文献：{papers}", "open_by_rule": "{share}，规则自己的“待定”情形",
         "related": "并列参看",
         "tested_on": "检验它的页面", "details": "论断原文、判定规则与实验",
         "filter": "只看", "all": "全部",
@@ -242,6 +269,57 @@ def _tested_on(claim: registry.Claim, where: dict[str, tuple[str, str]], lang: s
     return ("；" if lang == "zh" else "; ").join(f"[{title}]({path})" for path, title in pages) or "—"
 
 
+def _sources(claim: registry.Claim, lang: str, sources_href: str | None) -> str:
+    """A claim's source sections, short, grouped by text: "A §1, §2; B §2"."""
+    by_doc: dict[str, list[str]] = {}
+    for anchor in claim.source:
+        source_link(anchor, lang, None)   # an unknown section fails here
+        part = SECTIONS[anchor][0 if lang == "en" else 1]
+        by_doc.setdefault(anchor[0].upper(), []).append(
+            f"[{part}]({sources_href}#{anchor})" if sources_href else part)
+    comma, semicolon = ("、", "；") if lang == "zh" else (", ", "; ")
+    return semicolon.join(f"{doc} {comma.join(parts)}" for doc, parts in by_doc.items())
+
+
+def _papers(claim: registry.Claim, lang: str, references_href: str | None) -> str:
+    """The papers a claim is decided from, as links to the references page ('' if none)."""
+    papers = []
+    for experiment in claim.experiments:
+        if experiment.kind == "literature":
+            label = _paper(experiment.reference, lang)
+            papers.append(f"[{label}]({references_href}#{experiment.reference})" if references_href else label)
+    return ("；" if lang == "zh" else "; ").join(papers)
+
+
+def index_table(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str | None],
+                where: dict[str, tuple[str, str]], sources_href: str | None,
+                references_href: str | None, assessments: dict, becauses_: dict[str, str]) -> list[str]:
+    """The ledger's overview, one row per claim: claim, verdict, because (one clause), source
+    sections, where it is tested (pages, or the literature), stability. An HTML table whose
+    cells carry their column's name (``data-label``): on a phone each row folds into a block
+    that names its cells (docs/assets/explainer.css)."""
+    ui = UI[lang]
+    columns = [ui["index"], ui["verdict"], ui["because"], ui["source"], ui["tested_on"], ui["stability"]]
+    lines = ['<div class="ledger-index" markdown>', "", "<table markdown>",
+             "<thead><tr>" + "".join(f"<th>{name}</th>" for name in columns) + "</tr></thead>",
+             "<tbody markdown>"]
+    for claim_id, claim in claims.items():
+        assessment = assessments.get(claim_id)
+        papers = _papers(claim, lang, references_href)
+        tested = [part for part in (_tested_on(claim, where, lang).strip("—"),
+                                    ui["literature"].format(papers=papers) if papers else "") if part]
+        tested_text = ("；" if lang == "zh" else "; ").join(tested) or (
+            ui["no_experiment"].rstrip(".。") if not claim.experiments else "—")
+        share = stability(assessment, lang, short=True)
+        if share and assessment.rule_verdict == "open" and not assessment.undecided:
+            share = ui["open_by_rule"].format(share=share)
+        cells = [f"[{claim_id}](#{claim_id}) {claim.title[lang]}", verdict_badge(verdicts[claim_id], lang),
+                 becauses_.get(claim_id, "—"), _sources(claim, lang, sources_href), tested_text, share or "—"]
+        lines.append("<tr markdown>" + "".join(f'<td data-label="{name}" markdown>{cell}</td>'
+                                               for name, cell in zip(columns, cells)) + "</tr>")
+    return lines + ["</tbody>", "</table>", "", "</div>", ""]
+
+
 def _filter(lang: str, counts: dict[str, int], total: int) -> list[str]:
     """Buttons that show the claims of one verdict only (docs/assets/ledger.js runs them;
     without JavaScript they stay hidden and every claim shows)."""
@@ -320,11 +398,12 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
          results: dict, where: dict[str, tuple[str, str]], sources_href: str | None,
          references_href: str | None, assessments: dict | None = None,
          reasons: dict[str, str] | None = None, script_href: str = "",
-         history: dict[str, list[dict]] | None = None) -> str:
+         history: dict[str, list[dict]] | None = None, becauses_: dict[str, str] | None = None) -> str:
     """The ledger in Markdown. ``where`` maps a snippet to (page path, page title);
     ``assessments`` (tools.verdicts.claims.assess) add each trained verdict's stability, ``reasons``
-    (``reasons()``) the sentence that says why. Compact: each claim shows its verdict and
-    that sentence; the claim's text, rule and experiments are folded under it."""
+    (``reasons()``) the sentences that say why, ``becauses_`` (``becauses()``) the table's one
+    clause. Compact: each claim shows its verdict and why; the claim's text, rule and
+    experiments are folded under it."""
     assessments, reasons = assessments or {}, reasons or {}
     colon = "：" if lang == "zh" else ":"
     ui = UI[lang]
@@ -333,17 +412,11 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
         f"{verdict_badge(v, lang)} {counts[v]}" for v in registry.VERDICTS)
     numbers = registry.measurements(results, claims) if results else {}
     intro = ui["intro"].format(sources=sources_href or "#", history=history_sentence(lang, history, claims))
-    lines = [f"# {ui['title']}", "", intro, "",
+    lines = [f"# {ui['title']}", "", intro, "", ui["how_to_read"], "",
              ui["kinds_intro"], "", ui["counts"].format(total=len(claims), counts=count_text), "",
              *_filter(lang, counts, len(claims)),
-             f"| {ui['index']} | {ui['verdict']} | {ui['tested_on']} | {ui['stability']} |",
-             "|---|---|---|---|"]
-    for claim_id, claim in claims.items():
-        lines.append(f"| [{claim_id}](#{claim_id}) {claim.title[lang]} "
-                     f"| {verdict_badge(verdicts[claim_id], lang)} "
-                     f"| {_tested_on(claim, where, lang)} "
-                     f"| {stability(assessments.get(claim_id), lang, short=True) or '—'} |")
-    lines.append("")
+             *index_table(lang, claims, verdicts, where, sources_href, references_href, assessments,
+                          becauses_ or {})]
     for claim_id, claim in claims.items():
         sources = "、".join if lang == "zh" else ", ".join
         folded = [claim.text[lang], "",
@@ -388,14 +461,50 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
 
 def badges(snippet: str, lang: str, claims: dict[str, registry.Claim],
            verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None,
-           reasons: dict[str, str] | None = None) -> str:
-    """The claims a snippet's experiment bears on: each with its one verdict, linked to the ledger."""
+           reasons: dict[str, str] | None = None,
+           elsewhere: dict[str, tuple[str, str]] | None = None) -> str:
+    """The claims a snippet's experiment bears on: each with its one verdict, linked to the
+    ledger. A claim in ``elsewhere`` (claim -> (href, title) of the page whose experiment
+    decides it) is shown as a link to that page, without numbers this page does not show."""
     rows = []
     for claim_id, claim in claims.items():
-        if any(e.snippet == snippet for e in claim.experiments):
+        if claim_id in (elsewhere or {}):
+            rows.append(decided_elsewhere(claim_id, lang, claims, verdicts, ledger_href,
+                                          *elsewhere[claim_id]))
+        elif any(e.snippet == snippet for e in claim.experiments):
             rows.append(claim_badge(claim_id, lang, claims, verdicts, ledger_href, assessments,
                                     reasons))
     return "\n".join(rows)
+
+
+DECIDED_ELSEWHERE = {
+    "en": "decided on {kind}: [{title}]({href})",
+    "zh": "在{kind}上判定：[{title}]({href})",
+}
+DECIDING_KIND = {
+    "en": {"real": "the real model", "trained": "trained models", "equivalence": "the maths",
+           "construction": "a construction"},
+    "zh": {"real": "真实模型", "trained": "训练出来的模型", "equivalence": "数学推导",
+           "construction": "手工搭建的例子"},
+}
+
+
+def deciding_experiment(claim: registry.Claim) -> registry.Experiment | None:
+    """The experiment whose page decides the claim: its first that is not a construction."""
+    return next((e for e in claim.experiments if e.snippet and e.kind != "construction"), None)
+
+
+def decided_elsewhere(claim_id: str, lang: str, claims: dict[str, registry.Claim],
+                      verdicts: dict[str, str | None], ledger_href: str, href: str, title: str) -> str:
+    """A claim a page illustrates but does not decide: its title, its verdict and a link to the
+    page whose experiment decides it — no numbers from that page."""
+    claim = claims[claim_id]
+    kind = DECIDING_KIND[lang][deciding_experiment(claim).kind]
+    dash = "——" if lang == "zh" else " — "
+    return (f'<div class="claim-badge claim-elsewhere" markdown>\n\n'
+            f'[{claim_id} · {claim.title[lang]}]({ledger_href}#{claim_id}){dash}'
+            f'{DECIDED_ELSEWHERE[lang].format(kind=kind, title=title, href=href)} '
+            f'{verdict_badge(verdicts.get(claim_id), lang)}\n\n</div>\n')
 
 
 LITERATURE_HEADER = {"en": ("Paper", "Model", "Value"), "zh": ("论文", "模型", "数值")}
@@ -433,56 +542,145 @@ def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
             f'{verdict_badge(verdicts.get(claim_id), lang)}\n\n{claim.text[lang]}{why}{note}\n\n</div>\n')
 
 
-# --- Why: one sentence per verdict, from the rule's evaluation (claims.explain) -------------
+# --- Why: the verdict in sentences, from the rule's evaluation (claims.explain) -------------
+#
+# A card's "why" names the case of the rule that gave the verdict, each number it read beside
+# the threshold it was held to, and the cases checked before it (each named once: "the second
+# *nuanced* case" when a rule has two); the ledger's table gives the deciding comparison in
+# one clause ("because"). Neither sentence wraps a name in brackets: the names (a number's
+# "about") may hold brackets of their own, and brackets in brackets do not read.
 
 WHY = {
     "en": {
         "label": "Why",
-        "holds": "{left} is {value} ({op} {right})",
-        "fails": "{left} is {value}, not {op} {right}",
-        "and": " and ", "comma": ", ", "but": ", but ", "parts": "; ",
-        "held": "the *{verdict}* case of the rule holds: {checks}.",
-        "held_after": ("the *{verdict}* case of the rule holds: {checks}; the *{earlier}* case, "
-                       "checked first, does not ({why})."),
-        "none": "no case of the rule holds, so it gives *{verdict}*: {cases}.",
-        "case": "for *{verdict}*, {checks}",
-        "no_case": "no experiment decides this claim yet: its rule has no case and gives *{verdict}*.",
+        "case": "the *{verdict}* case", "nth_case": "the {nth} *{verdict}* case",
+        "nth": ("first", "second", "third", "fourth", "fifth", "sixth"),
+        "held": "{case} of the rule holds: {checks}.",
+        "before": "Checked before it, {case} does not hold: {checks}.",
+        "none": "No case of the rule holds, so it gives *{verdict}*.",
+        "fails": "{case} does not hold: {checks}.",
+        "nor": "Nor does {case} hold: {checks}.",
+        "no_case": "No experiment decides this claim yet: its rule has no case and gives *{verdict}*.",
         "undecided": "on the recorded seeds, ",
         "unpowered": "on the numbers alone, ",
+        "check": "{left} is {value}, where the case needs {need}",
+        "flag": "{left} — {value}",
+        "flag_fails": "{left} — {value}, where the case needs {need}",
+        "yes": "yes", "no": "no",
+        "need": {">=": "at least {t}", ">": "more than {t}", "<=": "at most {t}", "<": "less than {t}",
+                 "==": "exactly {t}", "!=": "anything but {t}"},
+        "named": "{name}, which is {value}",
+        "need_named": {"==": "the same as {t}", "!=": "something other than {t}"},
+        "checks": "; ", "or": "; or ",
+        # the table's one clause
+        "short": "{left} is {value} (needs {need})", "short_flag": "{left} — {value}",
+        "short_by": "{left} is {value} (needs {needs})", "short_flag_by": "{left} — {value} (needs {needs})",
+        "short_and": " and ", "short_or": " or ",
+        "short_need_for": "{need} for *{verdict}*", "short_needs_sep": ", ", "short_parts": "; ",
+        "short_more": ("{check}, and 1 more condition met", "{check}, and {n} more conditions met"),
+        "short_none": "no case of the rule holds",
+        "short_no_case": "no experiment yet",
+        "short_undecided": ("the rule gives *{rule}*, but in only {share} of resamplings of the "
+                            "{what} (90 % needed)"),
+        "seeds": "seeds", "items": "items",
+        "short_unpowered": ("the rule gives *refuted*, but a planted effect of the claim's size "
+                            "is detected in only {share} of draws (80 % needed)"),
+        "short_unpowered_none": "the rule gives *refuted*, but its test has no power check yet",
+        # a rule's arithmetic in words
         "within": "the number of the rule's {n} values between {low} and {high}",
+        "max": ("the larger of {args}", "the largest of {args}"),
+        "min": ("the smaller of {args}", "the smallest of {args}"),
+        "args": (", ", " and "),
+        "gap": "the gap between {a} and {b}", "distance": "the distance of {a} from {b}",
+        "size": "the size of {a}",
+        "times": {0.25: "a quarter of {x}", 0.5: "half of {x}", 0.75: "three quarters of {x}",
+                  2: "twice {x}"},
+        "over": {2: "half of {x}", 3: "a third of {x}", 4: "a quarter of {x}", 8: "an eighth of {x}"},
     },
     "zh": {
         "label": "为什么",
-        "holds": "{left}为 {value}（{op} {right}）",
-        "fails": "{left}为 {value}，不满足 {op} {right}",
-        # Checks within a case are set off by "；" (a label may hold a comma), cases by "。"
-        "and": "；", "comma": "；", "but": "；但", "parts": "。", "parts_inline": "；",
-        "held": "规则的“{verdict}”情形成立：{checks}。",
-        "held_after": "规则的“{verdict}”情形成立：{checks}；先检查的“{earlier}”情形不成立（{why}）。",
-        "none": "规则的各种情形都不成立，因此给出“{verdict}”。{cases}。",
-        "case": "就“{verdict}”而言，{checks}",
+        "case": "“{verdict}”情形", "nth_case": "第{nth}个“{verdict}”情形",
+        "nth": ("一", "二", "三", "四", "五", "六"),
+        "held": "规则的{case}成立：{checks}。",
+        "before": "在它之前检查的{case}不成立：{checks}。",
+        "none": "规则的各种情形都不成立，因此给出“{verdict}”。",
+        "fails": "{case}不成立：{checks}。",
+        "nor": "{case}也不成立：{checks}。",
         "no_case": "还没有实验判定这条论断：它的规则还没有任何情形，结论为“{verdict}”。",
         "undecided": "按记录下的种子，",
         "unpowered": "按记录下的数字，单看规则，",
+        "check": "{left}为{value}，这一情形要求{need}",
+        "flag": "{left}——{value}",
+        "flag_fails": "{left}——{value}，而这一情形要求{need}",
+        "yes": "是", "no": "否",
+        "need": {">=": "至少{t}", ">": "大于{t}", "<=": "至多{t}", "<": "小于{t}",
+                 "==": "等于{t}", "!=": "不等于{t}"},
+        "named": "{name}，即{value}",
+        "need_named": {},
+        # checks within a case are set off by "；" (a name may hold a comma), cases by "。"
+        "checks": "；", "or": "；或者",
+        "short": "{left}为{value}（要求{need}）", "short_flag": "{left}——{value}",
+        "short_by": "{left}为{value}（{needs}）", "short_flag_by": "{left}——{value}（{needs}）",
+        "short_and": "，且", "short_or": "，或",
+        "short_need_for": "“{verdict}”要求{need}", "short_needs_sep": "，", "short_parts": "；",
+        "short_more": ("{check}，另有 {n} 个条件也满足", "{check}，另有 {n} 个条件也满足"),
+        "short_none": "规则的各种情形都不成立",
+        "short_no_case": "尚无实验",
+        "short_undecided": "规则给出“{rule}”，但把{what}重抽后只有 {share} 给出同样的结论（需要 90%）",
+        "seeds": "种子", "items": "样例",
+        "short_unpowered": "规则给出“推翻”，但人为植入论断大小的效应，同一检验只在 {share} 的抽样里检出它（需要 80%）",
+        "short_unpowered_none": "规则给出“推翻”，但这个检验还没有功效检查",
         "within": "规则读取的 {n} 个数中落在 {low} 到 {high} 之间的个数",
+        "max": ("{args}中的较大者", "{args}中的最大者"),
+        "min": ("{args}中的较小者", "{args}中的最小者"),
+        "args": ("、", "与"),
+        "gap": "{a}与{b}之差的绝对值", "distance": "{a}与{b}之差的绝对值",
+        "size": "{a}的绝对值",
+        "times": {0.25: "{x}的四分之一", 0.5: "{x}的一半", 0.75: "{x}的四分之三", 2: "{x}的两倍"},
+        "over": {2: "{x}的一半", 3: "{x}的三分之一", 4: "{x}的四分之一", 8: "{x}的八分之一"},
     },
 }
 SYMBOLS = {"<": "<", "<=": "≤", ">": ">", ">=": "≥", "==": "=", "!=": "≠"}
 ARITHMETIC = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×", ast.Div: "÷"}
+# A number recorded as yes / no: its name ends in "(1 yes, 0 no)" or "（1 是，0 否）", or says
+# "（1 / 0）"; the sentence gives yes or no, not 1 or 0.
+FLAG = re.compile(r"\s*[（(]\s*1 (?:yes|是)\s*[，,]\s*0 (?:no|否)\s*[）)]|\s*[（(]1 / 0[）)]")
+HAN = re.compile(r"[\u3400-\u9fff]")
+LATIN = re.compile(r"[A-Za-z0-9%|)\]ₖ²°ᴼ√−+×÷≥≤=<>*_.$`-]")
 
 
-def _number_like(value: float, like: str) -> str:
+def _fill(template: str, lang: str, **values) -> str:
+    """``template.format(**values)``; in Chinese with a space where a filled-in value meets
+    Chinese on one side and a Latin letter or a number on the other ("头数为 2", "要求至少 0.25")."""
+    if lang != "zh":
+        return template.format(**values)
+    text = ""
+    for literal, field, _, _ in string.Formatter().parse(template):
+        for part in (literal, None if field is None else str(values[field])):
+            if part:
+                gap = text and ((HAN.match(text[-1]) and LATIN.match(part[0]))
+                                or (LATIN.match(text[-1]) and HAN.match(part[0])))
+                text += (" " if gap else "") + part
+    return text
+
+
+def _number_like(value: float, like: str, exact: bool = False) -> str:
     """``value`` written the way the number it is compared with is written (``like``: a
-    recorded text such as "65 %", "0.12" or "3.2e-07")."""
-    if like.endswith("%"):
-        digits = re.search(r"\.(\d+)", like)
-        text = f"{100 * value:.{len(digits.group(1)) if digits else 0}f}"
-        return text + (" %" if like.endswith(" %") else "%")
-    if re.search(r"\de[-+]", like):
+    recorded text such as "65 %", "0.12" or "3.2e-07"). A threshold (``exact``) keeps the
+    digits that rounding would lose: 7.5 is not shown as 8, 0.0001 not as 0 %."""
+    if re.search(r"\de[-+]", like) and not like.endswith("%"):
         return "0" if value == 0 else f"{value:.1e}".replace(".0e", "e")
+    share = 100 * value if like.endswith("%") else value
     digits = re.search(r"\.(\d+)", like)
-    text = f"{value:.{len(digits.group(1)) if digits else 0}f}"
-    return text if float(text) != 0 or value == 0 else f"{value:g}"
+    places = len(digits.group(1)) if digits else 0
+    text = f"{share:.{places}f}"
+    if exact and not math.isclose(float(text), share, rel_tol=1e-9, abs_tol=1e-12):
+        text = next((f"{share:.{more}f}" for more in range(places + 1, places + 4)
+                     if math.isclose(float(f"{share:.{more}f}"), share, rel_tol=1e-9, abs_tol=1e-12)),
+                    f"{share:.4g}")
+    if like.endswith("%"):
+        return text + (" %" if like.endswith(" %") else "%")
+    return text
 
 
 # A paper's own numbers (``reference.key`` in a rule, docs/claims.yml `numbers`), in words.
@@ -520,7 +718,9 @@ def _about(name: str, results: dict, lang: str) -> tuple[str, str]:
 
 
 def _expression(node, results: dict, lang: str) -> str:
-    """A rule's arithmetic in words: names by what they are, × − + ÷, |x|."""
+    """A rule's arithmetic in words: names by what they are; "three quarters of", "the larger
+    of", "the gap between"; otherwise × − + ÷."""
+    why = WHY[lang]
     if isinstance(node, ast.Attribute):
         return _about(registry._dotted(node), results, lang)[0]
     if isinstance(node, ast.Constant):
@@ -528,6 +728,16 @@ def _expression(node, results: dict, lang: str) -> str:
     if isinstance(node, ast.UnaryOp):
         return "−" + _expression(node.operand, results, lang)
     if isinstance(node, ast.BinOp):
+        constant = next((part.value for part in (node.left, node.right)
+                         if isinstance(part, ast.Constant)), None)
+        other = node.right if isinstance(node.left, ast.Constant) else node.left
+        if (isinstance(node.op, ast.Mult) and constant in why["times"]
+                and not isinstance(other, ast.Constant)):
+            return _fill(why["times"][constant], lang, x=_expression(other, results, lang))
+        if (isinstance(node.op, ast.Div) and isinstance(node.right, ast.Constant)
+                and node.right.value in why["over"] and not isinstance(node.left, ast.Constant)):
+            return _fill(why["over"][node.right.value], lang, x=_expression(node.left, results, lang))
+
         def side(part, right: bool):
             text = _expression(part, results, lang)
             inner, outer = _precedence(part), _precedence(node)
@@ -535,20 +745,22 @@ def _expression(node, results: dict, lang: str) -> str:
         return f"{side(node.left, False)} {ARITHMETIC[type(node.op)]} {side(node.right, True)}"
     if isinstance(node, ast.Call) and node.func.id == "within":
         low, high, *values = (_expression(a, results, lang) for a in node.args)
-        return WHY[lang]["within"].format(n=len(values), low=low, high=high)
-    if isinstance(node, ast.Call):
+        return _fill(why["within"], lang, n=len(values), low=low, high=high)
+    if isinstance(node, ast.Call) and node.func.id in ("max", "min"):
         args = [_expression(a, results, lang) for a in node.args]
-        if lang == "zh" and node.func.id in ("max", "min"):
-            # 甲与乙中的较大者: Chinese names joined by a comma would read as half-width
-            # punctuation in Chinese running text ("max(…实体头, Clark 等…)")
-            larger = node.func.id == "max"
-            which = ("较大者" if larger else "较小者") if len(args) == 2 else ("最大者" if larger else "最小者")
-            joined = args[0]
-            for arg in args[1:]:  # a space between Chinese and a Latin name: 与 Clark 等
-                joined += ("与" if len(args) == 2 else "、") + (" " if re.match(r"[A-Za-z0-9]", arg) else "") + arg
-            return f"（{joined}{' ' if re.search(r'[A-Za-z0-9)]$', joined) else ''}中的{which}）"
-        inner = ", ".join(args)
-        return f"|{inner}|" if node.func.id == "abs" else f"{node.func.id}({inner})"
+        comma, last = why["args"]
+        joined = args[0] if len(args) == 1 else _fill("{a}" + last + "{b}", lang, a=comma.join(args[:-1]), b=args[-1])
+        return _fill(why[node.func.id][0 if len(args) == 2 else 1], lang, args=joined)
+    if isinstance(node, ast.Call) and node.func.id == "abs":
+        inside = node.args[0]
+        if isinstance(inside, ast.BinOp) and isinstance(inside.op, (ast.Sub, ast.Add)):
+            a = _expression(inside.left, results, lang)
+            if isinstance(inside.right, ast.Constant):   # |x + 0.5|: the distance of x from −0.5
+                b = f"{-inside.right.value if isinstance(inside.op, ast.Add) else inside.right.value:g}"
+                return _fill(why["distance"], lang, a=a, b=b.replace("-", "−"))
+            if isinstance(inside.op, ast.Sub):
+                return _fill(why["gap"], lang, a=a, b=_expression(inside.right, results, lang))
+        return _fill(why["size"], lang, a=_expression(inside, results, lang))
     return ast.unparse(node)
 
 
@@ -556,20 +768,6 @@ def _precedence(node) -> int:
     if not isinstance(node, ast.BinOp):
         return 3  # a name, a number, a call: never needs brackets
     return 1 if isinstance(node.op, (ast.Add, ast.Sub)) else 2
-
-
-def _side(node, value: float, other, results: dict, lang: str) -> tuple[str, str]:
-    """One side of a comparison: (what it is, its value as text). A threshold is written as
-    the rule writes it (a percentage where the number it bounds is one); a computed side is
-    rounded like the number it is compared with."""
-    if isinstance(node, ast.Attribute):
-        about, text = _about(registry._dotted(node), results, lang)
-        return about, text or f"{value:g}"
-    if isinstance(node, ast.Constant):
-        like = _recorded_text(other, results, lang)
-        return "", _number_like(value, like) if like.endswith("%") else f"{value:g}"
-    like = _recorded_text(node, results, lang) or _recorded_text(other, results, lang)
-    return _expression(node, results, lang), _number_like(value, like) if like else _plain(value)
 
 
 def _plain(value: float) -> str:
@@ -590,67 +788,220 @@ def _recorded_text(node, results: dict, lang: str) -> str:
     return ""
 
 
-def _check(check: registry.Check, results: dict, lang: str) -> str:
-    left, left_text = _side(check.left, check.left_value, check.right, results, lang)
-    right, right_text = _side(check.right, check.right_value, check.left, results, lang)
-    computed = "= " if not isinstance(check.right, ast.Attribute) else ""
-    threshold = right_text
-    if right:
-        threshold = f"{right}（{computed}{right_text}）" if lang == "zh" else f"{right} ({computed}{right_text})"
-    left = left or left_text
-    if lang == "zh" and (re.search(r"[\w)]$", left, re.ASCII) or left.endswith(("√dₖ", "ₖ"))):
-        left += " "  # "… shown 为 3", "除以 √dₖ 为": a space between Latin text and Chinese
-    template = WHY[lang]["holds" if check.holds else "fails"]
-    return template.format(left=left, value=left_text, op=SYMBOLS[check.op], right=threshold)
+def _sides(check: registry.Check, results: dict, lang: str) -> tuple[str, str, str, str]:
+    """A comparison's two sides in words: (what the left is, its value, what the threshold is
+    or '' for a bare number, the threshold's value). The threshold is written like the
+    number it bounds (a percentage where that is one), with the digits it needs."""
+    left_like = _recorded_text(check.left, results, lang)
+    right_like = _recorded_text(check.right, results, lang)
+    if isinstance(check.left, ast.Attribute):
+        left, left_text = _about(registry._dotted(check.left), results, lang)
+        left_text = left_text or _plain(check.left_value)
+    else:
+        left = _expression(check.left, results, lang)
+        like = left_like or right_like
+        left_text = _number_like(check.left_value, like) if like else _plain(check.left_value)
+    if isinstance(check.right, ast.Attribute):
+        right, right_text = _about(registry._dotted(check.right), results, lang)
+        right_text = right_text or _plain(check.right_value)
+    elif isinstance(check.right, ast.Constant):
+        right = ""
+        right_text = (_number_like(check.right_value, left_like, exact=True) if left_like.endswith("%")
+                      else f"{check.right_value:g}")
+    else:
+        right = _expression(check.right, results, lang)
+        like = left_like if left_like.endswith("%") else (right_like or left_like)
+        right_text = _number_like(check.right_value, like, exact=True) if like else _plain(check.right_value)
+    return left, left_text, right, right_text
 
 
-def _checks(case: registry.CaseOutcome, results: dict, lang: str) -> str:
+def _flag(label: str) -> str | None:
+    """A yes / no number's name without its "(1 yes, 0 no)" (None when it is not one)."""
+    return FLAG.sub("", label) if FLAG.search(label) else None
+
+
+def _check(check: registry.Check, results: dict, lang: str, short: bool = False,
+           need_only: bool = False, needs: str = "") -> str:
+    """One comparison: the number by what it is, its value, and the threshold the case needs
+    (``short``: the threshold's value only, for the table's one clause; ``need_only``: just
+    what is needed, "at least 6"; ``needs``: what several verdicts needed of this number)."""
     why = WHY[lang]
-    held = [_check(c, results, lang) for c in case.checks if c.holds]
-    failed = [_check(c, results, lang) for c in case.checks if not c.holds]
+    left, value, right, threshold = _sides(check, results, lang)
+    flag = _flag(left) if isinstance(check.right, ast.Constant) else None
+    if flag is not None:   # yes / no: which answer the case needs
+        answer = lambda x: why["yes"] if x else why["no"]   # noqa: E731
+        needed = answer(registry._COMPARE[_OPERATOR_TYPES[check.op]](1, check.right_value))
+        if need_only:
+            return needed
+        template = why["short_flag_by" if needs else "short_flag" if short
+                       else "flag" if check.holds else "flag_fails"]
+        return _fill(template, lang, left=flag, value=answer(check.left_value), need=needed, needs=needs)
+    brief = short or need_only
+    if right and not brief:
+        threshold = _fill(why["named"], lang, name=right, value=threshold)
+    need = _fill(why["need_named"].get(check.op, why["need"][check.op]) if right and not brief
+                 else why["need"][check.op], lang, t=threshold)
+    if need_only:
+        return need
+    template = why["short_by" if needs else "short" if short else "check"]
+    return _fill(template, lang, left=left, value=value, need=need, needs=needs)
 
-    def join(parts):
-        if lang == "zh" or len(parts) < 2:
-            return why["comma"].join(parts)
-        return why["comma"].join(parts[:-1]) + why["and"] + parts[-1]
-    if not failed:
-        return join(held)
-    return (join(held) + why["but"] if held else "") + join(failed)
+
+_OPERATOR_TYPES = {symbol: kind for kind, symbol in registry._OPERATORS.items()}
+
+
+def _join(checks: list[registry.Check], results: dict, lang: str, short: bool = False) -> str:
+    """Comparisons in a row; the failed alternatives of one ``or`` joined by "or"."""
+    why = WHY[lang]
+    text, previous = "", None
+    for check in checks:
+        part = _check(check, results, lang, short)
+        if previous is None:
+            text = part
+        else:
+            joint = "or" if check.either and check.either == previous.either else "and"
+            word = why[f"short_{joint}"] if short else why["or" if joint == "or" else "checks"]
+            text = _fill("{a}" + word + "{b}", lang, a=text, b=part)
+        previous = check
+    return text
+
+
+def _deciding(case: registry.CaseOutcome) -> list[registry.Check]:
+    """The comparisons that decided a case: all of a case that held, the failed ones of a case
+    that did not (those before them held, and decided nothing)."""
+    if case.holds:
+        return case.checks
+    return [c for c in case.checks if not c.holds] or case.checks
+
+
+def _case_names(explanation: registry.Explanation, claim: registry.Claim, lang: str) -> list[str]:
+    """Each case of the rule named once: by its verdict, and by its rank among the rule's
+    cases of that verdict where there are several ("the second *nuanced* case")."""
+    why, names = WHY[lang], UI[lang]["verdicts"]
+    verdicts = [verdict for verdict, _ in claim.cases] or [c.verdict for c in explanation.cases]
+    named = []
+    for index, case in enumerate(explanation.cases):
+        same = [i for i, v in enumerate(verdicts) if v == case.verdict]
+        if len(same) > 1:
+            named.append(why["nth_case"].format(nth=why["nth"][same.index(index)], verdict=names[case.verdict]))
+        else:
+            named.append(why["case"].format(verdict=names[case.verdict]))
+    return named
+
+
+def _capital(sentence: str, lang: str) -> str:
+    return sentence[0].upper() + sentence[1:] if lang == "en" and sentence else sentence
 
 
 def reason(claim: registry.Claim, explanation: registry.Explanation, results: dict, lang: str,
            assessment=None) -> str:
-    """Why ``claim``'s rule gives its verdict, in one sentence: which case held, each number
-    against its threshold (or, when none held, what each case lacked)."""
+    """Why ``claim``'s rule gives its verdict, in sentences: the case that held with each
+    number beside its threshold, then each case checked before it and why it did not hold
+    (or, when none held, what each case lacked)."""
     why, names = WHY[lang], UI[lang]["verdicts"]
-    verdict = names[explanation.verdict]
+    cases = _case_names(explanation, claim, lang)
     if not explanation.cases:
-        sentence = why["no_case"].format(verdict=verdict)
+        sentences = [why["no_case"].format(verdict=names[explanation.verdict])]
     elif explanation.held is None:
-        cases = why["parts"].join(why["case"].format(verdict=names[c.verdict],
-                                                      checks=_checks(c, results, lang))
-                                  for c in explanation.cases)
-        sentence = why["none"].format(verdict=verdict, cases=cases)
+        sentences = [why["none"].format(verdict=names[explanation.verdict])]
+        for index, case in enumerate(explanation.cases):
+            template = why["fails" if index == 0 else "nor"]
+            sentences.append(_capital(_fill(template, lang, case=cases[index],
+                                            checks=_join(_deciding(case), results, lang)), lang))
     else:
-        checks = _checks(explanation.cases[explanation.held], results, lang)
-        earlier = explanation.cases[:explanation.held]
-        sentence = why["held_after" if earlier else "held"].format(
-            verdict=verdict, checks=checks,
-            earlier=("、" if lang == "zh" else ", ").join(names[c.verdict] for c in earlier),
-            why=why.get("parts_inline", why["parts"]).join(_checks(c, results, lang) for c in earlier))
+        held = explanation.cases[explanation.held]
+        sentences = [_capital(_fill(why["held"], lang, case=cases[explanation.held],
+                                    checks=_join(held.checks, results, lang)), lang)]
+        for index, case in enumerate(explanation.cases[:explanation.held]):
+            template = why["before" if index == 0 else "nor"]
+            sentences.append(_capital(_fill(template, lang, case=cases[index],
+                                            checks=_join(_deciding(case), results, lang)), lang))
+    text = ("" if lang == "zh" else " ").join(sentences)
     if assessment is not None and assessment.undecided:
-        sentence = why["undecided"] + sentence  # the stability line says why it shows open
+        text = why["undecided"] + text[0].lower() + text[1:] if lang == "en" else why["undecided"] + text
     elif assessment is not None and assessment.unpowered:
-        sentence = why["unpowered"] + sentence  # the power line says why it shows open
-    return sentence[0].upper() + sentence[1:] if lang == "en" else sentence
+        # "按记录下的数字，单看规则，“推翻”情形成立" (not "单看规则，规则的…")
+        text = (why["unpowered"] + text[0].lower() + text[1:] if lang == "en"
+                else why["unpowered"] + text.removeprefix("规则的"))
+    return _capital(text, lang)
+
+
+def because(claim: registry.Claim, explanation: registry.Explanation, results: dict, lang: str,
+            assessment=None) -> str:
+    """The table's one clause: the deciding comparisons of the case that gave the verdict
+    (without the conditions every case shares, such as enough items); when no case held,
+    what the cases of the other verdicts lacked; when the shown verdict is open because the
+    seeds or the power check leave it so, that."""
+    why, names = WHY[lang], UI[lang]["verdicts"]
+    if assessment is not None and assessment.undecided:
+        by_items = bool(getattr(assessment, "items", None)) and not assessment.seeds
+        share = f"{math.floor(100 * assessment.stability + 1e-9)}" + (" %" if lang == "en" else "%")
+        return _fill(why["short_undecided"], lang, rule=names[assessment.rule_verdict], share=share,
+                     what=why["items" if by_items else "seeds"])
+    if assessment is not None and assessment.unpowered:
+        if assessment.power is None:
+            return why["short_unpowered_none"]
+        share = f"{math.floor(100 * assessment.power + 1e-9)}" + (" %" if lang == "en" else "%")
+        return _fill(why["short_unpowered"], lang, share=share)
+    if not explanation.cases:
+        return why["short_no_case"]
+    if explanation.held is not None:
+        checks = explanation.cases[explanation.held].checks
+        shared = set.intersection(*({_identity(c) for c in case.checks}
+                                    for case in explanation.cases)) if len(claim.cases) > 1 else set()
+        deciding = [c for c in checks if _identity(c) not in shared] or checks
+        text = _check(_nearest(deciding), results, lang, short=True)
+        more = len(deciding) - 1
+        return _fill(why["short_more"][more > 1], lang, check=text, n=more) if more else text
+    # No case held: each verdict's nearest miss, one number once with what each verdict needed
+    # of it ("… is 4 (needs at least 6 for *verified*, at most 2 for *refuted*)").
+    misses: dict[str, list[registry.Check]] = {}
+    for case in explanation.cases:
+        if case.verdict != "open":   # an open case guards the data (enough items): not a near miss
+            misses.setdefault(case.verdict, []).extend(_deciding(case))
+    if not misses:
+        return why["short_none"]
+    by_number: dict[tuple[str, float], list[tuple[str, registry.Check]]] = {}
+    for verdict, checks in misses.items():
+        check = _nearest(checks)
+        by_number.setdefault((ast.dump(check.left), check.left_value), []).append((verdict, check))
+    parts = []
+    for pairs in by_number.values():
+        needs = why["short_needs_sep"].join(
+            _fill(why["short_need_for"], lang, verdict=names[verdict],
+                  need=_check(check, results, lang, need_only=True)) for verdict, check in pairs)
+        parts.append(_check(pairs[0][1], results, lang, short=True, needs=needs))
+    return why["short_parts"].join(parts)
+
+
+def _nearest(checks: list[registry.Check]) -> registry.Check:
+    """The comparison whose number came nearest its threshold (relatively): of a case that
+    held, the condition it met by the least; of one that did not, its nearest miss."""
+    return min(checks, key=lambda c: abs(c.left_value - c.right_value)
+               / max(abs(c.left_value), abs(c.right_value), 1e-12))
+
+
+def _identity(check: registry.Check) -> tuple[str, str, str]:
+    return ast.dump(check.left), check.op, ast.dump(check.right)
 
 
 def reasons(lang: str, claims: dict[str, registry.Claim], results: dict,
             assessments: dict | None = None) -> dict[str, str]:
-    """Each claim's verdict in one sentence (``{}`` when nothing ran)."""
+    """Each claim's verdict in sentences (``{}`` when nothing ran)."""
     if not results:
         return {}
     numbers = registry.measurements(results, claims)
     return {claim_id: reason(claim, registry.explain(claim, numbers), results, lang,
                              (assessments or {}).get(claim_id))
+            for claim_id, claim in claims.items()}
+
+
+def becauses(lang: str, claims: dict[str, registry.Claim], results: dict,
+             assessments: dict | None = None) -> dict[str, str]:
+    """Each claim's verdict in one clause, for the ledger's table (``{}`` when nothing ran)."""
+    if not results:
+        return {}
+    numbers = registry.measurements(results, claims)
+    return {claim_id: because(claim, registry.explain(claim, numbers), results, lang,
+                              (assessments or {}).get(claim_id))
             for claim_id, claim in claims.items()}

@@ -19,7 +19,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, plt
 from explainer.report import Report
-from explainer.seeds import n_seeds, report_seed_count
+from explainer.seeds import n_seeds, report_seed_count, report_seeds_past
 
 report = Report("many_heads.duplicate_heads.head_dropout")
 
@@ -185,8 +185,9 @@ for key, values in per_seed.items():
     print(f"{key:>20}: none {values[arm_of['none']].mean():.3f}  dropout {values[arm_of['dropout']].mean():.3f}")
 
 
-less_redundant = per_seed["r2"][arm_of["dropout"]] < per_seed["r2"][arm_of["none"]]
-report_seed_count(report, "less_redundant_seeds", less_redundant,
+r2_change = per_seed["r2"][arm_of["dropout"]] - per_seed["r2"][arm_of["none"]]   # (n,): below 0, less redundant
+less_redundant = r2_change < 0
+report_seeds_past(report, "less_redundant_seeds", r2_change, of="count_below", line=0.0,
                   en="seeds in which head dropout lowers the mean R² (heads less predictable from each other)",
                   zh="头 dropout 让平均 R² 降低（各头更难互相预测）的种子数")
 cheaper = per_seed["ablation_cost"][arm_of["dropout"]] < per_seed["ablation_cost"][arm_of["none"]]

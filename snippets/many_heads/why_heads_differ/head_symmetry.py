@@ -158,7 +158,7 @@ for arm in ARMS:
                   en=f"pattern similarity of the two heads ({arm})", zh=f"两个头的模式相似度（{NAMES_ZH[arm]}）")
     report.number(f"{arm}_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
                   en=f"largest weight difference after {STEPS} steps, mean over seeds ({arm})",
-                  zh=f"训练 {STEPS} 步后两头权重的最大差，各种子平均（{NAMES_ZH[arm]}）")
+                  zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（{NAMES_ZH[arm]}）")
     report_spread(report, f"{arm}_accuracy", accuracy[s], "{:.3f}",
                   en=f"accuracy on held-out sentences ({arm})", zh=f"留出句子上的准确率（{NAMES_ZH[arm]}）")
     report.number(f"{arm}_loss_mean", loss[s].mean(), "{:.3f}",
@@ -179,10 +179,10 @@ for arm in ("nudged", "identical_dropout"):
     first = torch.where(separated, steps[above.int().argmax(dim=1)], torch.tensor(STEPS))
     report_seed_count(report, f"{arm}_separated_seeds", separated,
                       en=f"seeds in which the weight gap passes 0.01 within {STEPS} steps ({arm})",
-                      zh=f"{STEPS} 步内两头权重差超过 0.01 的种子数（{NAMES_ZH[arm]}）")
+                      zh=f"{STEPS} 步内两个头的权重差超过 0.01 的种子数（{NAMES_ZH[arm]}）")
     report.number(f"{arm}_step_gap_above_0_01_mean", first.float().mean(), "{:.0f}",
                   en=f"first step at which the weight gap passes 0.01, mean over seeds ({arm})",
-                  zh=f"两头权重差首次超过 0.01 的步数，各种子平均（{NAMES_ZH[arm]}）")
+                  zh=f"两个头的权重差首次超过 0.01 的步数，各种子平均（{NAMES_ZH[arm]}）")
 report.number("nudged_start_gap", gap_curves[arm_of["nudged"], 0].max(), "{:.0e}",
               en="largest initial weight difference of the nudged pair", zh="相差 1e-6 的一对初始权重的最大差")
 
@@ -275,7 +275,7 @@ TEXT = {
         "alt": f"训练 {STEPS} 步中两个头权重的最大差（对称对数坐标），每个种子一条淡线（共 {n} 个种子），"
                "粗线为中位数。训练结束时的平均差：完全相同的为 {identical}；相差 1e-6 的为 {nudged}；"
                "完全相同 + dropout 的为 {identical_dropout}；随机初始化的为 {random}。",
-        "caption": "完全相同的两个头在 {stay}/{n} 个种子里始终逐位相同；两头权重差超过 0.01 的种子，"
+        "caption": "完全相同的两个头在 {stay}/{n} 个种子里始终逐位相同；两个头的权重差超过 0.01 的种子，"
                    "起初相差 1e-6 时有 {nudged}/{n} 个，加 dropout 时有 {dropout}/{n} 个。",
         "alt_accuracy": f"四种起点训练后的准确率，每个点是一个种子（共 {n} 个），竖线为平均值。",
         "caption_accuracy": "训练后的准确率，按起点分组（每个点一个随机种子）。",

@@ -365,8 +365,8 @@ report.text("median_steps",
 report.text("twice_count",
             en=f"In {n_twice} of {n} seeds the near-orthogonal run surely needed at least twice the aligned "
                f"median; in {n_slower} of {n} it surely needed more steps than the aligned run of the same seed.",
-            zh=f"{n} 个种子中，有 {n_twice} 个的近乎正交训练确定需要至少两倍于对齐中位数的步数；"
-               f"有 {n_slower} 个确定比同一种子的对齐训练需要更多步。")
+            zh=f"{n} 个种子中，有 {n_twice} 个的近乎正交训练可以断定需要至少两倍于对齐中位数的步数；"
+               f"有 {n_slower} 个可以断定比同一种子的对齐训练需要更多步。")
 n_rise = int(rise_above.sum())
 report.text("free_heads",
             en=(f"the largest |cos| between their bilinear forms rose above the cross-run pairs' 95th percentile "
@@ -438,7 +438,8 @@ TEXT = {
            "alt_pull": f"Cosine between the two heads' parameter vectors over {STEPS} training steps, one faint "
                        f"line per seed ({n} seeds) and the median in bold: pulled from a near-orthogonal start, "
                        "pulled from an aligned start, and not pulled at all.",
-           "caption_pull": "How long the pull takes to make two heads alike, from near-orthogonal and from aligned starts.",
+           "caption_pull": f"How long the pull takes to make two heads alike: the median run needed {en_o} steps from "
+                           f"the near-orthogonal start and {en_a} from the aligned one.",
            "form_names": {"free": "free heads, same model", "null": "head 0 and head 1 of partner runs (null)",
                           "planted": "free heads with the planted pull"},
            "form_cos": "|cosine| between the\nheads' bilinear forms", "p95": "null's 95th percentile",
@@ -450,8 +451,9 @@ TEXT = {
                         f"percentile, a dotted one twice it, the planted pull's target. The free heads' largest "
                         f"value rises above the dashed line in {n_rise} of {n} seeds; the planted pull's, in "
                         f"{int(detected.sum())} of {n}.",
-           "caption_forms": "Do the free heads grow more alike than two heads that share the data but not the model? "
-                            "Their bilinear forms against cross-run pairs and a planted pull."},
+           "caption_forms": f"Free heads against two heads that share the data but not the model: the free heads' "
+                            f"largest |cos| rises above the cross-run pairs' 95th percentile in {n_rise} of {n} seeds "
+                            f"(a planted pull: {int(detected.sum())} of {n})."},
     "zh": {"measured": "实测平均 |cos|", "theory": "√(2/(πd))", "d": "维度 d",
            "cos": "两个随机向量\n余弦绝对值的均值",
            "alt": "双对数坐标图：两个随机向量余弦绝对值的均值随维度（2 到 4096）的变化。"
@@ -462,7 +464,7 @@ TEXT = {
            "step": "训练步数", "head_cos": "头 0 与头 1\n之间的余弦", "target": f"目标 {TARGET}",
            "alt_pull": f"训练 {STEPS} 步中两个头参数向量之间的余弦，每个种子一条淡线（共 {n} 个种子），粗线为中位数："
                        "从近乎正交的起点加拉近项、从对齐的起点加拉近项、完全不加拉近项。",
-           "caption_pull": "把两个头拉成一样要花多久：近乎正交的起点与对齐的起点对比。",
+           "caption_pull": f"把两个头拉成一样要花多久：近乎正交的起点中位数需要 {zh_o} 步，对齐的起点需要 {zh_a} 步。",
            "form_names": {"free": "自由的头，同一个模型", "null": "搭档运行之间的头 0 与头 1（零假设）",
                           "planted": "自由的头，加植入的拉近项"},
            "form_cos": "两个头双线性型\n之间的 |余弦|", "p95": "零假设的第 95 百分位数",
@@ -472,7 +474,8 @@ TEXT = {
                         f"（{2 * n} 对跨运行配对，即零假设），以及加了植入拉近项的自由的头。虚线是零假设的第 95 百分位数，"
                         f"点线是它的两倍，即植入拉近项的目标。{n} 个种子中，自由的头的最大值有 {n_rise} 个超过虚线；"
                         f"植入拉近项的有 {int(detected.sum())} 个。",
-           "caption_forms": "自由的头会不会比“共享数据、不共享模型”的两个头变得更像？双线性型与跨运行配对、植入拉近项的对比。"},
+           "caption_forms": f"自由的头与“共享数据、不共享模型”的两个头相比：{n} 个种子中有 {n_rise} 个，自由的头的最大 |cos| "
+                            f"超过跨运行配对的第 95 百分位数（植入拉近项的：{n} 个中有 {int(detected.sum())} 个）。"},
 }
 colors = {"orthogonal": "#d95f02", "aligned": "#1b9e77", "free": "#7570b3", "null": "#666666", "planted": "#e7298a"}
 for lang in LANGS:

@@ -13,7 +13,7 @@ from explainer.report import Report
 
 report = Report("real_model.head_roles.angles")
 
-# %%
+# %% tags=["measure_setup"]
 from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
 from explainer import head_role_sets
 from explainer.head_metrics import prefers, top_candidate_hits
@@ -34,9 +34,9 @@ MAJORITY = 0.5     # a role also needs the target to be the top pick in half the
 DRAWS = 2000       # redraws of the max-statistic permutation
 LEAD = 0.75        # C22's 75 %
 
-# %%
+# %% tags=["measure_c02"]
 # C02 and the verb–object role, as roles.py measures them: the passing heads and the best head.
-roles = {}
+measured = {}     # role -> accuracy (72,), passes, best head, as measured again here
 co_set = coreference_sentences()
 co_outputs = run_sentences(model, tokenizer, [s.text for s in co_set])
 co_attention = stacked_attention(co_outputs)
@@ -51,7 +51,7 @@ ours_wrong = prefers(co_rows, wrong, right).numpy()
 nouns = mask_of([[int(o), int(r), int(w)] for o, r, w in zip(other, right, wrong)], co_rows.shape[-1])
 co_p = pair_relabelling_max_statistic(ours_right, ours_wrong, np.array([s.pair for s in co_set]))
 co_accuracy = ours_right.sum(axis=0) / len(co_set)
-roles["coreference"] = dict(accuracy=co_accuracy, passes=(co_p < ALPHA) & (co_accuracy >= MAJORITY),
+measured["coreference"] = dict(accuracy=co_accuracy, passes=(co_p < ALPHA) & (co_accuracy >= MAJORITY),
                             best=int(co_accuracy.argmax()))
 
 vo_set = verb_object_sentences()
@@ -68,9 +68,9 @@ for role, queries, targets in (("verb_object", verbs, objects), ("object_verb", 
     hits = top_candidate_hits(rows, candidates, torch.tensor(targets)).numpy()
     vo_hits[role] = (hits, rows, candidates)
     accuracy = hits.sum(axis=0) / len(vo_set)
-    roles[role] = dict(accuracy=accuracy, best=int(accuracy.argmax()))
+    measured[role] = dict(accuracy=accuracy, best=int(accuracy.argmax()))
 
-# %%
+# %% tags=["measure_c21"]
 # C21's ambiguity test, as ambiguous_words.py runs it: the heads that pass.
 sf_set = sense_frames()
 sf_tokens = [tokenizer.tokens(s.text) for s in sf_set]
@@ -86,7 +86,7 @@ for outputs in (sf_outputs, run_sentences(model, tokenizer, [s.plain for s in sf
 gap, gap_p = ambiguity_test(*cue_hits, n_draws=2000)
 c21_ambiguity = (gap >= 0.25) & (gap_p < ALPHA)
 
-# %%
+# %% tags=["measure_c22"]
 # C22, as noun_between.py decides it: the head-directions that pass.
 nb_set = head_role_sets.verb_object_sentences()                 # a noun between verb and object
 nb_outputs = run_sentences(model, tokenizer, [s.text for s in nb_set])
@@ -125,7 +125,7 @@ target_weight = {
     "c21": weight_on(stacked_attention(sf_outputs), sf_word, sf_cue).mean(axis=0),
     "c22": np.concatenate([to_object.mean(axis=0), from_object.mean(axis=0)]),
 }
-passing_of = {"c02": roles["coreference"]["passes"], "c21": c21_ambiguity, "c22": c22_pass}
+passing_of = {"c02": measured["coreference"]["passes"], "c21": c21_ambiguity, "c22": c22_pass}
 for claim, weights in target_weight.items():
     chosen = weights[passing_of[claim]]                          # the passing heads' mean target weight
     print(f"{claim.upper()}: passing heads {len(chosen)}; the target's mean weight at most "
@@ -168,7 +168,7 @@ def query_key(outputs, n: int, layer: int, head: int):
 # %% tags=["direction"]
 @torch.no_grad()
 def direction_or_length(outputs, role: str, queries, candidates) -> dict:
-    best = roles[role]["best"]
+    best = measured[role]["best"]
     layer, head = divmod(best, H)
     by = {"cos": [], "norm": [], "attention": [], "winner_cos": [], "d_cos": [], "d_log_norm": []}
     for n, (query, allowed) in enumerate(zip(queries, candidates)):
@@ -189,7 +189,7 @@ def direction_or_length(outputs, role: str, queries, candidates) -> dict:
     return {key: np.array(value) for key, value in by.items()} | {"head": head_name(best)}
 
 
-vo_role = max(("verb_object", "object_verb"), key=lambda r: roles[r]["accuracy"].max())
+vo_role = max(("verb_object", "object_verb"), key=lambda r: measured[r]["accuracy"].max())
 vo_queries = verbs if vo_role == "verb_object" else objects
 direction = {
     "coreference": direction_or_length(
@@ -226,27 +226,12 @@ for name, d in direction.items():
 
 # %%
 # The same count in every head: is "the cosine alone picks the winner" special to the best
-# heads, or true of MiniLM's heads in general?
-@torch.no_grad()
-def cosine_picks_winner(outputs, queries, candidates) -> np.ndarray:
-    """(72,): per head, the share of sentences in which the cosine alone picks the candidate
-    with the largest q·k."""
-    hits = np.zeros(L * H)
-    for n, (query, allowed) in enumerate(zip(queries, candidates)):
-        for layer in range(L):
-            attention = model.layers[layer].attention
-            x = outputs[n].hidden_states[layer]                  # (1, T, C)
-            q = attention.split_heads(attention.W_Q(x))[0][:, query]          # (H, hs)
-            k = attention.split_heads(attention.W_K(x))[0][:, allowed]        # (H, c, hs)
-            score = (k @ q[..., None])[..., 0]                   # (H, c)
-            cos = score / (k.norm(dim=-1) * q.norm(dim=-1, keepdim=True))     # (H, c)
-            hits[layer * H:(layer + 1) * H] += (cos.argmax(-1) == score.argmax(-1)).numpy()
-    return hits / len(queries)
-
+# heads, or true of MiniLM's heads in general? (explainer/head_angles.py)
+from explainer.head_angles import angles_by_claim, cosine_picks_winner
 
 cos_everywhere = {
-    "coreference": cosine_picks_winner(co_outputs, it_pos, [n.nonzero()[:, 0] for n in nouns]),
-    "verb_object": cosine_picks_winner(vo_outputs, vo_queries, [c.nonzero()[:, 0] for c in vo_hits[vo_role][2]]),
+    "coreference": cosine_picks_winner(model, co_outputs, it_pos, [n.nonzero()[:, 0] for n in nouns]),
+    "verb_object": cosine_picks_winner(model, vo_outputs, vo_queries, [c.nonzero()[:, 0] for c in vo_hits[vo_role][2]]),
 }
 for name, share in cos_everywhere.items():
     report.number(f"direction_{name}_cos_heads_75", (share >= 0.75).sum(), "{:.0f}", kind="count",
@@ -286,7 +271,7 @@ def centred_angles(outputs, flat: int, queries, targets, candidates):
 
 # Per claim: its sentences, and per passing head (flat index) the query, target and candidates.
 c23_sets = {
-    "c02": (roles["coreference"]["passes"], co_outputs,
+    "c02": (measured["coreference"]["passes"], co_outputs,
             lambda f: (it_pos, right.tolist(), [[int(o), int(r), int(w)] for o, r, w in zip(other, right, wrong)])),
     "c21": (c21_ambiguity, sf_outputs, lambda f: (sf_word, sf_cue, sf_candidates)),
     "c22": (c22_pass, nb_outputs,
@@ -308,14 +293,42 @@ for h in c23:
           f"to the others {h['others']:.0f}°, target smallest in {h['smallest']:.0%}")
 print(f"heads that qualify: {len(c23)}; with a small angle: {sum(small)}, with a large one: {sum(large)}")
 
+# %% [markdown]
+# The verdict must survive another draw of the sentences (G2), 1,000 times: C02's pairs and C21's
+# frame templates as clusters, C22's sentences within their kind; the passing heads chosen again.
+
 # %%
-report.number("c23_heads", len(c23), "{:.0f}", kind="count",
+from explainer.angle_resampling import c02_passes, c21_passes, c23_counts
+from explainer.item_resampling import DRAWS as RESAMPLINGS, cluster_draws, stratified_draws
+from explainer.noun_between_heads import c22_decision, top_picks
+
+angles_all, per_sentence = angles_by_claim(model, c23_sets)     # every head's angles and weights, once
+nb_hit = {q: top == t[:, None] for q, (top, t, _) in top_picks(nb_attention, nb_tokens, nb_verb, nb_object, nb_between).items()}
+
+
+def c23_again(items, seed):                                     # items: claim -> the drawn sentences
+    passes = {"c02": c02_passes(ours_right, ours_wrong, items["c02"], alpha=ALPHA, majority=MAJORITY, seed=seed),
+              "c21": c21_passes(*cue_hits, items["c21"], gap_min=0.25, alpha=ALPHA, seed=seed),
+              "c22": c22_decision(nb_hit, prefer, items["c22"], n_draws=DRAWS, significance=ALPHA, lead=LEAD, seed=seed)["passes"]}
+    return c23_counts(passes, per_sentence, angles_all, items, share=C23_SHARE, small=SMALL, gap=GAP, large=LARGE)
+
+
+everything = {"c02": np.arange(len(co_set)), "c21": np.arange(len(sf_set)), "c22": np.arange(len(nb_set))}
+assert c23_again(everything, 0) == dict(heads=len(c23), small_heads=sum(small), large_heads=sum(large))  # identity draw
+c23_draws = {"c02": cluster_draws([s.pair for s in co_set], seed=2), "c21": cluster_draws([s.frame for s in sf_set]),
+             "c22": stratified_draws([s.kind for s in nb_set], seed=1)}
+again = [c23_again({claim: d[i] for claim, d in c23_draws.items()}, seed=i) for i in range(RESAMPLINGS)]
+
+# %%
+report.number("n_items", len(co_set) + len(sf_set) + len(nb_set), kind="count",
+              en="C23 sentences resampled (C02's, C21's and C22's)", zh="C23 重抽样的句子数（C02、C21、C22 的句子合计）")
+report.number("c23_heads", len(c23), "{:.0f}", kind="count", resampled=[a["heads"] for a in again],
               en="heads that pass C02, C21 or C22 with the target taking ≥ 0.3 of the attention",
               zh="通过 C02、C21 或 C22、且目标拿到至少 0.3 注意力的头数")
-report.number("c23_small_heads", sum(small), "{:.0f}", kind="count",
+report.number("c23_small_heads", sum(small), "{:.0f}", kind="count", resampled=[a["small_heads"] for a in again],
               en="of those, heads whose target's median angle is < 60° and ≥ 15° smaller than the other candidates'",
               zh="其中目标的中位夹角小于 60°、且比其他候选小至少 15° 的头数")
-report.number("c23_large_heads", sum(large), "{:.0f}", kind="count",
+report.number("c23_large_heads", sum(large), "{:.0f}", kind="count", resampled=[a["large_heads"] for a in again],
               en="of those, heads whose target's median angle is > 75°", zh="其中目标的中位夹角大于 75° 的头数")
 first = max(c23, key=lambda h: h["weight"]) if c23 else None   # the one the page describes
 for key, en, zh in (("target", "median angle between q and the target's key", "q 与目标的键之间的中位夹角"),

@@ -4,7 +4,8 @@
 # Source A says that recognising the antecedent of *it* is a large q(it)·k(animal):
 # some head's attention from *it* should land on the noun *it* means. We test that on
 # all 72 heads of all-MiniLM-L6-v2 with 60 minimal pairs from 6 templates ("The
-# animal didn't cross the street because it was too tired / wide"): in each pair one
+# animal didn't cross the street because it was too tired / wide"), and 120 pairs from
+# the same templates when 60 leave the verdict undecided: in each pair one
 # last adjective moves the referent from the first noun to the second, so a head that
 # only follows positions is right in exactly one sentence of each pair.
 #
@@ -24,6 +25,7 @@ from explainer.coreference_pairs import (CHOOSING_TEMPLATES, JUDGING_TEMPLATES, 
                                          noun_pieces, noun_shares, pair_sentences, planted_row,
                                          share_positions)
 from explainer.head_picks import head_name
+from explainer.item_resampling import n_items
 from explainer.significance import pair_relabelling_max_statistic
 import numpy as np
 import torch
@@ -31,7 +33,8 @@ import torch
 torch.set_num_threads(1)
 model, tokenizer = MiniLM.from_pretrained(), Tokenizer()         # all-MiniLM-L6-v2, weights on disk
 L, H = model.config.n_layers, model.config.n_heads
-sentences = pair_sentences()                                     # 120 sentences, 60 pairs
+N_PAIRS = n_items(60)      # 60 pairs; the build may take one more look, at 120 (EXPLAINER_ITEMS)
+sentences = pair_sentences(per_template=N_PAIRS // len(TEMPLATES))   # two sentences a pair
 tokens = [tokenizer.tokens(s.text) for s in sentences]
 outputs = run_sentences(model, tokenizer, [s.text for s in sentences])
 print(f"{len(sentences)} sentences, {len(sentences) // 2} pairs, {len(TEMPLATES)} templates")
@@ -68,11 +71,12 @@ choosing, judging = np.isin(template, CHOOSING_TEMPLATES), np.isin(template, JUD
 # Chosen: beats chance on the choosing templates by the max-statistic permutation over
 # the pairs' relabellings (a relabelled pair swaps which noun is right in both its
 # sentences; the best of 72 heads on each relabelling sets the bar). Judged: each chosen
-# head alone on the judging templates, at 0.05 divided by the number chosen, plus three
-# conditions on its size.
+# head alone on the judging templates, at α divided by the number chosen, plus three
+# conditions on its size. α is 0.025, half of 0.05: when resampling the pairs leaves the
+# verdict undecided, the build looks once more with 120 pairs, and each look gets half.
 
 # %% tags=["choose_and_judge"]
-ALPHA = 0.05
+ALPHA = 0.05 / 2           # each of the two looks (60 pairs, then 120 if undecided) at half of 0.05
 MIN_ACCURACY = 0.75        # right in at least 75 % of the judging sentences
 MIN_RATIO = 2.0            # right noun's mean share at least twice the wrong noun's
 MIN_MARGIN_OVER_WAS = 0.15 # right at least 15 points more often from "it" than from "was"
@@ -216,8 +220,8 @@ report.number("n_pairs", n_pairs, "{:.0f}", kind="count", en="minimal pairs", zh
 report.number("n_items", n_pairs, "{:.0f}", kind="count", en="items resampled (pairs)", zh="重抽样的条目数（最小对组数）")
 report.number("n_templates", len(TEMPLATES), "{:.0f}", kind="count", en="templates", zh="模板数")
 for key, value, en, zh in [
-    ("chosen_heads", len(found["chosen"]), "heads chosen on the choosing templates (max-statistic p < 0.05)",
-     "在挑选模板上挑中的头数（最大统计量 p < 0.05）"),
+    ("chosen_heads", len(found["chosen"]), "heads chosen on the choosing templates (max-statistic p < 0.025)",
+     "在挑选模板上挑中的头数（最大统计量 p < 0.025）"),
     ("judged_significant_heads", found["significant"], "chosen heads beyond chance on the judging templates",
      "在评判模板上超出偶然水平的挑中头数"),
     ("passing_heads", found["passing"], "chosen heads that pass all four conditions on the judging templates",

@@ -361,8 +361,9 @@ TEXT = {
                         "tokens, {cls} of {heads} heads put their top weight on [CLS] and {sep} on [SEP].",
         "none": "none",
         "cap_content": "Heads that pass: {vo} verb → object, {da} ambiguous word; {co} heads pick the "
-                       "referent of it beyond chance, and {ct} heads pick the cue just as well "
-                       "when the ambiguous word is replaced by a plain noun.",
+                       "referent of it beyond chance. In the control, with the ambiguous word replaced "
+                       "by a plain noun, {ctall} heads pass, {ct} of them the same heads as with the "
+                       "ambiguous word.",
     },
     "zh": {
         "layer": "层", "head": "头", "control": "对照：普通名词 → 线索词",
@@ -373,7 +374,7 @@ TEXT = {
                     "通过的头：{lists}。",
         "cap_position": "通过检验的头：看前一个词元的 {prev} 个，看后一个词元的 {next} 个；{heads} 个头里有 {cls} 个对大多数词元把最大权重放在 [CLS] 上，放在 [SEP] 上的{sep}。",
         "none": "一个也没有",
-        "cap_content": "通过检验的头：动词 → 宾语 {vo} 个，多义词 {da} 个；能超出偶然地挑出 it 所指对象的头有 {co} 个；把多义词换成普通名词后，仍有 {ct} 个头照样挑中那个线索词。",
+        "cap_content": "通过检验的头：动词 → 宾语 {vo} 个，多义词 {da} 个；能超出偶然地挑出 it 所指对象的头有 {co} 个。对照组把多义词换成普通名词，通过的头有 {ctall} 个，其中 {ct} 个与用多义词时是同样的头。",
     },
 }
 ROLE_ORDER = {"position": ["previous_token", "next_token", "cls_sink", "sep_sink"],
@@ -391,8 +392,12 @@ def draw_grid(ax, role: str, text: dict, names: dict) -> None:
     ax.scatter(head, layer, s=40, facecolor="none", edgecolor="white", linewidth=1.8)
     ax.scatter(head, layer, s=40, facecolor="none", edgecolor="black", linewidth=0.6)
     title = text["control"] if role == "control" else names[role]
-    ax.set_title(f"{title}\n{text['passes'].format(n=int(r['passes'].sum()))}{text['sep']}"
-                 f"{text['chance'].format(c=r['chance'])}", fontsize=10)
+    drawn = ax.set_title(f"{title}\n{text['passes'].format(n=int(r['passes'].sum()))}{text['sep']}"
+                         f"{text['chance'].format(c=r['chance'])}", fontsize=10)
+    # The recorded keys this label shows, kept in the SVG (tests/test_figure_labels_agree.py).
+    keys = ("disambiguation_control_heads", "disambiguation_chance") if role == "control" \
+        else (f"{role}_heads", f"{role}_chance")
+    drawn.set_gid("value:" + ",".join(keys))
     ax.set_xticks(range(0, H, 2), [str(h + 1) for h in range(0, H, 2)], fontsize=9)
     ax.set_yticks(range(L), [str(l + 1) for l in range(L)], fontsize=9)
     ax.set_xlabel(text["head"], fontsize=9)
@@ -419,7 +424,8 @@ for lang in LANGS:
                                                heads=roles["cls_sink"]["passes"].size)
                    if group == "position" else
                    text["cap_content"].format(vo=passed["verb_object"], da=passed["disambiguation"],
-                                              co=passed["coreference"], ct=int((am_passing & ct_passes).sum())))
+                                              co=passed["coreference"], ct=int((am_passing & ct_passes).sum()),
+                                              ctall=int(ct_passes.sum())))
         report.figure(f"roles_{group}", fig, lang,
                       alt=text["alt_grid"].format(lists=lists if lang == "en" else lists_zh),
                       caption=caption)

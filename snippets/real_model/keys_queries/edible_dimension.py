@@ -46,7 +46,7 @@ print(f"{n_nouns} nouns × {n_frames} frames; the noun is one token in {found} o
 # %%
 report.number("n_food", len(FOOD_NOUNS), "{:.0f}", en="food nouns", zh="食物名词数")
 report.number("n_other", len(OTHER_NOUNS), "{:.0f}", en="other concrete nouns", zh="其他具体名词数")
-report.number("n_frames", n_frames, "{:.0f}", en="sentence frames per noun", zh="每个名词所放的句子框架数")
+report.number("n_frames", n_frames, "{:.0f}", en="sentence frames per noun", zh="每个名词所放的句框数")
 report.number("nouns_found", found / n_framed, "{:.0%}",
               en="share of framed sentences in which the noun is one token",
               zh="名词恰为一个词元的框架句所占比例")

@@ -17,6 +17,10 @@
 #
 # Positions enter with a random offset per sequence, so "position 3" means
 # nothing: a model can only use where two tokens sit relative to each other.
+# The models have no biases, so with $W_Q = W_K$ the scores are exactly
+# symmetric. Every token sees every other (bidirectional, as in the source's
+# picture); beside it we measure a causal variant in which a token sees only
+# the tokens before it, not itself (shared-QK is reported to work there).
 
 # %%
 # Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
@@ -57,6 +61,13 @@ def partner(generator, n):
     return tokens, tokens.gather(1, same.int().argmax(dim=2))                   # (n, T), (n, T)
 
 
+def visible_to_causal(tokens, targets):
+    """The targets a causal model can see: the target token sits at an earlier position."""
+    earlier = torch.ones(LENGTH, LENGTH, dtype=torch.bool).tril(-1)             # j < i
+    seen = ((tokens[..., None, :] == targets[..., :, None]) & earlier).any(-1)  # (…, T)
+    return torch.where(seen, targets, IGNORE)
+
+
 def offsets(generator, n):
     """Where each sequence starts in the table of positions: a random shift per sequence."""
     return torch.randint(OFFSETS, (n, 1), generator=generator) + torch.arange(LENGTH)  # (n, T)
@@ -72,8 +83,10 @@ print("partner:       ", sequence[0].tolist(), "->", target[0].tolist())
 # ## One layer, many models at once
 #
 # Token and position embeddings, one attention head, an MLP, an unembedding —
-# M models stacked on a leading dimension. A tied model uses its $W_Q$ as its
-# key matrix too; its $W_K$ is never used.
+# M models stacked on a leading dimension, no biases. A tied model uses its
+# $W_Q$ as its key matrix too; its $W_K$ is never used. A causal model masks
+# every key at or after the query, except that the first token, with nothing
+# before it, sees itself.
 
 # %% tags=["model"]
 import torch.nn as nn
@@ -82,7 +95,7 @@ import torch.nn as nn
 class StackedModels(nn.Module):
     """M one-layer transformers (one head, an MLP), parameters stacked on dimension 0."""
 
-    def __init__(self, seeds, tied, d_model=32, d_mlp=64):
+    def __init__(self, seeds, tied, causal, d_model=32, d_mlp=64):
         super().__init__()
         C = d_model
         shapes = {"embed": (VOCAB, C), "position": (OFFSETS + LENGTH, C), "W_Q": (C, C), "W_K": (C, C),
@@ -96,6 +109,7 @@ class StackedModels(nn.Module):
                 init[name].append(torch.randn(shape, generator=generator) * scale)
         self.weights = nn.ParameterDict({name: nn.Parameter(torch.stack(w)) for name, w in init.items()})
         self.tied = torch.as_tensor(tied)[:, None, None]                         # (M, 1, 1)
+        self.causal = torch.as_tensor(causal)[:, None, None, None]               # (M, 1, 1, 1)
 
     def scores(self, tokens, positions):
         """Attention scores (M, B, T, T) and the residual stream (M, B, T, C)."""
@@ -110,6 +124,10 @@ class StackedModels(nn.Module):
     def forward(self, tokens, positions):
         w = self.weights
         scores, x = self.scores(tokens, positions)
+        T = scores.shape[-1]
+        before = torch.ones(T, T, dtype=torch.bool).tril(-1)                       # key j < query i
+        before[0, 0] = True                                                        # the first sees itself
+        scores = scores.masked_fill(self.causal & ~before, float("-inf"))
         attention = scores.softmax(dim=-1)                                         # (M, B, T, T)
         v = torch.einsum("mbtc,mcd->mbtd", x, w["W_V"])
         x = x + torch.einsum("mbtc,mcd->mbtd", attention @ v, w["W_O"])            # (M, B, T, C)
@@ -119,9 +137,10 @@ class StackedModels(nn.Module):
 
 
 # %% [markdown]
-# ## Train: two tasks × separate or tied × seeds, in one batched model
+# ## Train: two tasks × separate or tied × bidirectional or causal × seeds, in one batched model
 #
-# Each model sees its own stream of sequences. The loss is the sum of the
+# Each model sees its own stream of sequences; a causal model is scored only
+# where its target lies before it. The loss is the sum of the
 # models' own losses, and AdamW works element by element, so every model
 # trains exactly as if it were alone.
 
@@ -131,10 +150,11 @@ SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is unde
 # %% tags=["train"]
 TASKS = {"previous": previous_token, "partner": partner}
 STEPS, BATCH = 1500, 32
-arms = [(task, tied) for task in TASKS for tied in (False, True)]
-task_of = [task for task, tied in arms for seed in SEEDS]
+arms = [(task, causal, tied) for task in TASKS for causal in (False, True) for tied in (False, True)]
+task_of = [task for task, causal, tied in arms for seed in SEEDS]
+causal_of = torch.tensor([causal for task, causal, tied in arms for seed in SEEDS])
 model = StackedModels([seed for arm in arms for seed in SEEDS],
-                      tied=[tied for task, tied in arms for seed in SEEDS])
+                      tied=[tied for task, causal, tied in arms for seed in SEEDS], causal=causal_of)
 M = len(task_of)
 optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.0)
 data = torch.Generator().manual_seed(1)
@@ -145,7 +165,9 @@ def batch_for_every_model(generator, n):
     task (the models of one task are consecutive, so each task draws for all of them at once)."""
     tokens, targets = zip(*(TASKS[task](generator, task_of.count(task) * n) for task in TASKS))
     positions = offsets(generator, M * n).view(M, n, LENGTH)
-    return torch.cat(tokens).view(M, n, LENGTH), torch.cat(targets).view(M, n, LENGTH), positions
+    tokens, targets = torch.cat(tokens).view(M, n, LENGTH), torch.cat(targets).view(M, n, LENGTH)
+    targets = torch.where(causal_of[:, None, None], visible_to_causal(tokens, targets), targets)
+    return tokens, targets, positions
 
 
 for step in range(STEPS):
@@ -172,13 +194,19 @@ with torch.no_grad():
     scored = targets != IGNORE
     accuracy = ((logits.argmax(-1) == targets) & scored).sum((1, 2)) / scored.sum((1, 2))  # (M,)
 n = len(SEEDS)
-accuracy = accuracy.view(len(arms), n)                                      # (arms, seeds)
-cost_previous = accuracy[0] - accuracy[1]      # separate minus tied, previous token
-cost_partner = accuracy[2] - accuracy[3]       # separate minus tied, partner
-for (task, tied), row in zip(arms, accuracy):
-    print(f"{task:>8} {'tied' if tied else 'separate':>8}: accuracy {[round(a, 3) for a in row.tolist()]}")
+accuracy = dict(zip(arms, accuracy.view(len(arms), n)))                     # arm -> (seeds,)
+# separate minus tied; bidirectional (the verdict) and causal (a scope note)
+cost_previous = accuracy["previous", False, False] - accuracy["previous", False, True]
+cost_partner = accuracy["partner", False, False] - accuracy["partner", False, True]
+cost_previous_causal = accuracy["previous", True, False] - accuracy["previous", True, True]
+cost_partner_causal = accuracy["partner", True, False] - accuracy["partner", True, True]
+for (task, causal, tied), row in accuracy.items():
+    print(f"{task:>8} {'causal' if causal else 'bidirectional':>13} {'tied' if tied else 'separate':>8}: "
+          f"accuracy {[round(a, 3) for a in row.tolist()]}")
 print("cost of tying, previous token:", [round(c, 3) for c in cost_previous.tolist()])
 print("cost of tying, partner:       ", [round(c, 3) for c in cost_partner.tolist()])
+print("causal, previous token:       ", [round(c, 3) for c in cost_previous_causal.tolist()])
+print("causal, partner:              ", [round(c, 3) for c in cost_partner_causal.tolist()])
 
 # %% [markdown]
 # ## Where the tied model looks
@@ -197,7 +225,7 @@ ahead = attention[..., inner, inner + 1].mean((1, 2)).view(len(arms), n)
 with torch.no_grad():
     scores, _ = model.scores(tokens[:, :50], positions[:, :50])             # (M, 50, T, T)
 asymmetry = (scores - scores.transpose(-1, -2)).abs().amax((1, 2, 3))       # (M,)
-tied = torch.tensor([tied for task, tied in arms for seed in SEEDS])
+tied = torch.tensor([tied for task, causal, tied in arms for seed in SEEDS])
 # Does the tied model lean on where the sequence sits in the table of positions?
 start = positions[:, :, 0]                                                   # (M, B) the offsets
 correct = ((logits.argmax(-1) == targets) & scored).sum(2) / scored.sum(2)   # (M, B)
@@ -211,33 +239,50 @@ print(f"previous token, tied: accuracy {accuracy_low[1].mean():.2f} for the lowe
       f"{accuracy_high[1].mean():.2f} for the highest")
 print(f"largest |score(i, j) - score(j, i)|: tied {asymmetry[tied].max():.1e}, "
       f"separate {asymmetry[~tied].min():.2f} (smallest model)")
+# The causal models: no weight on a key at or after the query (the first token excepted).
+at_or_after = torch.ones(LENGTH, LENGTH, dtype=torch.bool).triu()
+at_or_after[0, 0] = False
+causal_leak = attention[causal_of][..., at_or_after].max()
 
 # %%
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained four times: two tasks, separate or tied)",
-              zh="随机种子数（每个训练四次：两个任务，分开或绑定）")
+report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained eight times: two tasks, separate or tied, "
+                                          "bidirectional or causal)",
+              zh="随机种子数（每个训练八次：两个任务，分开或绑定，双向或因果）")
 report.number("steps", STEPS, "{:.0f}", kind="count", en="training steps per model", zh="每个模型的训练步数")
 report.number("offsets", OFFSETS, "{:.0f}", kind="count", en="possible random offsets of a sequence's positions",
               zh="序列位置可能的随机偏移数")
-NAMES = {("previous", False): ("previous token, separate W_Q and W_K", "前一个词元，W_Q 与 W_K 分开"),
-         ("previous", True): ("previous token, tied W_Q = W_K", "前一个词元，W_Q = W_K 绑定"),
-         ("partner", False): ("partner, separate W_Q and W_K", "同组伙伴，W_Q 与 W_K 分开"),
-         ("partner", True): ("partner, tied W_Q = W_K", "同组伙伴，W_Q = W_K 绑定")}
-for a, arm in enumerate(arms):
-    key = f"accuracy_{arm[0]}_{'tied' if arm[1] else 'separate'}"
-    report_spread(report, key, accuracy[a], "{:.3f}", en=f"held-out accuracy, {NAMES[arm][0]}",
-                  zh=f"留出数据上的准确率，{NAMES[arm][1]}")
+TASK_NAMES = {"previous": ("previous token", "前一个词元"), "partner": ("partner", "同组伙伴")}
+TIED_NAMES = {False: ("separate W_Q and W_K", "W_Q 与 W_K 分开"), True: ("tied W_Q = W_K", "W_Q = W_K 绑定")}
+for (task, causal, tied_arm), values in accuracy.items():
+    key = f"accuracy_{task}_{'tied' if tied_arm else 'separate'}{'_causal' if causal else ''}"
+    where = (", causal, self masked", "，因果、屏蔽自身") if causal else ("", "")
+    report_spread(report, key, values, "{:.3f}",
+                  en=f"held-out accuracy, {TASK_NAMES[task][0]}, {TIED_NAMES[tied_arm][0]}{where[0]}",
+                  zh=f"留出数据上的准确率，{TASK_NAMES[task][1]}，{TIED_NAMES[tied_arm][1]}{where[1]}")
 report_spread(report, "cost_previous", cost_previous, "{:.3f}",
               en="accuracy lost by tying W_Q = W_K, previous-token task (separate minus tied)",
-              zh="绑定 W_Q = W_K 损失的准确率，前一个词元任务（分开减去绑定）")
+              zh="绑定 W_Q = W_K 造成的准确率下降，前一个词元任务（分开减去绑定）")
 report_spread(report, "cost_partner", cost_partner, "{:.3f}",
               en="accuracy lost by tying W_Q = W_K, partner task (separate minus tied)",
-              zh="绑定 W_Q = W_K 损失的准确率，同组伙伴任务（分开减去绑定）")
+              zh="绑定 W_Q = W_K 造成的准确率下降，同组伙伴任务（分开减去绑定）")
 report_seed_count(report, "asymmetric_margin_seeds", cost_previous - cost_partner >= 0.05,
                   en="seeds in which tying costs at least 0.05 more accuracy on the previous-token task than on the partner task",
-                  zh="绑定在前一个词元任务上比在同组伙伴任务上多损失至少 0.05 准确率的种子数")
+                  zh="绑定在前一个词元任务上造成的准确率下降比在同组伙伴任务上至少多 0.05 的种子数")
 report_seed_count(report, "tied_harmless_seeds", cost_previous < 0.01,
                   en="seeds in which tying costs less than 0.01 accuracy on the previous-token task",
-                  zh="绑定在前一个词元任务上损失的准确率不到 0.01 的种子数")
+                  zh="绑定在前一个词元任务上造成的准确率下降不到 0.01 的种子数")
+report_spread(report, "cost_previous_causal", cost_previous_causal, "{:.3f}",
+              en="accuracy lost by tying W_Q = W_K, previous-token task, causal with self masked (scope note)",
+              zh="绑定 W_Q = W_K 造成的准确率下降，前一个词元任务，因果且屏蔽自身（适用范围附注）")
+report_spread(report, "cost_partner_causal", cost_partner_causal, "{:.3f}",
+              en="accuracy lost by tying W_Q = W_K, partner task, causal with self masked (scope note)",
+              zh="绑定 W_Q = W_K 造成的准确率下降，同组伙伴任务，因果且屏蔽自身（适用范围附注）")
+report_seed_count(report, "causal_tied_harmless_seeds", cost_previous_causal < 0.01,
+                  en="seeds in which tying costs less than 0.01 accuracy on the previous-token task, causal (scope note)",
+                  zh="因果模型中，绑定在前一个词元任务上造成的准确率下降不到 0.01 的种子数（适用范围附注）")
+report.number("causal_attention_leak", causal_leak, "{:.1e}",
+              en="largest attention weight a causal model puts on a key at or after its query (check)",
+              zh="因果模型放在查询本身或其后的键上的最大注意力权重（核对）")
 for a, label in ((0, "separate"), (1, "tied")):
     zh_label = "分开" if label == "separate" else "绑定"
     report.number(f"back_{label}_mean", back[a].mean(), "{:.2f}", kind="share", per_seed=back[a], of="mean",
@@ -278,7 +323,7 @@ verdict_words = ("more on the previous-token task than on the partner task in "
 report.text("tying_outcome",
             en=(f"Tying cost at least 0.05 accuracy {verdict_words}."),
             zh=f"在 {n} 个种子中的 {int((cost_previous - cost_partner >= 0.05).sum())} 个里，"
-               "绑定在前一个词元任务上损失的准确率比在同组伙伴任务上至少多 0.05。")
+               "绑定在前一个词元任务上造成的准确率下降比在同组伙伴任务上至少多 0.05。")
 
 # %% [markdown]
 # ## Figure
@@ -293,7 +338,8 @@ TEXT = {
                   "W_Q and W_K to the tied one, for the previous-token task and the partner task. Right: on the "
                   "previous-token task, the mean attention one step back and one step ahead, separate against tied, "
                   "with one dot per seed.",
-           "caption": "Tying W_Q = W_K, on an asymmetric task (previous token) and a symmetric one (partner)."},
+           "caption": "Tying W_Q = W_K, on an asymmetric task (previous token) and a symmetric one (partner); "
+                      "bidirectional models."},
     "zh": {"columns": ["分开", "绑定", "分开", "绑定"], "tasks": ["前一个词元", "同组伙伴"],
            "accuracy": "留出数据上的准确率", "back": "向后一步", "ahead": "向前一步",
            "attention": "注意力（前一个词元任务）", "models": ["分开", "绑定"],
@@ -301,14 +347,14 @@ TEXT = {
            "alt": f"两幅图。左：{n} 个种子在留出数据上的准确率，每条线把 W_Q、W_K 分开的模型与绑定的模型连起来，"
                   "分别对应前一个词元任务和同组伙伴任务。右：前一个词元任务中，向后一步和向前一步的平均注意力，"
                   "分开与绑定对比，每个种子一个点。",
-           "caption": "令 W_Q = W_K：在不对称的任务（前一个词元）和对称的任务（同组伙伴）上的结果。"},
+           "caption": "令 W_Q = W_K：在不对称的任务（前一个词元）和对称的任务（同组伙伴）上的结果；双向模型。"},
 }
 colors = {"previous": "#d95f02", "partner": "#1b9e77", "back": "#7570b3", "ahead": "#e7298a"}
 for lang in LANGS:
     text = TEXT[lang]
     fig, (left, right) = column_figure(3.6, ncols=2)
     for t, task in enumerate(("previous", "partner")):
-        rows = accuracy[2 * t:2 * t + 2]                                     # (2, seeds)
+        rows = torch.stack([accuracy[task, False, False], accuracy[task, False, True]])   # (2, seeds)
         for seed in range(n):
             left.plot([2 * t, 2 * t + 1], rows[:, seed], color=colors[task], alpha=0.5, lw=1, marker="o", ms=3)
     left.set_xticks(range(4), text["columns"])

@@ -1,6 +1,7 @@
 """Pruning a trained 16-head model over seeds: the C37 yardstick (the replication of C13) and source A's backups / noise
 smoothing (C25). The computations behind the numbers; the verdicts are the rules'."""
 
+import math
 import sys
 from pathlib import Path
 
@@ -64,11 +65,21 @@ def test_the_prunable_share_is_a_whole_number_of_heads(results):
 
 
 def test_a_seed_without_removable_heads_shows_neither_backups_nor_smoothing(results):
+    # Per seed, backup_seeds keeps the share of removable heads that are backups (counted at
+    # >= 1/2) and smoothing_seeds the removable set's residual minus the random sets' 95th
+    # percentile (counted above 0); a seed without removable heads has neither: NaN, never counted.
     r = results("many_heads.pruning")
-    for removable, backup, smoothing in zip(r.per_seed("removable_heads_mean"), r.per_seed("backup_seeds"),
-                                            r.per_seed("smoothing_seeds")):
+    numbers = r.data["numbers"]
+    assert (numbers["backup_seeds"]["of"], numbers["backup_seeds"]["line"]) == ("count_at_least", 0.5)
+    assert (numbers["smoothing_seeds"]["of"], numbers["smoothing_seeds"]["line"]) == ("count_above", 0.0)
+    for removable, share, margin, residual, q95 in zip(
+            r.per_seed("removable_heads_mean"), r.per_seed("backup_seeds"), r.per_seed("smoothing_seeds"),
+            r.per_seed("removable_residual_mean"), r.per_seed("random_residual_q95_mean")):
         if removable == 0:
-            assert backup == 0 and smoothing == 0
+            assert math.isnan(share) and math.isnan(margin)
+        else:
+            assert 0 <= share <= 1 and abs(share * removable - round(share * removable)) < 1e-5
+            assert margin == residual - q95
     assert r.number("backup_heads") <= r.number("removable_heads_total")
 
 

@@ -219,11 +219,11 @@ def selected_word(page) -> tuple[int, str]:
 @pytest.mark.remembered
 @pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)])
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
-def test_the_explorer_opens_on_the_head_that_best_resolves_it_with_the_it_row_in_view(
+def test_the_explorer_opens_on_its_recorded_head_with_the_it_row_in_view_and_the_recorded_weight(
         page, site_url, results, lang_root, width, height):
     data = explorer_data(results)
-    r = results("real_model.it_animal")
-    layer, head = int(r.number("resolver_layer")), int(r.number("resolver_head"))
+    r = results("real_model.explorer")
+    layer, head = int(r.number("opening_layer")), int(r.number("opening_head"))
     tokens = data["sentences"][0]["tokens"]
     page.set_viewport_size({"width": width, "height": height})
     page.goto(f"{site_url}{lang_root}real-model/explorer/")
@@ -243,7 +243,34 @@ def test_the_explorer_opens_on_the_head_that_best_resolves_it_with_the_it_row_in
     assert shown_weights(page) == pytest.approx(
         renormalised(row(data, 0, layer - 1, head - 1, it), tokens), abs=2e-3)
     assert url_state(page) == {"s": "0", "l": str(layer), "h": str(head), "t": str(it), "special": "hide"}
+    # The weight the page and the home page cite for this view is the one the explorer shows.
+    animal = page.locator(f".attention-explorer__to li >> nth={tokens.index('animal')}")
+    assert animal.locator(".attention-explorer__word").text_content() == "animal"
+    assert float(animal.get_attribute("data-weight")) == pytest.approx(r.number("opening_it_animal"), abs=1e-3)
     assert_clean(page)
+
+
+def test_the_opening_head_gives_the_referent_the_most_attention_over_the_pronoun_sentences(results):
+    # Recomputed from the published weights, as the explorer shows them ([CLS] and [SEP] hidden).
+    data = explorer_data(results)
+    r = results("real_model.explorer")
+    referents = {0: "animal", 1: "street", 2: "trophy", 3: "suitcase", 7: "cat", 8: "bird", 9: "ship", 10: "bridge"}
+    mean = {}
+    for layer in range(6):
+        for head in range(12):
+            shares = []
+            for s, word in referents.items():
+                tokens = data["sentences"][s]["tokens"]
+                shown = renormalised(row(data, s, layer, head, tokens.index("it")), tokens)
+                shares.append(shown[tokens.index(word)])
+            mean[layer + 1, head + 1] = sum(shares) / len(shares)
+    best = max(mean, key=mean.get)
+    assert best == (r.number("opening_layer"), r.number("opening_head"))
+    assert mean[best] == pytest.approx(r.number("opening_to_referent_mean"), abs=1e-6)
+    tokens = data["sentences"][0]["tokens"]
+    raw = row(data, 0, best[0] - 1, best[1] - 1, tokens.index("it"))
+    assert renormalised(raw, tokens)[tokens.index("animal")] == pytest.approx(r.number("opening_it_animal"), abs=1e-6)
+    assert raw[tokens.index("animal")] == pytest.approx(r.number("opening_it_animal_with_special"), abs=5e-4)
 
 
 @pytest.mark.remembered

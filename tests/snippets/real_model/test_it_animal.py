@@ -74,3 +74,20 @@ def test_exercise_answers(results):
     resolvers = r.number("exercise_source_pair_resolvers")
     assert resolvers <= r.number("n_heads_total") - r.number("source_heads_same_preference")
     assert resolvers < r.number("n_heads_total") / 4
+
+
+def test_c03_numbers_of_every_pair_once_are_the_pages_and_a_draw_repeats_pairs():
+    import numpy as np
+    from explainer.it_animal_resampling import c03_numbers
+    rng = np.random.default_rng(5)
+    correct = np.zeros((8, 2, 3), dtype=bool)                            # 4 pairs, 2 layers, 3 heads
+    correct[:, 0, 0] = [1, 0, 1, 0, 0, 0, 0, 0]
+    correct[:, 1, 2] = [1, 1, 1, 0, 1, 1, 0, 0]                          # the best head: 5 of 8
+    shares, shift = rng.random((8, 2, 3)), np.array([0.3, -0.1, 0.2, 0.4])
+    got = c03_numbers(correct, shares, shift, np.arange(4), n_flips=20000, seed=0)
+    assert got["value_share"] == shares[:, 1, 2].mean() and got["shift"] == shift.mean()
+    signs = np.random.default_rng(0).choice([-1.0, 1.0], size=(20000, 4))   # the page's test
+    assert got["p"] == (1 + ((signs * shift).mean(axis=1) >= shift.mean() - 1e-12).sum()) / 20001
+    again = c03_numbers(correct, shares, shift, np.array([0, 0, 1, 3]), n_flips=100, seed=1)
+    assert again["shift"] == np.mean(shift[[0, 0, 1, 3]])               # pairs 0,0,1,3: the best head
+    assert again["value_share"] == shares[[0, 1, 0, 1, 2, 3, 6, 7], 1, 2].mean()   # is still 1-2 (5 of 8)

@@ -12,7 +12,7 @@ from explainer.report import Report
 report = Report("__NAME__")
 
 # %% tags=["softmax"]
-# A tagged cell is one a page may show ({{ code __NAME__ softmax }}): computation only.
+# A tagged cell is one a page may show ({{ code("softmax") }}): computation only.
 import numpy as np
 
 rng = np.random.default_rng(0)

@@ -7,7 +7,13 @@ import numpy as np
 def test_the_seed_counts_are_per_seed_comparisons_of_the_two_arms(results):
     r = results("many_heads.duplicate_heads.head_dropout")
     none, dropout = np.float32(r.per_seed("r2_none_mean")), np.float32(r.per_seed("r2_dropout_mean"))
-    assert r.per_seed("less_redundant_seeds") == (dropout < none).astype(float).tolist()
+    # less_redundant_seeds keeps each seed's change of R^2 (with dropout minus without) and
+    # counts the seeds where it is below 0: where dropout lowered R^2.
+    change = np.float64(r.per_seed("less_redundant_seeds"))
+    assert r.data["numbers"]["less_redundant_seeds"]["of"] == "count_below"
+    assert r.data["numbers"]["less_redundant_seeds"]["line"] == 0.0
+    assert change.tolist() == (dropout - none).astype(float).tolist()
+    assert ((change < 0) == (dropout < none)).all() and r.number("less_redundant_seeds") == (dropout < none).sum()
     none = np.float32(r.per_seed("ablation_cost_none_mean"))
     dropout = np.float32(r.per_seed("ablation_cost_dropout_mean"))
     assert r.per_seed("cheaper_ablation_seeds") == (dropout < none).astype(float).tolist()

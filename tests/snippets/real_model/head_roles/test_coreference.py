@@ -53,12 +53,19 @@ def test_right_in_three_pairs_of_four_at_five_sixths_is_75_percent_right_with_a_
     assert fraction.mean() / (1 - fraction).mean() == pytest.approx(2.0)
 
 
-def test_sixty_pairs_from_six_templates_each_moving_the_referent_with_its_last_word():
-    sentences = pair_sentences()
-    assert len(TEMPLATES) >= 6 and len(sentences) == 120 and len({s.pair for s in sentences}) == 60
+@pytest.mark.parametrize("per_template", [10, 20])   # the first look's 60 pairs, the second look's 120
+def test_the_pairs_come_from_six_templates_each_moving_the_referent_with_its_last_word(per_template):
+    sentences = pair_sentences(per_template)
+    n_pairs = 6 * per_template
+    assert len(TEMPLATES) >= 6 and len(sentences) == 2 * n_pairs and len({s.pair for s in sentences}) == n_pairs
     for first, second in zip(sentences[0::2], sentences[1::2]):
         assert first.pair == second.pair and first.right == second.wrong and first.right_is_first
         assert first.text.split()[:-1] == second.text.split()[:-1] != []
+        assert first.right != first.wrong and "it" not in (first.right, first.wrong)
+    second_look = {s.text for s in pair_sentences(20)}
+    assert all(s.text in second_look for s in pair_sentences(10))      # the first look's pairs are kept
+    with pytest.raises(ValueError):
+        pair_sentences(21)
     nouns = [{n for pair in pairs for n in pair[:2]} for _, pairs in TEMPLATES]
     assert all(len(n) >= 15 for n in nouns)                                # different nouns
 

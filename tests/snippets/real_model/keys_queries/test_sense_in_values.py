@@ -4,6 +4,9 @@ The computations behind the numbers; the verdict is the rule's (docs/claims.yml)
 import sys
 from pathlib import Path
 
+import numpy as np
+import torch
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "snippets"))
 
 
@@ -22,3 +25,39 @@ def test_the_sense_probe_numbers_are_shares_of_the_sentences_and_layer_1_is_blin
     assert r.number("sense_v_median_accuracy") <= r.number("sense_best_accuracy")
     assert r.number("sense_k_best_accuracy") >= r.number("sense_best_k_accuracy")
     assert 0 <= r.number("sense_heads_passing") <= 60
+
+
+def _sense_design(n_frames=10, n_words=2):
+    """Items in the page's layout: every word in every frame, one sentence per sense."""
+    frame_ids = np.tile(np.repeat(np.arange(n_frames), 2), n_words)
+    word_of = np.repeat(np.arange(n_words), 2 * n_frames)
+    truth = np.tile([0, 1], n_frames * n_words)
+    return truth, frame_ids, word_of
+
+
+def test_a_head_that_holds_the_sense_is_read_perfectly_and_layer_1_at_one_half():
+    from explainer.sense_resampling import sense_rule_numbers
+    truth, frame_ids, word_of = _sense_design()
+    vectors = torch.randn(3, truth.size, 2, 4, dtype=torch.float64)
+    vectors[0] = torch.randn(truth.size // 2, 2, 4, dtype=torch.float64)[np.arange(truth.size) // 2]
+    vectors[2, :, 1, 0] = torch.as_tensor(4.0 * truth - 2.0)        # layer 3, head 2: the sense
+    frames = np.array([0, 0, 3, 5, 5, 5, 7, 8, 9, 9])                 # a draw with repeats
+    got = sense_rule_numbers(vectors, truth, frame_ids, word_of, frames, n_draws=19, seed=0)
+    assert got["best"] == got["low"] == got["high"] == 1.0
+    assert got["p"] == 1 / 20                                          # no relabelling reaches 1
+    assert got["layer1"] == 0.5                                        # same vector for both senses
+
+
+def test_drawing_every_frame_once_is_the_probe_on_the_items_as_they_are():
+    from explainer.centroid_probe import centroid_probe_correct
+    from explainer.sense_resampling import sense_rule_numbers
+    truth, frame_ids, word_of = _sense_design()
+    vectors = torch.randn(2, truth.size, 3, 4, dtype=torch.float64)
+    got = sense_rule_numbers(vectors, truth, frame_ids, word_of, np.arange(10), n_draws=5, seed=0)
+    hits = []
+    for word in (0, 1):                                                # one probe per word, as the page
+        mine = np.flatnonzero(word_of == word)
+        seen = vectors[:, mine].permute(1, 0, 2, 3).reshape(len(mine), 6, 4)
+        hits.append(centroid_probe_correct(seen, torch.as_tensor(truth[mine])[None], frame_ids[mine], 5)[0])
+    accuracy = torch.cat(hits, dim=1).double().mean(-1).view(2, 3)
+    assert got["best"] == float(accuracy[1].max()) and got["layer1"] == float(accuracy[0].max())

@@ -4,7 +4,11 @@ The computations behind the numbers; the verdict is the rule's (docs/claims.yml)
 import sys
 from pathlib import Path
 
+import numpy as np
+import torch
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "snippets"))
+from explainer.noun_identity import identity_r2  # noqa: E402
 from explainer.minilm import Tokenizer  # noqa: E402
 from explainer.noun_classes import FOOD_NOUNS, FRAMES, OTHER_NOUNS, framed_sentences  # noqa: E402
 
@@ -50,3 +54,35 @@ def test_exercise_answer_shuffled_nouns_predict_nothing(results):
     # 2: with the nouns shuffled, "the same word" predicts nothing: R² at or below 0,
     #    far below the real V's.
     assert r.number("exercise_identity_v_shuffled_median") < 0.05 < r.number("identity_v_median")
+
+
+def _identity_r2_frame_by_frame(vectors):
+    """The page's computation (word_identity.py, identity_readback), one frame at a time."""
+    n, F = vectors.shape[:2]
+    error_word, error_mean = 0, 0
+    for frame in range(F):
+        others = torch.cat([vectors[:, :frame], vectors[:, frame + 1:]], dim=1)
+        prototypes = others.mean(dim=1)
+        held_out = vectors[:, frame]
+        error_word = error_word + ((held_out - prototypes) ** 2).sum(dim=(0, 2))
+        error_mean = error_mean + ((held_out - prototypes.mean(dim=0)) ** 2).sum(dim=(0, 2))
+    return 1 - error_word / error_mean
+
+
+def test_identity_r2_of_the_nouns_as_they_are_is_the_pages_frame_by_frame_r2():
+    vectors = torch.randn(2, 7, 4, 3, 5, dtype=torch.float64) + 10      # (L, n, F, nh, hs)
+    ones = identity_r2(vectors, np.ones((1, 7)))[0]                      # (L, nh)
+    for layer in range(2):
+        assert torch.allclose(ones[layer], _identity_r2_frame_by_frame(vectors[layer]))
+
+
+def test_identity_r2_of_a_resampling_is_that_of_the_repeated_nouns():
+    vectors = torch.randn(1, 5, 3, 2, 4, dtype=torch.float64)
+    items = np.array([0, 0, 3, 4, 4, 4])
+    counts = np.bincount(items, minlength=5)[None]
+    assert torch.allclose(identity_r2(vectors, counts)[0, 0], _identity_r2_frame_by_frame(vectors[0, items]))
+
+
+def test_identity_r2_is_one_when_the_word_fixes_the_vector():
+    word = torch.randn(1, 6, 1, 2, 3).expand(1, 6, 4, 2, 3)              # the same vector in every frame
+    assert torch.allclose(identity_r2(word, np.ones((1, 6))), torch.ones(1, 1, 2, dtype=torch.float64))

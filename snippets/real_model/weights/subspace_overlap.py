@@ -1,0 +1,234 @@
+# %% [markdown]
+# # Do the heads match in subspaces of their own?
+#
+# Source A sums up multi-head attention as heads that look for their best
+# matches "in subspaces that do not interfere". What a head matches on is its
+# bilinear form: it scores query token i against key token j by
+# x_i W_Q W_Kᵀ x_jᵀ (biases aside), and W_Q W_Kᵀ has rank 32. We compute each
+# form on the covariance Σ of the layer's input (MiniLM normalises after each
+# block, so that input is layer-normed): in coordinates where the input is
+# white, the form is M = Σ^{1/2} W_Q W_Kᵀ Σ^{1/2}, and its SVD M = U S Vᵀ gives
+# the directions the query reads (U), those the key reads (V), and how much
+# each pair of directions moves the scores on real inputs (S). The overlap of
+# two heads, on each side, is the mean squared cosine of the principal angles
+# between their directions, each direction weighted by its singular value; a
+# pair's overlap is the mean of the query side and the key side
+# (explainer/bilinear_forms.py).
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import os
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, column_figure
+from explainer.report import Report
+
+report = Report("real_model.weights.subspace_overlap")
+
+# %% tags=["forms"]
+from explainer.bilinear_forms import form_overlap, head_forms
+from explainer.minilm import MiniLM, Tokenizer, run_sentences
+from explainer.sample_sentences import SENTENCES
+from explainer.subspaces import covariance_root
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model = MiniLM.from_pretrained()
+config = model.config
+C, H = config.d_model, config.n_heads
+hs = C // H                                                   # 32 dimensions per head
+sample = run_sentences(model, Tokenizer(), SENTENCES)
+PAIRS = [(a, b) for a in range(H) for b in range(a + 1, H)]   # 66 pairs of heads in a layer
+
+
+def layer_forms(layer):
+    """The layer's heads as forms on its input covariance: U, V (H, C, hs), s (H, hs); and Σ^{1/2}."""
+    x = torch.cat([out.hidden_states[layer][0] for out in sample])       # (N, C): the layer's input
+    root = covariance_root(x)                                            # Σ^{1/2}, (C, C)
+    attention = model.layers[layer].attention
+    w_q = attention.W_Q.weight.detach().double().view(H, hs, C).transpose(1, 2)   # (H, C, hs)
+    w_k = attention.W_K.weight.detach().double().view(H, hs, C).transpose(1, 2)
+    return head_forms(w_q, w_k, root), root
+
+
+def pair_overlaps(U, s, V):
+    """(66,) the overlap of every pair of heads of one layer."""
+    return torch.stack([form_overlap((U[a], s[a], V[a]), (U[b], s[b], V[b])) for a, b in PAIRS])
+
+
+# %% [markdown]
+# ## The null: random heads with the same singular values
+#
+# A random head has random W_Q and W_K (isotropic Gaussian); its form is
+# computed on the same covariance, so its directions follow the input's
+# variance just as a trained head's would. For each pair of heads, the null
+# gives a pair of random heads the pair's own singular values: 1,000 random
+# heads per layer, paired k with k + 1.
+
+# %% tags=["null"]
+from explainer.bilinear_forms import weighted_mean
+
+N_RANDOM = 1000
+generator = torch.Generator().manual_seed(0)
+partner = torch.roll(torch.arange(N_RANDOM), -1)              # random pair k: heads k and k + 1
+
+
+def random_heads(root):
+    """N_RANDOM random heads' directions on the covariance: U, V (N_RANDOM, C, hs)."""
+    shape = (N_RANDOM, C, hs)
+    U, _, V = head_forms(torch.randn(shape, generator=generator, dtype=torch.float64),
+                         torch.randn(shape, generator=generator, dtype=torch.float64), root)
+    return U, V
+
+
+def null_overlaps(U_r, V_r, s):
+    """(66, N_RANDOM): per pair (a, b), the overlap of random pairs given a's and b's singular values."""
+    cos2_q = (U_r.transpose(1, 2) @ U_r[partner]).pow(2)    # (N_RANDOM, hs, hs)
+    cos2_k = (V_r.transpose(1, 2) @ V_r[partner]).pow(2)
+    return torch.stack([(weighted_mean(cos2_q, s[a], s[b]) + weighted_mean(cos2_k, s[a], s[b])) / 2
+                        for a, b in PAIRS])
+
+
+# %% [markdown]
+# ## Could the test see a shared subspace? A planted pair
+#
+# A refutation needs a check that the test detects the effect it denies.
+# We plant it: a pair of random heads from the null, whose second head's top 4
+# query directions and top 4 key directions are replaced by the first head's.
+
+# %% tags=["planted"]
+from explainer.bilinear_forms import share_top
+
+SHARED, N_PLANTED = 4, 200                                    # shared directions; draws per layer
+
+
+def planted_overlaps(U_r, V_r, s):
+    """N_PLANTED planted pairs: which pair of the layer lends its singular values, and the overlap."""
+    pick = torch.randint(len(PAIRS), (N_PLANTED,), generator=generator)
+    first = torch.randint(N_RANDOM, (N_PLANTED,), generator=generator)
+    second = partner[first]
+    s_a = s[[PAIRS[p][0] for p in pick]]                      # (N_PLANTED, hs)
+    s_b = s[[PAIRS[p][1] for p in pick]]
+    U_b = share_top(U_r[first], U_r[second], SHARED)         # the second head's top 4: the first's
+    V_b = share_top(V_r[first], V_r[second], SHARED)
+    return pick, form_overlap((U_r[first], s_a, V_r[first]), (U_b, s_b, V_b))
+
+
+# %% [markdown]
+# ## Every layer
+#
+# A pair reads apart when its overlap is at or below its null's median, and
+# together when it is above the null's 95th percentile.
+
+# %% tags=["measure"]
+overlaps, medians, tops, planted, planted_tops, top_shares = [], [], [], [], [], []
+for layer in range(config.n_layers):
+    (U, s, V), root = layer_forms(layer)
+    overlaps.append(pair_overlaps(U, s, V))                   # (66,)
+    U_r, V_r = random_heads(root)
+    median, top = np.percentile(null_overlaps(U_r, V_r, s).numpy(), [50, 95], axis=1)   # (66,) each
+    medians.append(median)
+    tops.append(top)
+    pick, planted_overlap = planted_overlaps(U_r, V_r, s)
+    planted.append(planted_overlap)
+    planted_tops.append(top[pick])
+    top_shares.append(s[:, :SHARED].sum(1) / s.sum(1))        # (H,) weight of the top 4 directions
+overlaps, medians, tops = torch.cat(overlaps).numpy(), np.concatenate(medians), np.concatenate(tops)
+planted, planted_tops = torch.cat(planted).numpy(), np.concatenate(planted_tops)
+apart, together = overlaps <= medians, overlaps > tops          # (396,) each
+detected = planted > planted_tops
+print(f"{len(overlaps)} pairs: {apart.mean():.2f} read apart, {together.mean():.2f} together; "
+      f"median overlap {np.median(overlaps):.2f}, null median {np.median(medians):.2f}, "
+      f"95th {np.median(tops):.2f}; planted pairs read together in {detected.mean():.1%}")
+
+# %%
+n_tokens = sum(out.hidden_states[0].shape[1] for out in sample)
+report.number("n_tokens", n_tokens, "{:.0f}", kind="count",
+              en="tokens of the sample sentences the covariance is computed on",
+              zh="用来计算协方差的样本句子的词元数")
+report.number("pairs", len(overlaps), "{:.0f}", kind="count",
+              en="pairs of heads in one layer (66 a layer)", zh="同一层内的头对数（每层 66 对）")
+report.number("apart_share", apart.mean(), "{:.0%}", kind="share",
+              en="pairs of heads whose overlap is at or below their null's median (read apart)",
+              zh="重叠度不高于自己零分布中位数的头对所占比例（读取互不相干）")
+report.number("together_share", together.mean(), "{:.0%}", kind="share",
+              en="pairs of heads whose overlap is above their null's 95th percentile (read together)",
+              zh="重叠度高于自己零分布第 95 百分位数的头对所占比例（读取彼此重合）")
+report.number("overlap_median", np.median(overlaps), "{:.2f}",
+              en="median overlap of two heads' forms (weighted mean cos² of principal angles)",
+              zh="两个头的双线性型重叠度的中位数（加权的主角余弦平方平均）")
+report.number("null_median", np.median(medians), "{:.2f}",
+              en="the null's median overlap (median over the pairs)",
+              zh="零分布重叠度的中位数（取各头对的中位数）")
+report.number("null_p95", np.median(tops), "{:.2f}",
+              en="the null's 95th percentile (median over the pairs)",
+              zh="零分布的第 95 百分位数（取各头对的中位数）")
+report.number("n_random_heads", N_RANDOM, "{:.0f}", kind="count",
+              en="random heads per layer in the null", zh="零分布中每层的随机头数")
+report.number("shared_directions", SHARED, "{:.0f}", kind="count",
+              en="top directions a planted pair shares", zh="植入的头对共享的最大方向数")
+report.number("n_planted", len(planted), "{:.0f}", kind="count",
+              en="planted pairs", zh="植入的头对数")
+report.number("planted_detection_share", detected.mean(), "{:.1%}", kind="share",
+              en="planted pairs sharing their top 4 directions that read together (G1)",
+              zh="共享前 4 个方向的植入头对中，读作彼此重合的比例（G1）")
+report.number("planted_overlap_median", np.median(planted), "{:.2f}",
+              en="median overlap of the planted pairs", zh="植入头对重叠度的中位数")
+report.number("top_weight_share", float(torch.cat(top_shares).median()), "{:.0%}", kind="share",
+              en="share of a head's summed singular values in its top 4 directions (median over the 72 heads)",
+              zh="一个头的奇异值之和中，前 4 个方向所占的份额（72 个头的中位数）")
+if apart.mean() >= 0.75:
+    outcome = ("Most pairs of heads read apart: their forms overlap no more than those of random heads.",
+               "大多数头对读取互不相干：它们的双线性型重叠得不比随机头多。")
+elif together.mean() >= 0.75:
+    outcome = ("Most pairs of heads read together: two heads of one layer share more of what they match "
+               "on than two random heads with the same singular values do.",
+               "大多数头对读取彼此重合：同一层的两个头所匹配的内容，比奇异值相同的两个随机头共享得更多。")
+else:
+    outcome = ("Neither reading apart nor reading together describes most pairs of heads.",
+               "大多数头对既谈不上读取互不相干，也谈不上读取彼此重合。")
+report.text("outcome", en=outcome[0], zh=outcome[1])
+
+# %% [markdown]
+# ## Figure
+
+# %%
+TEXT = {
+    "en": {"x": "the pair's null, 95th percentile", "y": "overlap of two heads' forms",
+           "apart": "read apart (≤ null median)", "together": "read together (> 95th percentile)",
+           "neither": "neither", "planted": "planted pairs (top 4 shared)",
+           "alt": "A scatter plot: one dot per pair of heads in one layer of MiniLM, its overlap against the "
+                  "95th percentile of its null, with the diagonal where the two are equal. Dots above the "
+                  "diagonal read together, {together:.0%} of them; pale grey crosses are the planted pairs.",
+           "caption": "Each pair of heads against its own null: random heads with the pair's singular values, "
+                      "their forms computed on the same covariance."},
+    "zh": {"x": "该头对零分布的第 95 百分位数", "y": "两个头的双线性型的重叠度",
+           "apart": "读取互不相干（≤ 零分布中位数）", "together": "读取彼此重合（> 第 95 百分位数）",
+           "neither": "两者都不是", "planted": "植入的头对（共享前 4 个方向）",
+           "alt": "散点图：MiniLM 同一层内的每个头对一个点，纵轴是它的重叠度，横轴是它的零分布的第 95 百分位数，"
+                  "对角线上两者相等。对角线以上的点读取彼此重合，占 {together:.0%}；浅灰色的叉是植入的头对。",
+           "caption": "每个头对都与自己的零分布比较：奇异值与这对头相同的随机头，它们的双线性型在同一个协方差上计算。"},
+}
+neither = ~apart & ~together
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = column_figure(height=4.2)
+    ax.plot(planted_tops, planted, "x", ms=3, color="#bbbbbb", label=text["planted"])
+    for mask, colour, key in ((together, "#d95f02", "together"), (apart, "#1b9e77", "apart"),
+                              (neither, "#7570b3", "neither")):
+        ax.plot(tops[mask], overlaps[mask], "o", ms=3, alpha=0.8, color=colour, label=text[key])
+    line = [0, max(overlaps.max(), planted.max()) * 1.05]
+    ax.plot(line, line, color="#555555", lw=1)
+    ax.set_xlim(min(tops.min(), planted_tops.min()) * 0.9, tops.max() * 1.05)
+    ax.set_ylim(0, line[1])
+    ax.set_xlabel(text["x"], fontsize=10)
+    ax.set_ylabel(text["y"], fontsize=10)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="upper left")
+    report.figure("pairs_against_null", fig, lang, alt=text["alt"].format(together=together.mean()),
+                  caption=text["caption"])
+
+report.save()

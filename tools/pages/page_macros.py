@@ -1,0 +1,149 @@
+"""The macros a page calls, read with Jinja2's own parser (the build renders them with
+mkdocs-macros-plugin; tools/pages/macros.py defines them).
+
+A page names its snippet once, in its front matter, and cites it by key:
+
+    ---
+    snippet: four_steps
+    ---
+
+    {{ value("weight_it_animal") }}            a number of the page's snippet
+    {{ value("real_model.it_animal.n_seeds") }} a number of another snippet: its full name
+    {{ figure("heatmap") }}  {{ text("outcome") }}  {{ data("attention") }}   likewise
+    {{ code() }}                               the page's snippet, whole, with its downloads
+    {{ code("real_model.head_roles.angles") }} another snippet, whole (a name with a dot)
+    {{ code("scores") }}                       the page's snippet's cell tagged "scores"
+    {{ code("three_roles.views", "scores") }}  another snippet's cell
+    {{ claims() }}  {{ claims("three_roles.views") }}   the claims a snippet bears on
+    {{ claim("C05") }}  {{ literature("C33") }}          one claim's card, its literature table
+
+The rule: a name without a dot is the page's snippet's (a key or a cell); a name with a dot is
+a full name, ``<snippet>.<key>`` (split at the last dot) or, for ``code`` and ``claims``, a
+snippet. Everything here reads a page's text; nothing runs a snippet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import jinja2
+from jinja2 import nodes
+from mkdocs.utils import meta
+
+MACROS = ("value", "figure", "text", "data", "code", "claims", "claim", "literature")
+KEYED = ("value", "figure", "text", "data")   # one argument: a key, or snippet.key
+# Jinja's comments start with "{#", which Markdown's attribute lists use ({#anchor}): pages
+# have no comments, so their markers are strings no page writes. mkdocs.yml says the same.
+JINJA = {"comment_start_string": "{##", "comment_end_string": "##}"}
+LINE_BREAK_STANDIN = "\ufffc"  # another call earlier on the same line: the line is not blank there
+
+
+class PageMacroError(ValueError):
+    """A page calls something that is not one of the macros, or calls one wrongly."""
+
+
+@dataclass(frozen=True)
+class Call:
+    kind: str                 # one of MACROS
+    args: tuple[str, ...]     # as the page writes them
+    snippet: str | None       # the snippet it cites (None: claim, literature)
+    key: str | None           # the number's/figure's/text's/data's key, the cell's tag, the claim
+    before: str = ""          # the page's text on the same line before the call
+    after: str = ""           # the page's text right after it, up to the next call
+    line: int = 0             # its line in the text read (front matter included), from 1
+
+    @property
+    def target(self) -> str:
+        """snippet.key, the snippet, or the claim: the name the numbers table and errors show."""
+        return ".".join(part for part in (self.snippet, self.key) if part)
+
+    def __str__(self) -> str:
+        return f"{{{{ {self.kind}({', '.join(repr(a).replace(chr(39), chr(34)) for a in self.args)}) }}}}"
+
+
+def front_matter(text: str) -> tuple[str, dict]:
+    """(the page without its front matter, the front matter), as MkDocs reads them."""
+    body, data = meta.get_data(text)
+    return body, data
+
+
+def resolve(kind: str, args: tuple, snippet: str | None) -> tuple[str | None, str | None]:
+    """(snippet, key) that ``kind(*args)`` names on a page whose front matter names ``snippet``."""
+    if kind not in MACROS:
+        raise PageMacroError(f"{kind}(…) is not a page macro; use {', '.join(MACROS)}")
+    if not all(isinstance(a, str) and a for a in args):
+        raise PageMacroError(f"{kind}(…): write names as quoted strings")
+    least, most = (0, 2) if kind == "code" else (0, 1) if kind == "claims" else (1, 1)
+    if not least <= len(args) <= most:
+        raise PageMacroError(f"{kind}(…) takes {least}–{most} names, not {len(args)}")
+    name = args[0] if args else None
+    if kind in ("claim", "literature") or (kind == "code" and len(args) == 2):
+        return (None, name) if len(args) == 1 else args
+    if kind == "claims" and name or name and "." in name:  # a full name
+        return (name, None) if kind in ("code", "claims") else tuple(name.rsplit(".", 1))
+    if not snippet:
+        raise PageMacroError(f"{kind}({name or ''!r}): the page's front matter names no snippet "
+                             "(add 'snippet:' or write the full name)")
+    return snippet, None if kind == "claims" else name
+
+
+def calls(text: str, snippet: str | None = None) -> list[Call]:
+    """Every macro call of a page, in page order. ``text`` is the page's file (its front matter
+    names the snippet) or its body with ``snippet`` given."""
+    body, data = front_matter(text)
+    snippet = snippet or data.get("snippet")
+    try:
+        template = jinja2.Environment(**JINJA).parse(body)
+    except jinja2.TemplateSyntaxError as error:
+        raise PageMacroError(f"line {error.lineno}: {error.message}") from None
+    found: list[Call] = []
+    skipped = text[:len(text) - len(body)].count("\n") if text.endswith(body) else 0  # front matter
+    line = ""    # the current line's text so far
+    pending = None  # the last call, still waiting for the text after it
+    for output in template.find_all(nodes.Output):
+        for node in output.nodes:
+            if isinstance(node, nodes.TemplateData):
+                if pending is not None:
+                    found[-1] = Call(**{**pending.__dict__, "after": node.data})
+                    pending = None
+                line = (line + node.data).rpartition("\n")[2] if "\n" in node.data else line + node.data
+                continue
+            if not (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name)):
+                raise PageMacroError(f"line {node.lineno}: a page only calls macros "
+                                     f"({', '.join(MACROS)}), as {{{{ value(\"key\") }}}}")
+            if node.kwargs or node.dyn_args or node.dyn_kwargs or \
+                    not all(isinstance(a, nodes.Const) for a in node.args):
+                raise PageMacroError(f"line {node.lineno}: {node.node.name}(…) takes quoted names only")
+            kind, args = node.node.name, tuple(a.value for a in node.args)
+            try:
+                cited, key = resolve(kind, args, snippet)
+            except PageMacroError as error:
+                raise PageMacroError(f"line {node.lineno}: {error}") from None
+            pending = Call(kind, args, cited, key, before=line, line=node.lineno + skipped)
+            found.append(pending)
+            line += LINE_BREAK_STANDIN
+    return found
+
+
+def render(text: str, each, snippet: str | None = None) -> str:
+    """The page without its front matter, every macro call replaced by ``each(call)`` (a
+    stand-in for the prose readers of the tests: a marker, a number, nothing)."""
+    body, _ = front_matter(text)
+    found = iter(calls(text, snippet))
+    standins = {name: lambda *args: each(next(found)) for name in MACROS}
+    return jinja2.Environment(**JINJA, keep_trailing_newline=True).from_string(body).render(standins)
+
+
+def values(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
+    """(snippet, key) of every number a page cites, in order of first use."""
+    return list(dict.fromkeys((c.snippet, c.key) for c in calls(text, snippet) if c.kind == "value"))
+
+
+def cells(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
+    """(snippet, cell) of every code cell a page shows, in page order."""
+    return [(c.snippet, c.key) for c in calls(text, snippet) if c.kind == "code" and c.key]
+
+
+def listings(text: str, snippet: str | None = None) -> list[str]:
+    """The snippets a page shows whole (``code()``), in page order."""
+    return [c.snippet for c in calls(text, snippet) if c.kind == "code" and not c.key]
