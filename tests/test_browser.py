@@ -22,6 +22,15 @@ def all_pages(site: Path) -> list[str]:
     return pages
 
 
+def reading_pages(site: Path, lang_root: str, marker: str) -> list[str]:
+    """The pages of one language (``""`` or ``"zh/"``) a reader reads — no notebooks, no print
+    page — whose HTML contains ``marker``."""
+    return [p for p in all_pages(site)
+            if p.startswith(lang_root) and (lang_root or not p.startswith("zh/"))
+            and not p.startswith(("notebooks/", "zh/notebooks/", "print_page/", "zh/print_page/"))
+            and marker in (site / p / "index.html").read_text(encoding="utf-8")]
+
+
 @pytest.mark.remembered
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
 def test_four_steps_page_typesets_math_and_shows_figures_in_its_language(page, site_url, lang_root):

@@ -7,7 +7,7 @@ import re
 import pytest
 
 import remembered
-from test_browser import all_pages
+from test_browser import all_pages, reading_pages
 
 MIN_TEXT_PX = 11
 CAPTION = {"": re.compile(r"^Figure (\d+)\. \S"), "zh/": re.compile(r"^图 (\d+)\u3000\S")}
@@ -32,10 +32,7 @@ def load_figures(page):
 
 
 def pages_with_figures(built_site, lang_root):
-    return [p for p in all_pages(built_site)
-            if p.startswith(lang_root) and (lang_root or not p.startswith("zh/"))
-            and not p.startswith(("notebooks/", "zh/notebooks/", "print_page/", "zh/print_page/"))
-            and "explainer-figure" in (built_site / p / "index.html").read_text(encoding="utf-8")]
+    return reading_pages(built_site, lang_root, "explainer-figure")
 
 
 @pytest.mark.parametrize("lang_root", ["", "zh/"])

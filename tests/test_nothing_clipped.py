@@ -5,7 +5,7 @@ that has more. Display math has its own tests (test_figures_in_browser.py, WIDE_
 import pytest
 
 import remembered
-from test_browser import all_pages
+from test_browser import reading_pages
 from test_figures_in_browser import colour_distance, edge_strips
 
 # Each block's boxes, from its innermost box out to the page, and what each does with what
@@ -91,10 +91,7 @@ def failures(path: str, found: dict) -> list[str]:
 
 
 def article_pages(built_site, lang_root):
-    return [p for p in all_pages(built_site)
-            if p.startswith(lang_root) and (lang_root or not p.startswith("zh/"))
-            and not p.startswith(("notebooks/", "zh/notebooks/", "print_page/", "zh/print_page/"))
-            and "<article" in (built_site / p / "index.html").read_text(encoding="utf-8")]
+    return reading_pages(built_site, lang_root, "<article")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -40,6 +40,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = Path(os.environ.get("EXPLAINER_SNIPPETS_DIR", ROOT / "snippets"))
 SHARED_PACKAGE = "explainer"
 CACHE = Path(os.environ.get("EXPLAINER_CACHE_DIR", ROOT / ".cache" / "snippets"))
+# What the shared package declares it needs: the checkout's, also when SNIPPETS points at
+# another folder of snippets (the runner's tests), since those import the same packages.
+PYPROJECT = ROOT / "snippets" / "pyproject.toml"
 NOT_SNIPPETS = {SHARED_PACKAGE, "notebooks", "zh", "build", "__pycache__"}
 # A snippet may use this much CPU time (its own, one thread): a limit that holds on a busy
 # machine as on an idle one. A hang that uses no CPU (waiting, sleeping) is stopped by the
@@ -131,7 +134,7 @@ def snippet_distributions() -> set[str]:
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
-    project = tomllib.loads((SNIPPETS / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]
     wanted = list(project["dependencies"]) + [r for extra in project.get("optional-dependencies", {}).values()
                                               for r in extra]
     seen: set[str] = set()

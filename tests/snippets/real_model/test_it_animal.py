@@ -82,7 +82,7 @@ def test_c03_numbers_of_every_pair_once_are_the_pages_and_a_draw_repeats_pairs()
     rng = np.random.default_rng(5)
     correct = np.zeros((8, 2, 3), dtype=bool)                            # 4 pairs, 2 layers, 3 heads
     correct[:, 0, 0] = [1, 0, 1, 0, 0, 0, 0, 0]
-    correct[:, 1, 2] = [1, 1, 1, 0, 1, 1, 0, 0]                          # the best head: 5 of 8
+    correct[:, 1, 2] = [1, 1, 1, 0, 1, 1, 0, 0]                          # the best head (five rows right)
     shares, shift = rng.random((8, 2, 3)), np.array([0.3, -0.1, 0.2, 0.4])
     got = c03_numbers(correct, shares, shift, np.arange(4), n_flips=20000, seed=0)
     assert got["value_share"] == shares[:, 1, 2].mean() and got["shift"] == shift.mean()
@@ -90,4 +90,4 @@ def test_c03_numbers_of_every_pair_once_are_the_pages_and_a_draw_repeats_pairs()
     assert got["p"] == (1 + ((signs * shift).mean(axis=1) >= shift.mean() - 1e-12).sum()) / 20001
     again = c03_numbers(correct, shares, shift, np.array([0, 0, 1, 3]), n_flips=100, seed=1)
     assert again["shift"] == np.mean(shift[[0, 0, 1, 3]])               # pairs 0,0,1,3: the best head
-    assert again["value_share"] == shares[[0, 1, 0, 1, 2, 3, 6, 7], 1, 2].mean()   # is still 1-2 (5 of 8)
+    assert again["value_share"] == shares[[0, 1, 0, 1, 2, 3, 6, 7], 1, 2].mean()   # is still 1-2 (five rows right)
