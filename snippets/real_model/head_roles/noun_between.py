@@ -94,13 +94,13 @@ both_possible = c22["artefacts"]["possible"] & c22["people"]["possible"]
 lower = [np.minimum(r["pick"], r["prefer_share"]) for r in c22.values()]
 both_best = int(np.argmax(np.minimum(*lower)))         # best on both sets at once
 
-for name, r in c22.items():
-    b = r["best"]
-    print(f"{name}: {r['beats_half'].sum()} head-directions prefer the object "
-          f"beyond chance (of {2 * L * H}); {r['passes'].sum()} pass, "
-          f"{r['clear'].sum()} clearly; best {head_direction(b)} picks its target "
-          f"in {r['pick'][b]:.0%}, prefers the object in {r['prefer_share'][b]:.0%} "
-          f"(corrected p {r['prefer_p'][b]:.3g})")
+for name, found in c22.items():
+    b = found["best"]
+    print(f"{name}: {found['beats_half'].sum()} head-directions prefer the object "
+          f"beyond chance (of {2 * L * H}); {found['passes'].sum()} pass, "
+          f"{found['clear'].sum()} clearly; best {head_direction(b)} picks its target "
+          f"in {found['pick'][b]:.0%}, prefers the object in {found['prefer_share'][b]:.0%} "
+          f"(corrected p {found['prefer_p'][b]:.3g})")
 print(f"the same head-direction clearly passes on both sets: {both_clear.sum()}; "
       f"may: {both_possible.sum()}")
 
@@ -326,10 +326,10 @@ report.number("c22_people_position_rule_max", max(rules["people"].values()), "{:
 from explainer.noun_between_heads import planted_detection
 
 detection = {}
-for name, r in c22.items():
+for name, found in c22.items():
     attention, _, verbs, objects, between = seen[name]
-    planted_head = int(r["prefer_share"][:L * H].argmin())      # verb → object, least on its own
-    detection[name] = planted_detection(attention, verbs, objects, between, r["prefer"], planted_head,
+    planted_head = int(found["prefer_share"][:L * H].argmin())  # verb → object, least on its own
+    detection[name] = planted_detection(attention, verbs, objects, between, found["prefer"], planted_head,
                                         share=LEAD, n_draws=DRAWS, significance=ALPHA)
     print(f"{name}: planted head {head_direction(planted_head)} detected in {detection[name]:.0%} of 200 draws")
 
