@@ -179,6 +179,22 @@ def test_importing_explainer_first_pins_the_kernels_and_an_explicit_setting_wins
     assert run_python(check) == "AVX2"
     assert run_python(check, ATEN_CPU_CAPABILITY="default") == "DEFAULT"
     assert run_python("import explainer, os; print(os.environ['MKL_CBWR'])") == "AVX2"
+    # numpy's OpenBLAS and its own functions: the same answer as when the machine offers no
+    # more than AVX2, whatever this one has (a matrix product and exp, bit for bit)
+    digest = ("import explainer, hashlib, numpy as np\n"
+              "a = np.random.default_rng(0).standard_normal((300, 300))\n"
+              "print(hashlib.sha256((a @ a).tobytes() + np.exp(a).tobytes()).hexdigest())")
+    assert run_python(digest) == run_python(digest.replace("explainer, ", ""), OPENBLAS_CORETYPE="Haswell",
+                                            NPY_DISABLE_CPU_FEATURES=kernels.NUMPY_AVX512)
+
+
+@pytest.mark.skipif(not kernels.has_avx2(), reason="the pin applies to x86-64 machines with AVX2")
+def test_importing_numpy_first_warns_that_the_pin_comes_too_late():
+    code = ("import warnings, numpy\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always'); import explainer\n"
+            "print(' | '.join(str(w.message) for w in caught))")
+    assert "numpy was imported before explainer" in run_python(code)
 
 
 @pytest.mark.skipif(not kernels.has_avx2(), reason="the pin applies to x86-64 machines with AVX2")

@@ -1,10 +1,13 @@
-"""Same numbers on every machine: pin the CPU kernels torch and MKL compute with.
+"""Same numbers on every machine: pin the CPU kernels torch, MKL and numpy compute with.
 
 torch picks its CPU kernels by the machine (default / AVX2 / AVX-512) and MKL picks its
 own code path; a few hundred training steps turn their last-bit differences into
-different trained models. Both read their choice from the environment once, when torch
-first computes, so ``import explainer`` (which calls ``pin()``) comes first, *before*
-``import torch``. An explicitly set variable always wins (``setdefault``): that is how
+different trained models. numpy does the same twice: its OpenBLAS picks matrix-product
+kernels by CPU model (SkylakeX on an AVX-512 machine, Haswell or Zen on an AVX2 one), and
+its own functions (exp, log, ...) take AVX-512 code paths where the CPU has them; both
+change last bits. All of them read their choice from the environment once — torch when it
+first computes, numpy when it is imported — so ``import explainer`` (which calls ``pin()``)
+comes first, *before* ``import numpy`` and ``import torch``. An explicitly set variable always wins (``setdefault``): that is how
 the cross-kernel check runs the same snippets under ``ATEN_CPU_CAPABILITY=default``.
 
 Exact reproduction holds on x86-64 machines with AVX2; on other CPUs (ARM, or x86
@@ -17,9 +20,15 @@ import subprocess
 import sys
 import warnings
 
-PINNED = {"ATEN_CPU_CAPABILITY": "avx2",   # torch's own kernels
-          "MKL_CBWR": "AVX2",              # MKL's reproducibility mode (matrix products)
-          "ONEDNN_MAX_CPU_ISA": "AVX2"}    # oneDNN, which some torch operators use
+# numpy's AVX-512 dispatch targets, under the names of numpy 2.x and of numpy 1.x (a name
+# this machine or this numpy lacks is ignored)
+NUMPY_AVX512 = "X86_V4 AVX512_ICL AVX512_SPR AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL"
+
+PINNED = {"ATEN_CPU_CAPABILITY": "avx2",             # torch's own kernels
+          "MKL_CBWR": "AVX2",                        # MKL's reproducibility mode (matrix products)
+          "ONEDNN_MAX_CPU_ISA": "AVX2",              # oneDNN, which some torch operators use
+          "OPENBLAS_CORETYPE": "Haswell",            # numpy's OpenBLAS (matrix products)
+          "NPY_DISABLE_CPU_FEATURES": NUMPY_AVX512}  # numpy's own functions
 
 
 def has_avx2() -> bool:
@@ -50,8 +59,12 @@ def pin() -> None:
     was imported earlier with other kernels (then the pin comes too late to take effect)."""
     if not has_avx2():
         return
+    unset = [name for name in PINNED if name not in os.environ]
     for name, value in PINNED.items():
         os.environ.setdefault(name, value)
+    if "numpy" in sys.modules and {"OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES"} & set(unset):
+        warnings.warn("numpy was imported before explainer and computes with this CPU's own kernels: "
+                      "import explainer first to get the site's numbers exactly", stacklevel=3)
     torch = sys.modules.get("torch")
     if torch is not None and hasattr(torch, "backends"):
         wanted = os.environ["ATEN_CPU_CAPABILITY"].upper()
