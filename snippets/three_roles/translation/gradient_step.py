@@ -1,23 +1,25 @@
 # %% [markdown]
-# # The first step: which way does the gradient push 追逐's attention?
+# # The first mistranslation: which way does the gradient push 追逐's attention?
 #
 # Source B says that when the model first mistranslates 猫追逐激光点, the loss
-# sends back two gradients: one that strengthens 追逐 → *chases* (the verb's
-# content) and one that builds the link between 追逐 and 激光点 (its object).
-# The second is a claim about $W_Q$ and $W_K$, the matrices that decide where
-# 追逐 looks. We take the translation toy of the page at step 0 (random
-# weights, every seed batched in one model), compute the loss on the
-# held-out 猫追逐激光点 → "the cat chases the laser dot", and take one small
-# descent step on the encoder's $W_Q$ and $W_K$ alone. Does 追逐's attention
-# to 激光点 rise more than its attention to 猫 or to itself?
+# sends back two gradients: a *content* gradient that strengthens 追逐 →
+# *chases*, and an *object-mismatch* gradient that builds the link between
+# 追逐 and 激光点. We train the translation toy of the page, seeds batched in
+# one model, and stop each seed at the first step after which it puts a wrong
+# verb (*pursues*, *watches*, *likes* or *bites*) at the verb's place in the
+# held-out 猫追逐激光点. On a copy of those weights we take one tiny descent
+# step and read what it changes: where 追逐 looks in the encoder (its row of the
+# self-attention), and how likely *chases* becomes for 追逐 in other sentences.
 
 # %%
 # Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+import math
+
 import torch
 
 from explainer.report import Report
-from explainer.seeds import n_seeds, report_seed_count, report_spread
+from explainer.seeds import n_seeds, report_seed_count
 
 torch.set_num_threads(1)
 report = Report("three_roles.translation.gradient_step")
@@ -27,247 +29,615 @@ report = Report("three_roles.translation.gradient_step")
 #
 # The same corpora, model, seeds and stacked pass as `three_roles.translation`
 # (kept in `explainer.translation_toy`): on the page, the cells above define
-# them.
+# them. Seed *i* starts from the same weights in every corpus.
 
-# %%
-import torch.nn.functional as F  # noqa: F401 — the page's cells import it too
+# %% tags=["toy"]
+import torch
+import torch.nn.functional as F
+from torch.func import stack_module_state
 
-from explainer.translation_toy import (ARMS, GOALS, OBJECT_POS, SUBJECT_POS, TEST, VERB_POS,
-                                       batch_targets, decode, encode, english, make_models,
-                                       model_targets, sources, src_all, tgt_id, train)
+from explainer.translation_toy import (BOS, MAX_TGT, OBJECT_POS, PAD, SUBJECT_POS, TEST, VERB_POS,
+                                       Translator, decode, encode, english, layer_norm, linear, mlp, sources,
+                                       src_all, tgt_id, train_rows)
+
+TEST_ROW = sources.index(TEST)                        # 猫追逐激光点 → "the cat chases the laser dot"
+SUBJECT_SLOT, VERB_SLOT = 1, 2                        # "cat" and the verb in the English
+EN_VERBS = ["chases", "pursues", "watches", "likes", "bites"]
+VERB_IDS = torch.tensor([tgt_id[w] for w in EN_VERBS])
+WRONG_IDS = VERB_IDS[1:]                              # every verb but "chases"
+CHASES, CAT = tgt_id["chases"], tgt_id["cat"]
+assert all(english(*s, c)[VERB_SLOT] in EN_VERBS for s in sources for c in ("fixed", "object_dependent"))
 
 # %% [markdown]
-# ## One descent step on chosen weights
+# ## Three corpora
 #
-# `sentence_loss` is each model's mean cross-entropy on 猫追逐激光点, with the
-# log-probability of "chases" at its place and 追逐's row of the encoder's
-# self-attention (mean of the two heads). `descent_step` moves only the named
-# weights, $W \leftarrow W - \eta\,\partial L / \partial W$: the loss is a sum
-# over the models, so each model gets its own loss's gradient.
+# The tested corpus is the page's second one: 追逐 is *pursues* before the two
+# goals (梦想, 目标) and *chases* before every other object. The fixed corpus
+# (追逐 is always *chases*) is a note. The planted corpus is the check that the
+# test can see the push where it must exist: there 追逐 is *chases* only before
+# the four laser-class things and *pursues* before every other object, so the
+# verb of 猫追逐激光点 depends on its object.
+
+# %% tags=["corpora"]
+LASER_THINGS = {"激光点", "激光笔", "红球", "红点"}
+
+
+def planted_english(subject, verb, obj):
+    words = english(subject, verb, obj, "fixed")
+    if verb == "追逐" and obj not in LASER_THINGS:
+        words[VERB_SLOT] = "pursues"
+    return words
+
+
+def corpus_targets(english_of):
+    """Decoder input <s> y and target y </s>, (N, L) each, padded, for every sentence."""
+    rows_in, rows_out = [], []
+    for s in sources:
+        ids = [tgt_id[w] for w in english_of(*s)]
+        pad = [PAD] * (MAX_TGT - 1 - len(ids))
+        rows_in.append([BOS] + ids + pad)
+        rows_out.append(ids + [tgt_id["</s>"]] + pad)
+    return torch.tensor(rows_in), torch.tensor(rows_out)
+
+
+CORPUS = {"tested": lambda s, v, o: english(s, v, o, "object_dependent"),
+          "fixed": lambda s, v, o: english(s, v, o, "fixed"),
+          "planted": planted_english}
+
+
+def stacked(groups):
+    """groups: (corpus, seeds, the verb reads only 追逐) -> the models stacked (name -> (M, ...))
+    and their targets: decoder input, target (M, N, L), and what the cross-attention may read
+    at each English position (M, L, 3)."""
+    models, ins, outs, reads = [], [], [], []
+    for corpus, seeds, verb_reads_only_verb in groups:
+        tgt_in, tgt_out = corpus_targets(CORPUS[corpus])
+        for seed in seeds:
+            torch.manual_seed(seed)
+            models.append(Translator())
+            ins.append(tgt_in)
+            outs.append(tgt_out)
+            allowed = torch.ones(MAX_TGT, 3, dtype=torch.bool)
+            if verb_reads_only_verb:                  # the planted toy: the verb reads 追逐 only
+                allowed[VERB_SLOT] = torch.arange(3) == VERB_POS
+            reads.append(allowed)
+    params, _ = stack_module_state(models)
+    return params, (torch.stack(ins), torch.stack(outs), torch.stack(reads))
+
+
+# %% [markdown]
+# ## Training, watching the verb's place
+#
+# The page's training (Adam, the same batches, 猫追逐激光点 and 15 other
+# sentences held out), 400 steps. After every update we read each model's
+# softmax at the verb's place in 猫追逐激光点, teacher-forced from
+# `<s> the cat`, over the whole English vocabulary. The **first mistranslation** is the
+# first step at which the five verbs together hold at least half of it and the
+# single most likely word is a verb other than *chases*: that verb is the
+# seed's wrong verb, and we copy the weights.
+
+# %% tags=["checkpoint"]
+def verb_slot_probs(p, tgt):
+    """Each model's softmax at the verb's place in 猫追逐激光点 (M, vocab)."""
+    memory = encode(p, src_all[[TEST_ROW]])[0]
+    logits, _ = decode(p, memory, tgt[0][:, [TEST_ROW]], reads=tgt[2])
+    return logits[:, 0, VERB_SLOT].softmax(-1)
+
+
+def mistranslates(probs):
+    """(i) the verbs hold at least half and (ii) one most likely word, a verb other than
+    "chases": (M,) truth values, the most likely other verb (M,), and (i) alone (M,)."""
+    verb_mass_ok = probs[:, VERB_IDS].sum(-1) >= 0.5
+    top = probs.max(-1)
+    unique = (probs == top.values[:, None]).sum(-1) == 1
+    wrong_top = torch.isin(top.indices, WRONG_IDS)
+    other_verb = WRONG_IDS[probs[:, WRONG_IDS].argmax(-1)]
+    return verb_mass_ok & unique & wrong_top, other_verb, verb_mass_ok
+
+
+def train_watching(params, tgt, steps=400, batch_size=32):
+    """The page's training, and copies of each model's weights at its first mistranslation
+    ("first"), at its last ("last") and at its first step with verb mass ≥ ½ ("onset"), with
+    the step (0: none) and the verb to read against."""
+    M = len(tgt[0])
+    with torch.no_grad():
+        _, start_verb, _ = mistranslates(verb_slot_probs(params, tgt))
+        start_wrong = torch.isin(verb_slot_probs(params, tgt).argmax(-1), WRONG_IDS)
+    watch = {"step0": {"params": {k: v.detach().clone() for k, v in params.items()},
+                       "step": torch.zeros(M, dtype=torch.long),
+                       "verb": torch.where(start_wrong, start_verb, -1)}}
+    for when in ("first", "last", "onset"):
+        watch[when] = {"params": {k: v.detach().clone() for k, v in params.items()},
+                       "step": torch.zeros(M, dtype=torch.long), "verb": torch.full((M,), -1)}
+    train_index = torch.tensor(train_rows)
+    optimizer = torch.optim.Adam(params.values(), lr=3e-3, foreach=True)
+    batches = torch.Generator().manual_seed(0)
+    for step in range(1, steps + 1):
+        rows = train_index[torch.randint(len(train_rows), (batch_size,), generator=batches)]
+        tgt_in, tgt_out = tgt[0][:, rows], tgt[1][:, rows]
+        logits, _ = decode(params, encode(params, src_all[rows])[0], tgt_in, reads=tgt[2])
+        per_model = F.cross_entropy(logits.flatten(0, 2), tgt_out.flatten(), ignore_index=PAD,
+                                    reduction="none").view(M, -1)
+        loss = ((per_model.sum(-1)) / (tgt_out != PAD).view(M, -1).sum(-1)).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        with torch.no_grad():
+            wrong_now, other_verb, verb_mass_ok = mistranslates(verb_slot_probs(params, tgt))
+            for when, now in (("first", wrong_now & (watch["first"]["step"] == 0)),
+                              ("last", wrong_now),
+                              ("onset", verb_mass_ok & (watch["onset"]["step"] == 0))):
+                if now.any():
+                    for k, v in params.items():
+                        watch[when]["params"][k][now] = v[now]
+                    watch[when]["step"][now] = step
+                    watch[when]["verb"][now] = other_verb[now]
+    watch["final"] = {"params": {k: v.detach().clone() for k, v in params.items()}}
+    return watch
+
+
+# %% [markdown]
+# ## One tiny descent step, in float64
+#
+# Everything below runs on the copied weights in float64. A step on a loss $L$
+# and a set of weight tensors is $W \leftarrow W - 10^{-4}\, g/\lVert g\rVert$
+# ($g$ the gradient, one norm over all the tensors): plain descent with a
+# fixed length, so the step's direction is what we read. The losses are at the
+# verb's place of 猫追逐激光点: $L_c$, the cross-entropy of *chases*, and the
+# margin $L_m = \text{logit(wrong verb)} - \text{logit(chases)}$, whose
+# gradient is exactly $L_c$'s minus the wrong verb's cross-entropy's: the part
+# that depends on which verb is the target. `encode_parts` is the toy's
+# `encode` written out, so that it can also return each head's output and
+# detach the score rows of the queries 猫 and 激光点 (`row_only`): the gradient
+# then reaches $W_Q$ and $W_K$ only through 追逐's own scores.
 
 # %% tags=["gradient_step"]
-QK = ["enc_self.W_Q.weight", "enc_self.W_K.weight"]     # where 追逐 looks
-VALUE = ["enc_self.W_V.weight", "enc_self.W_O.weight"]  # what it brings back: the value path
-OUTPUT = ["readout.weight", "readout.bias"]             # the decoder's output layer
-TEST_ROW = sources.index(TEST)
-CHASES_AT = english(*TEST, "fixed").index("chases")     # the verb's place in the English
+QK = ["enc_self.W_Q.weight", "enc_self.W_K.weight"]    # where each Chinese word looks
+CROSS_QK = ["cross.W_Q.weight", "cross.W_K.weight"]    # where each English word looks
+WHERE_TO_LOOK = [f"{layer}.{m}.weight" for layer in ("enc_self", "dec_self", "cross")
+                 for m in ("W_Q", "W_K")]
+STEP = 1e-4
 
 
-def sentence_loss(p, tgt):
-    """Each model's mean loss on 猫追逐激光点 (M,), log p("chases") at its place (M,),
-    and 追逐's encoder self-attention row, mean of the heads (M, 3)."""
-    memory, self_weights = encode(p, src_all[[TEST_ROW]])      # self_weights: (M, 1, nh, 3, 3)
-    tgt_in, tgt_out = batch_targets(tgt, [TEST_ROW])           # (M, 1, L)
-    logits, _ = decode(p, memory, tgt_in, reads=tgt[2])        # (M, 1, L, vocab)
-    log_probs = logits[:, 0].log_softmax(-1)                   # (M, L, vocab)
-    target = tgt_out[:, 0]                                     # (M, L)
-    picked = log_probs.gather(-1, target[..., None])[..., 0]   # (M, L)
-    real = (target != 0).float()                               # 0 is <pad>
-    loss = -(picked * real).sum(-1) / real.sum(-1)             # (M,)
-    return loss, picked[:, CHASES_AT], self_weights[:, 0, :, VERB_POS].mean(1)
+def encode_parts(p, src, row_only=False):
+    """The toy's encode: memory (M, B, S, C), self-attention weights (M, B, nh, S, S) and
+    each head's output (M, B, nh, S, hs). row_only: the score rows of every query but 追逐
+    are detached."""
+    x = p["src_embed.weight"][:, src] + p["src_pos"][:, None, : src.shape[1]]  # (M, B, S, C)
+    h = layer_norm(x, p, "enc_norm1")
+    M, B, S, C = h.shape
+    n_heads, hs = 2, C // 2
+    q = linear(h, p["enc_self.W_Q.weight"]).view(M, B, S, n_heads, hs).transpose(2, 3)
+    k = linear(h, p["enc_self.W_K.weight"]).view(M, B, S, n_heads, hs).transpose(2, 3)
+    v = linear(h, p["enc_self.W_V.weight"]).view(M, B, S, n_heads, hs).transpose(2, 3)
+    scores = q @ k.transpose(-2, -1) / hs ** 0.5                             # (M, B, nh, S, S)
+    if row_only:
+        own_row = (torch.arange(S) == VERB_POS)[:, None]                     # (S, 1)
+        scores = torch.where(own_row, scores, scores.detach())
+    weights = scores.softmax(dim=-1)
+    heads = weights @ v                                                      # (M, B, nh, S, hs)
+    x = x + linear(heads.transpose(2, 3).reshape(M, B, S, C), p["enc_self.W_O.weight"])
+    return x + mlp(layer_norm(x, p, "enc_norm2"), p, "enc_mlp"), weights, heads
 
 
-def descent_step(p, tgt, names, step_size):
-    """A copy of p with W <- W - step_size * dL/dW for the named weights only."""
+def forward(p, tgt, rows, row_only=False):
+    """Teacher-forced pass on sources[rows]: logits (M, B, T, vocab), encoder self-attention
+    (M, B, nh, 3, 3), cross-attention (M, B, T, 3), head outputs."""
+    memory, self_weights, heads = encode_parts(p, src_all[rows], row_only)
+    logits, cross = decode(p, memory, tgt[0][:, rows], reads=tgt[2])
+    return logits, self_weights, cross, heads
+
+
+def loss_chases(logits, wrong):                        # L_c: (M,)
+    return -logits[:, 0, VERB_SLOT].log_softmax(-1)[:, CHASES]
+
+
+def loss_margin(logits, wrong):                        # L_m = logit(wrong) - logit(chases)
+    at_verb = logits[:, 0, VERB_SLOT]
+    return at_verb.gather(-1, wrong.clamp_min(0)[:, None])[:, 0] - at_verb[:, CHASES]
+
+
+def loss_cat(logits, wrong):                           # a placebo: "cat" at its own place
+    return -logits[:, 0, SUBJECT_SLOT].log_softmax(-1)[:, CAT]
+
+
+def unit_step(p, tgt, loss, wrong, names, size=STEP, row_only=False):
+    """A copy of p with W <- W - size * g/|g| on the named tensors (g: the gradient of each
+    model's loss on 猫追逐激光点, |g| one norm per model), and |g| (M,)."""
     p = {k: v.detach().requires_grad_(k in names) for k, v in p.items()}
     with torch.enable_grad():
-        loss, _, _ = sentence_loss(p, tgt)
-        grads = torch.autograd.grad(loss.sum(), [p[k] for k in names])
-    stepped = dict(zip(names, grads))
-    return {k: (v - step_size * stepped[k] if k in names else v).detach() for k, v in p.items()}
+        logits = forward(p, tgt, [TEST_ROW], row_only)[0]
+        grads = torch.autograd.grad(loss(logits, wrong).sum(), [p[k] for k in names])
+    norm = torch.stack([g.flatten(1).pow(2).sum(-1) for g in grads]).sum(0).sqrt()  # (M,)
+    scale = size / torch.where(norm > 0, norm, torch.ones_like(norm))
+    stepped = {k: p[k] - scale.view(-1, *[1] * (g.dim() - 1)) * g for k, g in zip(names, grads)}
+    return {k: stepped.get(k, v).detach() for k, v in p.items()}, norm
 
 
 @torch.no_grad()
-def step_changes(p, tgt, names, step_size):
-    """After one descent step on the named weights: the change of 追逐's attention to each
-    source word (M, 3), of the loss (M,) and of log p("chases") (M,). In float64: the change
-    of a small step lies far below float32's resolution."""
-    p = {k: v.detach().double() for k, v in p.items()}
-    loss, chases, row = sentence_loss(p, tgt)
-    new_loss, new_chases, new_row = sentence_loss(descent_step(p, tgt, names, step_size), tgt)
-    return new_row - row, new_loss - loss, new_chases - chases
+def links(p, tgt):
+    """What the steps are read on, per model: in 追逐's encoder row the log-odds of 激光点
+    against 猫 and against 追逐 per head (M, nh) and 激光点's head-mean share (M,); in 激光点's
+    row the log-odds of 追逐 against 猫 (M, nh); at the verb's place the cross-attention's
+    log-odds of 激光点 against 猫 (M,); and L_c (M,)."""
+    logits, self_weights, cross, _ = forward(p, tgt, [TEST_ROW])
+    row, back = self_weights[:, 0, :, VERB_POS], self_weights[:, 0, :, OBJECT_POS]   # (M, nh, 3)
+    at_verb = cross[:, 0, VERB_SLOT]                                                 # (M, 3)
+    return {"object_subject": (row[..., OBJECT_POS] / row[..., SUBJECT_POS]).log(),
+            "object_self": (row[..., OBJECT_POS] / row[..., VERB_POS]).log(),
+            "attention": row[..., OBJECT_POS].mean(-1), "row": row.mean(1),
+            "reverse": (back[..., VERB_POS] / back[..., SUBJECT_POS]).log().mean(-1),
+            "cross": (at_verb[:, OBJECT_POS] / at_verb[:, SUBJECT_POS]).log(),
+            "loss": loss_chases(logits, None)}
 
 
-def rises_most(change, word=OBJECT_POS):
-    """Does the attention to ``word`` rise more than to any other source word? (M,)"""
-    others = torch.cat([change[:, :word], change[:, word + 1:]], dim=1)  # (M, 2)
-    return change[:, word] > others.amax(-1)
+def changes(p, stepped, tgt):
+    before, after = links(p, tgt), links(stepped, tgt)
+    return {k: after[k] - before[k] for k in before}
 
 
 # %% [markdown]
-# ## At step 0, four seeds
+# ## The object half: does 追逐 come to look at 激光点?
 #
-# Seed *i* starts from the same weights in every arm of the page; the full
-# model on the corpus where 追逐 is translated by its object is the one we
-# read (猫追逐激光点 has the same English in both corpora, so the first arm
-# gives the same numbers).
+# One step on the encoder's $W_Q$ and $W_K$ (both heads) for $L_c$ and one for
+# $L_m$, each read two ways: with the full gradient and with the row-only one.
+# 激光点 **gains on 猫** when the $L_c$ step raises its log-odds against 猫 in
+# 追逐's row (head mean). The link is **built** when the $L_c$ step also raises
+# it against 追逐 itself and raises 激光点's share, and the $L_m$ step raises both
+# log-odds too.
 
-# %% tags=["first_step"]
-STEP = 0.01
-start_models, _, start_arm = make_models([0, 1, 2, 3])       # random weights, 3 arms × 4 seeds
-start_tgt = model_targets(start_arm)
-read = start_arm == list(ARMS).index("object_dependent")
-change, loss_change, _ = step_changes(start_models, start_tgt, QK, STEP)
-print("change of 追逐's attention to 猫, 追逐, 激光点 (one row per seed):")
-print(change[read].numpy().round(6))
-print("激光点 rises most:", rises_most(change)[read].tolist())
-print("loss change:", loss_change[read].numpy().round(6))
+# %% tags=["object_half"]
+def object_half(p, tgt, wrong, size=STEP):
+    """Per model: the changes after each step (reading, loss) -> dict, and the verdicts."""
+    steps, norms = {}, []
+    for reading, row_only in (("full", False), ("row", True)):
+        for name, loss in (("c", loss_chases), ("m", loss_margin)):
+            stepped, norm = unit_step(p, tgt, loss, wrong, QK, size, row_only)
+            steps[reading, name] = changes(p, stepped, tgt)
+            norms.append(norm)
+    gain, built = {}, {}
+    for reading in ("full", "row"):
+        c, m = steps[reading, "c"], steps[reading, "m"]
+        gain[reading] = c["object_subject"].mean(-1) > 0
+        built[reading] = (gain[reading] & (c["object_self"].mean(-1) > 0) & (c["attention"] > 0)
+                          & (m["object_subject"].mean(-1) > 0) & (m["object_self"].mean(-1) > 0)
+                          & (wrong >= 0))
+    return {"steps": steps, "gain": gain, "built": built,
+            "link_built": built["full"] & built["row"], "any_gain": gain["full"] | gain["row"],
+            "reverse": steps["full", "c"]["reverse"] > 0, "norm": torch.stack(norms).amin(0)}
+
+
+def cross_link(p, tgt, wrong, size=STEP):
+    """An L_c step on the cross-attention's W_Q, W_K: does the verb's place look more at
+    激光点 against 猫? (M,), and |g|."""
+    stepped, norm = unit_step(p, tgt, loss_chases, wrong, CROSS_QK, size)
+    return changes(p, stepped, tgt)["cross"] > 0, norm
+
 
 # %% [markdown]
-# ## The full run: every seed of the page
+# ## The content half: does 追逐 come to mean *chases*?
+#
+# A descent step lowers this sentence's loss by construction; what we read is
+# whether it raises *chases* for 追逐 rather than for every sentence. The $L_c$
+# step moves every weight except the six $W_Q$, $W_K$ that decide where a
+# position looks; we read the mean change of log p(*chases*) at the verb's
+# place over set A, the other sentences where 追逐 is *chases*, and over B, the
+# same subjects and objects with the other three verbs.
+
+# %% tags=["content_half"]
+def content_sets(english_of):
+    """A: the other sentences whose verb is 追逐 and whose English verb is "chases";
+    B: for each, the same subject and object with 看着, 喜欢 and 咬."""
+    a = [i for i, (s, v, o) in enumerate(sources)
+         if v == "追逐" and english_of(s, v, o)[VERB_SLOT] == "chases" and i != TEST_ROW]
+    b = [sources.index([sources[i][0], verb, sources[i][2]]) for i in a for verb in ("看着", "喜欢", "咬")]
+    return a, b
+
+
+@torch.no_grad()
+def mean_log_chases(p, tgt, rows):
+    logits = forward(p, tgt, rows)[0]                                    # (M, B, T, vocab)
+    return logits[:, :, VERB_SLOT].log_softmax(-1)[..., CHASES].mean(-1)  # (M,)
+
+
+def content_half(p, tgt, wrong, a, b, frozen=WHERE_TO_LOOK):
+    """Per model: content link strengthens (M,), Δ_A, Δ_B, L_c falls, |g|."""
+    names = [k for k in p if k not in frozen]
+    stepped, norm = unit_step(p, tgt, loss_chases, wrong, names)
+    delta_a = mean_log_chases(stepped, tgt, a) - mean_log_chases(p, tgt, a)
+    delta_b = mean_log_chases(stepped, tgt, b) - mean_log_chases(p, tgt, b)
+    falls = changes(p, stepped, tgt)["loss"] < 0
+    return (delta_a > 0) & (delta_a > delta_b), delta_a, delta_b, falls, norm
+
+
+# %% [markdown]
+# ## The run
+#
+# The tested corpus and the fixed one on seeds 0 … n−1, and the planted toy on
+# seeds 0–31, as one stacked model. If fewer than 16 of the n seeds
+# mistranslate at all, the rule takes the seeds up to 64 (a choice made on that
+# count alone).
 
 # %%
-SEEDS = list(range(n_seeds(8)))   # the build takes more when a verdict is undecided
-n = len(SEEDS)
-params, _, arm_of = make_models(SEEDS)
-tgt = model_targets(arm_of)
-arm = {name: arm_of == i for i, name in enumerate(ARMS)}
-STEP_SIZES = (0.001, 0.01, 0.1)                        # the rule's step is 0.01; the others are notes
-changes = {size: step_changes(params, tgt, QK, size) for size in STEP_SIZES}
-value_path = step_changes(params, tgt, VALUE, STEP)
-output_path = step_changes(params, tgt, OUTPUT, STEP)
-with torch.no_grad():
-    start_loss, start_chases, start_row = sentence_loss(params, tgt)
+SEED_CAP, FEWEST_TESTED, PLANTED_DRAWS = 64, 16, 32
 
-# %% [markdown]
-# ## The planted toy: the verb's English needs 追逐 to find 激光点
-#
-# The check that the test can see the effect where it exists. A toy in which
-# the verb's translation depends on its object and can reach the English only
-# through 追逐's attention: the full model on the corpus where 追逐 is
-# translated by its object ("chases" a thing, "pursues" a goal), except that
-# while the decoder writes the verb its cross-attention may read the Chinese
-# only at 追逐 (every other English word reads all three, so the nouns are read
-# directly). Its encoder's $W_Q$ and $W_K$ stay at their random step-0 values
-# while everything else trains for the page's 400 steps (猫追逐激光点 held
-# out), so the rest of the model has learned to take the object's kind from
-# 追逐's attention. Then the same step and the same count. Each planted model
-# is one draw.
+
+def take(tree, index):
+    """Models index of a nested dict of tensors (M, ...) or a target tuple."""
+    if isinstance(tree, dict):
+        return {k: take(v, index) for k, v in tree.items()}
+    if isinstance(tree, tuple):
+        return tuple(take(v, index) for v in tree)
+    return tree[index]
+
+
+def join(a, b):
+    if isinstance(a, dict):
+        return {k: join(a[k], b[k]) for k in a}
+    if isinstance(a, tuple):
+        return tuple(join(x, y) for x, y in zip(a, b))
+    return torch.cat([a, b])
+
+
+def run(seeds, planted_draws):
+    """Train tested and fixed models on seeds (and the planted ones): watch, targets."""
+    params, tgt = stacked([("tested", seeds, False), ("fixed", seeds, False),
+                           ("planted", range(planted_draws), True)])
+    watch = train_watching(params, tgt)
+    groups = torch.arange(len(tgt[0]))
+    parts = {"tested": groups[: len(seeds)], "fixed": groups[len(seeds): 2 * len(seeds)],
+             "planted": groups[2 * len(seeds):]}
+    return {name: (take(watch, i), take(tgt, i)) for name, i in parts.items()}
+
+
+n = n_seeds(32)
+runs = run(list(range(n)), PLANTED_DRAWS)
+if int((runs["tested"][0]["first"]["step"] > 0).sum()) < FEWEST_TESTED and n < SEED_CAP:
+    more = run(list(range(n, SEED_CAP)), 0)                 # the rule's extension, checkpoints only
+    for name in ("tested", "fixed"):
+        runs[name] = join(runs[name], more[name])
+    n = SEED_CAP
+
+
+def at(name, when):
+    """float64 weights of a corpus's models at a checkpoint, their targets, wrong verb, step."""
+    watch, tgt = runs[name]
+    params = {k: v.double() for k, v in watch[when]["params"].items()}
+    return params, tgt, watch[when]["verb"], watch[when]["step"]
+
 
 # %%
-PLANTED_DRAWS, PLANTED_STEPS = 32, 400
-VERB_EN = 2                                            # every subject is one English word
-assert all(english(*s, c)[VERB_EN] in ("chases", "pursues", "watches", "likes", "bites")
-           for s in sources for c in ("fixed", "object_dependent"))
-planted, _, planted_arm = make_models(list(range(PLANTED_DRAWS)))
-mine = planted_arm == list(ARMS).index("object_dependent")
-planted = {k: v[mine].detach().clone().requires_grad_(k not in QK)   # W_Q, W_K kept at step 0
-           for k, v in planted.items()}
-tgt_in_all, tgt_out_all, _ = (x[mine] for x in model_targets(planted_arm))
-reads = torch.ones(PLANTED_DRAWS, tgt_in_all.shape[-1], 3, dtype=torch.bool)   # (M, T, S)
-reads[:, VERB_EN] = torch.tensor([False, True, False])                          # the verb reads 追逐 only
-planted_tgt = (tgt_in_all, tgt_out_all, reads)
-planted_qk = {k: planted[k].clone() for k in QK}
-with torch.no_grad():
-    planted_loss_start, _, _ = sentence_loss(planted, planted_tgt)
-train(planted, planted_tgt, PLANTED_STEPS)
-planted_change, _, _ = step_changes(planted, planted_tgt, QK, STEP)
-with torch.no_grad():
-    planted_loss_trained, planted_chases, _ = sentence_loss(planted, planted_tgt)
-planted_detected = rises_most(planted_change)
-# Does the planted toy's verb depend on its object? Its word for 追逐 (teacher-forced, most
-# likely) in every sentence with a goal as object, where the right word is "pursues".
-goal_rows = [i for i, (s, v, o) in enumerate(sources) if v == "追逐" and o in GOALS]
-with torch.no_grad():
-    goal_logits, _ = decode(planted, encode(planted, src_all[goal_rows])[0],
-                            tgt_in_all[:, goal_rows], reads=reads)       # (M, B, T, vocab)
-planted_pursues = (goal_logits[:, :, VERB_EN].argmax(-1) == tgt_id["pursues"]).float().mean(-1)  # (M,)
-print(f"planted toy: 激光点 rises most in {int(planted_detected.sum())} of {PLANTED_DRAWS} draws")
+p, tgt, wrong, first_step = at("tested", "first")
+tested = first_step > 0
+half = object_half(p, tgt, wrong)
+cross_gain, cross_norm = cross_link(p, tgt, wrong)
+a_rows, b_rows = content_sets(CORPUS["tested"])
+content, delta_a, delta_b, content_falls, content_norm = content_half(p, tgt, wrong, a_rows, b_rows)
+print(f"{int(tested.sum())} of {n} seeds mistranslate 猫追逐激光点's verb; the link is built in "
+      f"{int((half['link_built'] & tested).sum())}, 激光点 gains on 猫 in {int((half['any_gain'] & tested).sum())}")
+
+# %% [markdown]
+# ## The planted check
+#
+# The same checkpoint, the same steps, in the planted toy: a draw is detected
+# when, under the full gradient, both the $L_c$ and the $L_m$ step raise
+# 激光点 against 猫 in 追逐's row.
+
+# %%
+pp, planted_tgt, planted_wrong, planted_step = at("planted", "first")
+planted_tested = planted_step > 0
+planted_half = object_half(pp, planted_tgt, planted_wrong)
+full_c, full_m = planted_half["steps"]["full", "c"], planted_half["steps"]["full", "m"]
+planted_detected = planted_tested & (full_c["object_subject"].mean(-1) > 0) & (full_m["object_subject"].mean(-1) > 0)
+row_c, row_m = planted_half["steps"]["row", "c"], planted_half["steps"]["row", "m"]
+planted_row_detected = planted_tested & (row_c["object_subject"].mean(-1) > 0) & (row_m["object_subject"].mean(-1) > 0)
+print(f"planted toy: {int(planted_tested.sum())} of {PLANTED_DRAWS} draws mistranslate, "
+      f"{int(planted_detected.sum())} detected")
+
+# %% [markdown]
+# ## Notes: the same tests elsewhere
+
+# %%
+# A hundred times longer step; the last mistranslation; step 0; the first step where the verbs
+# hold half the softmax; the fixed corpus.
+large = object_half(p, tgt, wrong, size=1e-2)
+p_last, _, wrong_last, _ = at("tested", "last")
+last = object_half(p_last, tgt, wrong_last)
+p0, _, wrong0, _ = at("tested", "step0")
+step0 = object_half(p0, tgt, wrong0)
+p_onset, _, wrong_onset, onset_step = at("tested", "onset")
+onset = object_half(p_onset, tgt, wrong_onset)
+pf, fixed_tgt, fixed_wrong, fixed_step = at("fixed", "first")
+fixed_tested = fixed_step > 0
+fixed = object_half(pf, fixed_tgt, fixed_wrong)
+fixed_a, fixed_b = content_sets(CORPUS["fixed"])
+fixed_content = content_half(pf, fixed_tgt, fixed_wrong, fixed_a, fixed_b)[0]
+# v1's content step (every weight but the encoder's W_Q, W_K) with v1's B (every other verb).
+v1_b = [i for i, (s, v, o) in enumerate(sources) if v != "追逐"]
+v1_content = content_half(p, tgt, wrong, a_rows, v1_b, frozen=QK)[0]
+# The placebo: the same step driven by "cat" at its own place.
+placebo = changes(p, unit_step(p, tgt, loss_cat, wrong, QK)[0], tgt)["object_subject"].mean(-1) > 0
+# The head whose output at 追逐 carries the larger L_c gradient, chosen before any step.
+with torch.enable_grad():
+    q = {k: v.detach().requires_grad_(k in QK) for k, v in p.items()}
+    logits, _, _, heads = forward(q, tgt, [TEST_ROW])
+    head_grad, = torch.autograd.grad(loss_chases(logits, wrong).sum(), heads)
+picked = head_grad[:, 0, :, VERB_POS].norm(dim=-1).argmax(-1)                  # (M,)
+per_head = half["steps"]["full", "c"]["object_subject"]                       # (M, nh)
+picked_gain = per_head.gather(-1, picked[:, None])[:, 0] > 0
+start = links(p, tgt)
+premise = start["row"].argmax(-1) != OBJECT_POS
+# The planted toy after 400 steps: does it give 追逐 the right verb in its own sentences?
+chase_rows = [i for i, s in enumerate(sources) if s[1] == "追逐"]
+final_logits = forward({k: v.double() for k, v in runs["planted"][0]["final"]["params"].items()},
+                       planted_tgt, chase_rows)[0]
+planted_right = (final_logits[:, :, VERB_SLOT].argmax(-1) == planted_tgt[1][:, chase_rows, VERB_SLOT]).double().mean(-1)
 
 # %% [markdown]
 # ## Results over the seeds
 
 # %%
-WORDS = {"subject": (SUBJECT_POS, "猫"), "verb": (VERB_POS, "追逐"), "object": (OBJECT_POS, "激光点")}
-PATHS = {"qk": ("W_Q and W_K", "W_Q 和 W_K"), "value": ("value path (W_V, W_O)", "值向量通路（W_V、W_O）"),
-         "output": ("output layer", "输出层")}
-full = arm["object_dependent"]
-change, loss_change, chases_change = changes[STEP]
-rises = rises_most(change)
-report.number("n_seeds", n, "{:.0f}", en="random seeds (models at step 0)", zh="随机种子数（第 0 步的模型）")
-report.number("step_size", STEP, "{:g}", en="step size of the descent step", zh="下降一步的步长")
-report_seed_count(report, "rises_most_seeds", rises[full],
-                  en="seeds where one descent step on W_Q, W_K raises 追逐's attention to 激光点 more than "
-                     "to any other source word", zh="在 W_Q、W_K 上下降一步后，“追逐”对“激光点”的注意力比对"
-                                                    "其他任何源语词升得都多的种子数")
-report.number("corpora_difference", (change[arm["fixed"]] - change[full]).abs().max(), "{:.1e}",
-              en="largest difference of the attention changes between the two corpora's full models",
-              zh="两个语料的完整模型之间注意力变化的最大差")
-for size, key in ((0.001, "small_step"), (0.1, "large_step")):
-    report.number(f"{key}_size", size, "{:g}", en=f"step size of a note ({key.replace('_', ' ')})",
-                  zh=f"旁注用的步长（{'小' if size < STEP else '大'}步）")
-    report_seed_count(report, f"rises_most_seeds_{key}", rises_most(changes[size][0])[full],
-                      en=f"seeds where 激光点 rises most, step size {size:g} (note)",
-                      zh=f"步长 {size:g} 时“激光点”升得最多的种子数（旁注）")
-report_seed_count(report, "forced_rises_most_seeds", rises[arm["forced"]],
-                  en="seeds where 激光点 rises most at step 0 in the forced arm (note)",
-                  zh="强制组在第 0 步“激光点”升得最多的种子数（旁注）")
-for word, (position, zh_word) in WORDS.items():
-    report_spread(report, f"change_{word}", change[full, position] * 1e3, "{:+.4f}",
-                  en=f"change of 追逐's attention to {zh_word} after the step, ×1000",
-                  zh=f"这一步之后“追逐”对“{zh_word}”注意力的变化，×1000")
-    report_spread(report, f"start_attention_{word}", start_row[full, position], "{:.2f}",
-                  en=f"追逐's attention to {zh_word} at step 0 (mean of the heads)",
-                  zh=f"第 0 步“追逐”对“{zh_word}”的注意力（两个头的平均）")
-report_spread(report, "start_loss", start_loss[full], "{:.2f}", en="loss on 猫追逐激光点 at step 0",
-              zh="第 0 步在“猫追逐激光点”上的损失")
-# The content half, a note: the same step on the value path and on the output layer.
-for path, (_, loss_delta, chases_delta) in (("qk", changes[STEP]), ("value", value_path),
-                                            ("output", output_path)):
-    en_path, zh_path = PATHS[path]
-    report_spread(report, f"{path}_loss_change", loss_delta[full] * 1e3, "{:+.4f}",
-                  en=f"loss change after the step on the {en_path}, ×1000",
-                  zh=f"在{zh_path}上走这一步后损失的变化，×1000")
-    report_seed_count(report, f"{path}_loss_falls_seeds", loss_delta[full] < 0,
-                      en=f"seeds whose loss falls after the step on the {en_path}",
-                      zh=f"在{zh_path}上走这一步后损失下降的种子数")
-    report_spread(report, f"{path}_chases_change", chases_delta[full] * 1e3, "{:+.4f}",
-                  en=f"change of log p(chases) at its place after the step on the {en_path}, ×1000",
-                  zh=f"在{zh_path}上走这一步后 chases 位置上 log p(chases) 的变化，×1000")
+k = int(tested.sum())
+kept = tested.nonzero()[:, 0]
+full_c = half["steps"]["full", "c"]
+gain_delta = full_c["object_subject"].mean(-1)[kept] * 1e4
+decisive_norms = torch.stack([half["norm"], cross_norm, content_norm])[:, kept]
+bootstrap = torch.Generator().manual_seed(0)
+draws = torch.randint(max(k, 1), (1000, max(k, 1)), generator=bootstrap)
+boot_means = gain_delta[draws].mean(-1) if k else torch.zeros(1)
+gains_full = int((half["gain"]["full"] & tested).sum())
+binomial_p = math.fsum(math.comb(k, j) for j in range(gains_full, k + 1)) / 2 ** k
+steps_kept = first_step[kept].double() if k else torch.zeros(1)
 
-# The planted toy (G1): its own draws, not the seeds above.
-report.number("planted_draws", PLANTED_DRAWS, "{:.0f}", en="draws of the planted toy", zh="植入玩具的抽样数")
-report.number("planted_steps", PLANTED_STEPS, "{:.0f}", en="training steps of the planted toy (W_Q, W_K kept)",
-              zh="植入玩具的训练步数（W_Q、W_K 保持不动）")
+report.number("n_seeds", n, "{:.0f}", en="random seeds of the tested corpus", zh="被检验语料的随机种子数")
+report_seed_count(report, "tested_seeds", tested,
+                  en="seeds that mistranslate 猫追逐激光点's verb at some step (tested seeds)",
+                  zh="在某一步把“猫追逐激光点”的动词译错的种子数（参与检验的种子）")
+report_seed_count(report, "link_built_seeds", half["link_built"] & tested,
+                  en="tested seeds where the steps on the encoder's W_Q, W_K build the link 追逐 → 激光点 (both readings)",
+                  zh="在编码器 W_Q、W_K 上走的几步建立了“追逐 → 激光点”关联的种子数（两种读法都成立）")
+report_seed_count(report, "any_gain_seeds", half["any_gain"] & tested,
+                  en="tested seeds where the L_c step raises 激光点 against 猫 in 追逐's row (either reading)",
+                  zh="L_c 的一步在“追逐”那一行里让“激光点”胜过“猫”的种子数（任一读法）")
+report_seed_count(report, "reverse_link_seeds", half["reverse"] & tested,
+                  en="tested seeds where the L_c step raises 追逐 against 猫 in 激光点's row",
+                  zh="L_c 的一步在“激光点”那一行里让“追逐”胜过“猫”的种子数")
+report_seed_count(report, "cross_link_seeds", cross_gain & tested,
+                  en="tested seeds where an L_c step on the cross-attention's W_Q, W_K raises 激光点 against 猫 at the verb's place",
+                  zh="在交叉注意力的 W_Q、W_K 上走一步 L_c 后，动词位置上“激光点”胜过“猫”的种子数")
+report_seed_count(report, "content_specific_seeds", content & tested,
+                  en="tested seeds where the L_c step (all but the attention W_Q, W_K) raises log p(chases) for 追逐's sentences, and more than for their matched sentences",
+                  zh="L_c 的一步（注意力的 W_Q、W_K 以外的全部权重）抬高“追逐”句子的 log p(chases)，且比配对句子抬得多的种子数")
+report.number("planted_draws", PLANTED_DRAWS, kind="count", en="draws of the planted toy", zh="植入玩具的抽样数")
+report.number("planted_tested_draws", planted_tested.sum(), kind="count",
+              en="planted draws that mistranslate 猫追逐激光点's verb at some step", zh="在某一步译错动词的植入抽样数")
 report.number("planted_detected", planted_detected.sum(), kind="count",
-              en="planted draws in which 激光点 rises most", zh="“激光点”升得最多的植入抽样数")
-report.number("planted_detection_share", planted_detected.float().mean(), kind="share",
+              en="planted draws where both the L_c and the L_m step raise 激光点 against 猫 (full gradient)",
+              zh="L_c 和 L_m 两步都让“激光点”胜过“猫”的植入抽样数（全梯度）")
+report.number("planted_detection_share", planted_detected.sum() / PLANTED_DRAWS, kind="share",
               en="share of planted draws the test detects", zh="检验能检出的植入抽样比例")
-report.number("planted_qk_moved", max((planted[k] - planted_qk[k]).abs().max() for k in QK), "{:.1e}",
-              en="largest change of the planted toy's W_Q, W_K during its training",
-              zh="植入玩具训练期间 W_Q、W_K 的最大变化")
-report.number("planted_loss_start", planted_loss_start.mean(), "{:.2f}",
-              en="planted toy: loss on 猫追逐激光点 before training (mean)", zh="植入玩具：训练前在“猫追逐激光点”上的损失（平均）")
-report.number("planted_loss_trained", planted_loss_trained.mean(), "{:.2f}",
-              en="planted toy: loss on 猫追逐激光点 after training (mean)", zh="植入玩具：训练后在“猫追逐激光点”上的损失（平均）")
-report.number("planted_chases_prob", planted_chases.exp().mean(), kind="share",
-              en="planted toy: probability of “chases” at its place after training (mean)",
-              zh="植入玩具：训练后 chases 位置上 chases 的概率（平均）")
-report.number("planted_pursues_share", planted_pursues.mean(), kind="share",
-              en="planted toy: sentences of 追逐 with a goal whose verb comes out “pursues” (teacher-forced, mean over draws)",
-              zh="植入玩具：宾语是目标的“追逐”句子里，动词译成 pursues 的占比（教师强制，各抽样平均）")
-report.number("planted_change_object_mean", planted_change[:, OBJECT_POS].mean() * 1e3, "{:+.4f}",
-              en="planted toy: change of 追逐's attention to 激光点 after the step, ×1000 (mean)",
-              zh="植入玩具：这一步之后“追逐”对“激光点”注意力的变化，×1000（平均）")
-report.number("planted_change_subject_mean", planted_change[:, SUBJECT_POS].mean() * 1e3, "{:+.4f}",
-              en="planted toy: change of 追逐's attention to 猫 after the step, ×1000 (mean)",
-              zh="植入玩具：这一步之后“追逐”对“猫”注意力的变化，×1000（平均）")
 
 # %%
-# The page's sentences, from the counts.
-k = int(rises[full].sum())
-share = "most" if k >= 0.75 * n else "few" if k <= 0.25 * n else "some"
-report.text("rises_answer", en={"most": "In most seeds, yes.", "few": "In most seeds, no.",
-                                "some": "In some seeds, not in most."}[share],
-            zh={"most": "多数种子里是的。", "few": "多数种子里不是。", "some": "一部分种子里是，但不到多数。"}[share])
-detection = planted_detected.float().mean()
-seen = "sees" if detection >= 0.8 else "rarely" if detection < 0.5 else "misses"
-report.text("planted_answer",
-            en={"sees": "so the test sees the push in the planted toy",
-                "rarely": "so the test rarely sees a push towards 激光点 even in the planted toy",
-                "misses": "so the test misses the push in the planted toy more than one time in five"}[seen],
-            zh={"sees": "可见在植入的玩具里，这个检验看得见这股推力",
-                "rarely": "可见即使在植入的玩具里，这个检验也很少看到朝向“激光点”的推力",
-                "misses": "可见在植入的玩具里，这个检验每五次就有不止一次看不到这股推力"}[seen])
+# Notes, not in the verdict.
+report.number("step_size", STEP, "{:g}", en="length of each descent step", zh="每一步下降的步长")
+report.number("large_step_size", 1e-2, "{:g}", en="length of the longer step (note)", zh="旁注用的较长步长")
+report.number("tested_share", k / n, kind="share", en="share of seeds that mistranslate the verb (the premise rate)",
+              zh="译错动词的种子比例（前提出现率）")
+report.number("checkpoint_step_mean", steps_kept.mean(), "{:.1f}", en="step of the first mistranslation (mean over tested seeds)",
+              zh="第一次译错的那一步（参与检验的种子平均）")
+report.number("checkpoint_step_min", steps_kept.min(), kind="count", en="earliest first mistranslation (step)",
+              zh="最早的第一次译错（步数）")
+report.number("checkpoint_step_max", steps_kept.max(), kind="count", en="latest first mistranslation (step)",
+              zh="最晚的第一次译错（步数）")
+report_seed_count(report, "wrong_verb_pursues_seeds", tested & (wrong == tgt_id["pursues"]),
+                  en="tested seeds whose wrong verb is “pursues”", zh="错译动词是 pursues 的种子数")
+report_seed_count(report, "wrong_verb_watches_seeds", tested & (wrong == tgt_id["watches"]),
+                  en="tested seeds whose wrong verb is “watches”", zh="错译动词是 watches 的种子数")
+report_seed_count(report, "wrong_verb_likes_seeds", tested & (wrong == tgt_id["likes"]),
+                  en="tested seeds whose wrong verb is “likes”", zh="错译动词是 likes 的种子数")
+report_seed_count(report, "wrong_verb_bites_seeds", tested & (wrong == tgt_id["bites"]),
+                  en="tested seeds whose wrong verb is “bites”", zh="错译动词是 bites 的种子数")
+report_seed_count(report, "premise_seeds", premise & tested,
+                  en="tested seeds where 激光点 does not yet hold the largest share of 追逐's row",
+                  zh="“激光点”还没有占到“追逐”那一行最大份额的种子数")
+report_seed_count(report, "gain_full_seeds", half["gain"]["full"] & tested,
+                  en="tested seeds where 激光点 gains on 猫 (full gradient)", zh="“激光点”胜过“猫”的种子数（全梯度）")
+report_seed_count(report, "gain_row_seeds", half["gain"]["row"] & tested,
+                  en="tested seeds where 激光点 gains on 猫 (row-only gradient)", zh="“激光点”胜过“猫”的种子数（本行梯度）")
+report_seed_count(report, "link_built_full_seeds", half["built"]["full"] & tested,
+                  en="tested seeds where the link is built (full gradient)", zh="关联在建立的种子数（全梯度）")
+report_seed_count(report, "link_built_row_seeds", half["built"]["row"] & tested,
+                  en="tested seeds where the link is built (row-only gradient)", zh="关联在建立的种子数（本行梯度）")
+report_seed_count(report, "margin_gain_seeds", (half["steps"]["full", "m"]["object_subject"].mean(-1) > 0) & tested,
+                  en="tested seeds where the L_m step raises 激光点 against 猫 (full gradient)",
+                  zh="L_m 的一步让“激光点”胜过“猫”的种子数（全梯度）")
+report.number("logodds_object_subject_mean", gain_delta.mean() if k else 0, "{:+.3f}",
+              en="change of 激光点's log-odds against 猫 in 追逐's row after the L_c step, ×10⁴ (mean over tested seeds)",
+              zh="L_c 的一步之后“追逐”那一行里“激光点”对“猫”的对数几率变化，×10⁴（参与检验的种子平均）")
+report.number("logodds_object_subject_ci95_low", boot_means.quantile(0.025), "{:+.3f}",
+              en="its 95% seed-bootstrap interval, low end", zh="它按种子自助法的 95% 区间下端")
+report.number("logodds_object_subject_ci95_high", boot_means.quantile(0.975), "{:+.3f}",
+              en="its 95% seed-bootstrap interval, high end", zh="它按种子自助法的 95% 区间上端")
+report.number("logodds_object_self_mean", (full_c["object_self"].mean(-1)[kept] * 1e4).mean() if k else 0, "{:+.3f}",
+              en="change of 激光点's log-odds against 追逐 after the L_c step, ×10⁴ (mean)",
+              zh="L_c 的一步之后“激光点”对“追逐”的对数几率变化，×10⁴（平均）")
+report.number("margin_logodds_object_subject_mean",
+              (half["steps"]["full", "m"]["object_subject"].mean(-1)[kept] * 1e4).mean() if k else 0, "{:+.3f}",
+              en="change of 激光点's log-odds against 猫 after the L_m step, ×10⁴ (mean)",
+              zh="L_m 的一步之后“激光点”对“猫”的对数几率变化，×10⁴（平均）")
+row_change = changes(p, unit_step(p, tgt, loss_chases, wrong, QK)[0], tgt)["row"][kept] * 1e4   # (k, 3)
+report.number("change_subject_mean", row_change[:, SUBJECT_POS].mean() if k else 0, "{:+.3f}",
+              en="change of 追逐's attention to 猫 after the L_c step, ×10⁴ (mean)", zh="L_c 的一步之后“追逐”对“猫”注意力的变化，×10⁴（平均）")
+report.number("change_verb_mean", row_change[:, VERB_POS].mean() if k else 0, "{:+.3f}",
+              en="change of 追逐's attention to itself after the L_c step, ×10⁴ (mean)", zh="L_c 的一步之后“追逐”对自己注意力的变化，×10⁴（平均）")
+report.number("change_object_mean", row_change[:, OBJECT_POS].mean() if k else 0, "{:+.3f}",
+              en="change of 追逐's attention to 激光点 after the L_c step, ×10⁴ (mean)", zh="L_c 的一步之后“追逐”对“激光点”注意力的变化，×10⁴（平均）")
+report.number("start_attention_object_mean", start["attention"][kept].mean() if k else 0, kind="share",
+              en="追逐's attention to 激光点 at the checkpoint (head mean, mean over tested seeds)",
+              zh="检查点上“追逐”对“激光点”的注意力（两个头平均，参与检验的种子平均）")
+report.number("gain_binomial_p", binomial_p, kind="p",
+              en="one-sided binomial p of the full-gradient gain count at ½", zh="全梯度下“胜过”计数相对 ½ 的单侧二项检验 p 值")
+report_seed_count(report, "some_head_over_subject_seeds", (per_head > 0).any(-1) & tested,
+                  en="tested seeds where at least one head alone raises 激光点 against 猫 (chance ¾)",
+                  zh="至少一个头单独让“激光点”胜过“猫”的种子数（偶然水平 ¾）")
+report_seed_count(report, "picked_head_gain_seeds", picked_gain & tested,
+                  en="tested seeds where the head with the larger L_c gradient at 追逐 raises 激光点 against 猫",
+                  zh="“追逐”位置上 L_c 梯度较大的那个头让“激光点”胜过“猫”的种子数")
+report.number("gradient_norm_min", decisive_norms.min() if k else 0, "{:.1e}",
+              en="smallest gradient norm of a decisive step", zh="判定用的各步中最小的梯度范数")
+report_seed_count(report, "tiny_gradient_seeds", (torch.stack([half["norm"], cross_norm, content_norm]).amin(0) < 1e-10) & tested,
+                  en="tested seeds with a decisive gradient norm below 10⁻¹⁰", zh="判定用的梯度范数小于 10⁻¹⁰ 的种子数")
+report_seed_count(report, "qk_loss_falls_seeds", (half["steps"]["full", "c"]["loss"] < 0) & tested,
+                  en="tested seeds whose L_c falls after the step on W_Q, W_K", zh="在 W_Q、W_K 上走一步后 L_c 下降的种子数")
+report_seed_count(report, "content_loss_falls_seeds", content_falls & tested,
+                  en="tested seeds whose L_c falls after the content step", zh="内容那一步之后 L_c 下降的种子数")
+report.number("content_delta_a_mean", delta_a[kept].mean() * 1e4 if k else 0, "{:+.3f}",
+              en="mean change of log p(chases) over set A, ×10⁴", zh="集合 A 上 log p(chases) 的平均变化，×10⁴")
+report.number("content_delta_b_mean", delta_b[kept].mean() * 1e4 if k else 0, "{:+.3f}",
+              en="mean change of log p(chases) over the matched set B, ×10⁴", zh="配对集合 B 上 log p(chases) 的平均变化，×10⁴")
+report.number("content_a_pairs", len(a_rows), kind="count", en="sentence pairs in set A", zh="集合 A 的句对数")
+report.number("content_b_pairs", len(b_rows), kind="count", en="sentence pairs in set B", zh="集合 B 的句对数")
+report_seed_count(report, "content_specific_all_weights_seeds", v1_content & tested,
+                  en="the same with v1's step (all but the encoder's W_Q, W_K) and unmatched B",
+                  zh="用第一版的一步（编码器 W_Q、W_K 以外的全部权重）和不配对的 B 时的种子数")
+report_seed_count(report, "subject_slot_gain_seeds", placebo & tested,
+                  en="tested seeds where a step driven by “cat” at its place raises 激光点 against 猫 (placebo)",
+                  zh="由主语位置 cat 的损失驱动的一步让“激光点”胜过“猫”的种子数（安慰剂）")
+report_seed_count(report, "large_step_gain_seeds", large["gain"]["full"] & tested,
+                  en="tested seeds where 激光点 gains on 猫 at the longer step", zh="较长步长下“激光点”胜过“猫”的种子数")
+report_seed_count(report, "large_step_link_built_seeds", large["link_built"] & tested,
+                  en="tested seeds where the link is built at the longer step", zh="较长步长下关联在建立的种子数")
+report_seed_count(report, "last_wrong_gain_seeds", last["gain"]["full"] & tested,
+                  en="tested seeds where 激光点 gains on 猫 at the last mistranslation", zh="最后一次译错时“激光点”胜过“猫”的种子数")
+report_seed_count(report, "last_wrong_link_built_seeds", last["link_built"] & tested,
+                  en="tested seeds where the link is built at the last mistranslation", zh="最后一次译错时关联在建立的种子数")
+report_seed_count(report, "step0_gain_seeds", step0["gain"]["full"],
+                  en="seeds where 激光点 gains on 猫 at step 0 (random weights)", zh="第 0 步（随机权重）“激光点”胜过“猫”的种子数")
+report_seed_count(report, "step0_link_built_seeds", step0["link_built"],
+                  en="seeds where the link is built at step 0", zh="第 0 步关联在建立的种子数")
+has_onset = onset_step > 0
+report_seed_count(report, "verb_onset_seeds", has_onset,
+                  en="seeds whose verbs reach half the softmax at some step", zh="动词概率合计在某一步达到一半的种子数")
+report_seed_count(report, "verb_onset_gain_seeds", onset["gain"]["full"] & has_onset,
+                  en="of those, seeds where 激光点 gains on 猫 at that step", zh="其中在那一步“激光点”胜过“猫”的种子数")
+report_seed_count(report, "verb_onset_link_built_seeds", onset["link_built"] & has_onset,
+                  en="of those, seeds where the link is built at that step", zh="其中在那一步关联在建立的种子数")
+report_seed_count(report, "fixed_tested_seeds", fixed_tested,
+                  en="fixed corpus: seeds that mistranslate the verb", zh="固定译法语料：译错动词的种子数")
+report_seed_count(report, "fixed_link_built_seeds", fixed["link_built"] & fixed_tested,
+                  en="fixed corpus: seeds where the link is built", zh="固定译法语料：关联在建立的种子数")
+report_seed_count(report, "fixed_any_gain_seeds", fixed["any_gain"] & fixed_tested,
+                  en="fixed corpus: seeds where 激光点 gains on 猫", zh="固定译法语料：“激光点”胜过“猫”的种子数")
+report_seed_count(report, "fixed_content_specific_seeds", fixed_content & fixed_tested,
+                  en="fixed corpus: seeds where the content link strengthens", zh="固定译法语料：内容关联加强的种子数")
+report.number("planted_row_detected_share", planted_row_detected.sum() / PLANTED_DRAWS, kind="share",
+              en="planted draws detected under the row-only gradient", zh="本行梯度下检出的植入抽样比例")
+report.number("planted_link_built_share", (planted_half["link_built"] & planted_tested).sum() / PLANTED_DRAWS, kind="share",
+              en="planted draws where the link is built (both readings)", zh="关联在建立的植入抽样比例（两种读法）")
+report.number("planted_checkpoint_step_mean", planted_step[planted_tested].double().mean() if planted_tested.any() else 0,
+              "{:.1f}", en="planted toy: step of the first mistranslation (mean)", zh="植入玩具：第一次译错的那一步（平均）")
+report.number("planted_verb_right_share", planted_right.mean(), kind="share",
+              en="planted toy after training: sentences of 追逐 with the right verb (teacher-forced, mean over draws)",
+              zh="植入玩具训练后：“追逐”句子里动词译对的比例（教师强制，各抽样平均）")
 
 report.save()
