@@ -488,7 +488,10 @@ boot_means = gain_delta[draws].mean(-1) if k else torch.zeros(1)
 gains_full = int((half["gain"]["full"] & tested).sum())
 binomial_p = math.fsum(math.comb(k, j) for j in range(gains_full, k + 1)) / 2 ** k
 steps_kept = first_step[kept].double() if k else torch.zeros(1)
+row_change = changes(p, unit_step(p, tgt, loss_chases, wrong, QK)[0], tgt)["row"][kept] * 1e4   # (k, 3)
 
+# %%
+# Recording the decisive counts (the rule's cases read them) and the planted check.
 report.number("n_seeds", n, "{:.0f}", en="random seeds of the tested corpus", zh="被检验语料的随机种子数")
 report_seed_count(report, "tested_seeds", tested,
                   en="seeds that mistranslate 猫追逐激光点's verb at some step (tested seeds)",
@@ -518,7 +521,7 @@ report.number("planted_detection_share", planted_detected.sum() / PLANTED_DRAWS,
               en="share of planted draws the test detects", zh="检验能检出的植入抽样比例")
 
 # %%
-# Notes, not in the verdict.
+# The notes, not in the verdict.
 report.number("step_size", STEP, "{:g}", en="length of each descent step", zh="每一步下降的步长")
 report.number("large_step_size", 1e-2, "{:g}", en="length of the longer step (note)", zh="旁注用的较长步长")
 report.number("tested_share", k / n, kind="share", en="share of seeds that mistranslate the verb (the premise rate)",
@@ -565,7 +568,6 @@ report.number("margin_logodds_object_subject_mean",
               (half["steps"]["full", "m"]["object_subject"].mean(-1)[kept] * 1e4).mean() if k else 0, "{:+.3f}",
               en="change of 激光点's log-odds against 猫 after the L_m step, ×10⁴ (mean)",
               zh="L_m 的一步之后“激光点”对“猫”的对数几率变化，×10⁴（平均）")
-row_change = changes(p, unit_step(p, tgt, loss_chases, wrong, QK)[0], tgt)["row"][kept] * 1e4   # (k, 3)
 report.number("change_subject_mean", row_change[:, SUBJECT_POS].mean() if k else 0, "{:+.3f}",
               en="change of 追逐's attention to 猫 after the L_c step, ×10⁴ (mean)", zh="L_c 的一步之后“追逐”对“猫”注意力的变化，×10⁴（平均）")
 report.number("change_verb_mean", row_change[:, VERB_POS].mean() if k else 0, "{:+.3f}",

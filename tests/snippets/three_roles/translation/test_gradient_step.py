@@ -258,6 +258,18 @@ def test_a_content_step_that_only_raises_chases_everywhere_does_not_count():
     assert ((delta_a > delta_b) == (mean_p(a) < mean_p(b))).all()
 
 
+def test_a_model_trains_the_same_in_any_stack():
+    # The rule's extension to 64 seeds trains the extra seeds in a stack of their own: each
+    # model's training must not depend on which other models share its stack.
+    s = snip()
+    params, tgt = s["stacked"]([("tested", [0, 1], False), ("planted", [0], True)])
+    alone, alone_tgt = s["stacked"]([("tested", [1], False)])
+    together = s["train_watching"](params, tgt, steps=3)["final"]["params"]
+    by_itself = s["train_watching"](alone, alone_tgt, steps=3)["final"]["params"]
+    assert all(torch.allclose(together[k][1:2], by_itself[k], rtol=0, atol=1e-6) for k in by_itself)
+
+
+
 # --- the recorded numbers -----------------------------------------------------------------------
 
 def test_recorded_counts_are_consistent(results):
