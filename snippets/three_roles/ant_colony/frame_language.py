@@ -507,11 +507,14 @@ above_input = int((end["frame_query"] >= end["frame_input"] + ACCURACY_MARGIN).s
 report.number("frame_query_above_input_seeds", above_input, kind="count",
               en="models whose query reads the frame better than the whole input, by 10 percentage points or more",
               zh="查询读出句型的准确率比完整输入高出至少 10 个百分点的模型数")
+how_many = {n: (f"In all {n} models", f"{n} 个模型全部如此："),
+            0: (f"In none of the {n} models", f"{n} 个模型没有一个如此（")}.get(
+    above_input, (f"In {above_input} of {n} models", f"{n} 个模型中有 {above_input} 个，"))
 report.text("controls_outcome",
-            en=f"In {above_input} of {n} models the probe reads the frame from the 32-dimensional query better, by "
+            en=f"{how_many[0]} the probe reads the frame from the 32-dimensional query better, by "
                f"10 percentage points or more, than from the whole 128-dimensional input it is computed from.",
-            zh=f"{n} 个模型中有 {above_input} 个，探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
-               f"高出至少 10 个百分点。")
+            zh=f"{how_many[1]}探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
+               f"高出至少 10 个百分点{'）' if above_input == 0 else ''}。")
 report.text("causal_outcome",
             en=f"In {causal} of {n} models, taking the frame directions out of the query raises the loss by "
                f"{MARGIN} nats or more, while taking out three random directions raises it by less.",
