@@ -162,7 +162,7 @@ def test_the_why_sentence_says_which_case_failed_and_each_number_against_its_thr
         "head's accuracy is 65 %, where the case needs at least 75 %. Nor does the *refuted* case hold: "
         "heads that pass is 2, where the case needs exactly 0.")
     assert ledger.reason(claim, why, PLANTED_RESULTS, "zh") == (
-        "没有哪种情形成立，按这条规则的约定，归为“部分成立”。“证实”情形不成立：最好的头的准确率为 65 %，"
+        "规则里没有哪种情形成立，按这条规则的约定，归为“部分成立”。“证实”情形不成立：最好的头的准确率为 65 %，"
         "这一情形要求至少 75 %。“推翻”情形也不成立：通过检验的头数为 2，这一情形要求等于 0。")
     # The table's clause: each verdict's miss, the number once with what each verdict needed.
     assert ledger.because(claim, why, PLANTED_RESULTS, "en") == (
