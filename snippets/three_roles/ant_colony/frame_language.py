@@ -515,11 +515,14 @@ report.text("controls_outcome",
                f"10 percentage points or more, than from the whole 128-dimensional input it is computed from.",
             zh=f"{how_many[1]}探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
                f"高出至少 10 个百分点{'）' if above_input == 0 else ''}。")
+how_many = {n: (f"In all {n} models", f"{n} 个模型全部如此："),
+            0: (f"In none of the {n} models", f"{n} 个模型没有一个如此（")}.get(
+    causal, (f"In {causal} of {n} models", f"{n} 个模型中有 {causal} 个，"))
 report.text("causal_outcome",
-            en=f"In {causal} of {n} models, taking the frame directions out of the query raises the loss by "
+            en=f"{how_many[0]}, taking the frame directions out of the query raises the loss by "
                f"{MARGIN} nats or more, while taking out three random directions raises it by less.",
-            zh=f"{n} 个模型中有 {causal} 个，从查询中去掉句型方向后损失至少升高 {MARGIN} 奈特，"
-               f"而去掉三个随机方向后升高不到 {MARGIN} 奈特。")
+            zh=f"{how_many[1]}从查询中去掉句型方向后损失至少升高 {MARGIN} 奈特，"
+               f"而去掉三个随机方向后升高不到 {MARGIN} 奈特{'）' if causal == 0 else ''}。")
 
 # %% [markdown]
 # ## Figure
