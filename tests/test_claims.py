@@ -158,11 +158,11 @@ def test_the_why_sentence_says_which_case_failed_and_each_number_against_its_thr
     # A case that did not hold is explained by the comparison that failed (heads >= 1 held and
     # decided nothing), the number beside the threshold the case needs, in words.
     assert ledger.reason(claim, why, PLANTED_RESULTS, "en") == (
-        "No case of the rule holds, so it gives *nuanced*. The *verified* case does not hold: the best "
+        "No case of the rule holds, so the rule's default applies: *nuanced*. The *verified* case does not hold: the best "
         "head's accuracy is 65 %, where the case needs at least 75 %. Nor does the *refuted* case hold: "
         "heads that pass is 2, where the case needs exactly 0.")
     assert ledger.reason(claim, why, PLANTED_RESULTS, "zh") == (
-        "规则的各种情形都不成立，因此给出“部分成立”。“证实”情形不成立：最好的头的准确率为 65 %，"
+        "规则里没有哪种情形成立，按这条规则的约定，归为“部分成立”。“证实”情形不成立：最好的头的准确率为 65 %，"
         "这一情形要求至少 75 %。“推翻”情形也不成立：通过检验的头数为 2，这一情形要求等于 0。")
     # The table's clause: each verdict's miss, the number once with what each verdict needed.
     assert ledger.because(claim, why, PLANTED_RESULTS, "en") == (
@@ -199,7 +199,7 @@ def test_the_why_sentence_says_what_within_counts():
     claim = planted_claim("within(8, 64, ch.s.heads, ch.s.best, ch.s.hits) >= 2")
     why = registry.explain(claim, registry.measurements(PLANTED_RESULTS, {}))
     assert ledger.reason(claim, why, PLANTED_RESULTS, "en").startswith(
-        "No case of the rule holds, so it gives *nuanced*. The *verified* case does not hold: the number "
+        "No case of the rule holds, so the rule's default applies: *nuanced*. The *verified* case does not hold: the number "
         "of the rule's 3 values between 8 and 64 is 0, where the case needs at least 2.")
 
 

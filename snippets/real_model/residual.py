@@ -222,8 +222,8 @@ report.number("cka_v6_embedding", v6_embedding, "{:.3f}",
               en="debiased CKA of layer 6's values with the embeddings",
               zh="第 6 层值向量与嵌入的去偏 CKA")
 report.number("cka_v6_embedding_null95", v6_embedding_null95, "{:.3f}",
-              en="the same with the tokens shuffled: 95th percentile of 200 shuffles",
-              zh="同上，打乱词元 200 次后的第 95 百分位数")
+              en="debiased CKA of layer 6's values with the embeddings, tokens shuffled: 95th percentile of 200 shuffles",
+              zh="第 6 层值向量与嵌入的去偏 CKA，打乱词元 200 次后的第 95 百分位数")
 
 # %% [markdown]
 # ## Do the values carry more context, layer after layer?
@@ -296,10 +296,11 @@ report.number("neighbour_probe_gain", probe_accuracy[L - 1] - probe_accuracy[0],
               en="probe's gain from layer 1 to layer 6 (share named right)",
               zh="探针从第 1 层到第 6 层的提高（说对的比例之差）")
 report.number("neighbour_probe_gain_low", gain_low, "{:+.3f}",
-              en="the gain's 95 % interval (sentences resampled): lower end",
-              zh="这一提高的 95% 区间（对句子重抽样）：下端")
+              en="the neighbour probe's layer 1 → 6 gain, 95 % interval (sentences resampled): lower end",
+              zh="相邻词探针从第 1 层到第 6 层的提高，95% 区间（对句子重抽样）：下端")
 report.number("neighbour_probe_gain_high", gain_high, "{:+.3f}",
-              en="the gain's 95 % interval: upper end", zh="这一提高的 95% 区间：上端")
+              en="the neighbour probe's layer 1 → 6 gain, 95 % interval: upper end",
+              zh="相邻词探针从第 1 层到第 6 层的提高，95% 区间：上端")
 report.number("neighbour_probe_best_layer", int(np.argmax(probe_accuracy)) + 1, "{:.0f}",
               en="layer whose values the probe reads best", zh="探针读得最好的那一层")
 
@@ -439,10 +440,10 @@ report.number("sense_probe_gain", sense_gain, "{:+.3f}",
               en="sense probe's gain: best of layers 2–6 minus layer 1",
               zh="词义探针的提高：第 2–6 层中最好的一层减去第 1 层")
 report.number("sense_probe_gain_low", sense_gain_low, "{:+.3f}",
-              en="the gain's 95 % interval (frames resampled before the split): lower end",
-              zh="这一提高的 95% 区间（在划分之前对句框重抽样）：下端")
+              en="the sense probe's gain, 95 % interval (frames resampled before the split): lower end",
+              zh="词义探针的提高，95% 区间（在划分之前对句框重抽样）：下端")
 report.number("sense_probe_gain_high", sense_gain_high, "{:+.3f}",
-              en="the gain's 95 % interval: upper end", zh="这一提高的 95% 区间：上端")
+              en="the sense probe's gain, 95 % interval: upper end", zh="词义探针的提高，95% 区间：上端")
 
 # %% [markdown]
 # ## What does the next layer read?

@@ -474,8 +474,9 @@ for c, arm in enumerate(ARMS):
     mine = arm_of == c
 
     def count(key, values, en, zh):
-        report_seed_count(report, f"{prefix}{key}", values, en=f"{en} — {where['en']}",
-                          zh=f"{zh}（{where['zh']}）")
+        # one bracket, not two side by side: "…的种子数（某个编码器头里：…；“追逐”看宾语来译）"
+        zh = f"{zh[:-1]}；{where['zh']}）" if zh.endswith("）") else f"{zh}（{where['zh']}）"
+        report_seed_count(report, f"{prefix}{key}", values, en=f"{en} — {where['en']}", zh=zh)
 
     count("correct_start_seeds", start["test_correct"][mine], "seeds translating 猫追逐激光点 exactly at step 0",
           "第 0 步就把“猫追逐激光点”译对的种子数")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import math
+import os
 import re
 import string
 from pathlib import Path
@@ -111,8 +112,8 @@ UI = {
                     "（docs/rules_history.yml）。"),
         "kinds_intro": ("*手工构造*（权重由人设定）只能说明某种机制可以成立，不能证实关于模型实际行为的论断。"
                         "训练出来的小模型至少看 8 个随机种子，从不挑最好的一次。它们的每条结论都注明重抽种子后"
-                        "还能保持多少（有放回地重抽 1000 次）；低于 90% 时，构建过程把种子数加倍重新训练，"
-                        "直到登记表定下的上限；到了上限仍不稳定的结论显示为*待定*（未定）。"
+                        "还能保持多少（有放回地重抽 1,000 次）；低于 90% 时，构建过程把种子数加倍重新训练，"
+                        "直到登记表定下的上限；到了上限仍不稳定的结论显示为*待定*，并注明在多少个种子时“不稳定”。"
                         "要推翻关于模型实际行为的论断，同一检验必须在至少 80% 的抽样里检出人为植入的效应"
                         "（其大小恰好能让论断成立）；否则显示为*待定*：这个检验分辨不出来。"),
         "how_to_read": ("**怎样读一条结论。** “证实”：规则的检验结果与论断所说一致。“部分成立”：论断只有一部分成立，"
@@ -133,13 +134,13 @@ UI = {
         "filter": "只看", "all": "全部",
         "stability": "稳定性",
         "stable": "把 {n} 个种子有放回地重抽 {draws} 次，规则在其中 {share} 的重抽里给出“{rule}”（达到 90% 即算稳定）",
-        "undecided": ("在 n = {n} 时仍未定：按记录下的种子，规则给出“{rule}”，但把种子重抽 {draws} 次，"
+        "undecided": ("在 n = {n} 时仍不稳定：按记录下的种子，规则给出“{rule}”，但把种子重抽 {draws} 次，"
                       "只有 {share} 给出同样的结论（需要 90%），而 {n} 已是这条论断的种子上限；因此显示为“待定”"),
-        "undecided_short": "n = {n} 时未定",
+        "undecided_short": "n = {n} 时不稳定",
         "stable_items": "把 {n} 个样例有放回地重抽 {draws} 次，规则在其中 {share} 的重抽里给出“{rule}”（达到 90% 即算稳定）",
-        "undecided_items": ("在 n = {n} 个样例时仍未定：按测量的样例，规则给出“{rule}”，但把样例重抽 {draws} 次，"
+        "undecided_items": ("在 n = {n} 个样例时仍不稳定：按测量的样例，规则给出“{rule}”，但把样例重抽 {draws} 次，"
                             "只有 {share} 给出同样的结论（需要 90%）；因此显示为“待定”"),
-        "undecided_short_items": "{n} 个样例时未定",
+        "undecided_short_items": "{n} 个样例时不稳定",
         "power": "检验功效",
         "powered": "人为植入一个大小恰好能让论断成立的效应，同一检验在 {share} 的抽样里检出了它（须达到 80%，检验才能推翻论断）",
         "unpowered": "规则给出“推翻”，但人为植入一个大小恰好能让论断成立的效应，同一检验只在 {share} 的抽样里检出它（需要 80%）；因此显示为“待定”：这个检验分辨不出来",
@@ -205,7 +206,7 @@ def stability(assessment, lang: str, short: bool = False) -> str:
     if short:
         return (ui["undecided_short_items" if by_items else "undecided_short"].format(n=n)
                 if assessment.undecided else share)
-    draws = f"{registry.RESAMPLINGS:,}" if lang == "en" else str(registry.RESAMPLINGS)
+    draws = f"{registry.RESAMPLINGS:,}"   # 1,000 in both languages, as the pages write it
     template = ui["undecided" if assessment.undecided else "stable"]
     if by_items:
         template = ui["undecided_items" if assessment.undecided else "stable_items"]
@@ -557,7 +558,7 @@ WHY = {
         "nth": ("first", "second", "third", "fourth", "fifth", "sixth"),
         "held": "{case} of the rule holds: {checks}.",
         "before": "Checked before it, {case} does not hold: {checks}.",
-        "none": "No case of the rule holds, so it gives *{verdict}*.",
+        "none": "No case of the rule holds, so the rule's default applies: *{verdict}*.",
         "fails": "{case} does not hold: {checks}.",
         "nor": "Nor does {case} hold: {checks}.",
         "no_case": "No experiment decides this claim yet: its rule has no case and gives *{verdict}*.",
@@ -591,6 +592,7 @@ WHY = {
         "max": ("the larger of {args}", "the largest of {args}"),
         "min": ("the smaller of {args}", "the smallest of {args}"),
         "args": (", ", " and "),
+        "sum": "the sum of {a} and {b}",
         "gap": "the gap between {a} and {b}", "distance": "the distance of {a} from {b}",
         "size": "the size of {a}",
         "times": {0.25: "a quarter of {x}", 0.5: "half of {x}", 0.75: "three quarters of {x}",
@@ -603,7 +605,7 @@ WHY = {
         "nth": ("一", "二", "三", "四", "五", "六"),
         "held": "规则的{case}成立：{checks}。",
         "before": "在它之前检查的{case}不成立：{checks}。",
-        "none": "规则的各种情形都不成立，因此给出“{verdict}”。",
+        "none": "规则里没有哪种情形成立，按这条规则的约定，归为“{verdict}”。",
         "fails": "{case}不成立：{checks}。",
         "nor": "{case}也不成立：{checks}。",
         "no_case": "还没有实验判定这条论断：它的规则还没有任何情形，结论为“{verdict}”。",
@@ -624,7 +626,7 @@ WHY = {
         "short_and": "，且", "short_or": "，或",
         "short_need_for": "“{verdict}”要求{need}", "short_needs_sep": "，", "short_parts": "；",
         "short_more": ("{check}，另有 {n} 个条件也满足", "{check}，另有 {n} 个条件也满足"),
-        "short_none": "规则的各种情形都不成立",
+        "short_none": "规则里没有哪种情形成立，按规则的约定归为这一结论",
         "short_no_case": "尚无实验",
         "short_undecided": "规则给出“{rule}”，但把{what}重抽后只有 {share} 给出同样的结论（需要 90%）",
         "seeds": "种子", "items": "样例",
@@ -634,6 +636,7 @@ WHY = {
         "max": ("{args}中的较大者", "{args}中的最大者"),
         "min": ("{args}中的较小者", "{args}中的最小者"),
         "args": ("、", "与"),
+        "sum": "{a}与{b}之和",
         "gap": "{a}与{b}之差的绝对值", "distance": "{a}与{b}之差的绝对值",
         "size": "{a}的绝对值",
         "times": {0.25: "{x}的四分之一", 0.5: "{x}的一半", 0.75: "{x}的四分之三", 2: "{x}的两倍"},
@@ -738,6 +741,11 @@ def _expression(node, results: dict, lang: str) -> str:
                 and node.right.value in why["over"] and not isinstance(node.left, ast.Constant)):
             return _fill(why["over"][node.right.value], lang, x=_expression(node.left, results, lang))
 
+        if (isinstance(node.op, ast.Add) and not isinstance(node.left, (ast.Constant, ast.BinOp))
+                and not isinstance(node.right, (ast.Constant, ast.BinOp))):   # two counts added up
+            return _fill(why["sum"], lang, a=_expression(node.left, results, lang),
+                         b=_expression(node.right, results, lang))
+
         def side(part, right: bool):
             text = _expression(part, results, lang)
             inner, outer = _precedence(part), _precedence(node)
@@ -748,9 +756,14 @@ def _expression(node, results: dict, lang: str) -> str:
         return _fill(why["within"], lang, n=len(values), low=low, high=high)
     if isinstance(node, ast.Call) and node.func.id in ("max", "min"):
         args = [_expression(a, results, lang) for a in node.args]
+        # the same paper's numbers ("Michel 等（2019）报告的 WMT 模型…", "… 报告的 BERT …"): the
+        # shared opening once ("…报告的 WMT 模型可剪比例与 BERT 可剪比例中的较大者")
+        shared = os.path.commonprefix(args) if len(args) > 1 else ""
+        shared = shared[:shared.rfind(" ") + 1] if lang == "zh" and "报告的" in shared else ""
+        args = [a[len(shared):] for a in args]
         comma, last = why["args"]
         joined = args[0] if len(args) == 1 else _fill("{a}" + last + "{b}", lang, a=comma.join(args[:-1]), b=args[-1])
-        return _fill(why[node.func.id][0 if len(args) == 2 else 1], lang, args=joined)
+        return shared + _fill(why[node.func.id][0 if len(args) == 2 else 1], lang, args=joined)
     if isinstance(node, ast.Call) and node.func.id == "abs":
         inside = node.args[0]
         if isinstance(inside, ast.BinOp) and isinstance(inside.op, (ast.Sub, ast.Add)):

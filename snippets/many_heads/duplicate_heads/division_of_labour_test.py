@@ -165,7 +165,7 @@ for arm in ARMS:
     for stat in ("mean", "min", "max"):
         report.number(f"loss_{arm}_{stat}", getattr(values, stat)(), "{:.3f}",
                       en=f"loss on held-out sentences, {stat} over seeds ({en})",
-                      zh=f"留出句子上的损失，各种子的{STAT_ZH[stat]}（{zh}）", per_seed=values, of=stat)
+                      zh=f"{zh}在留出句子上的损失（各种子的{STAT_ZH[stat]}）", per_seed=values, of=stat)
     report.number(f"parameters_{arm}", in_use[arm_of[arm]].max(), kind="count",
                   en=f"parameters training can move (gradient not zero), {en}",
                   zh=f"训练能改变的参数个数（梯度不为零），{zh}")

@@ -326,10 +326,11 @@ report.number("c23_heads", len(c23), "{:.0f}", kind="count", resampled=[a["heads
               en="heads that pass C02, C21 or C22 with the target taking ≥ 0.3 of the attention",
               zh="通过 C02、C21 或 C22、且目标拿到至少 0.3 注意力的头数")
 report.number("c23_small_heads", sum(small), "{:.0f}", kind="count", resampled=[a["small_heads"] for a in again],
-              en="of those, heads whose target's median angle is < 60° and ≥ 15° smaller than the other candidates'",
-              zh="其中目标的中位夹角小于 60°、且比其他候选小至少 15° 的头数")
+              en="of the heads that qualify for C23, those whose target's median angle is < 60° and ≥ 15° smaller than the other candidates'",
+              zh="够格参加 C23 的头里，目标的中位夹角小于 60°、且比其他候选小至少 15° 的头数")
 report.number("c23_large_heads", sum(large), "{:.0f}", kind="count", resampled=[a["large_heads"] for a in again],
-              en="of those, heads whose target's median angle is > 75°", zh="其中目标的中位夹角大于 75° 的头数")
+              en="of the heads that qualify for C23, those whose target's median angle is > 75°",
+              zh="够格参加 C23 的头里，目标的中位夹角大于 75° 的头数")
 first = max(c23, key=lambda h: h["weight"]) if c23 else None   # the one the page describes
 for key, en, zh in (("target", "median angle between q and the target's key", "q 与目标的键之间的中位夹角"),
                     ("others", "median angle between q and the other candidates' keys", "q 与其他候选的键之间的中位夹角")):

@@ -178,8 +178,8 @@ report.number("c22_n_sentences", len(nb_set), "{:.0f}",
               en="C22 sentences with a noun between verb and object", zh="C22：动词与宾语之间有别的名词的句子数")
 report.number("c22_share_2_3_adjectives", np.mean([s.n_adjectives >= 2 for s in nb_set]), "{:.0%}",
               resampled=[a["artefacts_adjectives"] for a in again],
-              en="share of those sentences with 2–3 adjectives on the object",
-              zh="其中宾语带 2–3 个形容词的句子比例")
+              en="share of the C22 sentences with 2–3 adjectives on the object",
+              zh="C22 的句子里，宾语带 2–3 个形容词的句子比例")
 report.number("c22_heads", c22_pass.sum(), "{:.0f}",
               en="head-directions that pass C22 (pick ≥ 75 %, prefer the object ≥ 75 %, corrected over 144)",
               zh="通过 C22 的“头-方向”数（选中 ≥ 75%，偏好宾语 ≥ 75%，按 144 个校正）")

@@ -283,7 +283,7 @@ report.number("c18_features", len(feature_names), "{:.0f}", kind="count",
               zh="键的特征数（词性、有生性、单复数、具体性、位置段）")
 report.number("c18_b_heads", b_holds.sum(), "{:.0f}", kind="count",
               en="heads where (b) holds: top feature ≥ 50 % of the explained variance for the median query and keys carry ≥ 4 features",
-              zh="(b) 成立的头数：中位查询上最重要的特征占已解释方差 ≥ 50%，且键带着 ≥ 4 个特征")
+              zh="(b) 成立的头数（中位查询上最重要的特征至少占已解释方差的一半，且键带着至少 4 个特征）")
 report.number("c18_share_heads", (head_share >= 0.5).sum(), "{:.0f}", kind="count",
               en="heads whose median query's top feature explains ≥ 50 % of the explained variance",
               zh="中位查询上最重要的特征占已解释方差 ≥ 50% 的头数")

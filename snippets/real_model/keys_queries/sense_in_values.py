@@ -118,12 +118,13 @@ report.number("sense_best_layer", sense_layer + 1, "{:.0f}", en="that head's lay
 report.number("sense_best_head", sense_head + 1, "{:.0f}", en="that head's number in its layer",
               zh="这个头在该层的编号")
 report.number("sense_best_low", sense_low, "{:.0%}", kind="share", resampled=[r["low"] for r in again],
-              en="its 95 % interval (frames resampled): lower end", zh="它的 95% 区间（对句框重抽样）：下端")
+              en="the best head's sense read, 95 % interval (frames resampled): lower end",
+              zh="最好的头读出词义的准确率，95% 区间（对句框重抽样）：下端")
 report.number("sense_best_high", sense_high, "{:.0%}", kind="share", resampled=[r["high"] for r in again],
-              en="its 95 % interval: upper end", zh="它的 95% 区间：上端")
+              en="the best head's sense read, 95 % interval: upper end", zh="最好的头读出词义的准确率，95% 区间：上端")
 report.number("sense_best_p", sense_p, kind="p", resampled=[r["p"] for r in again],
-              en="its p-value, max-statistic permutation over the 60 heads of layers 2–6",
-              zh="它的 p 值（对第 2–6 层 60 个头做最大统计量置换检验）")
+              en="the best head's p-value, max-statistic permutation over the 60 heads of layers 2–6",
+              zh="最好的头的 p 值（对第 2–6 层 60 个头做最大统计量置换检验）")
 report.number("sense_layer1_best", sense_observed[0].max(), "{:.0%}", kind="share", resampled=[r["layer1"] for r in again],
               en="the same probe on layer 1's context-free values: best head",
               zh="同一探针用在第 1 层不看上下文的值向量上：最好的头")

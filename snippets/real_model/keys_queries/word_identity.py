@@ -52,7 +52,7 @@ report.number("n_other", len(OTHER_NOUNS), "{:.0f}", en="other concrete nouns", 
 report.number("n_frames", n_frames, "{:.0f}", en="sentence frames per noun", zh="每个名词所放的句框数")
 report.number("nouns_found", found / n_framed, "{:.0%}",
               en="share of framed sentences in which the noun is one token",
-              zh="名词恰为一个词元的框架句所占比例")
+              zh="放进句框的句子里，名词恰为一个词元的比例")
 
 # %% [markdown]
 # ## C20: how much of Q, K and V is "which word"?

@@ -394,8 +394,8 @@ for task, (en, zh) in names.items():
                       en=f"models whose query beats the random projections on {en}",
                       zh=f"在{zh}上查询胜过随机投影的模型数")
     report_seed_count(report, f"{task}_pass_seeds", (query >= PASS_BAR) & (query > p95),
-                      en=f"models whose query reads {en} at 0.75 or more and beats the random projections",
-                      zh=f"查询读出{zh}的准确率不低于 0.75 且胜过随机投影的模型数")
+                      en=f"models whose query reads {en} at {PASS_BAR:.0%} or more and beats the random projections",
+                      zh=f"查询读出{zh}的准确率不低于 {PASS_BAR:.0%} 且胜过随机投影的模型数")
     report_seed_count(report, f"{task}_ceiling_seeds", p95 >= CEILING,
                       en=f"models whose random projections reach the ceiling on {en}",
                       zh=f"随机投影在{zh}上达到天花板的模型数")
@@ -490,26 +490,39 @@ n = len(SEEDS)
 for task, (en, zh) in names.items():
     passed = int((end[f"{task}_query"] >= PASS_BAR).logical_and(end[f"{task}_query"] > end[f"{task}_p95"]).sum())
     beats = int((end[f"{task}_query"] > end[f"{task}_p95"]).sum())
+    # "all 16" / "none of the 16" rather than "16 of 16" / "0 of 16"; the models that beat the
+    # percentile below the bar only when there are some
+    how_many = ({n: (f"In all {n} models", f"{n} 个模型全部达标："),
+                 0: (f"In none of the {n} models", f"{n} 个模型没有一个达标（达标要求：")}
+                .get(passed, (f"In {passed} of {n} models", f"{n} 个模型中有 {passed} 个达标：")))
+    rest_en = f"; {beats - passed} more beat that percentile below {PASS_BAR:.0%}" if beats > passed else ""
+    rest_zh = f"；另有 {beats - passed} 个高于这个百分位，但准确率不到 {PASS_BAR:.0%}" if beats > passed else ""
     report.text(f"{task}_outcome",
-                en=f"In {passed} of {n} models the query reads {en} at {PASS_BAR:.0%} or more and beats the "
-                   f"random projections' 95th percentile; it beats that percentile in {beats} of {n}.",
-                zh=f"{n} 个模型中有 {passed} 个，查询读出{zh}的准确率不低于 {PASS_BAR:.0%} 且高于随机投影的"
-                   f"第 95 百分位；高于这个百分位的共有 {beats} 个。")
+                en=f"{how_many[0]} the query reads {en} at {PASS_BAR:.0%} or more and beats the random "
+                   f"projections' 95th percentile{rest_en}.",
+                zh=f"{how_many[1]}查询读出{zh}的准确率不低于 {PASS_BAR:.0%}，且高于随机投影的第 95 百分位"
+                   f"{'）' if passed == 0 else ''}{rest_zh}。")
 ACCURACY_MARGIN = 0.1               # accuracy: a difference we call a difference
 above_input = int((end["frame_query"] >= end["frame_input"] + ACCURACY_MARGIN).sum())
 report.number("frame_query_above_input_seeds", above_input, kind="count",
-              en="models whose query reads the frame better than the whole input, by 0.1 or more",
-              zh="查询读出句型比完整输入高出至少 0.1 的模型数")
+              en="models whose query reads the frame better than the whole input, by 10 percentage points or more",
+              zh="查询读出句型的准确率比完整输入高出至少 10 个百分点的模型数")
+how_many = {n: (f"In all {n} models", f"{n} 个模型全部如此："),
+            0: (f"In none of the {n} models", f"{n} 个模型没有一个如此（")}.get(
+    above_input, (f"In {above_input} of {n} models", f"{n} 个模型中有 {above_input} 个，"))
 report.text("controls_outcome",
-            en=f"In {above_input} of {n} models the probe reads the frame from the 32-dimensional query better, by "
-               f"0.1 or more, than from the whole 128-dimensional input it is computed from.",
-            zh=f"{n} 个模型中有 {above_input} 个，探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
-               f"高至少 0.1。")
+            en=f"{how_many[0]} the probe reads the frame from the 32-dimensional query better, by "
+               f"10 percentage points or more, than from the whole 128-dimensional input it is computed from.",
+            zh=f"{how_many[1]}探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
+               f"高出至少 10 个百分点{'）' if above_input == 0 else ''}。")
+how_many = {n: (f"In all {n} models", f"{n} 个模型全部如此："),
+            0: (f"In none of the {n} models", f"{n} 个模型没有一个如此（")}.get(
+    causal, (f"In {causal} of {n} models", f"{n} 个模型中有 {causal} 个，"))
 report.text("causal_outcome",
-            en=f"In {causal} of {n} models, taking the frame directions out of the query raises the loss by "
+            en=f"{how_many[0]}, taking the frame directions out of the query raises the loss by "
                f"{MARGIN} nats or more, while taking out three random directions raises it by less.",
-            zh=f"{n} 个模型中有 {causal} 个，从查询中去掉句型方向后损失至少升高 {MARGIN} 奈特，"
-               f"而去掉三个随机方向后升高不到 {MARGIN} 奈特。")
+            zh=f"{how_many[1]}从查询中去掉句型方向后损失至少升高 {MARGIN} 奈特，"
+               f"而去掉三个随机方向后升高不到 {MARGIN} 奈特{'）' if causal == 0 else ''}。")
 
 # %% [markdown]
 # ## Figure

@@ -287,10 +287,10 @@ for a, label in ((0, "separate"), (1, "tied")):
     zh_label = "分开" if label == "separate" else "绑定"
     report.number(f"back_{label}_mean", back[a].mean(), "{:.2f}", kind="share", per_seed=back[a], of="mean",
                   en=f"attention one step back, previous-token task, {label} (mean over seeds)",
-                  zh=f"前一个词元任务中向后一步的注意力，{zh_label}（各种子平均）")
+                  zh=f"前一个词元任务中放在前一个词元上的注意力，{zh_label}（各种子平均）")
     report.number(f"ahead_{label}_mean", ahead[a].mean(), "{:.2f}", kind="share", per_seed=ahead[a], of="mean",
                   en=f"attention one step ahead, previous-token task, {label} (mean over seeds)",
-                  zh=f"前一个词元任务中向前一步的注意力，{zh_label}（各种子平均）")
+                  zh=f"前一个词元任务中放在后一个词元上的注意力，{zh_label}（各种子平均）")
 for label, values in (("low", accuracy_low), ("high", accuracy_high)):
     words = ("lowest", "最低") if label == "low" else ("highest", "最高")
     report.number(f"accuracy_previous_tied_offset_{label}_mean", values[1].mean(), "{:.2f}", per_seed=values[1],
@@ -341,11 +341,11 @@ TEXT = {
            "caption": "Tying W_Q = W_K, on an asymmetric task (previous token) and a symmetric one (partner); "
                       "bidirectional models."},
     "zh": {"columns": ["分开", "绑定", "分开", "绑定"], "tasks": ["前一个词元", "同组伙伴"],
-           "accuracy": "留出数据上的准确率", "back": "向后一步", "ahead": "向前一步",
+           "accuracy": "留出数据上的准确率", "back": "前一个词元", "ahead": "后一个词元",
            "attention": "注意力（前一个词元任务）", "models": ["分开", "绑定"],
            "panel_a": "(a) 准确率，每个种子一条线", "panel_b": "(b) 前一个词元任务中模型看向哪里",
            "alt": f"两幅图。左：{n} 个种子在留出数据上的准确率，每条线把 W_Q、W_K 分开的模型与绑定的模型连起来，"
-                  "分别对应前一个词元任务和同组伙伴任务。右：前一个词元任务中，向后一步和向前一步的平均注意力，"
+                  "分别对应前一个词元任务和同组伙伴任务。右：前一个词元任务中，放在前一个词元和后一个词元上的平均注意力，"
                   "分开与绑定对比，每个种子一个点。",
            "caption": "令 W_Q = W_K：在不对称的任务（前一个词元）和对称的任务（同组伙伴）上的结果；双向模型。"},
 }
