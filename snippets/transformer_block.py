@@ -296,7 +296,7 @@ for lang in LANGS:
     ax.set_xticks(range(T), labels)
     ax.set_xlabel(t["position"])
     ax.set_ylabel(t["change"])
-    ax.legend(frameon=False)
+    ax.legend(frameon=False, loc="lower left", bbox_to_anchor=(0, 1), ncol=2)  # above the bars
     fig.tight_layout()
     report.figure("change_per_position", fig, lang, alt=t["change_alt"], caption=t["change_caption"])
 
