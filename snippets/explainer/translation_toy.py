@@ -231,8 +231,9 @@ def batch_targets(tgt, rows):
     return tgt[0][:, rows], tgt[1][:, rows]
 
 
-def train(params, tgt, steps, batch_size=32):
-    """Adam on all models at once, each on its own corpus; every model sees the same sentences."""
+def train(params, tgt, steps, batch_size=32, after_step=None):
+    """Adam on all models at once, each on its own corpus; every model sees the same sentences.
+    ``after_step(t)``, if given, is called without gradients after update t = 1 … steps."""
     train_index = torch.tensor(train_rows)
     # foreach: one update for all parameter tensors at once (much faster for many small ones).
     optimizer = torch.optim.Adam(params.values(), lr=3e-3, foreach=True)
@@ -250,5 +251,8 @@ def train(params, tgt, steps, batch_size=32):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        if after_step is not None:
+            with torch.no_grad():
+                after_step(step + 1)
 
 

@@ -33,12 +33,11 @@ report = Report("three_roles.translation.gradient_step")
 
 # %% tags=["toy"]
 import torch
-import torch.nn.functional as F
 from torch.func import stack_module_state
 
 from explainer.translation_toy import (BOS, MAX_TGT, OBJECT_POS, PAD, SUBJECT_POS, TEST, VERB_POS,
                                        Translator, decode, encode, english, layer_norm, linear, mlp, sources,
-                                       src_all, tgt_id, train_rows)
+                                       src_all, tgt_id, train)
 
 TEST_ROW = sources.index(TEST)                        # 猫追逐激光点 → "the cat chases the laser dot"
 SUBJECT_SLOT, VERB_SLOT = 1, 2                        # "cat" and the verb in the English
@@ -149,29 +148,19 @@ def train_watching(params, tgt, steps=400, batch_size=32):
     for when in ("first", "last", "onset"):
         watch[when] = {"params": {k: v.detach().clone() for k, v in params.items()},
                        "step": torch.zeros(M, dtype=torch.long), "verb": torch.full((M,), -1)}
-    train_index = torch.tensor(train_rows)
-    optimizer = torch.optim.Adam(params.values(), lr=3e-3, foreach=True)
-    batches = torch.Generator().manual_seed(0)
-    for step in range(1, steps + 1):
-        rows = train_index[torch.randint(len(train_rows), (batch_size,), generator=batches)]
-        tgt_in, tgt_out = tgt[0][:, rows], tgt[1][:, rows]
-        logits, _ = decode(params, encode(params, src_all[rows])[0], tgt_in, reads=tgt[2])
-        per_model = F.cross_entropy(logits.flatten(0, 2), tgt_out.flatten(), ignore_index=PAD,
-                                    reduction="none").view(M, -1)
-        loss = ((per_model.sum(-1)) / (tgt_out != PAD).view(M, -1).sum(-1)).sum()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        with torch.no_grad():
-            wrong_now, other_verb, verb_mass_ok = mistranslates(verb_slot_probs(params, tgt))
-            for when, now in (("first", wrong_now & (watch["first"]["step"] == 0)),
-                              ("last", wrong_now),
-                              ("onset", verb_mass_ok & (watch["onset"]["step"] == 0))):
-                if now.any():
-                    for k, v in params.items():
-                        watch[when]["params"][k][now] = v[now]
-                    watch[when]["step"][now] = step
-                    watch[when]["verb"][now] = other_verb[now]
+
+    def watch_step(step):
+        wrong_now, other_verb, verb_mass_ok = mistranslates(verb_slot_probs(params, tgt))
+        for when, now in (("first", wrong_now & (watch["first"]["step"] == 0)),
+                          ("last", wrong_now),
+                          ("onset", verb_mass_ok & (watch["onset"]["step"] == 0))):
+            if now.any():
+                for k, v in params.items():
+                    watch[when]["params"][k][now] = v[now]
+                watch[when]["step"][now] = step
+                watch[when]["verb"][now] = other_verb[now]
+
+    train(params, tgt, steps, batch_size, after_step=watch_step)
     watch["final"] = {"params": {k: v.detach().clone() for k, v in params.items()}}
     return watch
 
