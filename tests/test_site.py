@@ -237,6 +237,35 @@ def test_the_ledger_and_every_verdict_badge_say_why_in_the_pages_language(built_
         assert badges >= 10
 
 
+def test_a_card_quotes_no_number_its_page_does_not_show(built_site):
+    # A claim whose rule reads experiments on two pages (C08: one-head-or-many and
+    # a-head-for-it) gives its reasons, with their numbers, only where every experiment the
+    # rule reads is cited; elsewhere its why points to the other page and to the ledger.
+    from tools.verdicts import claims as registry
+    from tools.verdicts import ledger
+
+    claims = registry.load()
+    pointed = 0
+    for lang, lang_root in (("en", ""), ("zh", "zh/")):
+        for source in sorted((ROOT / "docs" / lang).rglob("*.md")):
+            text = source.read_text(encoding="utf-8")
+            cited = {c.snippet for c in page_macros.calls(text) if c.snippet}
+            rel = source.relative_to(ROOT / "docs" / lang).with_suffix("")
+            html_file = built_site / lang_root / (rel.parent if rel.name == "index" else rel) / "index.html"
+            if not cited or not html_file.is_file():
+                continue
+            html = html_file.read_text(encoding="utf-8")
+            for claim_id, why in re.findall(r'<div class="claim-badge">\s*<p><a href="[^"#]*#(C\d\d)">'
+                                            r'.*?<span class="claim-why">[^<]*</span>(.*?)</div>', html, re.S):
+                reads = ledger.rule_snippets(claims[claim_id])
+                points = (ledger.ALSO_READS[lang].split("{")[0].lower()
+                          in html_unescape(re.sub(r"<[^>]+>", "", why)).lower())
+                pointed += points
+                assert points == bool(reads - cited), (f"{lang_root}{rel}: {claim_id}'s why reads "
+                                                       f"{sorted(reads - cited)} the page does not cite")
+    assert pointed >= 2, "C08 and C07 on a-head-for-it point to the other page in each language"
+
+
 def test_chinese_search_index_is_segmented_and_searchable(built_site):
     index = json.loads((built_site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert "zh" in index["config"]["lang"]

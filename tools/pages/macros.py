@@ -193,7 +193,8 @@ def claims(call, page) -> str:
         return STATE["ui"]["not_run"]
     return ledger.badges(call.snippet, STATE["lang"], STATE["claims"], STATE["verdicts"],
                          relative(page, "claims.md"), STATE["assessments"], STATE["reasons"],
-                         _decided_elsewhere(call.snippet, page))
+                         _decided_elsewhere(call.snippet, page),
+                         {claim_id: _other_pages(one, page) for claim_id, one in STATE["claims"].items()})
 
 
 def _claim_of(call, page):
@@ -215,7 +216,8 @@ def claim(call, page) -> str:
                                         relative(page, "claims.md"), relative(page, target_page),
                                         STATE["nav_titles"].get(target_page, target_page))
     return ledger.claim_badge(call.key, STATE["lang"], STATE["claims"], STATE["verdicts"],
-                              relative(page, "claims.md"), STATE["assessments"], STATE["reasons"])
+                              relative(page, "claims.md"), STATE["assessments"], STATE["reasons"],
+                              _other_pages(found, page))
 
 
 def literature(call, page) -> str:
@@ -228,6 +230,18 @@ def literature(call, page) -> str:
 
 RENDER = {"value": value, "text": text, "figure": figure, "data": data, "code": code,
           "claims": claims, "claim": claim, "literature": literature}
+
+
+def _other_pages(claim, page) -> list[tuple[str, str]]:
+    """The other pages whose experiments the claim's rule reads: (href, title) of each, in the
+    order of the claim's experiments. A card quotes no number its page does not show."""
+    cited = {c.snippet for c in STATE["calls"] if c.snippet}
+    pages = []
+    for name in [e.snippet for e in claim.experiments if e.snippet in ledger.rule_snippets(claim)]:
+        target = STATE["deciding_page"].get(name) or STATE["snippet_page"].get(name)
+        if name not in cited and target and target != page.file.src_uri and target not in pages:
+            pages.append(target)
+    return [(relative(page, target), STATE["nav_titles"].get(target, target)) for target in pages]
 
 
 def _decided_elsewhere(name: str, page) -> dict[str, tuple[str, str]]:

@@ -206,13 +206,16 @@ def on_files(files: Files, config):
         for key, filename in results.get("data", {}).items():
             _add(files, config, f"data/{place}/{key}.json", results["_dir"] / filename)
 
-    _state["deciding_page"] = {}
+    _state["deciding_page"] = {}   # snippet -> the page that lists it whole
+    _state["snippet_page"] = {}    # snippet -> the first page that shows its code
     _state["nav_titles"] = _nav_titles(config["nav"])
     for file in files.documentation_pages():
         if file.abs_src_path and file.src_uri.endswith(".md"):
             text = Path(file.abs_src_path).read_text(encoding="utf-8")
             for name in page_macros.listings(text):
                 _state["deciding_page"].setdefault(name, file.src_uri)
+            for name in page_macros.cells_by_snippet(text):
+                _state["snippet_page"].setdefault(name, file.src_uri)
     for src_uri, content in _generated_pages(config).items():
         files.append(File.generated(config, src_uri, content=content))
     return files

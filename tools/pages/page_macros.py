@@ -147,3 +147,8 @@ def cells(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
 def listings(text: str, snippet: str | None = None) -> list[str]:
     """The snippets a page shows whole (``code()``), in page order."""
     return [c.snippet for c in calls(text, snippet) if c.kind == "code" and not c.key]
+
+
+def cells_by_snippet(text: str, snippet: str | None = None) -> list[str]:
+    """The snippets whose code a page shows (cells or whole), in page order, each once."""
+    return list(dict.fromkeys(c.snippet for c in calls(text, snippet) if c.kind == "code"))

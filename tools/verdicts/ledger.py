@@ -463,10 +463,13 @@ def page(lang: str, claims: dict[str, registry.Claim], verdicts: dict[str, str |
 def badges(snippet: str, lang: str, claims: dict[str, registry.Claim],
            verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None,
            reasons: dict[str, str] | None = None,
-           elsewhere: dict[str, tuple[str, str]] | None = None) -> str:
+           elsewhere: dict[str, tuple[str, str]] | None = None,
+           other_pages: dict[str, list[tuple[str, str]]] | None = None) -> str:
     """The claims a snippet's experiment bears on: each with its one verdict, linked to the
     ledger. A claim in ``elsewhere`` (claim -> (href, title) of the page whose experiment
-    decides it) is shown as a link to that page, without numbers this page does not show."""
+    decides it) is shown as a link to that page, without numbers this page does not show;
+    one in ``other_pages`` (claim -> [(href, title)] of other pages whose numbers its rule
+    reads) keeps its card, and its why points to those pages and the ledger."""
     rows = []
     for claim_id, claim in claims.items():
         if claim_id in (elsewhere or {}):
@@ -474,7 +477,7 @@ def badges(snippet: str, lang: str, claims: dict[str, registry.Claim],
                                           *elsewhere[claim_id]))
         elif any(e.snippet == snippet for e in claim.experiments):
             rows.append(claim_badge(claim_id, lang, claims, verdicts, ledger_href, assessments,
-                                    reasons))
+                                    reasons, (other_pages or {}).get(claim_id)))
     return "\n".join(rows)
 
 
@@ -530,13 +533,35 @@ def literature_table(claim: registry.Claim, lang: str, references_href: str | No
     return "\n".join(rows) + "\n"
 
 
+ALSO_READS = {
+    "en": "the rule also reads the experiment on {pages}; its reasons, with the numbers of "
+          "each page, are in [the ledger]({href}).",
+    "zh": "规则还读{pages}一页的实验；它的理由连同各页的数字写在[论断总账]({href})里。",
+}
+PAGE_LIST_SEP = {"en": " and ", "zh": "和"}
+
+
+def rule_snippets(claim: registry.Claim) -> set[str]:
+    """The snippets whose recorded numbers the claim's rule reads (papers' numbers aside)."""
+    snippets = {e.snippet for e in claim.experiments if e.snippet}
+    return {name.rsplit(".", 1)[0] for name in claim.names()} & snippets
+
+
 def claim_badge(claim_id: str, lang: str, claims: dict[str, registry.Claim],
                 verdicts: dict[str, str | None], ledger_href: str, assessments: dict | None = None,
-                reasons: dict[str, str] | None = None) -> str:
+                reasons: dict[str, str] | None = None,
+                other_pages: list[tuple[str, str]] | None = None) -> str:
+    """A claim's card: title, verdict, the claim, and why. Where the rule also reads numbers
+    another page shows (``other_pages``: (href, title) of each), the card points there and to
+    the ledger instead of quoting numbers this page does not show."""
     claim = claims[claim_id]
     colon = "：" if lang == "zh" else ":"
     note = "".join(f"\n\n{line}" for line in notes((assessments or {}).get(claim_id), lang))
     why = (reasons or {}).get(claim_id)
+    if why and other_pages:
+        pages = PAGE_LIST_SEP[lang].join(
+            f"[{title}]({href})" if lang == "en" else f"“[{title}]({href})”" for href, title in other_pages)
+        why = _capital(ALSO_READS[lang].format(pages=pages, href=f"{ledger_href}#{claim_id}"), lang)
     why = f'\n\n<span class="claim-why">{WHY[lang]["label"]}{colon}</span> {why}' if why else ""
     return (f'<div class="claim-badge" markdown>\n\n'
             f'[{claim_id} · {claim.title[lang]}]({ledger_href}#{claim_id}) '
