@@ -86,8 +86,9 @@ for lang in LANGS:
         ax.add_patch(FancyArrowPatch((IT, 0.3), (j, 0.3), connectionstyle=f"arc3,rad={bend}",
                                      arrowstyle="-|>", mutation_scale=8,
                                      lw=0.6 + 7 * weight, color=ARC, alpha=0.35 + 0.65 * weight))
-    ax.text((IT + ANIMAL) / 2, 1.85, text["label"].format(weights[ANIMAL]), ha="center",
-            va="center", fontsize=10.5, color=ARC)
+    label = ax.text((IT + ANIMAL) / 2, 1.85, text["label"].format(weights[ANIMAL]), ha="center",
+                    va="center", fontsize=10.5, color=ARC)
+    label.set_gid("value:weight_it_animal")  # the key it shows (tests/test_figure_labels_agree.py)
     for k, step in enumerate(text["steps"]):
         x = 0.4 + k * 3.7
         ax.add_patch(FancyBboxPatch((x - 0.2, -2.35), 2.9, 1.25, boxstyle="round,pad=0.05",
