@@ -272,14 +272,34 @@ def test_a_planted_number_keeps_its_spread_and_a_planted_count_is_refused():
         "wins": {"value": 0.0, "text": "", "per_seed": [0.0] * 8, "of": "count"},
         "gains": {"value": 1.0, "text": "", "per_seed": [0.3] + [-0.1] * 7, "of": "count_above", "line": 0.0}}}}
     base = registry.replace(claim(), cases=[("refuted", "toy.score <= 0.2")], otherwise="nuanced")
-    assert registry.planted(runs, registry.replace(base, plant={"toy.score": 0.5}), draws=200) == 1.0
-    assert registry.planted(runs, registry.replace(base, plant={"toy.score": 0.1}), draws=200) == 0.0
+    assert registry.planted(runs, registry.replace(base, plant=[{"toy.score": 0.5}]), draws=200) == 1.0
+    assert registry.planted(runs, registry.replace(base, plant=[{"toy.score": 0.1}]), draws=200) == 0.0
     with pytest.raises(registry.RegistryError, match="count of seeds"):
-        registry.planted(runs, registry.replace(base, plant={"toy.wins": 0.75}), draws=200)
+        registry.planted(runs, registry.replace(base, plant=[{"toy.wins": 0.75}]), draws=200)
     # Nor a count of seeds past a line: its measurement shifted so that 3/4 of the observed
     # seeds lie past the line gives a redrawn count of Binomial(n, 3/4), whatever it measures.
     with pytest.raises(registry.RegistryError, match="planted arm"):
-        registry.planted(runs, registry.replace(base, plant={"toy.gains": 0.75}), draws=200)
+        registry.planted(runs, registry.replace(base, plant=[{"toy.gains": 0.75}]), draws=200)
+
+
+def test_several_planted_effects_are_planted_one_at_a_time_and_the_least_detected_counts():
+    # Refuted needs both scores low; either one high would make the claim true. Each is
+    # planted alone: 'score' at 0.5 is always detected, 'other' at 0.15 never (it stays
+    # below 0.2), so the power is 0, the effect hardest to see, not the 1 of planting both.
+    runs = {"toy": {"numbers": {
+        "n_seeds": {"value": 8.0, "text": "8"},
+        "score": {"value": 0.1, "text": "", "per_seed": [0.05, 0.15] * 4, "of": "mean"},
+        "other": {"value": 0.1, "text": "", "per_seed": [0.08, 0.12] * 4, "of": "mean"}}}}
+    base = registry.replace(claim(), cases=[("refuted", "toy.score <= 0.2 and toy.other <= 0.2")],
+                            otherwise="nuanced")
+    both = registry.replace(base, plant=[{"toy.score": 0.5, "toy.other": 0.15}])
+    apart = registry.replace(base, plant=[{"toy.score": 0.5}, {"toy.other": 0.15}])
+    assert registry.planted(runs, both, draws=200) == 1.0
+    assert registry.planted(runs, apart, draws=200) == 0.0
+    entry = {"power": {"plant": [{"toy.score": 0.5}, {"toy.other": 0.15}]},
+             "experiments": [{"snippet": "toy", "kind": "trained"}]}
+    assert registry._power("C99", entry) == {"plant": [{"toy.score": 0.5}, {"toy.other": 0.15}]}
+    assert registry._power("C99", {**entry, "power": {"plant": {"toy.score": 0.5}}}) == {"plant": [{"toy.score": 0.5}]}
 
 
 def test_an_undecided_real_model_claim_asks_for_one_more_look_at_its_item_cap():

@@ -90,8 +90,10 @@ class Claim:
     related: list[str] = field(default_factory=list)   # other claims the ledger lists beside it
     power: str = ""            # empirical claims that can be refuted: `snippet.key`, the share of
                                # planted effects the same test detects (G1: a refutation needs >= POWERED)
-    plant: dict[str, float] = field(default_factory=dict)   # or, for trained claims, the numbers over
-                               # seeds to plant at the size that would make the claim true (planted())
+    plant: list[dict[str, float]] = field(default_factory=list)   # or, for trained claims, the
+                               # numbers over seeds to plant at the size that would make the claim
+                               # true (planted()); several sets are planted one at a time (power:
+                               # the least), where any one of several effects would make it true
 
     def trained_snippets(self) -> list[str]:
         return [e.snippet for e in self.experiments if e.kind == "trained"]
@@ -259,17 +261,20 @@ def _item_cap(claim_id: str, entry: dict) -> dict[str, int]:
 
 def _power(claim_id: str, entry: dict) -> dict:
     """The claim's power check (G1): a recorded detection share (``power: snippet.key``), or
-    for a trained claim the numbers to plant (``power: {plant: {snippet.key: size}}``)."""
+    for a trained claim the numbers to plant (``power: {plant: {snippet.key: size}}``), or a
+    list of such sets, each planted alone (``power: {plant: [{…}, {…}]}``: the least power)."""
     power = entry.get("power") or ""
     if isinstance(power, dict):
         plant = power.get("plant")
-        if set(power) != {"plant"} or not isinstance(plant, dict) or not plant:
-            raise RegistryError(f"{claim_id}: 'power' is snippet.key or {{plant: {{snippet.key: size}}}}")
+        sets = plant if isinstance(plant, list) else [plant]
+        if set(power) != {"plant"} or not sets or not all(isinstance(s, dict) and s for s in sets):
+            raise RegistryError(f"{claim_id}: 'power' is snippet.key, {{plant: {{snippet.key: size}}}} "
+                                "or {plant: [{snippet.key: size}, ...]}")
         trained = {e.get("snippet") for e in entry.get("experiments") or [] if e.get("kind") == "trained"}
-        for name in plant:
+        for name in (name for one in sets for name in one):
             if name.rpartition(".")[0] not in trained:
                 raise RegistryError(f"{claim_id}: power plants {name}, not a number of its trained snippets")
-        return {"plant": {str(k): float(v) for k, v in plant.items()}}
+        return {"plant": [{str(k): float(v) for k, v in one.items()} for one in sets]}
     power = str(power)
     if power and (_dotted(ast.parse(power, mode="eval").body) != power):
         raise RegistryError(f"{claim_id}: 'power' names one recorded number, snippet.key, not {power!r}")
@@ -574,12 +579,18 @@ def planted(results: dict[str, dict], claim: Claim, draws: int = RESAMPLINGS, se
     """G1 for a trained claim: the share of simulated runs in which the rule does *not* refute
     when the claim is true at its threshold. Each run redraws the claim's seeds (same number);
     a planted number keeps its observed per-seed spread, shifted to the planted mean; the
-    other numbers are resampled as in ``resampled``."""
+    other numbers are resampled as in ``resampled``. Several sets of planted numbers are each
+    planted alone, and the power is the least: the effect hardest to see."""
+    return min(_planted_once(results, claim, one, draws, seed) for one in claim.plant)
+
+
+def _planted_once(results: dict[str, dict], claim: Claim, plant: dict[str, float], draws: int,
+                  seed: int) -> float:
     numbers = measurements(results, {claim.id: claim})
     samples = resampled(results, claim.trained_snippets(), draws, seed)
     rng = np.random.default_rng([seed, zlib.crc32(claim.id.encode())])
     picks: dict[str, np.ndarray] = {}   # one draw of seeds per snippet, shared by its planted numbers
-    for name, size in claim.plant.items():
+    for name, size in plant.items():
         snippet, _, key = name.rpartition(".")
         entry = results[snippet]["numbers"][key]
         per_seed = np.asarray(entry["per_seed"], dtype=float)
