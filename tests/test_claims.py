@@ -63,9 +63,9 @@ def test_a_construction_alone_never_verifies_what_models_do(claim_id):
 
 def test_a_missing_measurement_names_the_snippet_and_the_key():
     claim = CLAIMS["C05"]
-    with pytest.raises(registry.MissingMeasurement, match=r"snippets/three_roles/scaling\.py recorded no number "
-                                                          r"'vanishing_ratio_keys16'"):
-        registry.decide(claim, {"three_roles.scaling.explosion_ratio_keys16": 4.0})
+    with pytest.raises(registry.MissingMeasurement, match=r"snippets/three_roles/scaling/keys_16_128\.py recorded "
+                                                          r"no number 'vanishing_ratio_keys16'"):
+        registry.decide(claim, {"three_roles.scaling.keys_16_128.explosion_ratio_keys16": 4.0})
 
 
 def test_a_rule_may_not_run_code(tmp_path):

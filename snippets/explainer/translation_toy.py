@@ -1,14 +1,14 @@
-"""The translation toy of the three-roles chapter (three_roles.translation), for the snippets
-that study it further (three_roles.translation.gradient_step).
+"""The translation toy of the three-roles chapter, one copy for its snippets
+(three_roles.translation, three_roles.translation.alignment, three_roles.translation.gradient_step).
 
 猫追逐激光点 → "the cat chases the laser dot": two corpora of "S V O" sentence pairs, a tiny
 encoder–decoder (``Translator``), the same pass written with a model dimension M in front so
-many seeds train as one (``make_models``, ``encode``, ``decode``), and Adam on all of them
-(``train``). This is the code of the snippet's cells tagged corpora, model, stacked and train,
-which its page shows; tests/snippets/three_roles/translation/test_gradient_step.py checks
-that the two give the same sentences, the same initial weights and the same passes. One
-addition: ``attention`` also takes the positions a model may read per query position (a
-reads of shape (M, T, S)), for the planted toy of gradient_step.
+many seeds train as one (``make_models``, ``encode``, ``decode``), Adam on all of them
+(``train``), and what the translation page measures before and after training (``translate``,
+``measure``, ``chase_laser_link``). The page's cells import these names and print their code
+(``inspect.getsource``), so the page shows this file as it runs. ``attention`` also takes the
+positions a model may read per query position (a reads of shape (M, T, S)), for the planted toy
+of gradient_step.
 """
 
 import itertools
@@ -229,6 +229,82 @@ def model_targets(arm_of):
 def batch_targets(tgt, rows):
     """Decoder input and target of sources[rows] for every model, (M, B, L) each."""
     return tgt[0][:, rows], tgt[1][:, rows]
+
+
+
+# What the translation page measures, before and after training.
+@torch.no_grad()
+def translate(p, tgt, rows, causal=True, cut=None):
+    """Greedy decoding of sources[rows] by every model: is each translation exact? (M, B).
+    cut (M, nh, 3, 3): encoder self-attention edges removed (see attention)."""
+    memory, _ = encode(p, src_all[rows], cut)                                 # (M, B, S, C)
+    out = torch.full((len(memory), len(rows), 1), BOS)
+    for _ in range(MAX_TGT):
+        logits, _ = decode(p, memory, out, causal, reads=tgt[2])
+        out = torch.cat([out, logits[:, :, -1].argmax(-1, keepdim=True)], dim=-1)  # (M, B, t+1)
+    _, tgt_out = batch_targets(tgt, rows)                                     # (M, B, L)
+    # Exact: every reference word and </s> in place (padding after </s> is not compared).
+    return ((out[:, :, 1:] == tgt_out) | (tgt_out == PAD)).all(-1)            # (M, B)
+
+
+def content_words(src_words, corpus):
+    """{English position: Chinese position} for nouns and verbs; "the" has none."""
+    subject, verb, obj = src_words
+    return dict(p for p in enumerate([None] + [0] * len(NOUNS[subject].split()) + [1] + [None]
+                                     + [2] * len(NOUNS[obj].split())) if p[1] is not None)
+
+
+@torch.no_grad()
+def measure(p, tgt):
+    memory, self_weights = encode(p, src_all)              # self_weights: (M, N, 2, 3, 3)
+    tgt_in, _ = batch_targets(tgt, list(range(len(sources))))
+    _, cross = decode(p, memory, tgt_in, reads=tgt[2])     # (M, N, T, 3)
+    verb_to_object = self_weights[:, :, :, VERB_POS, OBJECT_POS].amax(-1)   # (M, N): larger head
+    hits = torch.zeros(len(memory))
+    count = 0
+    for n, s in enumerate(sources):
+        for position, source in content_words(s, "fixed").items():
+            hits += (cross[:, n, position].argmax(-1) == source).float()
+            count += 1
+    test = sources.index(TEST)
+    return {
+        "chase_laser_weight": verb_to_object[:, test],                       # (M,)
+        "verb_object_linked": (verb_to_object >= 0.5).float().mean(-1),      # (M,)
+        "alignment": hits / count,                                           # (M,)
+        "test_cross": cross[:, test, : len(english(*TEST, "fixed"))],        # (M, 6, 3)
+        "test_self": self_weights[:, test],                                  # (M, 2, 3, 3)
+        "test_correct": translate(p, tgt, [test])[:, 0].float(),             # (M,)
+        **chase_laser_link(p, tgt),
+    }
+
+
+def cut_edge(M, n_heads, head, query, key):
+    """One self-attention edge removed in one head of every model: (M, nh, 3, 3), True there."""
+    cut = torch.zeros(M, n_heads, 3, 3, dtype=torch.bool)
+    cut[:, head, query, key] = True
+    return cut
+
+
+@torch.no_grad()
+def chase_laser_link(p, tgt):
+    """Is 追逐 linked to 激光点 in 猫追逐激光点, per model? In some encoder head, 激光点 takes more
+    of 追逐's attention than 猫 does (the largest share among the other words), more than 猫
+    gives 激光点 in that head, and removing that one edge breaks the exact translation."""
+    test = sources.index(TEST)
+    _, self_weights = encode(p, src_all[[test]])
+    w = self_weights[:, 0]                                                   # (M, nh, 3, 3)
+    M, n_heads = w.shape[:2]
+    to_object = w[:, :, VERB_POS, OBJECT_POS]                                # (M, nh)
+    largest = to_object > w[:, :, VERB_POS, SUBJECT_POS]
+    beyond_cat = to_object > w[:, :, SUBJECT_POS, OBJECT_POS]
+    exact = translate(p, tgt, [test])[:, 0]                                  # (M,)
+    breaks = torch.stack([exact & ~translate(p, tgt, [test], cut=cut_edge(M, n_heads, h, VERB_POS,
+                                                                           OBJECT_POS))[:, 0]
+                          for h in range(n_heads)], dim=-1)                  # (M, nh)
+    return {"link": (largest & beyond_cat & breaks).any(-1).float(),          # (M,)
+            "link_attention": (largest & beyond_cat).any(-1).float(),         # the weights alone
+            "link_breaks": breaks.any(-1).float(),                            # a cut that breaks it
+            "cat_to_laser": w[:, :, SUBJECT_POS, OBJECT_POS].amax(-1)}        # (M,): larger head
 
 
 def train(params, tgt, steps, batch_size=32, after_step=None):

@@ -5,7 +5,8 @@
 # matrices, W_Q, W_K and W_V. We derive the three gradients by hand, check
 # them against PyTorch's autograd, and then look at what they are: three
 # different updates from one loss — and, as we will see, updates that depend
-# on each other.
+# on each other. The source's contrast with the gates of an LSTM is
+# `three_roles.gradients.lstm_gates`.
 
 # %%
 # Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
@@ -111,14 +112,18 @@ print("sizes:  ", ", ".join(f"W_{name} {n:.3f}" for name, n in norms.items()))
 print("cosines:", ", ".join(f"{pair} {c:.2f}" for pair, c in cosines.items()))
 
 # %%
-for name in grads:
-    report.number(f"norm_{name}", norms[name], "{:.3f}",
-                  en=f"size (Frobenius norm) of the gradient for W{name}",
-                  zh=f"W{name} 的梯度大小（Frobenius 范数）")
-for pair, value in cosines.items():
-    report.number(f"cosine_{pair}", value, "{:.2f}",
-                  en=f"cosine between the gradients for W{pair[0]} and W{pair[1]}",
-                  zh=f"W{pair[0]} 与 W{pair[1]} 的梯度之间的余弦")
+report.number("norm_Q", norms["Q"], "{:.3f}", en="size (Frobenius norm) of the gradient for WQ",
+              zh="WQ 的梯度大小（Frobenius 范数）")
+report.number("norm_K", norms["K"], "{:.3f}", en="size (Frobenius norm) of the gradient for WK",
+              zh="WK 的梯度大小（Frobenius 范数）")
+report.number("norm_V", norms["V"], "{:.3f}", en="size (Frobenius norm) of the gradient for WV",
+              zh="WV 的梯度大小（Frobenius 范数）")
+report.number("cosine_QK", cosines["QK"], "{:.2f}", en="cosine between the gradients for WQ and WK",
+              zh="WQ 与 WK 的梯度之间的余弦")
+report.number("cosine_QV", cosines["QV"], "{:.2f}", en="cosine between the gradients for WQ and WV",
+              zh="WQ 与 WV 的梯度之间的余弦")
+report.number("cosine_KV", cosines["KV"], "{:.2f}", en="cosine between the gradients for WK and WV",
+              zh="WK 与 WV 的梯度之间的余弦")
 report.number("largest_abs_cosine", largest_cosine,
               "{:.2f}", en="largest |cosine| between two of the three gradients",
               zh="三个梯度两两之间余弦绝对值的最大者")
@@ -274,34 +279,6 @@ report.number("tied_entries_changed_by_other_updates", tied_elsewhere, "{:.0f}",
               zh="权重绑定时，一个矩阵走一步改变了其他矩阵的元素个数")
 
 # %% [markdown]
-# ## Do LSTM gates share their parameters?
-#
-# The source contrasts W_Q, W_K, W_V with "the gating of an LSTM, whose gates
-# share parameters". PyTorch's LSTM stores the four gates (input, forget,
-# cell, output) in one tensor, `weight_ih_l0` of shape (4·hidden, input), but
-# each gate owns its own block of rows. Test it: change one gate's block and
-# see which gates' pre-activations move.
-
-# %%
-hidden, n_gates = 3, 4
-lstm = torch.nn.LSTM(input_size=d_model, hidden_size=hidden)
-x_t = torch.randn(1, d_model)                                       # (1, input)
-with torch.no_grad():
-    before = (x_t @ lstm.weight_ih_l0.T).reshape(n_gates, hidden)   # (gates, hidden)
-    gates_with_own_weights = 0
-    for gate in range(n_gates):
-        block = slice(gate * hidden, (gate + 1) * hidden)
-        lstm.weight_ih_l0[block] += 1.0                             # move this gate's rows only
-        after = (x_t @ lstm.weight_ih_l0.T).reshape(n_gates, hidden)
-        lstm.weight_ih_l0[block] -= 1.0
-        moved = (after - before).abs().amax(dim=1) > 1e-6           # (gates,) which gates moved
-        gates_with_own_weights += int(moved[gate] and moved.sum() == 1)
-report.number("lstm_gates", n_gates, "{:.0f}", en="gates of an LSTM cell", zh="LSTM 单元的门数")
-report.number("lstm_gates_with_own_weights", gates_with_own_weights, "{:.0f}",
-              en="LSTM gates whose weights move that gate alone",
-              zh="权重只影响自己的 LSTM 门数")
-
-# %% [markdown]
 # ## Exercises, answered by the run
 #
 # Each exercise changes one thing above; the run records the answer so the
@@ -318,10 +295,12 @@ _, grads_without_keys = attention_gradients(W_Q, np.zeros_like(W_K), W_V)     # 
 print("W_K = 0:", ", ".join(f"W_{name} {np.linalg.norm(g):.3g}" for name, g in grads_without_keys.items()))
 
 # %%
-for name in "QKV":
-    report.number(f"exercise_norm_{name}_when_W_V_is_zero", np.linalg.norm(grads_without_values[name]),
-                  "{:.3g}", en=f"exercise 1: size of W_{name}'s gradient when W_V = 0",
-                  zh=f"练习 1：W_V = 0 时 W_{name} 梯度的大小")
+report.number("exercise_norm_Q_when_W_V_is_zero", np.linalg.norm(grads_without_values["Q"]), "{:.3g}",
+              en="exercise 1: size of W_Q's gradient when W_V = 0", zh="练习 1：W_V = 0 时 W_Q 梯度的大小")
+report.number("exercise_norm_K_when_W_V_is_zero", np.linalg.norm(grads_without_values["K"]), "{:.3g}",
+              en="exercise 1: size of W_K's gradient when W_V = 0", zh="练习 1：W_V = 0 时 W_K 梯度的大小")
+report.number("exercise_norm_V_when_W_V_is_zero", np.linalg.norm(grads_without_values["V"]), "{:.3g}",
+              en="exercise 1: size of W_V's gradient when W_V = 0", zh="练习 1：W_V = 0 时 W_V 梯度的大小")
 report.number("exercise_norm_Q_when_W_K_is_zero", np.linalg.norm(grads_without_keys["Q"]), "{:.3g}",
               en="exercise 2: size of W_Q's gradient when W_K = 0", zh="练习 2：W_K = 0 时 W_Q 梯度的大小")
 report.number("exercise_norm_K_when_W_K_is_zero", np.linalg.norm(grads_without_keys["K"]), "{:.3f}",

@@ -5,7 +5,9 @@
 # explanation says this "prevents the gradients from exploding". Here we
 # measure, for d_k from 1 to 1024, what the division changes: the spread of
 # the scores, how peaked the softmax becomes, and how much gradient gets
-# back through the softmax to the scores and to the query.
+# back through the softmax to the scores and to the query. The claim's own
+# test, with 16 and 128 keys and the gradient through real values, is
+# `three_roles.scaling.keys_16_128`.
 #
 # The setting is the one of the original paper's footnote: the components of
 # q and k are independent, with mean 0 and variance 1 (roughly what a layer
@@ -114,16 +116,18 @@ for variant, s in stats.items():
 report.number("uniform_entropy", np.log(T), "{:.2f}",
               en=f"entropy of weights spread evenly over {T} keys (nats)",
               zh=f"权重平均分给 {T} 个键时的熵（nats）")
-# How each variant is named in the table of numbers.
-VARIANT = {"raw": ("undivided", "不除时"), "scaled": ("divided by √dₖ", "除以 √dₖ 时")}
-for variant in ("raw", "scaled"):
-    en, zh = VARIANT[variant]
-    report.number(f"largest_weight_{variant}_1024", stats[variant]["largest_weight"][-1], "{:.2f}",
-                  en=f"mean largest softmax weight at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh} softmax 最大权重的平均")
-    report.number(f"entropy_{variant}_1024", stats[variant]["entropy"][-1], "{:.2f}",
-                  en=f"entropy of the weights at dₖ = 1024, {en} (nats)",
-                  zh=f"dₖ = 1024、{zh}权重的熵（nats）")
+report.number("largest_weight_raw_1024", raw["largest_weight"][-1], "{:.2f}",
+              en="mean largest softmax weight at dₖ = 1024, undivided",
+              zh="dₖ = 1024、不除时 softmax 最大权重的平均")
+report.number("entropy_raw_1024", raw["entropy"][-1], "{:.2f}",
+              en="entropy of the weights at dₖ = 1024, undivided (nats)",
+              zh="dₖ = 1024、不除时权重的熵（nats）")
+report.number("largest_weight_scaled_1024", scaled["largest_weight"][-1], "{:.2f}",
+              en="mean largest softmax weight at dₖ = 1024, divided by √dₖ",
+              zh="dₖ = 1024、除以 √dₖ 时 softmax 最大权重的平均")
+report.number("entropy_scaled_1024", scaled["entropy"][-1], "{:.2f}",
+              en="entropy of the weights at dₖ = 1024, divided by √dₖ (nats)",
+              zh="dₖ = 1024、除以 √dₖ 时权重的熵（nats）")
 report.number("largest_weight_scaled_min", scaled["largest_weight"].min(), "{:.2f}",
               en="smallest mean largest weight over all dₖ, divided by √dₖ",
               zh="除以 √dₖ 时，各 dₖ 下最大权重平均值的最小者")
@@ -149,30 +153,48 @@ print(f"d_k = 1024, undivided / divided: median gradient through the softmax {co
 print(f"log-log slope of the mean gradient at the query, undivided, d_k >= 32: {mean_slope:.2f}")
 
 # %%
-for variant in ("raw", "scaled"):
-    s = stats[variant]
-    en, zh = VARIANT[variant]
-    report.number(f"grad_softmax_{variant}_1", s["grad_softmax_median"][0], "{:.2f}",
-                  en=f"median gradient through the softmax per row at dₖ = 1, {en}",
-                  zh=f"dₖ = 1、{zh}每行穿过 softmax 的梯度中位数")
-    report.number(f"grad_softmax_{variant}_1024", s["grad_softmax_median"][-1], "{:.2g}",
-                  en=f"median gradient through the softmax per row at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}每行穿过 softmax 的梯度中位数")
-    report.number(f"dead_rows_{variant}_1024", s["dead_rows"][-1], "{:.0%}",
-                  en=f"share of rows whose gradient is below 1e-3 at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}梯度低于 1e-3 的行所占比例")
-    report.number(f"grad_query_{variant}_1024", s["grad_query_median"][-1], "{:.2g}",
-                  en=f"median gradient reaching the query at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}到达查询向量的梯度中位数")
-    report.number(f"grad_query_mean_{variant}_32", s["grad_query_mean"][D_K.index(32)], "{:.2f}",
-                  en=f"mean gradient reaching the query at dₖ = 32, {en}",
-                  zh=f"dₖ = 32、{zh}到达查询向量的梯度平均值")
-    report.number(f"grad_query_mean_{variant}_1024", s["grad_query_mean"][-1], "{:.2f}",
-                  en=f"mean gradient reaching the query at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}到达查询向量的梯度平均值")
-    report.number(f"grad_query_p99_{variant}_1024", s["grad_query_p99"][-1], "{:.2f}",
-                  en=f"99th percentile of the gradient reaching the query at dₖ = 1024, {en}",
-                  zh=f"dₖ = 1024、{zh}到达查询向量的梯度的第 99 百分位")
+report.number("grad_softmax_raw_1", raw["grad_softmax_median"][0], "{:.2f}",
+              en="median gradient through the softmax per row at dₖ = 1, undivided",
+              zh="dₖ = 1、不除时每行穿过 softmax 的梯度中位数")
+report.number("grad_softmax_raw_1024", raw["grad_softmax_median"][-1], "{:.2g}",
+              en="median gradient through the softmax per row at dₖ = 1024, undivided",
+              zh="dₖ = 1024、不除时每行穿过 softmax 的梯度中位数")
+report.number("dead_rows_raw_1024", raw["dead_rows"][-1], "{:.0%}",
+              en="share of rows whose gradient is below 1e-3 at dₖ = 1024, undivided",
+              zh="dₖ = 1024、不除时梯度低于 1e-3 的行所占比例")
+report.number("grad_query_raw_1024", raw["grad_query_median"][-1], "{:.2g}",
+              en="median gradient reaching the query at dₖ = 1024, undivided",
+              zh="dₖ = 1024、不除时到达查询向量的梯度中位数")
+report.number("grad_query_mean_raw_32", raw["grad_query_mean"][D_K.index(32)], "{:.2f}",
+              en="mean gradient reaching the query at dₖ = 32, undivided",
+              zh="dₖ = 32、不除时到达查询向量的梯度平均值")
+report.number("grad_query_mean_raw_1024", raw["grad_query_mean"][-1], "{:.2f}",
+              en="mean gradient reaching the query at dₖ = 1024, undivided",
+              zh="dₖ = 1024、不除时到达查询向量的梯度平均值")
+report.number("grad_query_p99_raw_1024", raw["grad_query_p99"][-1], "{:.2f}",
+              en="99th percentile of the gradient reaching the query at dₖ = 1024, undivided",
+              zh="dₖ = 1024、不除时到达查询向量的梯度的第 99 百分位")
+report.number("grad_softmax_scaled_1", scaled["grad_softmax_median"][0], "{:.2f}",
+              en="median gradient through the softmax per row at dₖ = 1, divided by √dₖ",
+              zh="dₖ = 1、除以 √dₖ 时每行穿过 softmax 的梯度中位数")
+report.number("grad_softmax_scaled_1024", scaled["grad_softmax_median"][-1], "{:.2g}",
+              en="median gradient through the softmax per row at dₖ = 1024, divided by √dₖ",
+              zh="dₖ = 1024、除以 √dₖ 时每行穿过 softmax 的梯度中位数")
+report.number("dead_rows_scaled_1024", scaled["dead_rows"][-1], "{:.0%}",
+              en="share of rows whose gradient is below 1e-3 at dₖ = 1024, divided by √dₖ",
+              zh="dₖ = 1024、除以 √dₖ 时梯度低于 1e-3 的行所占比例")
+report.number("grad_query_scaled_1024", scaled["grad_query_median"][-1], "{:.2g}",
+              en="median gradient reaching the query at dₖ = 1024, divided by √dₖ",
+              zh="dₖ = 1024、除以 √dₖ 时到达查询向量的梯度中位数")
+report.number("grad_query_mean_scaled_32", scaled["grad_query_mean"][D_K.index(32)], "{:.2f}",
+              en="mean gradient reaching the query at dₖ = 32, divided by √dₖ",
+              zh="dₖ = 32、除以 √dₖ 时到达查询向量的梯度平均值")
+report.number("grad_query_mean_scaled_1024", scaled["grad_query_mean"][-1], "{:.2f}",
+              en="mean gradient reaching the query at dₖ = 1024, divided by √dₖ",
+              zh="dₖ = 1024、除以 √dₖ 时到达查询向量的梯度平均值")
+report.number("grad_query_p99_scaled_1024", scaled["grad_query_p99"][-1], "{:.2f}",
+              en="99th percentile of the gradient reaching the query at dₖ = 1024, divided by √dₖ",
+              zh="dₖ = 1024、除以 √dₖ 时到达查询向量的梯度的第 99 百分位")
 report.number("grad_softmax_ratio_1024", collapse, "{:.1e}",
               en="median gradient through the softmax at dₖ = 1024, undivided over divided",
               zh="dₖ = 1024 时穿过 softmax 的梯度中位数：不除 / 除以 √dₖ")
@@ -186,83 +208,6 @@ report.number("grad_query_p99_ratio_1024", tail_ratio, "{:.0f}",
 report.number("grad_query_mean_slope", mean_slope, "{:.2f}",
               en="log-log slope of the mean query gradient against dₖ ≥ 32, undivided",
               zh="不除时，dₖ ≥ 32 范围内查询梯度平均值对 dₖ 的双对数斜率")
-
-# %% [markdown]
-# ## 4. The claim's test: 16 and 128 keys, the gradient through real values
-#
-# Above, the error sent back to each weight was a random number. In a layer it
-# is g·v_j: the error g arriving at the output, dotted with the value v_j the
-# weight p_j multiplied. Scaled by 1/sqrt(d_v), it has unit variance. We repeat the
-# measurement that way with 16 and with 128 keys per query (2,048 query rows each)
-# and ask two questions at d_k = 1024:
-#
-# - explosion: is the mean gradient at the query, undivided, more than 10 times
-#   the divided one?
-# - vanishing: is the median gradient through the undivided softmax below 1 %
-#   of the divided one?
-#
-# A test that says "no explosion" must be able to see one: the divided gradient
-# multiplied by sqrt(d_k), a gradient that does grow with d_k, must read as one.
-
-# %% tags=["keys_16_128"]
-EXPLOSION, VANISHING = 10.0, 0.01   # the rule's thresholds (C05)
-ROWS = 2048
-
-
-def gradients_at_1024(n_keys, rng, d_k=1024):
-    """Per variant: the median gradient through the softmax and the
-    mean gradient at the query."""
-    shape = (ROWS // n_keys, n_keys, d_k)               # (B, T, d_k)
-    q = rng.standard_normal(shape)
-    k = rng.standard_normal(shape)
-    v = rng.standard_normal(shape)                      # d_v = d_k
-    g_out = rng.standard_normal(shape)                  # dL/d(output)
-    # dL/dp_j = g·v_j, scaled to unit variance: (B, T, T)
-    g = g_out @ v.transpose(0, 2, 1) / np.sqrt(d_k)
-    scores = q @ k.transpose(0, 2, 1)                   # (B, T, T)
-    result = {}
-    for variant, scale in (("raw", 1.0), ("scaled", 1 / np.sqrt(d_k))):
-        p = softmax(scores * scale)
-        grad_z = p * (g - (p * g).sum(axis=-1, keepdims=True))
-        grad_q = (grad_z * scale) @ k                   # (B, T, d_k)
-        result[variant] = {
-            "softmax_median": np.median(np.linalg.norm(grad_z, axis=-1)),
-            "query_mean": np.linalg.norm(grad_q, axis=-1).mean()}
-    return result
-
-
-keys_rng = np.random.default_rng(1)
-by_keys = {}
-for n_keys in (16, 128):
-    r = gradients_at_1024(n_keys, keys_rng)
-    undivided, divided = r["raw"], r["scaled"]
-    explosion = undivided["query_mean"] / divided["query_mean"]
-    vanishing = undivided["softmax_median"] / divided["softmax_median"]
-    # Planted: the divided gradient times sqrt(d_k), same statistic.
-    planted = divided["query_mean"] * np.sqrt(1024) / divided["query_mean"]
-    by_keys[n_keys] = {"explosion": explosion, "vanishing": vanishing,
-                       "planted": planted}
-    print(f"{n_keys:>3} keys: explosion {explosion:.2f} (> {EXPLOSION:g}?), "
-          f"vanishing {vanishing:.1e} (< {VANISHING:g}?), "
-          f"planted {planted:.0f}")
-
-# %%
-for n_keys, r in by_keys.items():
-    report.number(f"explosion_ratio_keys{n_keys}", r["explosion"], "{:.2f}",
-                  en=f"mean gradient at the query at dₖ = 1024, undivided over divided, {n_keys} keys",
-                  zh=f"dₖ = 1024、{n_keys} 个键时到达查询的平均梯度：不除 / 除以 √dₖ")
-    report.number(f"vanishing_ratio_keys{n_keys}", r["vanishing"], "{:.1e}",
-                  en=f"median gradient through the softmax at dₖ = 1024, undivided over divided, {n_keys} keys",
-                  zh=f"dₖ = 1024、{n_keys} 个键时穿过 softmax 的梯度中位数：不除 / 除以 √dₖ")
-    report.number(f"planted_explosion_ratio_keys{n_keys}", r["planted"], "{:.0f}",
-                  en=f"the same explosion statistic on a planted gradient growing like √dₖ, {n_keys} keys",
-                  zh=f"同一“爆炸”统计量用在人为植入、按 √dₖ 增长的梯度上，{n_keys} 个键")
-report.number("explosion_threshold", EXPLOSION, "{:g}",
-              en="explosion: undivided mean gradient more than this many times the divided one",
-              zh="“爆炸”：不除时的平均梯度超过除以 √dₖ 时的这么多倍")
-report.number("vanishing_threshold", VANISHING, "{:.0%}",
-              en="vanishing: undivided median gradient below this share of the divided one",
-              zh="“消失”：不除时的梯度中位数低于除以 √dₖ 时的这个比例")
 
 # %% [markdown]
 # ## Exercises, answered by the run

@@ -28,8 +28,9 @@ report = Report("three_roles.translation.gradient_step")
 # ## The toy of the translation page
 #
 # The same corpora, model, seeds and stacked pass as `three_roles.translation`
-# (kept in `explainer.translation_toy`): on the page, the cells above define
-# them. Seed *i* starts from the same weights in every corpus.
+# (kept in `explainer.translation_toy`): on the page, the cells above import
+# them and print their code. Seed *i* starts from the same weights in every
+# corpus.
 
 # %% tags=["toy"]
 import torch

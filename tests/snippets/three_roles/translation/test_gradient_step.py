@@ -16,14 +16,7 @@ from explainer import translation_toy  # noqa: E402
 from tools.running import notebooks  # noqa: E402
 
 SNIPPET = ROOT / "snippets" / "three_roles" / "translation" / "gradient_step.py"
-PAGE_SNIPPET = ROOT / "snippets" / "three_roles" / "translation.py"
 QK = ["enc_self.W_Q.weight", "enc_self.W_K.weight"]
-
-
-@functools.cache
-def page_toy() -> dict:
-    """The translation page's own cells that define the toy, run without training."""
-    return notebooks.run_tagged(PAGE_SNIPPET, {"corpora", "model", "stacked", "train"})
 
 
 @functools.cache
@@ -43,19 +36,7 @@ def wrong_verbs(m, verb="watches"):
     return torch.full((m,), translation_toy.tgt_id[verb])
 
 
-# --- the same toy as the translation page -------------------------------------------------------
-
-def test_the_shared_toy_is_the_translation_pages_toy():
-    page = page_toy()
-    for name in ("sources", "held_out", "train_rows", "SRC", "TGT", "MAX_TGT"):
-        assert getattr(translation_toy, name) == page[name], name
-    ours, _, arm_ours = translation_toy.make_models([3, 5])
-    theirs, _, arm_theirs = page["make_models"]([3, 5])
-    assert all(torch.equal(ours[k], theirs[k]) for k in ours)
-    translation_toy.train(ours, translation_toy.model_targets(arm_ours), 3)
-    page["train"](theirs, page["model_targets"](arm_theirs), 3)
-    assert all(torch.equal(ours[k], theirs[k]) for k in ours)
-
+# --- the toy of the translation page (explainer.translation_toy, which the page's cells import) ----
 
 def test_the_snippets_corpora_and_models_are_the_toys():
     s = snip()

@@ -1,0 +1,289 @@
+# %% [markdown]
+# # Does 追逐 come to attend to 激光点 inside the Chinese sentence?
+#
+# The source explanation says that while a model learns 猫追逐激光点 → "The cat
+# chases the laser dot", the error flows back until 追逐 attends to 激光点:
+# attention *inside the Chinese sentence*, the encoder's self-attention. We
+# train the translation toy of the page (`explainer.translation_toy`: the same
+# corpora, models, seeds and training as `three_roles.translation`), three arms
+# of many seeds at once, and look at exactly that attention before and after:
+# the link of the claims ledger's rule (C17), its parts, and the plain weight.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+from explainer.seeds import n_seeds, report_seed_count
+
+report = Report("three_roles.translation.link")
+
+# %% [markdown]
+# ## The toy, trained
+#
+# Three arms of the same seeds: the full model on each corpus (追逐 always
+# *chases*; 追逐 translated by its object), and the forced arm, whose decoder
+# reads the Chinese only at the verb, so the object can reach the English only
+# through the encoder's self-attention. `measure` reads, for every model, the
+# weight from 追逐 to 激光点 and the rule's link (`chase_laser_link`: some
+# encoder head gives 激光点 the largest share of 追逐's attention among the
+# other words, more than 猫 gives 激光点, and removing that edge breaks the
+# exact translation).
+
+# %%
+import numpy as np
+import torch
+
+from explainer.translation_toy import ARMS, make_models, measure, model_targets, train
+
+torch.set_num_threads(1)
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+STEPS = 400
+params, _, arm_of = make_models(SEEDS)                     # M = 3 arms × len(SEEDS)
+tgt = model_targets(arm_of)
+start = measure(params, tgt)
+train(params, tgt, STEPS)
+end = measure(params, tgt)
+
+# %% [markdown]
+# ## Results, per arm, over the seeds
+#
+# Each number is one line, its key written out, its description the
+# measurement's and the arm's.
+
+# %%
+N_SEEDS = len(SEEDS)
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds per arm", zh="每组的随机种子数")
+report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
+LINK = 0.5                                                 # of three words, more than half is the largest
+FIXED_ARM = ("one translation per verb", "每个动词一种译法")
+OBJECT_DEPENDENT_ARM = ("追逐 translated by its object", "“追逐”看宾语来译")
+FORCED_ARM = ("forced arm: 追逐 translated by its object, the decoder reads only the verb",
+              "强制组：“追逐”看宾语来译，解码器只能读动词")
+
+
+def per_arm(arm):
+    """The per-seed values of one arm (its index in ARMS), as numpy arrays."""
+    mine = arm_of == arm
+    return mine, {"cat_to_laser_weight": end["cat_to_laser"][mine].numpy(),
+                  "chase_laser_weight_start": start["chase_laser_weight"][mine].numpy(),
+                  "chase_laser_weight": end["chase_laser_weight"][mine].numpy(),
+                  "verb_object_linked_start": start["verb_object_linked"][mine].numpy(),
+                  "verb_object_linked": end["verb_object_linked"][mine].numpy()}
+
+
+in_fixed, fixed_seeds = per_arm(0)
+in_object_dependent, object_dependent_seeds = per_arm(1)
+in_forced, forced_seeds = per_arm(2)
+COUNTED = {  # what a seed count counts (English, Chinese)
+    "chase_laser_linked_start": ("seeds where 追逐 gives 激光点 at least half its attention at step 0 (some encoder head)",
+                                 "第 0 步就有编码器的头把“追逐”至少一半的注意力给“激光点”的种子数"),
+    "chase_laser_linked": ("seeds where 追逐 gives 激光点 at least half its attention after training (some encoder head)",
+                           "训练后有编码器的头把“追逐”至少一半的注意力给“激光点”的种子数"),
+    # The rule's link (docs/claims.yml, C17): attention, beyond 猫's, and a cut that breaks it.
+    "link": ("seeds whose 追逐 → 激光点 link forms (some encoder head: largest share among the other words, "
+             "more than 猫 → 激光点, and removing that edge breaks the exact translation)",
+             "“追逐 → 激光点”关联形成的种子数（某个编码器头里：在其他词中占比最大、大于“猫 → 激光点”，"
+             "且去掉这条边后译文不再完全正确）"),
+    "link_start": ("seeds whose 追逐 → 激光点 link has formed at step 0", "第 0 步“追逐 → 激光点”关联就已形成的种子数"),
+    "link_attention": ("seeds with an encoder head where 激光点 takes the largest share of 追逐's attention among the "
+                       "other words and more than 猫 gives 激光点 (the weights alone, no cut)",
+                       "有编码器头让“激光点”在其他词中占“追逐”注意力最大、且大于“猫”给“激光点”的注意力的种子数（只看权重，不去边）"),
+    "link_breaks": ("seeds where removing 追逐 → 激光点 in some encoder head breaks the exact translation",
+                    "在某个编码器头里去掉“追逐 → 激光点”这条边后译文不再完全正确的种子数"),
+    "link_breaks_unmarked": ("seeds where removing 追逐 → 激光点 breaks the exact translation while no encoder head passes "
+                             "the rule's attention conditions", "去掉“追逐 → 激光点”会破坏译文、却没有哪个编码器头满足规则里注意力条件的种子数"),
+}
+MEASURED = {  # what a spread over seeds is of (English, Chinese)
+    "cat_to_laser_weight": ("encoder self-attention 猫 → 激光点 after training, larger head", "训练后编码器自注意力 猫 → 激光点（取较大的头）"),
+    "chase_laser_weight_start": ("encoder self-attention 追逐 → 激光点 at step 0, larger head",
+                                 "第 0 步编码器自注意力 追逐 → 激光点（取较大的头）"),
+    "chase_laser_weight": ("encoder self-attention 追逐 → 激光点 after training, larger head",
+                           "训练后编码器自注意力 追逐 → 激光点（取较大的头）"),
+    "verb_object_linked_start": ("sentences whose verb gives its object at least half its attention, step 0",
+                                 "第 0 步动词把至少一半注意力给宾语的句子占比"),
+    "verb_object_linked": ("sentences whose verb gives its object at least half its attention, after training",
+                           "训练后动词把至少一半注意力给宾语的句子占比"),
+}
+OVER_SEEDS = {"mean": ("mean over seeds", "各种子平均"), "min": ("lowest seed", "最低的种子"),
+              "max": ("highest seed", "最高的种子")}
+
+
+def count(key, per_seed, counted, arm):
+    """Record key: in how many of the arm's seeds per_seed holds."""
+    en, zh = COUNTED[counted]
+    # one bracket, not two side by side: "…的种子数（某个编码器头里：…；“追逐”看宾语来译）"
+    zh = f"{zh[:-1]}；{arm[1]}）" if zh.endswith("）") else f"{zh}（{arm[1]}）"
+    report_seed_count(report, key, per_seed, en=f"{en} — {arm[0]}", zh=zh)
+
+
+def spread(key, values, of, fmt, measured, arm):
+    """Record key: the mean, lowest or highest (of) of one arm's per-seed values."""
+    (en, zh), (en_of, zh_of) = MEASURED[measured], OVER_SEEDS[of]
+    report.number(key, getattr(values, of)(), fmt, en=f"{en} — {arm[0]} ({en_of})", zh=f"{zh}——{arm[1]}（{zh_of}）",
+                  per_seed=values, of=of)
+
+
+# fixed
+count("chase_laser_linked_start_seeds", start["chase_laser_weight"][in_fixed] >= LINK, "chase_laser_linked_start", FIXED_ARM)
+count("chase_laser_linked_seeds", end["chase_laser_weight"][in_fixed] >= LINK, "chase_laser_linked", FIXED_ARM)
+count("link_seeds", end["link"][in_fixed], "link", FIXED_ARM)
+count("link_start_seeds", start["link"][in_fixed], "link_start", FIXED_ARM)
+count("link_attention_seeds", end["link_attention"][in_fixed], "link_attention", FIXED_ARM)
+count("link_breaks_seeds", end["link_breaks"][in_fixed], "link_breaks", FIXED_ARM)
+count("link_breaks_unmarked_seeds", end["link_breaks"][in_fixed].bool() & ~end["link_attention"][in_fixed].bool(), "link_breaks_unmarked", FIXED_ARM)
+spread("cat_to_laser_weight_mean", fixed_seeds["cat_to_laser_weight"], "mean", "{:.2f}", "cat_to_laser_weight", FIXED_ARM)
+spread("cat_to_laser_weight_min", fixed_seeds["cat_to_laser_weight"], "min", "{:.2f}", "cat_to_laser_weight", FIXED_ARM)
+spread("cat_to_laser_weight_max", fixed_seeds["cat_to_laser_weight"], "max", "{:.2f}", "cat_to_laser_weight", FIXED_ARM)
+spread("chase_laser_weight_start_mean", fixed_seeds["chase_laser_weight_start"], "mean", "{:.2f}", "chase_laser_weight_start", FIXED_ARM)
+spread("chase_laser_weight_start_min", fixed_seeds["chase_laser_weight_start"], "min", "{:.2f}", "chase_laser_weight_start", FIXED_ARM)
+spread("chase_laser_weight_start_max", fixed_seeds["chase_laser_weight_start"], "max", "{:.2f}", "chase_laser_weight_start", FIXED_ARM)
+spread("chase_laser_weight_mean", fixed_seeds["chase_laser_weight"], "mean", "{:.2f}", "chase_laser_weight", FIXED_ARM)
+spread("chase_laser_weight_min", fixed_seeds["chase_laser_weight"], "min", "{:.2f}", "chase_laser_weight", FIXED_ARM)
+spread("chase_laser_weight_max", fixed_seeds["chase_laser_weight"], "max", "{:.2f}", "chase_laser_weight", FIXED_ARM)
+spread("verb_object_linked_start_mean", fixed_seeds["verb_object_linked_start"], "mean", "{:.0%}", "verb_object_linked_start", FIXED_ARM)
+spread("verb_object_linked_start_min", fixed_seeds["verb_object_linked_start"], "min", "{:.0%}", "verb_object_linked_start", FIXED_ARM)
+spread("verb_object_linked_start_max", fixed_seeds["verb_object_linked_start"], "max", "{:.0%}", "verb_object_linked_start", FIXED_ARM)
+spread("verb_object_linked_mean", fixed_seeds["verb_object_linked"], "mean", "{:.0%}", "verb_object_linked", FIXED_ARM)
+spread("verb_object_linked_min", fixed_seeds["verb_object_linked"], "min", "{:.0%}", "verb_object_linked", FIXED_ARM)
+spread("verb_object_linked_max", fixed_seeds["verb_object_linked"], "max", "{:.0%}", "verb_object_linked", FIXED_ARM)
+
+# object dependent
+count("object_dependent_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_object_dependent] >= LINK, "chase_laser_linked_start", OBJECT_DEPENDENT_ARM)
+count("object_dependent_chase_laser_linked_seeds", end["chase_laser_weight"][in_object_dependent] >= LINK, "chase_laser_linked", OBJECT_DEPENDENT_ARM)
+count("object_dependent_link_seeds", end["link"][in_object_dependent], "link", OBJECT_DEPENDENT_ARM)
+count("object_dependent_link_start_seeds", start["link"][in_object_dependent], "link_start", OBJECT_DEPENDENT_ARM)
+count("object_dependent_link_attention_seeds", end["link_attention"][in_object_dependent], "link_attention", OBJECT_DEPENDENT_ARM)
+count("object_dependent_link_breaks_seeds", end["link_breaks"][in_object_dependent], "link_breaks", OBJECT_DEPENDENT_ARM)
+count("object_dependent_link_breaks_unmarked_seeds", end["link_breaks"][in_object_dependent].bool() & ~end["link_attention"][in_object_dependent].bool(), "link_breaks_unmarked", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_cat_to_laser_weight_mean", object_dependent_seeds["cat_to_laser_weight"], "mean", "{:.2f}", "cat_to_laser_weight", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_cat_to_laser_weight_min", object_dependent_seeds["cat_to_laser_weight"], "min", "{:.2f}", "cat_to_laser_weight", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_cat_to_laser_weight_max", object_dependent_seeds["cat_to_laser_weight"], "max", "{:.2f}", "cat_to_laser_weight", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_chase_laser_weight_start_mean", object_dependent_seeds["chase_laser_weight_start"], "mean", "{:.2f}", "chase_laser_weight_start", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_chase_laser_weight_start_min", object_dependent_seeds["chase_laser_weight_start"], "min", "{:.2f}", "chase_laser_weight_start", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_chase_laser_weight_start_max", object_dependent_seeds["chase_laser_weight_start"], "max", "{:.2f}", "chase_laser_weight_start", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_chase_laser_weight_mean", object_dependent_seeds["chase_laser_weight"], "mean", "{:.2f}", "chase_laser_weight", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_chase_laser_weight_min", object_dependent_seeds["chase_laser_weight"], "min", "{:.2f}", "chase_laser_weight", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_chase_laser_weight_max", object_dependent_seeds["chase_laser_weight"], "max", "{:.2f}", "chase_laser_weight", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_verb_object_linked_start_mean", object_dependent_seeds["verb_object_linked_start"], "mean", "{:.0%}", "verb_object_linked_start", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_verb_object_linked_start_min", object_dependent_seeds["verb_object_linked_start"], "min", "{:.0%}", "verb_object_linked_start", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_verb_object_linked_start_max", object_dependent_seeds["verb_object_linked_start"], "max", "{:.0%}", "verb_object_linked_start", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_verb_object_linked_mean", object_dependent_seeds["verb_object_linked"], "mean", "{:.0%}", "verb_object_linked", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_verb_object_linked_min", object_dependent_seeds["verb_object_linked"], "min", "{:.0%}", "verb_object_linked", OBJECT_DEPENDENT_ARM)
+spread("object_dependent_verb_object_linked_max", object_dependent_seeds["verb_object_linked"], "max", "{:.0%}", "verb_object_linked", OBJECT_DEPENDENT_ARM)
+
+# forced (the forced arm)
+count("forced_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_forced] >= LINK, "chase_laser_linked_start", FORCED_ARM)
+count("forced_chase_laser_linked_seeds", end["chase_laser_weight"][in_forced] >= LINK, "chase_laser_linked", FORCED_ARM)
+count("forced_link_seeds", end["link"][in_forced], "link", FORCED_ARM)
+count("forced_link_start_seeds", start["link"][in_forced], "link_start", FORCED_ARM)
+count("forced_link_attention_seeds", end["link_attention"][in_forced], "link_attention", FORCED_ARM)
+count("forced_link_breaks_seeds", end["link_breaks"][in_forced], "link_breaks", FORCED_ARM)
+count("forced_link_breaks_unmarked_seeds", end["link_breaks"][in_forced].bool() & ~end["link_attention"][in_forced].bool(), "link_breaks_unmarked", FORCED_ARM)
+spread("forced_cat_to_laser_weight_mean", forced_seeds["cat_to_laser_weight"], "mean", "{:.2f}", "cat_to_laser_weight", FORCED_ARM)
+spread("forced_cat_to_laser_weight_min", forced_seeds["cat_to_laser_weight"], "min", "{:.2f}", "cat_to_laser_weight", FORCED_ARM)
+spread("forced_cat_to_laser_weight_max", forced_seeds["cat_to_laser_weight"], "max", "{:.2f}", "cat_to_laser_weight", FORCED_ARM)
+spread("forced_chase_laser_weight_start_mean", forced_seeds["chase_laser_weight_start"], "mean", "{:.2f}", "chase_laser_weight_start", FORCED_ARM)
+spread("forced_chase_laser_weight_start_min", forced_seeds["chase_laser_weight_start"], "min", "{:.2f}", "chase_laser_weight_start", FORCED_ARM)
+spread("forced_chase_laser_weight_start_max", forced_seeds["chase_laser_weight_start"], "max", "{:.2f}", "chase_laser_weight_start", FORCED_ARM)
+spread("forced_chase_laser_weight_mean", forced_seeds["chase_laser_weight"], "mean", "{:.2f}", "chase_laser_weight", FORCED_ARM)
+spread("forced_chase_laser_weight_min", forced_seeds["chase_laser_weight"], "min", "{:.2f}", "chase_laser_weight", FORCED_ARM)
+spread("forced_chase_laser_weight_max", forced_seeds["chase_laser_weight"], "max", "{:.2f}", "chase_laser_weight", FORCED_ARM)
+spread("forced_verb_object_linked_start_mean", forced_seeds["verb_object_linked_start"], "mean", "{:.0%}", "verb_object_linked_start", FORCED_ARM)
+spread("forced_verb_object_linked_start_min", forced_seeds["verb_object_linked_start"], "min", "{:.0%}", "verb_object_linked_start", FORCED_ARM)
+spread("forced_verb_object_linked_start_max", forced_seeds["verb_object_linked_start"], "max", "{:.0%}", "verb_object_linked_start", FORCED_ARM)
+spread("forced_verb_object_linked_mean", forced_seeds["verb_object_linked"], "mean", "{:.0%}", "verb_object_linked", FORCED_ARM)
+spread("forced_verb_object_linked_min", forced_seeds["verb_object_linked"], "min", "{:.0%}", "verb_object_linked", FORCED_ARM)
+spread("forced_verb_object_linked_max", forced_seeds["verb_object_linked"], "max", "{:.0%}", "verb_object_linked", FORCED_ARM)
+
+# The page's answers, built from the counts above (both corpora, then the forced arm).
+got = {key: report.numbers[key]["value"] for key in report.numbers}
+linked_counts = (got["chase_laser_linked_seeds"], got["object_dependent_chase_laser_linked_seeds"])
+if all(c < N_SEEDS / 2 for c in linked_counts):
+    answer = ("Mostly not.", "大多没有。")
+    conclusion = ("most do it without that link — even when the verb's English depends on the object",
+                  "大多数却没有建立这个关联——哪怕动词的英文取决于宾语")
+elif all(c > N_SEEDS / 2 for c in linked_counts):
+    answer = ("Mostly yes.", "大多连上了。")
+    conclusion = ("most of them also form that link", "大多数也建立了这个关联")
+else:
+    answer = ("In one corpus mostly yes, in the other mostly not.", "一个语料里大多连上了，另一个里大多没有。")
+    conclusion = ("whether they form that link depends on the corpus", "是否建立这个关联要看语料")
+report.text("link_answer", en=answer[0], zh=answer[1])
+report.text("link_conclusion", en=conclusion[0], zh=conclusion[1])
+falls = got["chase_laser_weight_mean"] < got["chase_laser_weight_start_mean"]
+report.text("weight_change", en="*falls*" if falls else "*rises*", zh="反而*下降*了" if falls else "*上升*了")
+full, forced = got["object_dependent_link_seeds"], got["forced_link_seeds"]
+share = lambda k: "most" if k > N_SEEDS / 2 else "half" if k == N_SEEDS / 2 else "few"   # noqa: E731
+report.text("rule_link_answer",
+            en={"most": "In most seeds, yes.", "half": "In half of the seeds.", "few": "In most seeds, no."}[share(full)],
+            zh={"most": "多数种子里是的。", "half": "一半的种子里是。", "few": "多数种子里没有。"}[share(full)])
+unmarked = got["forced_link_breaks_unmarked_seeds"]
+report.text("forced_unmarked",
+            en="so where the forced arm needs the edge, 激光点 does not always pass the rule's attention conditions"
+            if unmarked else "so wherever the forced arm needs the edge, 激光点 also passes the rule's attention conditions",
+            zh="可见强制组需要这条边时，“激光点”并不总能满足规则里的注意力条件" if unmarked
+            else "可见强制组凡是需要这条边，“激光点”也都满足规则里的注意力条件")
+report.text("forced_contrast",
+            en={"most": "most of them form it", "half": "half of them form it",
+                "few": "most of them do not form it either"}[share(forced)],
+            zh={"most": "其中多数建立了这个关联", "half": "其中一半建立了这个关联",
+                "few": "其中多数同样没有建立这个关联"}[share(forced)])
+
+# %% [markdown]
+# ## Figure
+
+# %%
+TEXT = {
+    "en": {
+        "corpora": ["one translation\nper verb", "追逐 translated\nby its object", "forced arm:\ndecoder reads\nonly the verb"],
+        "start": "step 0", "end": "trained", "link": "half", "linked": "trained, link formed",
+        "self_label": "weight 追逐 → 激光点\n(encoder, larger head)",
+        "self_alt": "Dot plot: for each of {n} seeds and each of three arms (two corpora, and the "
+                    "forced arm whose decoder reads only the verb), the encoder self-attention weight "
+                    "from 追逐 to 激光点 in 猫追逐激光点, at step 0 and after training, with a dashed "
+                    "line at one half; trained seeds whose link forms by the rule are ringed.",
+        "self_caption": "Inside the Chinese sentence, one dot per seed. The link forms (rule of C17) in "
+                        "{full}/{n} seeds of the full model with 追逐 translated by its object, and in "
+                        "{forced}/{n} seeds of the forced arm.",
+    },
+    "zh": {
+        "corpora": ["每个动词\n一种译法", "“追逐”看宾语\n来译", "强制组：\n解码器\n只读动词"],
+        "start": "第 0 步", "end": "训练后", "link": "一半", "linked": "训练后，关联形成",
+        "self_label": "追逐 → 激光点 的权重\n（编码器，取较大的头）",
+        "self_alt": "散点图：三组（两个语料，加上解码器只读动词的强制组）各 {n} 个种子，“猫追逐激光点”里编码器"
+                    "自注意力从“追逐”到“激光点”的权重，第 0 步与训练后各一组，虚线标出一半；训练后按规则形成关联的"
+                    "种子加了圈。",
+        "self_caption": "中文句子内部，每个点是一个种子。按 C17 的规则，“追逐”看宾语来译时，完整模型有 "
+                        "{full}/{n} 个种子形成关联，强制组有 {forced}/{n} 个。",
+    },
+}
+plt.rcParams.update({"font.size": 10})
+VIRIDIS = plt.get_cmap("viridis")
+COLORS = {"start": VIRIDIS(0.75), "end": VIRIDIS(0.2)}
+
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    jitter = np.linspace(-0.12, 0.12, N_SEEDS)
+    for c in range(len(ARMS)):
+        mine = arm_of == c
+        for offset, moment, key in ((-0.2, start, "start"), (0.2, end, "end")):
+            ax.scatter(c + offset + jitter, moment["chase_laser_weight"][mine].numpy(), s=18,
+                       color=COLORS[key], label=text[key] if c == 0 else None, zorder=3)
+        ringed = end["link"][mine].bool().numpy()
+        ax.scatter((c + 0.2 + jitter)[ringed], end["chase_laser_weight"][mine].numpy()[ringed], s=60,
+                   facecolors="none", edgecolors="black", linewidths=1,
+                   label=text["linked"] if c == 0 else None, zorder=4)
+    ax.axhline(LINK, color="grey", ls="--", lw=1, label=text["link"])
+    ax.set_xticks(range(len(ARMS)), text["corpora"], fontsize=9)
+    ax.set_xlim(-0.6, len(ARMS) - 0.4)
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel(text["self_label"])
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.tight_layout()
+    report.figure("self_attention", fig, lang, alt=text["self_alt"].format(n=N_SEEDS),
+                  caption=text["self_caption"].format(n=N_SEEDS, full=int(got["object_dependent_link_seeds"]),
+                                                      forced=int(got["forced_link_seeds"])))
+
+report.save()
