@@ -15,7 +15,7 @@ system:
 	@tools/contributing/install_system_packages.sh
 
 # explainer installed (editable), as a reader's `pip install` would: a snippet in a chapter
-# folder (python snippets/many_heads/pruning.py) imports it from anywhere.
+# folder (python snippets/many_heads/one_head_or_many.py) imports it from anywhere.
 $(VENV)/.installed: requirements.txt snippets/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --disable-pip-version-check --quiet -r requirements.txt

@@ -63,27 +63,18 @@ for k in (TIRED, WIDE):
           f"it → animal {to_first[k][best]:.2f}, it → street {to_second[k][best]:.2f}")
 
 # %%
-for key, value, en, zh in [
-    ("source_best_layer", best[0] + 1, "layer of the head preferring animal most (source sentence)",
-     "原句上最偏向 animal 的头所在层"),
-    ("source_best_head", best[1] + 1, "that head's number in its layer", "该头在层内的编号"),
-    ("seed_best_layer", best[0] + 1, "same as source_best_layer (kept for the explorer page)",
-     "同 source_best_layer（供探索页使用）"),
-    ("seed_best_head", best[1] + 1, "same as source_best_head (kept for the explorer page)",
-     "同 source_best_head（供探索页使用）"),
-]:
-    report.number(key, value, "{:.0f}", en=en, zh=zh)
-for key, value, en, zh in [
-    ("source_best_to_animal", to_first[TIRED][best], "its attention from it to animal, “…too tired”",
-     "“…too tired”中它从 it 到 animal 的注意力"),
-    ("source_best_to_street", to_second[TIRED][best], "its attention from it to street, “…too tired”",
-     "“…too tired”中它从 it 到 street 的注意力"),
-    ("source_best_wide_to_animal", to_first[WIDE][best], "its attention from it to animal, “…too wide”",
-     "“…too wide”中它从 it 到 animal 的注意力"),
-    ("source_best_wide_to_street", to_second[WIDE][best], "its attention from it to street, “…too wide”",
-     "“…too wide”中它从 it 到 street 的注意力"),
-]:
-    report.number(key, value, "{:.2f}", en=en, zh=zh)
+report.number("source_best_layer", best[0] + 1, "{:.0f}", en="layer of the head preferring animal most (source sentence)", zh="原句上最偏向 animal 的头所在层")
+report.number("source_best_head", best[1] + 1, "{:.0f}", en="that head's number in its layer", zh="该头在层内的编号")
+report.number("seed_best_layer", best[0] + 1, "{:.0f}", en="same as source_best_layer (kept for the explorer page)", zh="同 source_best_layer（供探索页使用）")
+report.number("seed_best_head", best[1] + 1, "{:.0f}", en="same as source_best_head (kept for the explorer page)", zh="同 source_best_head（供探索页使用）")
+report.number("source_best_to_animal", to_first[TIRED][best], "{:.2f}", en="its attention from it to animal, “…too tired”",
+              zh="“…too tired”中它从 it 到 animal 的注意力")
+report.number("source_best_to_street", to_second[TIRED][best], "{:.2f}", en="its attention from it to street, “…too tired”",
+              zh="“…too tired”中它从 it 到 street 的注意力")
+report.number("source_best_wide_to_animal", to_first[WIDE][best], "{:.2f}", en="its attention from it to animal, “…too wide”",
+              zh="“…too wide”中它从 it 到 animal 的注意力")
+report.number("source_best_wide_to_street", to_second[WIDE][best], "{:.2f}", en="its attention from it to street, “…too wide”",
+              zh="“…too wide”中它从 it 到 street 的注意力")
 report.number("source_heads_prefer_animal", (preference[TIRED] > 0).sum(), "{:.0f}",
               en="heads giving animal more than street, “…too tired”",
               zh="“…too tired”中给 animal 多于 street 的头数")
@@ -114,30 +105,24 @@ print(f"head {resolver[0] + 1}-{resolver[1] + 1}: right in {accuracy[resolver]:.
       f"in both sentences of {(pair_hits == 2).sum()} of {len(pairs) // 2} pairs")
 
 # %%
-report.number("resolver_layer", resolver[0] + 1, "{:.0f}",
-              en="layer of the head that best picks the referent (40 sentences)",
-              zh="最会挑出所指对象的头所在层（40 句）")
-report.number("resolver_head", resolver[1] + 1, "{:.0f}",
-              en="that head's number in its layer", zh="该头在层内的编号")
+report.number("resolver_layer", resolver[0] + 1, "{:.0f}", en="layer of the head that best picks the referent (40 sentences)", zh="最会挑出所指对象的头所在层（40 句）")
+report.number("resolver_head", resolver[1] + 1, "{:.0f}", en="that head's number in its layer", zh="该头在层内的编号")
 report.number("resolver_accuracy", accuracy[resolver], "{:.0%}",
               en="its accuracy: share of sentences where it attends more to the right noun",
               zh="它的准确率：对正确名词的注意力多于另一个名词的句子比例")
-report.number("follower_layer", resolver[0] + 1, "{:.0f}",
-              en="same as resolver_layer (kept for the explorer page)", zh="同 resolver_layer（供探索页使用）")
-report.number("follower_head", resolver[1] + 1, "{:.0f}",
-              en="same as resolver_head (kept for the explorer page)", zh="同 resolver_head（供探索页使用）")
-report.number("resolver_pairs_both_right", (pair_hits == 2).sum(), "{:.0f}",
-              en="pairs in which it is right in both sentences", zh="两句都选对的组数")
-report.number("resolver_pairs_both_wrong", (pair_hits == 0).sum(), "{:.0f}",
-              en="pairs in which it is wrong in both sentences", zh="两句都选错的组数")
+report.number("follower_layer", resolver[0] + 1, "{:.0f}", en="same as resolver_layer (kept for the explorer page)", zh="同 resolver_layer（供探索页使用）")
+report.number("follower_head", resolver[1] + 1, "{:.0f}", en="same as resolver_head (kept for the explorer page)", zh="同 resolver_head（供探索页使用）")
+report.number("resolver_pairs_both_right", (pair_hits == 2).sum(), "{:.0f}", en="pairs in which it is right in both sentences", zh="两句都选对的组数")
+report.number("resolver_pairs_both_wrong", (pair_hits == 0).sum(), "{:.0f}", en="pairs in which it is wrong in both sentences", zh="两句都选错的组数")
 report.number("n_pairs", len(pairs) // 2, "{:.0f}", en="minimal pairs", zh="最小对的组数")
-for k, label in ((TIRED, "tired"), (WIDE, "wide")):
-    report.number(f"resolver_{label}_to_animal", to_first[k][resolver], "{:.2f}",
-                  en=f"its attention from it to animal, “…too {label}”",
-                  zh=f"“…too {label}”中它从 it 到 animal 的注意力")
-    report.number(f"resolver_{label}_to_street", to_second[k][resolver], "{:.2f}",
-                  en=f"its attention from it to street, “…too {label}”",
-                  zh=f"“…too {label}”中它从 it 到 street 的注意力")
+report.number("resolver_tired_to_animal", to_first[TIRED][resolver], "{:.2f}", en="its attention from it to animal, “…too tired”",
+              zh="“…too tired”中它从 it 到 animal 的注意力")
+report.number("resolver_tired_to_street", to_second[TIRED][resolver], "{:.2f}", en="its attention from it to street, “…too tired”",
+              zh="“…too tired”中它从 it 到 street 的注意力")
+report.number("resolver_wide_to_animal", to_first[WIDE][resolver], "{:.2f}", en="its attention from it to animal, “…too wide”",
+              zh="“…too wide”中它从 it 到 animal 的注意力")
+report.number("resolver_wide_to_street", to_second[WIDE][resolver], "{:.2f}", en="its attention from it to street, “…too wide”",
+              zh="“…too wide”中它从 it 到 street 的注意力")
 report.number("resolver_to_right_mean", np.where(right_is_first, to_first[P][:, resolver[0], resolver[1]],
                                                  to_second[P][:, resolver[0], resolver[1]]).mean(), "{:.2f}",
               en="its mean attention from it to the right noun (40 sentences)",
@@ -173,8 +158,7 @@ print(f"v(referent) in the head's output at it: {shares[:, 0].mean():.2f} on ave
       f"in the whole layer's: {shares[:, 1].mean():.2f}")
 
 # %%
-report.number("value_share_max", shares[:, 0].max(), "{:.2f}",
-              en="the same share, largest over the 40 sentences", zh="同一比例在 40 句中的最大值")
+report.number("value_share_max", shares[:, 0].max(), "{:.2f}", en="the same share, largest over the 40 sentences", zh="同一比例在 40 句中的最大值")
 report.number("value_share_layer_mean", shares[:, 1].mean(), "{:.2f}",
               en="share of the whole attention layer's output at it coming from the referent (after W_O)",
               zh="整个注意力层（经 W_O）在 it 处的输出里来自所指对象的比例")
@@ -229,21 +213,15 @@ report.number("value_share_mean", shares[:, 0].mean(), "{:.2f}", resampled=[r["v
 report.number("lean_shift_mean", final.mean(), "{:.3f}", resampled=[r["shift"] for r in again],
               en="mean shift of the lean toward the referent after the last layer (20 pairs)",
               zh="最后一层之后，偏向所指对象的平均移动（20 组）")
-report.number("lean_pairs_right", (final > 0).sum(), "{:.0f}",
-              en="pairs whose shift is toward the referent", zh="朝所指对象移动的组数")
+report.number("lean_pairs_right", (final > 0).sum(), "{:.0f}", en="pairs whose shift is toward the referent", zh="朝所指对象移动的组数")
 report.number("lean_p_value", p_value, "{:.4f}", resampled=[r["p"] for r in again],
               en="one-sided p of the mean shift against random sign flips",
               zh="平均移动对随机翻转符号的单侧 p 值")
-report.number("lean_typical_gap", np.abs(leans[:, -1]).mean(), "{:.2f}",
-              en="typical size of the lean itself after the last layer", zh="最后一层之后偏向本身的典型大小")
-report.number("lean_shift_embeddings", shift[:, 0].mean(), "{:.3f}",
-              en="mean shift already in the embeddings (before layer 1)", zh="词嵌入（第 1 层之前）就有的平均移动")
+report.number("lean_typical_gap", np.abs(leans[:, -1]).mean(), "{:.2f}", en="typical size of the lean itself after the last layer", zh="最后一层之后偏向本身的典型大小")
+report.number("lean_shift_embeddings", shift[:, 0].mean(), "{:.3f}", en="mean shift already in the embeddings (before layer 1)", zh="词嵌入（第 1 层之前）就有的平均移动")
 peak = int(shift.mean(axis=0).argmax())
-report.number("lean_peak_layer", peak, "{:.0f}",
-              en="layer after which the mean shift is largest (0 = embeddings)",
-              zh="平均移动最大的是哪一层之后（0 = 词嵌入）")
-report.number("lean_peak_shift", shift.mean(axis=0)[peak], "{:.3f}",
-              en="the largest mean shift over layers", zh="各层中最大的平均移动")
+report.number("lean_peak_layer", peak, "{:.0f}", en="layer after which the mean shift is largest (0 = embeddings)", zh="平均移动最大的是哪一层之后（0 = 词嵌入）")
+report.number("lean_peak_shift", shift.mean(axis=0)[peak], "{:.3f}", en="the largest mean shift over layers", zh="各层中最大的平均移动")
 
 # %% [markdown]
 # ## The source's *bank* sentence, for the explorer
@@ -259,8 +237,7 @@ bank_tokens = tokenizer.tokens(BANK[1])
 bank, noun = word_position(bank_tokens, "bank"), word_position(bank_tokens, "river")
 to_noun = np.array([[o.attentions[l][0, :, bank, noun].numpy() for l in range(L)] for o in bank_out])
 where = np.unravel_index(to_noun[1].argmax(), (L, H))
-report.number("bank_to_river_max", to_noun[1][where], "{:.2f}",
-              en="largest attention from bank to river, over heads", zh="所有头里 bank 到 river 的最大注意力")
+report.number("bank_to_river_max", to_noun[1][where], "{:.2f}", en="largest attention from bank to river, over heads", zh="所有头里 bank 到 river 的最大注意力")
 report.number("bank_to_river_layer", where[0] + 1, "{:.0f}", en="its layer", zh="它所在的层")
 report.number("bank_to_river_head", where[1] + 1, "{:.0f}", en="its number in the layer", zh="它在层内的编号")
 report.number("bank_to_river_other", to_noun[0][where], "{:.2f}",

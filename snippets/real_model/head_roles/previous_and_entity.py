@@ -2,7 +2,7 @@
 # # C07 in MiniLM: a previous-token head and an entity head in one layer
 #
 # Part of the page "Head roles in a real model". The toy model's page
-# (many_heads/a_head_for_it.py) asks the same of trained toy transformers.
+# (many_heads/a_head_for_it/) asks the same of trained toy transformers.
 
 # %%
 # Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.

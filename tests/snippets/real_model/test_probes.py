@@ -4,7 +4,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "snippets"))
 
@@ -63,17 +62,3 @@ def test_what_only_identifies_a_group_cannot_be_read_on_held_out_groups():
     X = torch.eye(n_groups, dtype=torch.float64)[groups]                    # one-hot of the group
     words = torch.randn(n_groups, 6, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     assert word_probe_correct(X, targets, groups, words).mean() == 0.0
-
-
-def test_the_recorded_probe_numbers_are_shares_of_the_items(results):
-    r = results("real_model.residual")
-    n = r.number("n_probe_items")
-    layers = [r.number(f"neighbour_probe_layer{l}") for l in range(1, 7)]
-    for share in layers + [r.number("neighbour_majority_share")]:
-        assert 0 <= share <= 1 and abs(share * n - round(share * n)) < 1e-6
-    # the gain and the count of gaining steps follow from the six accuracies
-    assert r.number("neighbour_probe_gain") == pytest.approx(layers[5] - layers[0])
-    assert r.number("neighbour_probe_gain_steps") == sum(b > a for a, b in zip(layers, layers[1:]))
-    assert r.number("neighbour_probe_best_layer") == int(np.argmax(layers)) + 1
-    assert r.number("neighbour_probe_gain_low") <= r.number("neighbour_probe_gain_high")
-    assert 0 <= r.number("cka_V_bar_layers") <= 5

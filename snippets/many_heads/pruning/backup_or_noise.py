@@ -1,22 +1,10 @@
 # %% [markdown]
-# # Are sixteen heads better than one? Pruning a trained model, over many seeds
+# # Are sixteen heads better than one? (2) Backups, or noise smoothing?
 #
-# Michel et al. (2019) removed attention heads from trained translation and
-# BERT models and found many could go with little loss. We do the same to a
-# 2-layer, 16-head attention-only model trained on the ordered pair
-# (first token, previous token) of explainer/first_and_previous.py — a task
-# that needs only two kinds of attention — for 8 random seeds at once (one
-# model with a seed dimension on every parameter). A head is removed the way
-# that really removes it: its output is zeroed *before* W_O (`head_mask`), so
-# nothing of it reaches the residual stream.
-#
-# The yardstick (the same as for the real model): each head's importance is the
-# accuracy drop when it alone is removed, measured on held-out data; heads are
-# removed together, least important first; the prunable share is the largest
-# share of all heads that can go while accuracy stays at or above 95 % of the
-# full model's (measured on a second held-out set). Two other orders for
-# comparison: random, and Michel et al.'s gradient importance.
-# Then source A's explanation of the removable heads: backups, or noise smoothing?
+# Source A explains the heads that pruning removes: they act as *backups*, or
+# they *smooth out noise* (C25). We train the 2-layer, 16-head attention-only
+# model of how_many.py again (the same seeds give the same weights), find the
+# heads its yardstick removes, and test both explanations on them.
 
 # %%
 # Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
@@ -25,18 +13,23 @@ from explainer.plotting import LANGS, plt
 from explainer.report import Report
 from explainer.seeds import report_seed_count, report_seeds_past, report_spread
 
-report = Report("many_heads.pruning")
+report = Report("many_heads.pruning.backup_or_noise")
 
 # %% [markdown]
-# ## The model, and removing a head
+# ## The model, and the removable heads
 #
-# The task and the batched model (every parameter has a leading seed
-# dimension) come from the project's `explainer` package. A head is removed
-# through the model's head mask: its output is zeroed before W_O.
+# The task, the batched model (every parameter has a leading seed dimension)
+# and the removal of heads (explainer/head_ablation.py: a head's output is
+# zeroed before W_O) come from the project's `explainer` package. The removable
+# heads are the ones the yardstick of how_many.py removes: ranked by the
+# accuracy drop when each alone is removed, removed least important first while
+# accuracy stays at or above 95 % of the full model's.
 
-# %% tags=["setup"]
+# %%
 from explainer.first_and_previous import T, V, ordered_pair   # first: it pins torch's CPU kernels
-from explainer.batched import SeededTransformer, evaluate_batched, losses_on, train_batched
+from explainer.batched import SeededTransformer, evaluate_batched, train_batched
+from explainer.head_ablation import ablation_damage, accuracy_without, curve, one_hot, prunable
+from explainer.residuals import above_reference
 from explainer.seeds import n_seeds
 from explainer.tiny_transformer import TransformerConfig
 import numpy as np
@@ -52,202 +45,28 @@ config = TransformerConfig(vocab_size=V * V, n_ctx=T, d_model=32, n_heads=N_HEAD
 ranking_set = ordered_pair(torch.Generator().manual_seed(1234), 128)  # held out: importance
 test_set = ordered_pair(torch.Generator().manual_seed(4321), 128)     # held out: pruning curves
 
-
-def one_hot(heads: torch.Tensor) -> torch.Tensor:
-    """heads (S,) or (S, k) head numbers -> (S, H) bool."""
-    removed = torch.zeros(len(heads), H, dtype=torch.bool)
-    return removed.scatter(1, heads.view(len(heads), -1), True)
-
-
-def accuracy_without(net, removed: torch.Tensor, batch) -> torch.Tensor:
-    """Accuracy of every seed with the heads in ``removed`` (S, H) ablated: (S,)."""
-    S = len(removed)
-    net.set_head_mask((~removed).float().view(S, N_LAYERS, N_HEADS))   # (S, L, nh): 0 = output zeroed
-    accuracy = evaluate_batched(net, *batch)[1]
-    net.set_head_mask(torch.ones(S, N_LAYERS, N_HEADS))
-    return accuracy
-
-
-def ablation_damage(net, batch) -> torch.Tensor:
-    """(S, H): accuracy drop of each seed when one head alone is removed."""
-    full = evaluate_batched(net, *batch)[1]
-    return torch.stack([full - accuracy_without(net, one_hot(torch.full((net.n_seeds,), h)), batch)
-                        for h in range(H)], dim=1)
-
-
-def curve(net, order: torch.Tensor, batch) -> torch.Tensor:
-    """order (S, H): accuracy after removing the first k heads of each seed's order, k = 0..H: (S, H+1)."""
-    removed = torch.zeros(len(order), H, dtype=torch.bool)
-    accuracies = [accuracy_without(net, removed, batch)]
-    for k in range(H):
-        removed = removed | one_hot(order[:, k])
-        accuracies.append(accuracy_without(net, removed, batch))
-    return torch.stack(accuracies, dim=1)
-
-
-def prunable(accuracies: torch.Tensor) -> torch.Tensor:
-    """Per seed: the largest k such that removing the first 0..k heads keeps >= 95 % of full accuracy: (S,)."""
-    kept = accuracies >= KEEP * accuracies[:, :1]                          # (S, H+1)
-    return kept.int().cumprod(dim=1).sum(dim=1) - 1                        # length of the kept prefix
-
-# %% [markdown]
-# ## A small run first
-#
-# Two seeds: a run that takes seconds. Train, remove each head alone, then
-# prune progressively, least important first. The full run below does the
-# same with more seeds, and compares other orders.
-
-# %% tags=["small_run"]
-SMALL_SEEDS = [0, 1]
-small = SeededTransformer(config, SMALL_SEEDS)
-train_batched(small, ordered_pair, steps=STEPS, batch_size=32, lr=1e-2)
-small.keep_weights = False   # no attention weights kept: evaluate with the fused attention kernel
-print("accuracy of the full model per seed:", evaluate_batched(small, *test_set)[1].numpy().round(3))
-small_damage = ablation_damage(small, ranking_set)                    # (S, H)
-print("accuracy drop when one head alone is removed, per seed and head:\n", small_damage.numpy().round(2))
-print("heads costing at most 0.01:", (small_damage <= 0.01).sum(dim=1).tolist())
-
-# %% tags=["small_pruning"]
-small_order = small_damage.argsort(dim=1, stable=True)               # (S, H) least important first
-small_curve = curve(small, small_order, test_set)                     # (S, H+1)
-print("accuracy after removing the first k heads, k = 0..16:\n", small_curve.numpy().round(2))
-print("prunable share per seed:", (prunable(small_curve) / H).tolist())
-
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
-
-# %% [markdown]
-# ## The full run
-
-# %%
-from explainer.residuals import above_reference
-
 N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
 SEEDS = list(range(N_SEEDS))
-EARLY = 30                         # a checkpoint while the loss is still high
+N_RANDOM = 10                      # random draws of a head set, per seed
 seeds = torch.arange(N_SEEDS)
 model = SeededTransformer(config, SEEDS)
-snapshots = {}
-train_batched(model, ordered_pair, steps=STEPS, batch_size=32, lr=1e-2,
-              on_step=lambda step, model: snapshots.update(
-                  {step: {k: v.detach().clone() for k, v in model.state_dict().items()}})
-              if step == EARLY else None)
+train_batched(model, ordered_pair, steps=STEPS, batch_size=32, lr=1e-2)
 model.keep_weights = False   # no head metric here: evaluate with the fused attention kernel
-full_loss, full_accuracy = evaluate_batched(model, *test_set)         # (S,) each
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
-report.number("heads", H, "{:.0f}", en="heads in the model (2 layers × 8)", zh="模型的头数（2 层 × 8）")
-report_spread(report, "full_accuracy", full_accuracy, "{:.3f}",
-              en="accuracy of the full model (held out)", zh="完整模型的准确率（留出数据）")
-report.number("full_loss_mean", full_loss.mean(), "{:.4f}",
-              en="loss of the full model (mean over seeds)", zh="完整模型的损失（各种子的平均）")
-
-# %% [markdown]
-# ## Importance of each head, two ways
-#
-# Ablation damage: the accuracy drop when the head alone is removed (the
-# yardstick's importance). Gradient importance (Michel et al.):
-# I_h = E_x |Att_h(x)ᵀ ∂L/∂Att_h(x)|, normalised per layer — no ablation needed.
-
-# %%
-def gradient_importance(net, batch) -> torch.Tensor:
-    """(S, H): per example |sum over positions and dims of Att_h * dL/dAtt_h|, averaged, l2-normalised per layer."""
-    net.keep_head_outputs = True
-    tokens, targets = batch
-    losses_on(net(tokens), targets).sum().backward()
-    scores = []
-    for outputs in net.last_head_outputs:                                  # per layer (S, B, nh, T, hs)
-        per_example = (outputs * outputs.grad).sum(dim=(3, 4)).abs()       # (S, B, nh)
-        layer = per_example.mean(dim=1)                                    # (S, nh)
-        scores.append(layer / layer.norm(dim=1, keepdim=True))
-    net.keep_head_outputs, net.last_head_outputs = False, []
-    net.zero_grad()
-    return torch.cat(scores, dim=1)                                        # (S, H)
-
-
-def ranks(values: torch.Tensor) -> torch.Tensor:
-    """Rank of each head within its seed (0 = smallest), ties in head order: (S, H)."""
-    return values.argsort(dim=1, stable=True).argsort(dim=1).float()
-
-
-def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Spearman correlation of two per-head scores, per seed: (S,)."""
-    ra, rb = ranks(a), ranks(b)
-    ra, rb = ra - ra.mean(dim=1, keepdim=True), rb - rb.mean(dim=1, keepdim=True)
-    return (ra * rb).sum(dim=1) / (ra.norm(dim=1) * rb.norm(dim=1))
-
-
-damage = ablation_damage(model, ranking_set)                            # (S, H)
-importance = gradient_importance(model, ranking_set)                    # (S, H)
-print("ablation damage per seed and head:\n", damage.numpy().round(2))
-report.number("harmless_heads_mean", (damage <= 0.01).sum(dim=1).float().mean(), "{:.1f}",
-              en="heads whose removal alone costs at most 0.01 accuracy (mean over seeds)",
-              zh="单独去掉时准确率下降不超过 0.01 的头数（各种子的平均）")
-report.number("essential_heads_mean", (damage > 0.05).sum(dim=1).float().mean(), "{:.1f}",
-              en="heads whose removal alone costs more than 0.05 (mean over seeds)",
-              zh="单独去掉时准确率下降超过 0.05 的头数（各种子的平均）")
-report_spread(report, "top_damage", damage.max(dim=1).values, "{:.2f}",
-              en="largest accuracy drop from removing one head", zh="去掉单个头造成的最大准确率下降")
-report_spread(report, "rank_correlation", rank_correlation(damage, importance), "{:.2f}",
-              en="rank correlation of gradient importance with ablation damage",
-              zh="梯度重要性与消融损害的秩相关")
-essential = damage > 0.05                                                # (S, H)
-gradient_rank = ranks(importance) + 1                                    # 1 = least important
-lowest = torch.where(essential, gradient_rank, float(H + 1)).min(dim=1).values  # (S,)
-report.number("essential_lowest_gradient_rank_mean", lowest[essential.any(dim=1)].mean()
-              if essential.any() else 0, "{:.1f}",
-              en="where gradient importance puts the essential heads: the lowest rank among them "
-                 "(1 = least important; mean over seeds that have one)",
-              zh="梯度重要性给关键头排的位置：其中最靠前的名次（1 = 最不重要；对有关键头的种子取平均）")
-
-# The same comparison at an early checkpoint, while the loss is still high.
-early = SeededTransformer(config, SEEDS)
-early.load_state_dict(snapshots[EARLY])
-early.keep_weights = False
-early_loss, _ = evaluate_batched(early, *ranking_set)
-early_correlation = rank_correlation(ablation_damage(early, ranking_set), gradient_importance(early, ranking_set))
-report.number("early_step", EARLY, "{:.0f}", en="step of the early checkpoint", zh="早期检查点的步数")
-report.number("early_loss_mean", early_loss.mean(), "{:.2f}",
-              en="loss at the early checkpoint (mean over seeds)", zh="早期检查点的损失（各种子的平均）")
-report_spread(report, "early_rank_correlation", early_correlation, "{:.2f}",
-              en="rank correlation of the two importances at the early checkpoint",
-              zh="早期检查点上两种重要性的秩相关")
-
-# %% [markdown]
-# ## Prune progressively, in each order
-
-# %%
-by_damage = damage.argsort(dim=1, stable=True)                           # least important first
-by_gradient = importance.argsort(dim=1, stable=True)
+full_accuracy = evaluate_batched(model, *test_set)[1]                   # (S,)
+by_damage = ablation_damage(model, ranking_set).argsort(dim=1, stable=True)   # (S, H) least important first
+removable_count = prunable(curve(model, by_damage, test_set), KEEP)      # (S,)
+removable = torch.zeros(N_SEEDS, H, dtype=torch.bool)                    # the heads the yardstick removes
+for s in range(N_SEEDS):
+    removable[s, by_damage[s, :removable_count[s]]] = True
+n_removable = removable.sum(dim=1)                                       # (S,)
+has_removable = n_removable > 0
+# The random head sets below continue how_many.py's random stream (seed 0), which first
+# draws N_RANDOM random pruning orders per seed.
 generator = torch.Generator().manual_seed(0)
-N_RANDOM = 10
-random_orders = [torch.stack([torch.randperm(H, generator=generator) for _ in range(N_SEEDS)])
-                 for _ in range(N_RANDOM)]
-curves = {"damage": curve(model, by_damage, test_set), "gradient": curve(model, by_gradient, test_set)}
-random_curves = torch.stack([curve(model, order, test_set) for order in random_orders])   # (orders, S, H+1)
-curves["random"] = random_curves.mean(dim=0)
-fractions = torch.arange(H + 1) / H
-
-removable_count = prunable(curves["damage"])                            # (S,)
-report_spread(report, "prunable_share", removable_count / H, kind="share",
-              en="prunable share: largest share of heads removed (least important first) with accuracy "
-                 "≥ 95 % of the full model's",
-              zh="可剪比例：按重要性从低到高一起剪，准确率不低于完整模型 95% 时最多能剪掉的比例")
-report.number("prunable_share_random_mean", (torch.stack([prunable(c) for c in random_curves]) / H).mean(),
-              kind="share", en="the same share for random orders (mean over seeds and orders)",
-              zh="随机顺序下的同一比例（对种子和顺序取平均）")
-report.number("prunable_share_gradient_mean", (prunable(curves["gradient"]) / H).mean(), kind="share",
-              en="the same share in gradient-importance order (mean over seeds)",
-              zh="按梯度重要性顺序的同一比例（各种子的平均）")
-for name, accuracies in curves.items():
-    report.number(f"accuracy_half_{name}_mean", accuracies[:, H // 2].mean(), "{:.2f}",
-                  en=f"accuracy with half the heads removed, {name} order (mean over seeds)",
-                  zh=f"剪掉一半的头后的准确率，{dict(damage='按消融损害', gradient='按梯度重要性', random='随机')[name]}"
-                     f"顺序（各种子的平均）")
-report.number("accuracy_all_but_one_damage_mean", curves["damage"][:, -2].mean(), "{:.2f}",
-              en="accuracy with one head left, damage order (mean over seeds)",
-              zh="按消融损害顺序只剩一个头时的准确率（各种子的平均）")
-report.number("chance", 1 / (V * V), "{:.2f}", en="chance accuracy (1 / 100 classes)", zh="瞎猜的准确率（1 / 100 类）")
+for _ in range(N_RANDOM * N_SEEDS):
+    torch.randperm(H, generator=generator)
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
 
 # %% [markdown]
 # ## Backups? Remove a head's twin first
@@ -271,11 +90,11 @@ similarity.diagonal(dim1=1, dim2=2).fill_(-2.0)                          # a hea
 twin = similarity.argmax(dim=2)                                          # (S, H)
 
 alone = full_accuracy[:, None] - torch.stack(
-    [accuracy_without(model, one_hot(torch.full((N_SEEDS,), h)), test_set) for h in range(H)], dim=1)  # (S, H)
+    [accuracy_without(model, one_hot(torch.full((N_SEEDS,), h), H), test_set) for h in range(H)], dim=1)  # (S, H)
 without_pair = torch.zeros(N_SEEDS, H, H)                                # accuracy without g and h
 for g in range(H):
     for h in range(g + 1, H):
-        both = one_hot(torch.tensor([g, h]).expand(N_SEEDS, 2))
+        both = one_hot(torch.tensor([g, h]).expand(N_SEEDS, 2), H)
         without_pair[:, g, h] = without_pair[:, h, g] = accuracy_without(model, both, test_set)
 without_one = full_accuracy[:, None] - alone                             # (S, H) accuracy without g
 cost_after = without_one[:, :, None] - without_pair                      # (S, g, h): cost of h once g is gone
@@ -288,12 +107,7 @@ others[seeds[:, None], twin, rows] = False
 other_extra = (extra * others).sum(dim=1) / others.sum(dim=1)            # (S, H)
 is_backup = (twin_extra >= 0.05) & (twin_extra > other_extra)            # (S, H)
 
-removable = torch.zeros(N_SEEDS, H, dtype=torch.bool)                    # the heads the yardstick removes
-for s in range(N_SEEDS):
-    removable[s, by_damage[s, :removable_count[s]]] = True
-n_removable = removable.sum(dim=1)                                       # (S,)
 backup_share = (is_backup & removable).sum(dim=1) / n_removable.clamp(min=1)
-has_removable = n_removable > 0
 
 
 def mean_over_removable(values):
@@ -481,87 +295,24 @@ report_seeds_past(report, "smoothing_seeds",
                      "百分位数的种子数")
 
 # %% [markdown]
-# ## Exercises, answered by the run
-#
-# Each exercise changes one thing above; the run records the answer so the
-# page can show it folded under the question.
-
-# %% tags=["keep_90"]
-# Exercise 1 (small run): loosen the yardstick from 95 % to 90 % of the full accuracy.
-kept_90 = small_curve >= 0.90 * small_curve[:, :1]                   # was: KEEP * small_curve[:, :1]
-print("prunable share per seed at 90 %:", ((kept_90.int().cumprod(dim=1).sum(dim=1) - 1) / H).tolist())
-
-# %% tags=["most_important_first"]
-# Exercise 2 (small run): prune in the opposite order, most important head first.
-small_reverse = curve(small, small_order.flip(dims=[1]), test_set)   # was: small_order
-print("accuracy with half the heads removed, most important first:", small_reverse[:, H // 2].numpy().round(2))
-print("                                     least important first:", small_curve[:, H // 2].numpy().round(2))
-
-# %%
-# The same two exercises on the full run.
-kept = curves["damage"] >= 0.90 * curves["damage"][:, :1]                  # (S, H+1)
-report.number("exercise_prunable_share_at_90_mean", ((kept.int().cumprod(dim=1).sum(dim=1) - 1) / H).mean(),
-              kind="share", en="exercise 1: prunable share at 90 % of the full accuracy (mean over seeds)",
-              zh="练习 1：以完整模型准确率的 90% 为准时的可剪比例（各种子平均）")
-reverse = curve(model, by_damage.flip(dims=[1]), test_set)                  # (S, H+1)
-report.number("exercise_accuracy_half_reverse_mean", reverse[:, H // 2].mean(), "{:.2f}",
-              en="exercise 2: accuracy with half the heads removed, most important first (mean over seeds)",
-              zh="练习 2：从最重要的头开始剪掉一半后的准确率（各种子平均）")
-
-# %% [markdown]
 # ## Figures
-#
-# Every seed's curve faintly, the mean over seeds boldly.
 
 # %%
 TEXT = {
-    "en": {"damage": "ablation damage (least first)", "random": "random order (mean of 10)",
-           "gradient": "gradient importance (Michel et al.)", "fraction": "fraction of heads removed",
-           "accuracy": "accuracy / full model's", "keep": "95 % of the full model",
-           "alt": "Accuracy, relative to the full model, against the fraction of the 16 heads removed, "
-                  "for three orders; one faint line per seed and a bold mean, and a dotted line at 95 % "
-                  "of the full model's accuracy.",
-           "caption": "Heads that can go while accuracy stays ≥ 95 % of the full model's (mean over seeds): "
-                      "{damage:.0%} least damaging first, {random:.0%} in a random order, {gradient:.0%} "
-                      "by gradient importance.",
-           "alone": "cost of removing the head alone", "after": "cost once its twin is gone",
+    "en": {"alone": "cost of removing the head alone", "after": "cost once its twin is gone",
            "removable": "removable head", "other": "other head",
            "twin_alt": "For every head of every seed, the accuracy cost of removing it alone (across) "
                        "against its cost once its most similar twin has been removed (up); removable heads "
                        "are highlighted. Points above the diagonal are heads that their twin was backing up.",
            "twin_caption": "Points above the diagonal: heads whose twin was covering for them."},
-    "zh": {"damage": "按消融损害（最小的先剪）", "random": "随机顺序（10 次平均）",
-           "gradient": "按梯度重要性（Michel 等）", "fraction": "剪掉的头所占比例",
-           "accuracy": "准确率 / 完整模型的准确率", "keep": "完整模型的 95%",
-           "alt": "准确率（相对完整模型）随 16 个头中被剪掉比例的变化，三种顺序；每个种子一条淡线，粗线是平均。"
-                  "虚线标出完整模型准确率的 95%。",
-           "caption": "准确率不低于完整模型的 95% 时能剪掉的头所占比例（各种子平均）：按消融损害从小到大剪 {damage:.0%}，"
-                      "随机顺序 {random:.0%}，按梯度重要性 {gradient:.0%}。",
-           "alone": "单独去掉这个头造成的准确率下降", "after": "孪生头去掉之后再去掉它造成的下降",
+    "zh": {"alone": "单独去掉这个头造成的准确率下降", "after": "孪生头去掉之后再去掉它造成的下降",
            "removable": "可剪的头", "other": "其他的头",
            "twin_alt": "每个种子的每个头：横轴是单独去掉它造成的准确率下降，纵轴是先去掉与它最相似的孪生头之后再去掉它造成的下降；"
                        "可剪的头单独标出。对角线上方的点，是孪生头一直在替它兜底的头。",
-           "twin_caption": "对角线上方的点：孪生头在替它们兜底。"}}
-styles = {"damage": ("#1b9e77", "o"), "random": ("grey", "."), "gradient": ("#d95f02", "s")}
+           "twin_caption": "对角线上方的点：孪生头在替它们兜底。"},
+}
 for lang in LANGS:
     text = TEXT[lang]
-    fig, ax = plt.subplots(figsize=(7.2, 4.8))
-    for name, accuracies in curves.items():
-        relative = accuracies / accuracies[:, :1]                           # (S, H+1)
-        color, marker = styles[name]
-        ax.plot(fractions, relative.T, color=color, lw=0.7, alpha=0.25)
-        ax.plot(fractions, relative.mean(dim=0), color=color, lw=2.2, marker=marker, label=text[name])
-    ax.axhline(KEEP, color="black", lw=0.8, ls=":", label=text["keep"])
-    ax.set_xlabel(text["fraction"])
-    ax.set_ylabel(text["accuracy"])
-    ax.set_ylim(0, 1.05)
-    ax.legend(fontsize=10, loc="lower left")
-    fig.tight_layout()
-    caption = text["caption"].format(damage=(removable_count / H).mean().item(),
-                                     random=(torch.stack([prunable(c) for c in random_curves]) / H).mean().item(),
-                                     gradient=(prunable(curves["gradient"]) / H).mean().item())
-    report.figure("pruning_curves", fig, lang, alt=text["alt"], caption=caption)
-
     fig, ax = plt.subplots(figsize=(6.0, 5.0))
     after_twin = alone + twin_extra                                          # (S, H)
     ax.scatter(alone[~removable], after_twin[~removable], s=14, color="#bbbbbb", label=text["other"])

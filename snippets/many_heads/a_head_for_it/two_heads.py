@@ -1,5 +1,5 @@
 # %% [markdown]
-# # A head for "it": one positional head, one content-based head
+# # A head for "it" (1): one positional head, one content-based head
 #
 # A toy language (explainer/pronoun_language.py) with two kinds of dependency:
 #
@@ -23,7 +23,7 @@ from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
 from explainer.seeds import report_seed_count, report_spread
 
-report = Report("many_heads.a_head_for_it")
+report = Report("many_heads.a_head_for_it.two_heads")
 
 # %% [markdown]
 # ## The language, and a probe held out
@@ -33,8 +33,8 @@ report = Report("many_heads.a_head_for_it")
 
 # %% tags=["language"]
 from explainer.head_metrics import attention_to, previous_token_score   # first: it pins torch's CPU kernels
-from explainer.pronoun_language import ANIMALS, SENTENCE_LENGTH, VOCAB, batch, sentence
-from explainer.batched import SeededTransformer, evaluate_batched, per_seed_matmul, train_batched
+from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, batch, sentence
+from explainer.batched import SeededTransformer, evaluate_batched, train_batched
 from explainer.seeds import n_seeds
 from explainer.tiny_transformer import TransformerConfig
 from explainer.training import IGNORE, sample_from
@@ -233,91 +233,6 @@ report.number("previous_at_init_mean", history[0]["previous"].max(dim=1).values.
               zh="初始化时最高的前一个词元得分（各种子的平均）")
 
 # %% [markdown]
-# ## Recognition is a large q·k (C02) and the output is v(animal) (C03)
-#
-# Inside each seed's entity head: the score of `it`'s query with the animal's
-# key and with the thing's key, and what the head hands to position `it`.
-
-# %% tags=["inside_entity_head"]
-with torch.no_grad():
-    x = model.embed(probe_tokens)                                        # (S, B, T, C)
-    q, k, v = (model.split_heads(per_seed_matmul(x, W[:, 0])) for W in (model.W_Q, model.W_K, model.W_V))
-    q, k, v = (t[seeds, :, entity] for t in (q, k, v))                   # (S, B, T, hs) entity head
-scale = model.head_size ** 0.5
-qk_animal = (q[:, rows, it_at] * k[:, rows, animal_at]).sum(-1) / scale  # (S, B)
-qk_thing = (q[:, rows, it_at] * k[:, rows, thing_at]).sum(-1) / scale    # (S, B)
-animal_wins = (qk_animal > qk_thing).float()                             # (S, B)
-weights_it = final["weights"][seeds, :, entity][:, rows, it_at]          # (S, B, T) row of `it`
-head_output = (weights_it[..., None] * v).sum(dim=2)                     # (S, B, hs)
-from_animal = weights_it[:, rows, animal_at, None] * v[:, rows, animal_at]   # (S, B, hs)
-from_thing = weights_it[:, rows, thing_at, None] * v[:, rows, thing_at]      # (S, B, hs)
-norm2 = (head_output * head_output).sum(-1)                              # (S, B)
-# Share of the output that the animal's weighted value accounts for (its projection
-# on the output, over the output's squared length); the shares of all positions sum to 1.
-share_animal = ((from_animal * head_output).sum(-1) / norm2).mean(dim=1)   # (S,)
-share_thing = ((from_thing * head_output).sum(-1) / norm2).mean(dim=1)     # (S,)
-cos_animal = torch.cosine_similarity(head_output, v[:, rows, animal_at], dim=-1).mean(dim=1)  # (S,)
-cos_thing = torch.cosine_similarity(head_output, v[:, rows, thing_at], dim=-1).mean(dim=1)    # (S,)
-print("q(it)·k/√d_k, mean over sentences, animal:", qk_animal.mean(dim=1).numpy().round(1))
-print("                                   thing: ", qk_thing.mean(dim=1).numpy().round(1))
-print("share of the output at it made of v(animal):", share_animal.numpy().round(2))
-print("cosine of the output with v(animal):        ", cos_animal.numpy().round(2))
-
-# %%
-report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}",
-              en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√dₖ，句子平均")
-report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}",
-              en="entity head: q(it)·k(thing)/√d_k, mean over sentences", zh="实体头：q(it)·k(物体)/√dₖ，句子平均")
-report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), kind="share",
-              en="share of sentences in which the animal's key scores above the thing's",
-              zh="动物的键分数高于物体的键的句子比例")
-report_seed_count(report, "qk_prefers_antecedent_seeds", (animal_wins.mean(dim=1) > 0.5),
-                  en="seeds in which q(it)·k(animal) > q(it)·k(thing) in most sentences",
-                  zh="多数句子里 q(it)·k(动物) > q(it)·k(物体) 的种子数")
-report_spread(report, "value_share_antecedent", share_animal, "{:.2f}",
-              en="share of the entity head's output at it made of v(animal)",
-              zh="实体头在 it 处的输出中，由 v(动物) 构成的比例")
-report.number("value_share_thing_mean", share_thing.mean(), "{:.2f}",
-              en="share of that output made of v(thing) (mean over seeds)", zh="这个输出中由 v(物体) 构成的比例（各种子的平均）")
-report_seed_count(report, "value_share_antecedent_seeds", (share_animal >= 0.5),
-                  en="seeds in which v(animal) makes up at least half of that output",
-                  zh="v(动物) 至少占这个输出一半的种子数")
-report_spread(report, "cos_output_animal", cos_animal, "{:.2f}",
-              en="cosine of the entity head's output at it with v(animal)", zh="实体头在 it 处的输出与 v(动物) 的余弦")
-report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}",
-              en="cosine of that output with v(thing) (mean over seeds)", zh="这个输出与 v(物体) 的余弦（各种子的平均）")
-
-# %% tags=["ignored_animals"]
-# Per animal word: does the entity head look at it? A word the head never looks
-# at must be answered another way (by elimination: "none of the others").
-animal_words = probe_tokens[rows, animal_at]                             # (B,)
-weight_on_animal = weights_it[:, rows, animal_at]                        # (S, B)
-with torch.no_grad():
-    answers = model(probe_tokens)[:, rows, it_at].argmax(-1)             # (S, B)
-ignored_counts, ignored_sentences, ignored_correct = [], 0, 0
-for s in range(N_SEEDS):
-    ignored = [w for w in animal_words.unique().tolist()
-               if weight_on_animal[s, animal_words == w].mean() < 0.5]
-    ignored_counts.append(len(ignored))
-    in_ignored = torch.isin(animal_words, torch.tensor(ignored, dtype=torch.long))
-    ignored_sentences += int(in_ignored.sum())
-    ignored_correct += int((answers[s] == animal_words)[in_ignored].sum())
-    print(f"seed {s}: animal words the entity head does not look at:",
-          [VOCAB[w] for w in ignored] or "none")
-
-# %%
-report.number("animal_words", len(ANIMALS) * 2, "{:.0f}", en="animal words in the language", zh="语言里的动物词数")
-report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}", kind="count",
-              en="animal words the entity head does not look at (weight < 0.5)",
-              zh="实体头不去看的动物词数（权重 < 0.5）")
-report.number("ignored_sentences", ignored_sentences, "{:.0f}",
-              en="probe sentences (all seeds) whose animal the entity head does not look at",
-              zh="实体头不看其动物的探测句子数（所有种子合计）")
-report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences, 1), kind="share",
-              en="share of those sentences in which the model still names the animal (0 if none)",
-              zh="这些句子里模型仍然说对动物的比例（没有这类句子时记 0）")
-
-# %% [markdown]
 # ## The same language with one head of the same width
 
 # %% tags=["one_head"]
@@ -346,49 +261,6 @@ report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}
               en="previous-token score of the single head", zh="单头的前一个词元得分")
 report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:.2f}",
               en="antecedent score of the single head", zh="单头的先行词得分")
-
-# %% [markdown]
-# ## Exercises, answered by the run
-#
-# Each exercise changes one thing above; the run records the answer so the
-# page can show it folded under the question.
-
-# %% tags=["without_entity"]
-# Exercise 1: remove the entity head (its output zeroed before W_O). Which prediction breaks?
-def accuracies_without(head_of_seed):
-    """Agreement and antecedent accuracy of the 2-head models with one head per seed ablated."""
-    mask = torch.ones(N_SEEDS, 1, 2)                         # (S, layers, heads): 1 = head on
-    mask[seeds, 0, head_of_seed] = 0
-    model.set_head_mask(mask)
-    verb = evaluate_batched(model, probe_tokens, verb_targets)[1]            # (S,)
-    antecedent = evaluate_batched(model, probe_tokens, antecedent_targets)[1]  # (S,)
-    model.set_head_mask(torch.ones(N_SEEDS, 1, 2))
-    return verb, antecedent
-
-
-verb_1, antecedent_1 = accuracies_without(entity)
-print("without the entity head, agreement: ", verb_1.numpy().round(2))
-print("without the entity head, the animal:", antecedent_1.numpy().round(2))
-
-# %% tags=["without_other"]
-# Exercise 2: keep the entity head and remove the other one instead.
-verb_2, antecedent_2 = accuracies_without(1 - entity)     # was: entity
-print("without the other head, agreement: ", verb_2.numpy().round(2))
-print("without the other head, the animal:", antecedent_2.numpy().round(2))
-
-# %%
-report.number("exercise_without_entity_antecedent_mean", antecedent_1.mean(), "{:.2f}",
-              en="exercise 1: accuracy of naming the animal after it, entity head removed (mean)",
-              zh="练习 1：去掉实体头后，在 it 之后说出动物的准确率（平均）")
-report.number("exercise_without_entity_verb_mean", verb_1.mean(), "{:.2f}",
-              en="exercise 1: agreement accuracy, entity head removed (mean)",
-              zh="练习 1：去掉实体头后，一致关系预测的准确率（平均）")
-report.number("exercise_without_other_verb_mean", verb_2.mean(), "{:.2f}",
-              en="exercise 2: agreement accuracy, the head other than the entity head removed (mean)",
-              zh="练习 2：去掉实体头以外的那个头后，一致关系预测的准确率（平均）")
-report.number("exercise_without_other_antecedent_mean", antecedent_2.mean(), "{:.2f}",
-              en="exercise 2: accuracy of naming the animal after it, the other head removed (mean)",
-              zh="练习 2：去掉实体头以外的那个头后，在 it 之后说出动物的准确率（平均）")
 
 # %% [markdown]
 # ## Figures

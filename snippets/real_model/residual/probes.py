@@ -1,0 +1,311 @@
+# %% [markdown]
+# # V and the residual stream (3): do the values carry more context, layer after layer?
+#
+# Source B's postscript says the values are handed on, embedding → layer-1 V →
+# layer-2 V → …, each layer's value carrying richer context (C29). In MiniLM two
+# held-out probes read context from each layer's values: the words next to a
+# token, and a word's sense. The snippet records numbers; the rules that turn
+# them into verdicts are in docs/claims.yml.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+
+report = Report("real_model.residual.probes")
+
+# %% tags=["model"]
+from explainer.layer_values import values_by_layer
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.sample_sentences import SENTENCES
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
+L = model.config.n_layers
+trained = run_sentences(model, tokenizer, SENTENCES)           # hidden states of every sentence
+values = values_by_layer(model, trained)                       # per layer (N, C): W_V x, all tokens
+print(f"{L} layers; {len(SENTENCES)} sample sentences; {len(values[0])} tokens")
+
+# %% [markdown]
+# ## Do the values carry more context, layer after layer?
+#
+# Source B says each layer's value "carries richer context". One kind of
+# context a value can carry is which words stand next to its token. A linear
+# probe reads it: fitted on some sentences, it maps a token's value in layer l
+# to a guess of the embedding of the word before it (and, with a second probe,
+# of the word after it); on the held-out sentences a guess counts when the
+# nearest word of the sample, by cosine, is the right one (explainer/probes.py,
+# 5 folds of sentences, ridge penalty chosen inside the training sentences).
+# Layer 1's values are projections of the embedding alone, so what its probe
+# gets right comes from the token itself (after "the" comes a noun); from
+# layer 2 on, the values have seen the sentence.
+
+# %% tags=["neighbour_probe"]
+from explainer.probes import word_probe_correct
+
+token_ids = [tokenizer.ids(s)[0] for s in SENTENCES]                       # per sentence, (T,)
+items = np.array([(s, p, q) for s, ids in enumerate(token_ids)
+                  for p in range(1, len(ids) - 1)                 # no [CLS] / [SEP] ...
+                  for q in (p - 1, p + 1) if 1 <= q <= len(ids) - 2])   # ... on either side
+neighbour_ids = np.array([token_ids[s][q].item() for s, p, q in items])     # (n_items,)
+words, targets = np.unique(neighbour_ids, return_inverse=True)              # candidates, (n_items,)
+word_vectors = model.embeddings.token.weight.detach().double()[torch.as_tensor(words)]  # (V, C)
+is_right = items[:, 2] > items[:, 1]
+rows = np.cumsum([0] + [len(ids) for ids in token_ids])[items[:, 0]] + items[:, 1]  # into values[l]
+correct = np.zeros((L, len(items)), dtype=bool)                            # (L, n_items)
+for layer in range(L):
+    X = values[layer].double()[torch.as_tensor(rows)]                      # (n_items, C)
+    for side in (False, True):                 # one probe for the word before, one for after
+        mask = is_right == side
+        correct[layer, mask] = word_probe_correct(X[mask], targets[mask], items[mask, 0],
+                                                  word_vectors)
+probe_accuracy = correct.mean(axis=1)                                      # (L,)
+gains = np.diff(probe_accuracy)                                            # (L-1,) steps 1→2 … 5→6
+print("neighbour-word probe by layer:", np.round(probe_accuracy, 3))
+
+# %% tags=["gain_interval"]
+# How sure is the gain from layer 1 to layer 6? Resample the sentences (with replacement)
+# and recompute both accuracies from the held-out hits: a 95 % interval.
+hits = np.stack([np.bincount(items[:, 0], weights=correct[l], minlength=len(SENTENCES))
+                 for l in (0, L - 1)])                                     # (2, n_sentences)
+n_items = np.bincount(items[:, 0], minlength=len(SENTENCES))               # (n_sentences,)
+draws = np.random.default_rng(0).multinomial(
+    len(SENTENCES), np.full(len(SENTENCES), 1 / len(SENTENCES)), size=1000)  # (1000, n_sentences)
+gain_draws = (draws @ hits[1] - draws @ hits[0]) / (draws @ n_items)       # (1000,)
+gain_low, gain_high = np.percentile(gain_draws, [2.5, 97.5])
+print(f"gain from layer 1 to layer {L}: {probe_accuracy[L - 1] - probe_accuracy[0]:+.3f} "
+      f"(95 % interval {gain_low:+.3f} to {gain_high:+.3f})")
+
+# %%
+report.number("n_probe_items", len(items), "{:.0f}", kind="count",
+              en="probe items: a token and its word before or after (no [CLS] / [SEP])",
+              zh="探针样本数：一个词元加上它前一个或后一个词（不含 [CLS] / [SEP]）")
+report.number("n_probe_words", len(words), "{:.0f}", kind="count",
+              en="candidate neighbour words the probe chooses from",
+              zh="探针可选的相邻词个数")
+report.number("neighbour_majority_share", np.bincount(targets).max() / len(targets), "{:.0%}",
+              kind="share", en="items whose neighbour is the sample's most frequent neighbour word",
+              zh="相邻词恰为样本中最常见相邻词的样本所占比例")
+report.number("neighbour_probe_layer1", probe_accuracy[0], "{:.0%}", kind="share",
+              en="held-out neighbour-word probe on layer 1's values: share named right",
+              zh="用第 1 层值向量的相邻词探针（留出句子）：说对的比例")
+report.number("neighbour_probe_layer2", probe_accuracy[1], "{:.0%}", kind="share",
+              en="held-out neighbour-word probe on layer 2's values: share named right",
+              zh="用第 2 层值向量的相邻词探针（留出句子）：说对的比例")
+report.number("neighbour_probe_layer3", probe_accuracy[2], "{:.0%}", kind="share",
+              en="held-out neighbour-word probe on layer 3's values: share named right",
+              zh="用第 3 层值向量的相邻词探针（留出句子）：说对的比例")
+report.number("neighbour_probe_layer4", probe_accuracy[3], "{:.0%}", kind="share",
+              en="held-out neighbour-word probe on layer 4's values: share named right",
+              zh="用第 4 层值向量的相邻词探针（留出句子）：说对的比例")
+report.number("neighbour_probe_layer5", probe_accuracy[4], "{:.0%}", kind="share",
+              en="held-out neighbour-word probe on layer 5's values: share named right",
+              zh="用第 5 层值向量的相邻词探针（留出句子）：说对的比例")
+report.number("neighbour_probe_layer6", probe_accuracy[5], "{:.0%}", kind="share",
+              en="held-out neighbour-word probe on layer 6's values: share named right",
+              zh="用第 6 层值向量的相邻词探针（留出句子）：说对的比例")
+report.number("neighbour_probe_gain_steps", (gains > 0).sum(), "{:.0f}", kind="count",
+              en="steps from one layer to the next (of 5) in which the probe gains",
+              zh="相邻两层之间（共 5 步）探针有提高的步数")
+report.number("neighbour_probe_gain", probe_accuracy[L - 1] - probe_accuracy[0], "{:+.3f}",
+              en="probe's gain from layer 1 to layer 6 (share named right)",
+              zh="探针从第 1 层到第 6 层的提高（说对的比例之差）")
+report.number("neighbour_probe_gain_low", gain_low, "{:+.3f}",
+              en="the neighbour probe's layer 1 → 6 gain, 95 % interval (sentences resampled): lower end",
+              zh="相邻词探针从第 1 层到第 6 层的提高，95% 区间（对句子重抽样）：下端")
+report.number("neighbour_probe_gain_high", gain_high, "{:+.3f}",
+              en="the neighbour probe's layer 1 → 6 gain, 95 % interval: upper end",
+              zh="相邻词探针从第 1 层到第 6 层的提高，95% 区间：上端")
+report.number("neighbour_probe_best_layer", int(np.argmax(probe_accuracy)) + 1, "{:.0f}",
+              en="layer whose values the probe reads best", zh="探针读得最好的那一层")
+
+if gain_high < 0.02:
+    outcome = ("By this measure the values do not grow richer in context layer after layer: the "
+               "probe reads the neighbours best from layer {best}'s values, and from layer 6's no "
+               "better than from layer 1's (the gain's 95 % interval lies below 0.02).",
+               "按这个指标，值向量并没有一层比一层带上更多的上下文：探针从第 {best} 层的值向量里读得最好，"
+               "而从第 6 层读到的并不比第 1 层多（提高的 95% 区间整个低于 0.02）。")
+elif gain_low >= 0.1:
+    outcome = ("The values carry more of their neighbours layer after layer: the probe gains "
+               "from layer 1 to layer 6, and reads best from layer {best}'s values.",
+               "值向量一层比一层带上更多相邻词的信息：探针从第 1 层到第 6 层有提高，在第 {best} 层读得最好。")
+else:
+    outcome = ("The run cannot tell whether the values carry more of their neighbours by layer 6 "
+               "than in layer 1; the probe reads best from layer {best}'s values.",
+               "这次运行分辨不出第 6 层的值向量是否比第 1 层带上更多相邻词的信息；探针在第 {best} 层读得最好。")
+best = int(np.argmax(probe_accuracy)) + 1
+report.text("probe_outcome", en=outcome[0].format(best=best), zh=outcome[1].format(best=best))
+
+# %% [markdown]
+# ### Could the probe have seen it at all? (G1)
+#
+# A probe that reads little from the values may read little from anything.
+# The check: the same probe on the layer-6 *residual stream* — the model's own
+# output, which has seen every word. If it cannot beat always guessing the most
+# frequent neighbour by 0.1 there, this probe is too weak to tell whether the
+# values carry the neighbours, and C29's rule does not count it.
+
+# %% tags=["neighbour_g1"]
+residual_correct = np.zeros(len(items), dtype=bool)
+stream = torch.cat([o.hidden_states[L][0] for o in trained]).double()[torch.as_tensor(rows)]  # (n_items, C)
+for side in (False, True):
+    mask = is_right == side
+    residual_correct[mask] = word_probe_correct(stream[mask], targets[mask], items[mask, 0], word_vectors)
+majority = np.bincount(targets).max() / len(targets)
+print(f"neighbour named from the layer-{L} residual stream: {residual_correct.mean():.3f} "
+      f"(always the most frequent word: {majority:.3f})")
+
+# %%
+report.number("neighbour_residual6_probe", residual_correct.mean(), "{:.0%}", kind="share",
+              en="G1: the neighbour-word probe on the layer-6 residual stream, share named right",
+              zh="G1：相邻词探针用在第 6 层残差流上，说对的比例")
+report.number("neighbour_g1_margin", residual_correct.mean() - majority, "{:+.3f}",
+              en="G1: that share minus always guessing the most frequent neighbour",
+              zh="G1：这一比例减去总猜最常见相邻词的比例")
+report.number("neighbour_g1_held", float(residual_correct.mean() - majority >= 0.1), "{:.0f}",
+              en="G1 held (1) or not (0): the layer-6 residual probe beats the majority guess by ≥ 0.1",
+              zh="G1 是否成立（1 / 0）：第 6 层残差流上的探针比总猜最常见的词至少高 0.1")
+g1_numbers = dict(share=residual_correct.mean(), majority=majority)
+if residual_correct.mean() - majority >= 0.1:
+    g1_outcome = ("On the layer-6 residual stream the probe names {share:.0%} of the neighbours, at "
+                  "least 0.1 above always guessing the most frequent one ({majority:.0%}): it could "
+                  "have seen the neighbours, so C29's rule counts it.",
+                  "在第 6 层残差流上，探针说对 {share:.0%} 的相邻词，比总猜最常见的词（{majority:.0%}）"
+                  "至少高 0.1：它有能力看到相邻词，所以 C29 的规则把它算数。")
+else:
+    g1_outcome = ("Even on the layer-6 residual stream the probe names only {share:.0%} of the "
+                  "neighbours, less than 0.1 above always guessing the most frequent one "
+                  "({majority:.0%}): it could not have seen the effect, so C29's rule does not count it.",
+                  "即使在第 6 层残差流上，探针也只说对 {share:.0%} 的相邻词，比总猜最常见的词"
+                  "（{majority:.0%}）高不到 0.1：这个探针本来就看不到要找的效应，所以 C29 的规则不把它算数。")
+report.text("neighbour_g1_outcome", en=g1_outcome[0].format(**g1_numbers),
+            zh=g1_outcome[1].format(**g1_numbers))
+
+# %% [markdown]
+# ### A context the values certainly need: a word's sense (C36's probe)
+#
+# C36's frames (explainer/word_senses.py) put *bank*, *bat*, *mouse*, *seal*
+# and *crane* next to a cue word of one sense or the other, each frame a
+# minimal pair. The same nearest-centroid probe as in C36, held out by frame,
+# reads the sense from the word's value in each layer (heads concatenated).
+# In layer 1 both sentences of a pair give the word the same value, so the
+# probe is right exactly half the time: the context-free baseline. The gain
+# is the best of layers 2–6 minus layer 1; its 95 % interval resamples the 20
+# frames *before* the held-out split (a frame's copies stay in one fold) and
+# chooses the best layer again each time.
+
+# %% tags=["sense_probe"]
+from explainer.centroid_probe import centroid_probe_correct
+from explainer.word_senses import FRAMES, SENSES, sense_sentences
+
+sense_items = sense_sentences()                                  # 5 words x 20 frames x 2 senses
+sense_outputs = run_sentences(model, tokenizer, [s.text for s in sense_items])
+sense_values = torch.zeros(len(sense_items), L, model.config.d_model)      # (N, L, C)
+with torch.no_grad():
+    for n, (item, out) in enumerate(zip(sense_items, sense_outputs)):
+        position = tokenizer.tokens(item.text).index(item.word)
+        for layer, block in enumerate(model.layers):
+            sense_values[n, layer] = block.attention.W_V(out.hidden_states[layer][0, position])
+sense_label = np.array([s.sense for s in sense_items])
+sense_frame = np.array([s.frame for s in sense_items])
+sense_word = np.array([s.word for s in sense_items])
+
+
+def sense_probe_by_layer(rows):
+    """Held-out accuracy of C36's probe (one per word, 5 folds of frames) on each layer's values,
+    over the items ``rows`` (copies allowed: a frame's copies share its fold). Returns (L,)."""
+    right = np.zeros(L)
+    for word in SENSES:
+        mine = rows[sense_word[rows] == word]
+        hits = centroid_probe_correct(sense_values[mine], torch.as_tensor(sense_label[mine])[None],
+                                      sense_frame[mine], n_folds=5)         # (1, L, n)
+        right += hits[0].sum(dim=-1).numpy()
+    return right / len(rows)
+
+
+sense_by_layer = sense_probe_by_layer(np.arange(len(sense_items)))         # (L,)
+sense_gain = sense_by_layer[1:].max() - sense_by_layer[0]
+frame_rows = [np.flatnonzero(sense_frame == f) for f in range(len(FRAMES))]
+rng = np.random.default_rng(0)
+sense_gain_draws = np.zeros(1000)
+for draw in range(1000):
+    drawn = rng.integers(0, len(FRAMES), len(FRAMES))           # frames, with replacement
+    accuracy = sense_probe_by_layer(np.concatenate([frame_rows[f] for f in drawn]))
+    sense_gain_draws[draw] = accuracy[1:].max() - accuracy[0]
+sense_gain_low, sense_gain_high = np.percentile(sense_gain_draws, [2.5, 97.5])
+print("sense probe by layer:", np.round(sense_by_layer, 3))
+print(f"gain, best of layers 2-{L} minus layer 1: {sense_gain:+.3f} "
+      f"(95 % interval {sense_gain_low:+.3f} to {sense_gain_high:+.3f})")
+
+# %%
+report.number("n_sense_sentences", len(sense_items), "{:.0f}", kind="count",
+              en="sense sentences (C36's 5 words × 20 frames × 2 senses)",
+              zh="词义句子数（C36 的 5 个词 × 20 个句框 × 2 种词义）")
+report.number("sense_probe_layer1", sense_by_layer[0], "{:.0%}", kind="share",
+              en="sense probe on layer 1's values (held out by frame): share right",
+              zh="词义探针用在第 1 层值向量上（按句框留出）：说对的比例")
+report.number("sense_probe_best", sense_by_layer[1:].max(), "{:.0%}", kind="share",
+              en="sense probe on the best of layers 2–6: share right",
+              zh="词义探针在第 2–6 层中最好的一层：说对的比例")
+report.number("sense_probe_best_layer", int(np.argmax(sense_by_layer[1:])) + 2, "{:.0f}",
+              en="that layer", zh="那一层")
+report.number("sense_probe_layer6", sense_by_layer[L - 1], "{:.0%}", kind="share",
+              en="sense probe on layer 6's values: share right", zh="词义探针用在第 6 层值向量上：说对的比例")
+report.number("sense_probe_gain", sense_gain, "{:+.3f}",
+              en="sense probe's gain: best of layers 2–6 minus layer 1",
+              zh="词义探针的提高：第 2–6 层中最好的一层减去第 1 层")
+report.number("sense_probe_gain_low", sense_gain_low, "{:+.3f}",
+              en="the sense probe's gain, 95 % interval (frames resampled before the split): lower end",
+              zh="词义探针的提高，95% 区间（在划分之前对句框重抽样）：下端")
+report.number("sense_probe_gain_high", sense_gain_high, "{:+.3f}",
+              en="the sense probe's gain, 95 % interval: upper end", zh="词义探针的提高，95% 区间：上端")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {
+        "layer": "layer",
+        "probe": "neighbour words named right (held out)", "majority": "always the most frequent neighbour",
+        "probe_y": "share named right (held out)", "sense": "word senses named right (C36's frames)",
+        "g1": "neighbour probe on the layer-6 residual stream (G1)",
+        "probe_alt": "Line chart over layers 1 to 6 of the share of held-out tokens whose word before "
+                     "or after a linear probe names right from the token's values, with a horizontal "
+                     "line for always guessing the most frequent neighbour word and one point for the "
+                     "same probe on the layer-6 residual stream; a second line gives the share of "
+                     "sentences whose word sense C36's probe names right from the word's values.",
+        "probe_caption": "What a probe reads from the values, layer by layer: a token's neighbouring "
+                         "words (sentences held out) and a word's sense (frames held out).",
+    },
+    "zh": {
+        "layer": "层",
+        "probe": "说对相邻词的比例（留出句子）", "majority": "总猜最常见的相邻词",
+        "probe_y": "说对的比例（留出）", "sense": "说对词义的比例（C36 的句框）",
+        "g1": "相邻词探针用在第 6 层残差流上（G1）",
+        "probe_alt": "第 1 到第 6 层的折线图：线性探针从词元的值向量里说对它前一个或后一个词的比例"
+                     "（在留出的句子上），一条水平线表示总猜最常见相邻词的水平，一个点表示同一探针用在"
+                     "第 6 层残差流上的结果；另一条折线是 C36 的探针从词的值向量里说对词义的句子比例。",
+        "probe_caption": "逐层看探针能从值向量里读出什么：词元的相邻词（留出句子）和词的词义（留出句框）。",
+    },
+}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(5.6, 4.2))
+    ax.plot(np.arange(1, L + 1), probe_accuracy, "d-", color="#d95f02", label=text["probe"])
+    ax.axhline(np.bincount(targets).max() / len(targets), color="#666666", ls=":",
+               label=text["majority"])
+    ax.plot([L], [residual_correct.mean()], "s", color="#7570b3", label=text["g1"])
+    ax.plot(np.arange(1, L + 1), sense_by_layer, "o-", color="#1b9e77", label=text["sense"])
+    ax.set_xlabel(text["layer"], fontsize=10)
+    ax.set_ylabel(text["probe_y"], fontsize=10)
+    ax.set_ylim(0, 1.02)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9, loc="center right")
+    fig.tight_layout()
+    report.figure("neighbour_probe", fig, lang, alt=text["probe_alt"], caption=text["probe_caption"])
+
+report.save()

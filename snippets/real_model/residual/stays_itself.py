@@ -1,0 +1,171 @@
+# %% [markdown]
+# # V and the residual stream (1): does a token stay itself?
+#
+# Source B's postscript says that, layer after layer, a token keeps its meaning —
+# "and if continuity fades, the residual path can make up for it" (C19). In
+# MiniLM we measure how similar each token's vector stays to its own input
+# embedding, with the residual path as trained and with it removed. The snippet
+# records numbers; the rules that turn them into verdicts are in docs/claims.yml.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+
+report = Report("real_model.residual.stays_itself")
+
+# %% tags=["model"]
+from explainer.minilm import MiniLM, Tokenizer, run_sentences   # first: it pins torch's CPU kernels
+from explainer.sample_sentences import SENTENCES
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+torch.set_num_threads(1)
+model, tokenizer = MiniLM.from_pretrained(), Tokenizer()       # all-MiniLM-L6-v2, weights on disk
+L = model.config.n_layers
+print(f"{L} layers; {len(SENTENCES)} sample sentences")
+
+# %% [markdown]
+# ## Each token against its own embedding
+#
+# "Embedding" here is what enters layer 1: token + position + segment
+# embeddings after LayerNorm, `hidden_states[0]`. For every token of every
+# sentence: cosine of its vector after layer l with its own embedding, against
+# the mean cosine with the embeddings of the *other* tokens of its sentence
+# (BERT's vectors all share a common direction, so "other" is the baseline);
+# and whether its own embedding is the nearest one in the sentence.
+
+# %% tags=["stays_itself"]
+def track_tokens(outputs):
+    """own[l], other[l], identified[l] averaged over all tokens; l = 0..L."""
+    own, other, identified = np.zeros(L + 1), np.zeros(L + 1), np.zeros(L + 1)
+    n_tokens = 0
+    for out in outputs:
+        embeddings = F.normalize(out.hidden_states[0][0], dim=-1)           # (T, C)
+        T = embeddings.shape[0]
+        off_diagonal = ~torch.eye(T, dtype=torch.bool)
+        for layer in range(L + 1):
+            vectors = F.normalize(out.hidden_states[layer][0], dim=-1)      # (T, C)
+            cos = vectors @ embeddings.T                                    # (T, T): token i vs embedding j
+            own[layer] += cos.diagonal().sum().item()
+            other[layer] += (cos[off_diagonal].view(T, T - 1).mean(dim=1)).sum().item()
+            identified[layer] += (cos.argmax(dim=1) == torch.arange(T)).sum().item()
+        n_tokens += T
+    return own / n_tokens, other / n_tokens, identified / n_tokens
+
+
+trained = run_sentences(model, tokenizer, SENTENCES)
+own, other, identified = track_tokens(trained)
+model.set_residual(False)   # x <- LN(attention(x)), x <- LN(feed_forward(x)): no "x +"
+no_residual = run_sentences(model, tokenizer, SENTENCES)
+model.set_residual(True)
+own_nr, other_nr, identified_nr = track_tokens(no_residual)
+print("cosine with the own embedding, after layer 0..6:", np.round(own, 2))
+print("  the same, residual path removed:             ", np.round(own_nr, 2))
+print("  baseline, the other tokens' embeddings:      ", np.round(other, 2))
+print("own embedding the nearest (share of tokens):   ", np.round(identified, 2))
+print("  the same, residual path removed:             ", np.round(identified_nr, 2))
+
+# %%
+report.number("n_sentences", len(SENTENCES), "{:.0f}", en="sample sentences", zh="样本句子数")
+report.number("n_tokens", sum(o.hidden_states[0].shape[1] for o in trained), "{:.0f}",
+              en="tokens of the sample sentences ([CLS] and [SEP] included)",
+              zh="样本句子的词元数（含 [CLS] 和 [SEP]）")
+report.number("own_layer1", own[1], "{:.2f}", en="mean cosine of a token after layer 1 with its own embedding",
+              zh="第 1 层之后，词元与自己嵌入的平均余弦")
+report.number("other_layer1", other[1], "{:.2f}",
+              en="mean cosine after layer 1 with the other tokens' embeddings (baseline)",
+              zh="第 1 层之后，与同句其他词元嵌入的平均余弦（基线）")
+report.number("identified_layer1", identified[1], "{:.0%}",
+              en="tokens whose own embedding is the nearest after layer 1",
+              zh="第 1 层之后，离自己的嵌入最近的词元所占比例")
+report.number("own_no_residual_layer1", own_nr[1], "{:.2f}", en="as own_layer1, with the residual path removed",
+              zh="同上（与自己嵌入的余弦），去掉残差通路，第 1 层之后")
+report.number("identified_no_residual_layer1", identified_nr[1], "{:.0%}",
+              en="as identified_layer1, with the residual path removed",
+              zh="同上（离自己嵌入最近的比例），去掉残差通路，第 1 层之后")
+report.number("own_layer6", own[L], "{:.2f}", en="mean cosine of a token after layer 6 with its own embedding",
+              zh="第 6 层之后，词元与自己嵌入的平均余弦")
+report.number("other_layer6", other[L], "{:.2f}",
+              en="mean cosine after layer 6 with the other tokens' embeddings (baseline)",
+              zh="第 6 层之后，与同句其他词元嵌入的平均余弦（基线）")
+report.number("identified_layer6", identified[L], "{:.0%}",
+              en="tokens whose own embedding is the nearest after layer 6",
+              zh="第 6 层之后，离自己的嵌入最近的词元所占比例")
+report.number("own_no_residual_layer6", own_nr[L], "{:.2f}", en="as own_layer6, with the residual path removed",
+              zh="同上（与自己嵌入的余弦），去掉残差通路，第 6 层之后")
+report.number("identified_no_residual_layer6", identified_nr[L], "{:.0%}",
+              en="as identified_layer6, with the residual path removed",
+              zh="同上（离自己嵌入最近的比例），去掉残差通路，第 6 层之后")
+
+# %% [markdown]
+# ## Exercises, answered by the run
+#
+# Each exercise changes one thing above; the run records the answer so the
+# page can show it folded under the question.
+
+# %%
+# Exercise 1: without the residual path, follow the tokens through all six layers
+# (the `stays_itself` cell's identified_nr, after the last layer).
+report.number("exercise_identified_no_residual_layer6", identified_nr[L], "{:.0%}",
+              en="exercise 1: tokens whose own embedding is the nearest after layer 6, no residual path",
+              zh="练习 1：去掉残差通路后，第 6 层之后离自己的嵌入最近的词元比例")
+
+# %% tags=["no_attention"]
+# Exercise 2: keep the residual path but switch every attention head off (only the
+# feed-forward parts still act). Does a token stay itself?
+model.set_head_mask(torch.zeros(L, model.config.n_heads))                 # was: all ones
+own_na, _, identified_na = track_tokens(run_sentences(model, tokenizer, SENTENCES))
+model.set_head_mask(torch.ones(L, model.config.n_heads))
+print(f"every head off, after layer {L}: cosine with the own embedding {own_na[L]:.2f}, "
+      f"own embedding the nearest for {identified_na[L]:.0%} of tokens")
+
+# %%
+report.number("exercise_identified_no_attention_layer6", identified_na[L], "{:.0%}",
+              en="exercise 2: tokens whose own embedding is the nearest after layer 6, every head off",
+              zh="练习 2：关掉所有注意力头后，第 6 层之后离自己的嵌入最近的词元比例")
+report.number("exercise_own_no_attention_layer6", own_na[L], "{:.2f}",
+              en="exercise 2: mean cosine with the own embedding after layer 6, every head off",
+              zh="练习 2：关掉所有注意力头后，第 6 层之后与自己嵌入的平均余弦")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {
+        "own": "own embedding, residual as trained", "other": "other tokens' embeddings",
+        "own_nr": "own embedding, residual removed",
+        "cos": "cosine with the input embedding", "layer": "after layer (0 = embedding)",
+        "cos_alt": "Line chart over layers 0 to 6 of the mean cosine between a token's vector and "
+                   "its own input embedding, with the residual path as trained and with it removed, "
+                   "and, as a baseline, the mean cosine with the other tokens' embeddings.",
+        "cos_caption": "A token's vector compared with its own embedding, layer by layer, with and "
+                       "without the residual path.",
+    },
+    "zh": {
+        "own": "自己的嵌入（保留残差）", "other": "同句其他词元的嵌入",
+        "own_nr": "自己的嵌入（去掉残差）",
+        "cos": "与输入嵌入的余弦", "layer": "第几层之后（0 = 嵌入）",
+        "cos_alt": "第 0 到第 6 层的折线图：词元向量与自己输入嵌入的平均余弦，分别在保留和去掉残差通路时计算；"
+                   "作为基线，还画了与其他词元嵌入的平均余弦。",
+        "cos_caption": "逐层比较词元向量与它自己的嵌入：保留残差与去掉残差。",
+    },
+}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(5.6, 3.8))
+    ax.plot(np.arange(L + 1), own, "o-", color="#d95f02", label=text["own"])
+    ax.plot(np.arange(L + 1), own_nr, "s--", color="#7570b3", label=text["own_nr"])
+    ax.plot(np.arange(L + 1), other, "^:", color="#666666", label=text["other"])
+    ax.set_xlabel(text["layer"], fontsize=10)
+    ax.set_ylabel(text["cos"], fontsize=10)
+    ax.set_ylim(-0.05, 1.05)
+    ax.tick_params(labelsize=9)
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    report.figure("stays_itself", fig, lang, alt=text["cos_alt"], caption=text["cos_caption"])
+
+report.save()
