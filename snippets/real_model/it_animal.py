@@ -360,7 +360,8 @@ for lang in LANGS:
     ax.set_xticks(x, labels, rotation=60, fontsize=9)
     ax.tick_params(axis="y", labelsize=9)
     ax.set_ylabel(text["weight"], fontsize=10)
-    ax.set_title(text["bars_title"].format(name(*best)), fontsize=10)
+    title = ax.set_title(text["bars_title"].format(name(*best)), fontsize=10)
+    title.set_gid("value:source_best_layer,source_best_head")  # tests/test_figure_labels_agree.py
     ax.legend(fontsize=9)
     fig.tight_layout()
     report.figure("source_head", fig, lang,
@@ -380,7 +381,7 @@ for lang in LANGS:
     ax.set_xlabel(text["lean_x"], fontsize=10)
     ax.set_ylabel(text["lean_y"], fontsize=10)
     ax.tick_params(labelsize=9)
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=9).get_texts()[1].set_gid("value:n_items")   # "mean of 20 pairs": its count
     fig.tight_layout()
     report.figure("lean", fig, lang, alt=text["lean_alt"].format(m=final.mean()),
                   caption=text["lean_cap"].format(r=int((final > 0).sum()), n=len(final),

@@ -636,7 +636,8 @@ for lang in LANGS:
         ax.set_ylabel(label)
     axes[0].axhline(OBJECT_FIRST_BAR, color=COLOR_B, ls="--", lw=1, label=text["bar"])
     axes[0].plot([], [], color=COLOR_A, alpha=0.3, lw=0.8, label=text["each_seed"])
-    axes[0].legend(fontsize=9, loc="lower right")
+    legend = axes[0].legend(fontsize=9, loc="lower right")
+    legend.get_texts()[0].set_gid("value:n_seeds")   # "mean of 10 seeds" (tests/test_figure_labels_agree.py)
     axes[1].set_xlabel(text["training_step"])
     fig.tight_layout()
     report.figure("curves", fig, lang, alt=text["curves_alt"].format(n=n_seeds),

@@ -369,10 +369,16 @@ for lang in LANGS:
     top.set_ylabel(text["change"])
     top.legend(fontsize=MATH_FONT_PT)
     image = bottom.imshow(coupling, cmap="viridis", vmin=0)
+    # The cells with the smallest and largest cross coupling show recorded keys (their gids).
+    cross = np.where(np.eye(3, dtype=bool), np.nan, coupling)
+    keyed = {np.unravel_index(np.nanargmin(cross), cross.shape): "smallest_cross_coupling",
+             np.unravel_index(np.nanargmax(cross), cross.shape): "largest_cross_coupling"}
     for i in range(3):
         for j in range(3):
-            bottom.text(j, i, f"{coupling[i, j]:.0%}", ha="center", va="center",
-                        color="white" if coupling[i, j] < coupling.max() / 2 else "black")
+            cell = bottom.text(j, i, f"{coupling[i, j]:.0%}", ha="center", va="center",
+                               color="white" if coupling[i, j] < coupling.max() / 2 else "black")
+            if (i, j) in keyed:
+                cell.set_gid(f"value:{keyed[i, j]}")
     bottom.set_xticks(range(3), [GRADIENT[n] for n in "QKV"], fontsize=MATH_FONT_PT)
     bottom.set_yticks(range(3), [f"$W_{n}$" for n in "QKV"], fontsize=MATH_FONT_PT)
     bottom.set_xlabel(text["measured"])
