@@ -1,0 +1,81 @@
+"""Every number a snippet records has a key a reader can grep for (issue 34): the first
+argument of ``report.number`` / ``figure`` / ``text`` / ``data`` is a string literal, so
+``grep -rn '"coreference_heads"' snippets/`` finds where a rule's or a page's number is made.
+
+Some snippets still build keys at run time (loops over roles, variants, arms). They are listed
+below with their count of such calls; the list may only shrink: a new file, or a higher count,
+fails."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDING = {"number", "figure", "text", "data"}
+
+# Snippets that still build report keys at run time, and how many calls do (2026-12-03).
+NOT_YET_LITERAL = {
+    "explainer/seeds.py": 3,
+    "four_steps.py": 1,
+    "many_heads/duplicate_heads/division_of_labour_test.py": 3,
+    "many_heads/duplicate_heads/head_dropout.py": 2,
+    "many_heads/duplicate_heads/shared_heads.py": 4,
+    "many_heads/one_head_or_many.py": 4,
+    "many_heads/why_heads_differ/butterfly_heads.py": 2,
+    "many_heads/why_heads_differ/head_symmetry.py": 3,
+    "many_heads/why_heads_differ/near_orthogonal.py": 7,
+    "real_model/explorer.py": 1,
+    "real_model/head_roles/ambiguous_words.py": 1,
+    "real_model/head_roles/angles.py": 9,
+    "real_model/head_roles/coreference.py": 2,
+    "real_model/head_roles/mean_weights.py": 3,
+    "real_model/head_roles/noun_between.py": 7,
+    "real_model/head_roles/previous_and_entity.py": 8,
+    "real_model/head_roles/roles.py": 11,
+    "real_model/keys_queries/directions.py": 4,
+    "real_model/keys_queries/edible_dimension.py": 3,
+    "real_model/keys_queries/index_and_views.py": 16,
+    "real_model/keys_queries/layer1_probes.py": 12,
+    "real_model/keys_queries/word_identity.py": 4,
+    "real_model/pruning.py": 2,
+    "real_model/weights.py": 1,
+    "three_roles/ant_colony.py": 3,
+    "three_roles/ant_colony/frame_language.py": 1,
+    "three_roles/translation.py": 1,
+    "three_roles/translation/link.py": 1,
+    "three_roles/views.py": 3,
+    "three_roles/views/tied_qk.py": 3,
+}
+
+
+def computed_keys(source: str) -> int:
+    """How many report.number/figure/text/data calls name their key by an expression."""
+    count = 0
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in RECORDING and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "report" and node.args
+                and not (isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str))):
+            count += 1
+    return count
+
+
+def test_the_check_sees_a_computed_key_and_accepts_a_literal_one():
+    assert computed_keys('report.number("heads", n, "{:.0f}")') == 0
+    assert computed_keys('report.number(f"{role}_heads", n, "{:.0f}")') == 1
+    assert computed_keys('for k in keys:\n    report.text(k, en="", zh="")') == 1
+    assert computed_keys('other.number(f"{x}", 1)') == 0
+
+
+def test_every_report_key_is_a_literal_except_the_listed_ones_which_only_shrink():
+    found = {}
+    for path in sorted((ROOT / "snippets").rglob("*.py")):
+        if "build" in path.relative_to(ROOT / "snippets").parts:
+            continue
+        n = computed_keys(path.read_text(encoding="utf-8"))
+        if n:
+            found[path.relative_to(ROOT / "snippets").as_posix()] = n
+    grown = {name: (n, NOT_YET_LITERAL.get(name, 0)) for name, n in found.items()
+             if n > NOT_YET_LITERAL.get(name, 0)}
+    assert not grown, f"report keys built at run time (found, allowed): {grown}; write the key out"
+    done = sorted(set(NOT_YET_LITERAL) - set(found))
+    assert not done, f"{done} build no key at run time any more: remove them from NOT_YET_LITERAL"
