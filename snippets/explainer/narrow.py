@@ -1,0 +1,318 @@
+"""The narrow variant of a figure, for a phone's column (about 360 CSS px): the same
+artists re-laid out rather than the wide figure scaled, so its text stays at the size it
+was drawn (9 pt and up = 12 CSS px and up at natural size).
+
+    small = narrow.narrow_copy(fig)   # an independent copy; ``fig`` is left as it was
+
+What changes, generically: the panels of a grid are stacked in one column (reading order:
+left to right, then down), each with its own tick labels; the figure is NARROW_WIDTH_IN
+wide and as tall as its stacked panels need; legends go below their axes (a figure legend
+below the figure); automatic numeric ticks are fewer; tick labels that collide are turned
+upright, and thinned if they still collide; a title or label wider than the column breaks
+into lines. Colour bars follow their panels. A snippet whose figure needs more passes its
+own layout to ``Report.figure(..., narrow=...)``.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import math
+import pickle
+import re
+
+import matplotlib.pyplot as plt
+from matplotlib import transforms
+from matplotlib.gridspec import GridSpec
+from matplotlib.legend import Legend
+from matplotlib.text import Text
+from matplotlib.ticker import AutoLocator, MaxNLocator
+
+# 3.6 in = 346 CSS px: fits a 390-px phone's column (358 px) at natural size.
+NARROW_WIDTH_IN = 3.6
+MIN_PANEL_HEIGHT_IN, MAX_PANEL_HEIGHT_IN = 1.7, 3.0
+LEGEND_GAP_PT = 4
+
+
+def copy_figure(fig):
+    """An independent copy of ``fig`` (its artists, data and styles), to be laid out anew."""
+    try:
+        return pickle.loads(pickle.dumps(fig))
+    except Exception:  # a lambda formatter cannot be pickled; deepcopy keeps it by reference
+        return copy.deepcopy(fig)
+
+
+def _is_colorbar(ax) -> bool:
+    return hasattr(ax, "_colorbar_info") or hasattr(ax, "_colorbar")
+
+
+def _slots(fig):
+    """The figure's panels grouped by place (a twin axes shares its panel's place), in
+    reading order: top row first, left to right."""
+    groups: list[list] = []
+    boxes: list = []
+    for ax in fig.axes:
+        if _is_colorbar(ax) or not ax.get_visible():
+            continue
+        box = ax.get_position(original=True)
+        for i, other in enumerate(boxes):
+            if abs(other.x0 - box.x0) < 1e-3 and abs(other.y0 - box.y0) < 1e-3 \
+                    and abs(other.width - box.width) < 1e-3:
+                groups[i].append(ax)
+                break
+        else:
+            groups.append([ax])
+            boxes.append(box)
+    # Rows: panels whose vertical centres lie within half a panel of each other.
+    order = sorted(range(len(groups)), key=lambda i: (-round(boxes[i].y1, 2), boxes[i].x0))
+    return [groups[i] for i in order], [boxes[i] for i in order]
+
+
+def _panel_height(ax, box, fig_size, width_in: float) -> float:
+    """The height (in) a panel gets in the narrow column."""
+    w0, h0 = box.width * fig_size[0], box.height * fig_size[1]
+    aspect = ax.get_aspect()
+    if aspect != "auto" or ax.get_box_aspect() is not None:
+        ratio = h0 / w0 if w0 > 0 else 1.0
+        if ax.get_box_aspect() is not None:
+            ratio = ax.get_box_aspect()
+        elif aspect != "auto":
+            x0, x1 = ax.get_xlim()
+            y0, y1 = ax.get_ylim()
+            ratio = abs(y1 - y0) / abs(x1 - x0) * float(aspect) if x1 != x0 else ratio
+        return min(max(width_in * ratio, MIN_PANEL_HEIGHT_IN), 2 * MAX_PANEL_HEIGHT_IN)
+    return min(max(h0 * 0.85, MIN_PANEL_HEIGHT_IN), MAX_PANEL_HEIGHT_IN)
+
+
+def _legend_parts(legend):
+    handles = list(getattr(legend, "legend_handles", None) or legend.legendHandles)
+    labels = [t.get_text() for t in legend.texts]
+    size = legend.texts[0].get_fontsize() if legend.texts else plt.rcParams["legend.fontsize"]
+    title = legend.get_title()
+    frame = legend.get_frame_on()
+    return handles, labels, size, title, frame
+
+
+def _columns_that_fit(widths_pt: list[float], room_pt: float, handle_pt: float) -> int:
+    for ncols in range(min(len(widths_pt), 3), 0, -1):
+        per_row = [widths_pt[i:i + ncols] for i in range(0, len(widths_pt), ncols)]
+        column_widths = [max(row[c] for row in per_row if c < len(row)) for c in range(ncols)]
+        if sum(w + handle_pt for w in column_widths) <= room_pt:
+            return ncols
+    return 1
+
+
+def _text_width_pt(text: str, size: float, renderer, fig) -> float:
+    probe = Text(0, 0, text, fontsize=size, figure=fig)
+    return probe.get_window_extent(renderer).width * 72 / fig.dpi
+
+
+def _move_legend_below(ax, legend, renderer, fig, room_pt: float, below_pt: float) -> None:
+    handles, labels, size, title, frame = _legend_parts(legend)
+    widths = [_text_width_pt(label, size, renderer, fig) for label in labels]
+    ncols = _columns_that_fit(widths, room_pt, handle_pt=3.2 * size)
+    kwargs = {}
+    if title is not None and title.get_text():
+        kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
+    legend.remove()
+    anchor = transforms.offset_copy(ax.transAxes, fig=fig, y=-(below_pt + LEGEND_GAP_PT), units="points")
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=anchor,
+              ncols=ncols, fontsize=size, frameon=False, borderaxespad=0, **kwargs)
+
+
+def _move_figure_legend_below(fig, legend, renderer, room_pt: float) -> None:
+    handles, labels, size, title, frame = _legend_parts(legend)
+    widths = [_text_width_pt(label, size, renderer, fig) for label in labels]
+    ncols = _columns_that_fit(widths, room_pt, handle_pt=3.2 * size)
+    kwargs = {}
+    if title is not None and title.get_text():
+        kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
+    legend.remove()
+    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=size,
+               frameon=False, **kwargs)
+
+
+CJK = re.compile(r"[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]")
+
+
+def _break_points(text: str) -> list[int]:
+    """Where a line may break: after a space, or between two CJK characters (never inside
+    $…$ math)."""
+    points, in_math = [], False
+    for i, ch in enumerate(text):
+        if ch == "$":
+            in_math = not in_math
+        if in_math or i == 0:
+            continue
+        if ch == " " or (CJK.match(ch) and CJK.match(text[i - 1])) or \
+                (CJK.match(text[i - 1]) and text[i - 1] in "，、；：。）"):
+            points.append(i)
+    return points
+
+
+def _wrap(text_artist, renderer, room_px: float) -> None:
+    """Break a text wider than ``room_px`` into lines that fit, at spaces or between Chinese
+    characters."""
+    text = text_artist.get_text()
+    if "\n" in text or text_artist.get_window_extent(renderer).width <= room_px:
+        return
+    rotated = abs(text_artist.get_rotation() % 180 - 90) < 1
+    lines, rest = [], text
+    while rest:
+        points = [p for p in _break_points(rest) if p > 0]
+        fits = 0
+        for p in points:
+            text_artist.set_text(rest[:p].rstrip())
+            if text_artist.get_window_extent(renderer).width <= room_px and not rotated or \
+                    rotated and text_artist.get_window_extent(renderer).height <= room_px:
+                fits = p
+            else:
+                break
+        if not fits:
+            lines.append(rest)
+            break
+        lines.append(rest[:fits].rstrip())
+        rest = rest[fits:].lstrip()
+        text_artist.set_text(rest)
+        if (text_artist.get_window_extent(renderer).width <= room_px and not rotated) or \
+                (rotated and text_artist.get_window_extent(renderer).height <= room_px):
+            lines.append(rest)
+            break
+    text_artist.set_text("\n".join(lines))
+
+
+def _overlapping(labels, renderer, vertical: bool = False) -> bool:
+    boxes = [t.get_window_extent(renderer) for t in labels if t.get_visible() and t.get_text().strip()]
+    if vertical:
+        boxes.sort(key=lambda b: b.y0)
+        return any(a.y1 > b.y0 + 0.5 for a, b in zip(boxes, boxes[1:]))
+    boxes.sort(key=lambda b: b.x0)
+    return any(a.x1 > b.x0 - 2 for a, b in zip(boxes, boxes[1:]))
+
+
+def _fewer_ticks(ax) -> None:
+    for axis, nbins in ((ax.xaxis, 4), (ax.yaxis, 5)):
+        if axis.get_scale() != "linear":
+            continue
+        locator = axis.get_major_locator()
+        if type(locator) is AutoLocator or type(locator) is MaxNLocator:
+            axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
+
+
+def _untangle_tick_labels(ax, renderer) -> None:
+    """Turn colliding x tick labels upright; thin them (every k-th) if they still collide."""
+    labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text().strip()]
+    if len(labels) < 2 or not _overlapping(labels, renderer):
+        return
+    for t in labels:
+        t.set_rotation(90)
+        t.set_horizontalalignment("center")
+        t.set_rotation_mode("default")
+    ax.tick_params(axis="x", labelrotation=90)
+    labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text().strip()]
+    heights = [t.get_window_extent(renderer).width for t in labels]
+    ticks = ax.get_xticks()
+    if len(ticks) < 2:
+        return
+    step_px = abs(ax.transData.transform((ticks[1], 0))[0] - ax.transData.transform((ticks[0], 0))[0])
+    line_px = max(heights) * 1.1
+    if step_px and line_px > step_px:
+        every = math.ceil(line_px / step_px)
+        for i, t in enumerate(ax.get_xticklabels()):
+            if i % every:
+                t.set_visible(False)
+
+
+def _outer_below_pt(ax, renderer, fig) -> float:
+    """How far (pt) the x axis' labels reach below the axes."""
+    box = ax.get_window_extent(renderer)
+    below = box.y0
+    for axis in (ax.xaxis,):
+        extent = axis.get_tightbbox(renderer)
+        if extent is not None and extent.height > 0:
+            below = min(below, extent.y0)
+    return (box.y0 - below) * 72 / fig.dpi
+
+
+def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
+    """A copy of ``fig`` laid out for a phone's column (see the module's docstring)."""
+    small = copy_figure(fig)
+    old_size = tuple(small.get_size_inches())
+    slots, boxes = _slots(small)
+    colorbar_right = any(_is_colorbar(ax) and getattr(ax, "_colorbar_info", {}).get("location")
+                         in ("right", "left") for ax in small.axes)
+    panel_width = width - 0.9 - (0.9 if colorbar_right else 0)
+    heights = [_panel_height(group[0], box, old_size, panel_width) for group, box in zip(slots, boxes)]
+    columns = len({round(b.x0, 2) for b in boxes})
+
+    small._layout_engine = None
+    small.set_layout_engine("constrained")
+    small.set_size_inches(width, sum(heights) + 0.9 * len(slots))
+    if slots:
+        grid = GridSpec(len(slots), 1, figure=small, height_ratios=heights)
+        for i, group in enumerate(slots):
+            for ax in group:
+                ax.set_subplotspec(grid[i])
+                if columns > 1:  # a panel from a row shows its own y tick labels now
+                    ax.yaxis.set_tick_params(which="both", labelleft=ax.yaxis.get_ticks_position()
+                                             in ("left", "default", "unknown"))
+                    for label in ax.get_yticklabels():
+                        label.set_visible(True)
+        for ax in small.axes:
+            if _is_colorbar(ax) and ax.get_subplotspec() is not None and ax not in sum(slots, []):
+                ax._subplotspec = None  # placed by its parents (constrained layout), not a grid
+    for group in slots:
+        for ax in group:
+            _fewer_ticks(ax)
+
+    renderer = small.canvas.get_renderer()
+    small.draw_without_rendering()
+    room_pt = width * 72 - 12
+    for group in slots:
+        for ax in group:
+            _untangle_tick_labels(ax, renderer)
+    # Titles and labels wider than the column break into lines.
+    room_px = (width - 0.15) * small.dpi
+    for text in small.findobj(Text):
+        if text.get_visible() and text.get_text().strip() and not isinstance(text.axes, type(None)) \
+                and text in _labels_and_titles(small):
+            _wrap(text, renderer, room_px * (0.95 if text.get_rotation() == 0 else 0.8))
+    for text in (small._suptitle, getattr(small, "_supxlabel", None)):
+        if text is not None and text.get_text():
+            _wrap(text, renderer, room_px)
+    small.draw_without_rendering()
+    for group in slots:
+        for ax in group:
+            legend = ax.get_legend()
+            if legend is not None and legend.get_visible():
+                _move_legend_below(ax, legend, renderer, small, room_pt, _outer_below_pt(ax, renderer, small))
+    for legend in list(small.legends):
+        _move_figure_legend_below(small, legend, renderer, room_pt)
+    small.draw_without_rendering()
+    # Grow the figure to what the stacked panels need: each panel keeps its height, and
+    # what is drawn around it (labels, a legend below) is added to the figure.
+    _fit_height(small, slots, heights)
+    return small
+
+
+def _labels_and_titles(fig) -> set:
+    texts = set()
+    for ax in fig.axes:
+        texts.update({ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label})
+    return texts
+
+
+def _fit_height(fig, slots, heights) -> None:
+    renderer = fig.canvas.get_renderer()
+    for _ in range(2):
+        fig.draw_without_rendering()
+        free = [(group, h) for group, h in zip(slots, heights)
+                if group[0].get_aspect() == "auto" and group[0].get_box_aspect() is None]
+        if not free:
+            return
+        missing = sum(max(h - min(ax.get_window_extent(renderer).height for ax in group) / fig.dpi, 0)
+                      for group, h in free)
+        if missing < 0.05:
+            return
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(w, h + missing)
