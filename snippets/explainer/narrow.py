@@ -107,9 +107,21 @@ def _text_width_pt(text: str, size: float, renderer, fig) -> float:
     return probe.get_window_extent(renderer).width * 72 / fig.dpi
 
 
+def _fitting_labels(labels, size, renderer, fig, room_pt: float) -> list[str]:
+    """Legend labels, each broken into lines no wider than the room beside its handle."""
+    text_room = room_pt - 3.2 * size
+    return [_wrapped(label, lambda line: _text_width_pt(line, size, renderer, fig) <= text_room)
+            if "$" not in label else label for label in labels]
+
+
 def _move_legend_below(ax, legend, renderer, fig, room_pt: float, below_pt: float) -> None:
+    """Below the axes, no wider than them (wider, it would squeeze them in a constrained
+    layout)."""
     handles, labels, size, title, frame = _legend_parts(legend)
-    widths = [_text_width_pt(label, size, renderer, fig) for label in labels]
+    room_pt = max(ax.get_window_extent(renderer).width * 72 / fig.dpi + 24, 120)
+    labels = _fitting_labels(labels, size, renderer, fig, room_pt)
+    widths = [max(_text_width_pt(line, size, renderer, fig) for line in label.split("\n"))
+              for label in labels]
     ncols = _columns_that_fit(widths, room_pt, handle_pt=3.2 * size)
     kwargs = {}
     if title is not None and title.get_text():
@@ -122,7 +134,9 @@ def _move_legend_below(ax, legend, renderer, fig, room_pt: float, below_pt: floa
 
 def _move_figure_legend_below(fig, legend, renderer, room_pt: float) -> None:
     handles, labels, size, title, frame = _legend_parts(legend)
-    widths = [_text_width_pt(label, size, renderer, fig) for label in labels]
+    labels = _fitting_labels(labels, size, renderer, fig, room_pt)
+    widths = [max(_text_width_pt(line, size, renderer, fig) for line in label.split("\n"))
+              for label in labels]
     ncols = _columns_that_fit(widths, room_pt, handle_pt=3.2 * size)
     kwargs = {}
     if title is not None and title.get_text():
@@ -150,35 +164,43 @@ def _break_points(text: str) -> list[int]:
     return points
 
 
-def _wrap(text_artist, renderer, room_px: float) -> None:
-    """Break a text wider than ``room_px`` into lines that fit, at spaces or between Chinese
-    characters."""
-    text = text_artist.get_text()
-    if "\n" in text or text_artist.get_window_extent(renderer).width <= room_px:
-        return
-    rotated = abs(text_artist.get_rotation() % 180 - 90) < 1
-    lines, rest = [], text
-    while rest:
-        points = [p for p in _break_points(rest) if p > 0]
-        fits = 0
-        for p in points:
-            text_artist.set_text(rest[:p].rstrip())
-            if text_artist.get_window_extent(renderer).width <= room_px and not rotated or \
-                    rotated and text_artist.get_window_extent(renderer).height <= room_px:
-                fits = p
-            else:
+def _wrapped(text: str, fits) -> str:
+    """``text`` broken into lines for which ``fits(line)`` holds, at spaces or between
+    Chinese characters (a line that cannot break stays whole)."""
+    lines = []
+    for paragraph in text.split("\n"):
+        rest = paragraph
+        while rest and not fits(rest):
+            best = 0
+            for p in _break_points(rest):
+                if fits(rest[:p].rstrip()):
+                    best = p
+                else:
+                    break
+            if not best:
                 break
-        if not fits:
-            lines.append(rest)
-            break
-        lines.append(rest[:fits].rstrip())
-        rest = rest[fits:].lstrip()
-        text_artist.set_text(rest)
-        if (text_artist.get_window_extent(renderer).width <= room_px and not rotated) or \
-                (rotated and text_artist.get_window_extent(renderer).height <= room_px):
-            lines.append(rest)
-            break
-    text_artist.set_text("\n".join(lines))
+            lines.append(rest[:best].rstrip())
+            rest = rest[best:].lstrip()
+        lines.append(rest)
+    return "\n".join(lines)
+
+
+def _wrap(text_artist, renderer, room_px: float) -> None:
+    """Break a text wider than ``room_px`` (along its direction) into lines that fit."""
+    if "$" in text_artist.get_text():
+        return
+    upright = abs(text_artist.get_rotation() % 180 - 90) < 1
+    original = text_artist.get_text()
+
+    def fits(line: str) -> bool:
+        text_artist.set_text(line)
+        box = text_artist.get_window_extent(renderer)
+        return (box.height if upright else box.width) <= room_px
+
+    if fits(original):
+        text_artist.set_text(original)
+        return
+    text_artist.set_text(_wrapped(original, fits))
 
 
 def _overlapping(labels, renderer, vertical: bool = False) -> bool:
@@ -264,6 +286,10 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
     for group in slots:
         for ax in group:
             _fewer_ticks(ax)
+            if ax.get_legend() is not None:  # moved below later; until then it squeezes nothing
+                ax.get_legend().set_in_layout(False)
+    for legend in small.legends:
+        legend.set_in_layout(False)
 
     renderer = small.canvas.get_renderer()
     small.draw_without_rendering()
@@ -271,12 +297,17 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
     for group in slots:
         for ax in group:
             _untangle_tick_labels(ax, renderer)
-    # Titles and labels wider than the column break into lines.
+    # Titles and labels wider than their axes (a y label: taller) break into lines; wider,
+    # they would squeeze the axes.
+    for ax in small.axes:
+        box = ax.get_window_extent(renderer)
+        across = max(box.width + 0.3 * small.dpi, 1.5 * small.dpi)
+        for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label):
+            if text.get_visible() and text.get_text().strip():
+                _wrap(text, renderer, across)
+        if ax.yaxis.label.get_visible() and ax.yaxis.label.get_text().strip():
+            _wrap(ax.yaxis.label, renderer, max(box.height, 1.2 * small.dpi))
     room_px = (width - 0.15) * small.dpi
-    for text in small.findobj(Text):
-        if text.get_visible() and text.get_text().strip() and not isinstance(text.axes, type(None)) \
-                and text in _labels_and_titles(small):
-            _wrap(text, renderer, room_px * (0.95 if text.get_rotation() == 0 else 0.8))
     for text in (small._suptitle, getattr(small, "_supxlabel", None)):
         if text is not None and text.get_text():
             _wrap(text, renderer, room_px)
@@ -295,13 +326,6 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
     return small
 
 
-def _labels_and_titles(fig) -> set:
-    texts = set()
-    for ax in fig.axes:
-        texts.update({ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label})
-    return texts
-
-
 def _fit_height(fig, slots, heights) -> None:
     renderer = fig.canvas.get_renderer()
     for _ in range(2):
@@ -316,3 +340,34 @@ def _fit_height(fig, slots, heights) -> None:
             return
         w, h = fig.get_size_inches()
         fig.set_size_inches(w, h + missing)
+
+
+def problems(fig, width: float = NARROW_WIDTH_IN) -> list[str]:
+    """What looks wrong in a narrow layout (for whoever checks it): texts drawn over each
+    other, axes squeezed to a sliver, a figure much wider than the column."""
+    renderer = fig.canvas.get_renderer()
+    fig.draw_without_rendering()
+    found, overlaps = [], []
+    boxes = [(t, t.get_window_extent(renderer)) for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            if not box_a.overlaps(box_b):
+                continue
+            w = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            h = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            smaller = min(box_a.width * box_a.height, box_b.width * box_b.height)
+            if w > 1 and h > 1 and smaller > 0 and w * h > 0.15 * smaller:
+                overlaps.append(f"{a.get_text()[:20]!r} / {b.get_text()[:20]!r}")
+    if overlaps:
+        found.append(f"{len(overlaps)} pairs of texts overlap: {'; '.join(overlaps[:3])}")
+    for ax in fig.axes:
+        if _is_colorbar(ax) or not ax.get_visible():
+            continue
+        box = ax.get_window_extent(renderer)
+        if box.width < 1.2 * fig.dpi or box.height < 0.8 * fig.dpi:
+            found.append(f"axes squeezed to {box.width / fig.dpi:.1f} x {box.height / fig.dpi:.1f} in")
+    tight = fig.get_tightbbox(renderer)
+    if tight.width > width + 0.4:
+        found.append(f"{tight.width:.1f} in wide")
+    return found

@@ -193,6 +193,9 @@ class Report:
         plotting.to_dark(fig)
         plotting.legible_data(fig, background=plotting.DARK_BACKGROUND)
         plotting.save_svg(fig, self.output_dir / dark)
+        if os.environ.get("EXPLAINER_NARROW_PROBLEMS"):  # while working on the narrow layouts
+            for problem in narrow_layout.problems(small):
+                print(f"narrow {key} ({lang}): {problem}", file=sys.stderr)
         narrow_file, narrow_dark = f"{key}.{lang}.narrow.svg", f"{key}.{lang}.narrow.dark.svg"
         plotting.legible_data(small, background="white")
         plotting.save_svg(small, self.output_dir / narrow_file, close=False)
