@@ -28,8 +28,9 @@ from matplotlib.legend import Legend
 from matplotlib.text import Text
 from matplotlib.ticker import AutoLocator, MaxNLocator
 
-# 3.6 in = 346 CSS px: fits a 390-px phone's column (358 px) at natural size.
-NARROW_WIDTH_IN = 3.6
+# 3.45 in, and the 0.1 in that saving leaves around the drawing on each side: 3.65 in =
+# 350 CSS px, which fits a 390-px phone's column (358 px) at natural size.
+NARROW_WIDTH_IN = 3.45
 MIN_PANEL_HEIGHT_IN, MAX_PANEL_HEIGHT_IN = 1.7, 3.0
 LEGEND_GAP_PT = 4
 
@@ -52,8 +53,8 @@ def _slots(fig):
     groups: list[list] = []
     boxes: list = []
     for ax in fig.axes:
-        if _is_colorbar(ax) or not ax.get_visible():
-            continue
+        if hasattr(ax, "_colorbar_info") or not ax.get_visible():
+            continue  # a colour bar made beside its axes follows them; one in its own axes is a strip
         box = ax.get_position(original=True)
         for i, other in enumerate(boxes):
             if abs(other.x0 - box.x0) < 1e-3 and abs(other.y0 - box.y0) < 1e-3 \
@@ -68,9 +69,15 @@ def _slots(fig):
     return [groups[i] for i in order], [boxes[i] for i in order]
 
 
+def _fixed_aspect(ax) -> bool:
+    return ax.get_aspect() != "auto" or ax.get_box_aspect() is not None
+
+
 def _panel_height(ax, box, fig_size, width_in: float) -> float:
     """The height (in) a panel gets in the narrow column."""
     w0, h0 = box.width * fig_size[0], box.height * fig_size[1]
+    if hasattr(ax, "_colorbar"):  # a colour bar in its own axes: a strip as thick as it was
+        return h0 if ax._colorbar.orientation == "horizontal" else min(h0, MAX_PANEL_HEIGHT_IN)
     aspect = ax.get_aspect()
     if aspect != "auto" or ax.get_box_aspect() is not None:
         ratio = h0 / w0 if w0 > 0 else 1.0
@@ -80,7 +87,7 @@ def _panel_height(ax, box, fig_size, width_in: float) -> float:
             x0, x1 = ax.get_xlim()
             y0, y1 = ax.get_ylim()
             ratio = abs(y1 - y0) / abs(x1 - x0) * float(aspect) if x1 != x0 else ratio
-        return min(max(width_in * ratio, MIN_PANEL_HEIGHT_IN), 2 * MAX_PANEL_HEIGHT_IN)
+        return min(max(width_in * ratio, 0.8), 2 * MAX_PANEL_HEIGHT_IN)
     return min(max(h0 * 0.85, MIN_PANEL_HEIGHT_IN), MAX_PANEL_HEIGHT_IN)
 
 
@@ -213,12 +220,12 @@ def _overlapping(labels, renderer, vertical: bool = False) -> bool:
 
 
 def _fewer_ticks(ax) -> None:
-    for axis, nbins in ((ax.xaxis, 4), (ax.yaxis, 5)):
+    for axis, nbins in ((ax.xaxis, 5),):  # the y axis keeps about its height
         if axis.get_scale() != "linear":
             continue
         locator = axis.get_major_locator()
         if type(locator) is AutoLocator or type(locator) is MaxNLocator:
-            axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
+            axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 5, 10]))
 
 
 def _untangle_tick_labels(ax, renderer) -> None:
@@ -265,17 +272,19 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
                          in ("right", "left") for ax in small.axes)
     panel_width = width - 0.9 - (0.9 if colorbar_right else 0)
     heights = [_panel_height(group[0], box, old_size, panel_width) for group, box in zip(slots, boxes)]
-    columns = len({round(b.x0, 2) for b in boxes})
+    columns = len({round(b.x0, 2) for group, b in zip(slots, boxes) if not hasattr(group[0], "_colorbar")})
+    panels = [ax for group in slots for ax in group if not hasattr(ax, "_colorbar")]
 
     small._layout_engine = None
     small.set_layout_engine("constrained")
     small.set_size_inches(width, sum(heights) + 0.9 * len(slots))
+    grid = None
     if slots:
         grid = GridSpec(len(slots), 1, figure=small, height_ratios=heights)
         for i, group in enumerate(slots):
             for ax in group:
                 ax.set_subplotspec(grid[i])
-                if columns > 1:  # a panel from a row shows its own y tick labels now
+                if columns > 1 and ax in panels:  # a panel from a row shows its own y tick labels now
                     ax.yaxis.set_tick_params(which="both", labelleft=ax.yaxis.get_ticks_position()
                                              in ("left", "default", "unknown"))
                     for label in ax.get_yticklabels():
@@ -283,20 +292,18 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
         for ax in small.axes:
             if _is_colorbar(ax) and ax.get_subplotspec() is not None and ax not in sum(slots, []):
                 ax._subplotspec = None  # placed by its parents (constrained layout), not a grid
-    for group in slots:
-        for ax in group:
-            _fewer_ticks(ax)
-            if ax.get_legend() is not None:  # moved below later; until then it squeezes nothing
-                ax.get_legend().set_in_layout(False)
+    for ax in panels:
+        _fewer_ticks(ax)
+        if ax.get_legend() is not None:  # moved below later; until then it squeezes nothing
+            ax.get_legend().set_in_layout(False)
     for legend in small.legends:
         legend.set_in_layout(False)
 
     renderer = small.canvas.get_renderer()
     small.draw_without_rendering()
     room_pt = width * 72 - 12
-    for group in slots:
-        for ax in group:
-            _untangle_tick_labels(ax, renderer)
+    for ax in panels:
+        _untangle_tick_labels(ax, renderer)
     # Titles and labels wider than their axes (a y label: taller) break into lines; wider,
     # they would squeeze the axes.
     for ax in small.axes:
@@ -312,34 +319,43 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
         if text is not None and text.get_text():
             _wrap(text, renderer, room_px)
     small.draw_without_rendering()
-    for group in slots:
-        for ax in group:
-            legend = ax.get_legend()
-            if legend is not None and legend.get_visible():
-                _move_legend_below(ax, legend, renderer, small, room_pt, _outer_below_pt(ax, renderer, small))
+    for ax in panels:
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            _move_legend_below(ax, legend, renderer, small, room_pt, _outer_below_pt(ax, renderer, small))
     for legend in list(small.legends):
         _move_figure_legend_below(small, legend, renderer, room_pt)
-    small.draw_without_rendering()
     # Grow the figure to what the stacked panels need: each panel keeps its height, and
     # what is drawn around it (labels, a legend below) is added to the figure.
-    _fit_height(small, slots, heights)
+    _fit_height(small, grid, slots, heights)
     return small
 
 
-def _fit_height(fig, slots, heights) -> None:
-    renderer = fig.canvas.get_renderer()
-    for _ in range(2):
+def _fit_height(fig, grid, slots, heights) -> None:
+    """Make the figure as tall as its panels need: a panel of free shape gets its planned
+    height; one of fixed shape (a heat map) the height its width gives it, so no band of
+    empty space is left above and below it."""
+    if grid is None:
+        return
+    for _ in range(3):
         fig.draw_without_rendering()
-        free = [(group, h) for group, h in zip(slots, heights)
-                if group[0].get_aspect() == "auto" and group[0].get_box_aspect() is None]
-        if not free:
-            return
-        missing = sum(max(h - min(ax.get_window_extent(renderer).height for ax in group) / fig.dpi, 0)
-                      for group, h in free)
-        if missing < 0.05:
-            return
         w, h = fig.get_size_inches()
-        fig.set_size_inches(w, h + missing)
+        wanted, given = [], []
+        for group, planned in zip(slots, heights):
+            ax = group[0]
+            cell = ax.get_position(original=True)
+            given.append(cell.height * h)
+            if _fixed_aspect(ax) and not hasattr(ax, "_colorbar"):
+                shown = ax.get_position(original=False)
+                ratio = (shown.height * h) / (shown.width * w) if shown.width > 0 else 1.0
+                wanted.append(min(cell.width * w * ratio, 2 * MAX_PANEL_HEIGHT_IN))
+            else:
+                wanted.append(planned)
+        change = sum(wanted) - sum(given)
+        grid.set_height_ratios(wanted)
+        if abs(change) < 0.03 and all(abs(a - b) < 0.05 for a, b in zip(wanted, given)):
+            return
+        fig.set_size_inches(w, max(h + change, 1.0))
 
 
 def problems(fig, width: float = NARROW_WIDTH_IN) -> list[str]:
