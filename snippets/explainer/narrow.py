@@ -87,7 +87,7 @@ def _panel_height(ax, box, fig_size, width_in: float) -> float:
             x0, x1 = ax.get_xlim()
             y0, y1 = ax.get_ylim()
             ratio = abs(y1 - y0) / abs(x1 - x0) * float(aspect) if x1 != x0 else ratio
-        return min(max(width_in * ratio, 0.8), 2 * MAX_PANEL_HEIGHT_IN)
+        return min(max(width_in * ratio, 0.8), MAX_PANEL_HEIGHT_IN)
     return min(max(h0 * 0.85, MIN_PANEL_HEIGHT_IN), MAX_PANEL_HEIGHT_IN)
 
 
@@ -220,12 +220,12 @@ def _overlapping(labels, renderer, vertical: bool = False) -> bool:
 
 
 def _fewer_ticks(ax) -> None:
-    for axis, nbins in ((ax.xaxis, 5),):  # the y axis keeps about its height
+    for axis, nbins in ((ax.xaxis, 6),):  # the y axis keeps about its height
         if axis.get_scale() != "linear":
             continue
         locator = axis.get_major_locator()
         if type(locator) is AutoLocator or type(locator) is MaxNLocator:
-            axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 5, 10]))
+            axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
 
 
 def _untangle_tick_labels(ax, renderer) -> None:
@@ -233,6 +233,12 @@ def _untangle_tick_labels(ax, renderer) -> None:
     labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text().strip()]
     if len(labels) < 2 or not _overlapping(labels, renderer):
         return
+    if type(ax.xaxis.get_major_locator()) is MaxNLocator:  # numbers: fewer of them, not upright
+        for nbins in (4, 3, 2):
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
+            labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text().strip()]
+            if not _overlapping(labels, renderer):
+                return
     for t in labels:
         t.set_rotation(90)
         t.set_horizontalalignment("center")
@@ -318,7 +324,7 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
     for text in (small._suptitle, getattr(small, "_supxlabel", None)):
         if text is not None and text.get_text():
             _wrap(text, renderer, room_px)
-    small.draw_without_rendering()
+    # (No layout again here: what the x axis takes below the axes is a matter of points.)
     for ax in panels:
         legend = ax.get_legend()
         if legend is not None and legend.get_visible():
@@ -337,7 +343,7 @@ def _fit_height(fig, grid, slots, heights) -> None:
     empty space is left above and below it."""
     if grid is None:
         return
-    for _ in range(3):
+    for attempt in range(2):
         fig.draw_without_rendering()
         w, h = fig.get_size_inches()
         wanted, given = [], []
@@ -348,14 +354,17 @@ def _fit_height(fig, grid, slots, heights) -> None:
             if _fixed_aspect(ax) and not hasattr(ax, "_colorbar"):
                 shown = ax.get_position(original=False)
                 ratio = (shown.height * h) / (shown.width * w) if shown.width > 0 else 1.0
-                wanted.append(min(cell.width * w * ratio, 2 * MAX_PANEL_HEIGHT_IN))
+                wanted.append(min(cell.width * w * ratio, MAX_PANEL_HEIGHT_IN))
             else:
                 wanted.append(planned)
         change = sum(wanted) - sum(given)
-        grid.set_height_ratios(wanted)
         if abs(change) < 0.03 and all(abs(a - b) < 0.05 for a, b in zip(wanted, given)):
             return
+        grid.set_height_ratios(wanted)
         fig.set_size_inches(w, max(h + change, 1.0))
+        # Free panels get their height at once; a heat map's depends on the width it gets.
+        if not any(_fixed_aspect(group[0]) for group in slots):
+            return
 
 
 def problems(fig, width: float = NARROW_WIDTH_IN) -> list[str]:
