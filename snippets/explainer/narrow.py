@@ -373,8 +373,17 @@ def problems(fig, width: float = NARROW_WIDTH_IN) -> list[str]:
     renderer = fig.canvas.get_renderer()
     fig.draw_without_rendering()
     found, overlaps = [], []
+    undrawn = set()  # labels of ticks outside the axis' view: kept, but not drawn
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            slack = 1e-9 * max(abs(low), abs(high), 1)
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                loc = tick.get_loc()
+                if loc is None or not low - slack <= loc <= high + slack:
+                    undrawn.update({id(tick.label1), id(tick.label2)})
     boxes = [(t, t.get_window_extent(renderer)) for t in fig.findobj(Text)
-             if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0]
+             if t.get_visible() and t.get_text().strip() and t.get_alpha() != 0 and id(t) not in undrawn]
     for i, (a, box_a) in enumerate(boxes):
         for b, box_b in boxes[i + 1:]:
             if not box_a.overlaps(box_b):
