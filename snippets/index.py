@@ -70,6 +70,38 @@ TEXT = {
 }
 ARC, BOX = "#d95f02", "#1b9e77"
 
+
+def draw_narrow(text, lang):
+    """The same picture for a phone's column: the sentence read downwards, the arcs from
+    "it" to its right, the three steps stacked below."""
+    fig, ax = column_figure(height=6.4, width=3.6)
+    ax.set_xlim(-1.6, 2.0)
+    ax.set_ylim(-len(tokens) - 5.4, 2.4)
+    ax.axis("off")
+    for i, token in enumerate(tokens):
+        ax.text(0, -i, token, ha="right", va="center", fontsize=11,
+                fontweight="bold" if i in (IT, ANIMAL) else "normal")
+    for j, weight in enumerate(weights):
+        if j == IT:
+            continue
+        bend = 0.45 if j < IT else -0.45  # every arc to the right of the sentence
+        ax.add_patch(FancyArrowPatch((0.15, -IT), (0.15, -j), connectionstyle=f"arc3,rad={bend}",
+                                     arrowstyle="-|>", mutation_scale=8,
+                                     lw=0.6 + 7 * weight, color=ARC, alpha=0.35 + 0.65 * weight))
+    label = text["label"].format(weights[ANIMAL]).replace("：", "：\n").replace(": ", ":\n")
+    ax.text(0.2, 1.6, label, ha="center", va="center", fontsize=10.5, color=ARC)
+    for k, step in enumerate(text["steps"]):
+        y = -len(tokens) - 0.2 - k * 1.75
+        ax.add_patch(FancyBboxPatch((-1.35, y - 1.2), 3.1, 1.2, boxstyle="round,pad=0.05",
+                                    fc="none", ec=BOX, lw=1.5))
+        ax.text(0.2, y - 0.6, step.replace("\n", "") if lang == "zh" else step, ha="center",
+                va="center", fontsize=10)
+        if k < 2:
+            ax.add_patch(FancyArrowPatch((0.2, y - 1.25), (0.2, y - 1.7), arrowstyle="-|>",
+                                         mutation_scale=12, color=BOX, lw=1.5))
+    return fig
+
+
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = column_figure(height=3.6)
@@ -97,6 +129,7 @@ for lang in LANGS:
         if k < 2:
             ax.add_patch(FancyArrowPatch((x + 2.75, -1.72), (x + 3.45, -1.72), arrowstyle="-|>",
                                          mutation_scale=12, color=BOX, lw=1.5))
-    report.figure("overview", fig, lang, alt=text["alt"], caption=text["caption"])
+    report.figure("overview", fig, lang, alt=text["alt"], caption=text["caption"],
+                  narrow=lambda _, text=text, lang=lang: draw_narrow(text, lang))
 
 report.save()

@@ -30,8 +30,9 @@ TESTS = Path(__file__).resolve().parent
 # tests, which read it, always run.
 THEME_DIRS = ("assets", "css", "js", "data", "search")
 NOT_LOADED = {"search_index.json"}
-# Files a page loads itself: src="…", and <link href="…"> (styles, preloads, icons).
-LOADED = re.compile(r'''(?:\bsrc=|<link\b[^>]*?\bhref=)["']([^"'#?]+)''')
+# Files a page loads itself: src="…", srcset="…" (a figure's narrow variant, one URL), and
+# <link href="…"> (styles, preloads, icons).
+LOADED = re.compile(r'''(?:\bsrc=|\bsrcset=|<link\b[^>]*?\bhref=)["']([^"'#?]+)''')
 
 
 def _digest(*parts: bytes | str) -> str:

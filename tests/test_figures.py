@@ -145,13 +145,57 @@ def test_every_figure_line_and_marker_stands_out_in_both_schemes(results):
         for key, by_lang in run.data["figures"].items():
             for lang, figure in by_lang.items():
                 for file, background in ((figure["file"], "#ffffff"),
-                                         (figure["dark_file"], plotting.DARK_BACKGROUND)):
+                                         (figure["dark_file"], plotting.DARK_BACKGROUND),
+                                         (figure["narrow_file"], "#ffffff"),
+                                         (figure["narrow_dark_file"], plotting.DARK_BACKGROUND)):
                     marks = data_marks((run.dir / file).read_text(encoding="utf-8"), background)
                     measured += len(marks)
                     faint += [f"{name}/{file}: {mark} {ratio:.2f}" for mark, ratio in marks
                               if ratio < plotting.MIN_CONTRAST]
     assert measured > 1000  # the measure sees the figures' lines at all
     assert faint == [], f"{len(faint)} marks under {plotting.MIN_CONTRAST} : 1:\n" + "\n".join(faint[:20])
+
+
+# --- The narrow variant for a phone: re-laid out, not scaled; the wide figure untouched --------
+
+def draw_row(path: Path | None = None):
+    """Two panels side by side, as a snippet draws them: a line chart with a legend, and a
+    heat map with a colour bar."""
+    fig, (left, right) = plotting.column_figure(3.2, ncols=2)
+    for k in range(3):
+        left.plot(range(10), [k * x for x in range(10)], label=f"a rather long label for line {k}")
+    left.set_title("a title as long as the whole of a panel")
+    left.set_xlabel("steps of training")
+    left.legend(loc="upper left")
+    image = right.imshow([[0.1, 0.9, 0.3], [0.5, 0.5, 0.2]], cmap=plotting.SEQUENTIAL_CMAP)
+    right.set_xticks(range(3), ["first token", "second token", "third token"])
+    fig.colorbar(image, ax=right, label="weight")
+    if path is not None:
+        plotting.save_svg(fig, path, close=False)
+    return fig
+
+
+def test_the_narrow_variant_stacks_the_panels_in_a_phone_column_and_leaves_the_wide_figure_alone(tmp_path):
+    from explainer import narrow
+
+    fig = draw_row()
+    small = narrow.narrow_copy(fig)
+    plotting.save_svg(fig, tmp_path / "wide.svg")
+    draw_row(tmp_path / "untouched.svg")
+    assert (tmp_path / "wide.svg").read_bytes() == (tmp_path / "untouched.svg").read_bytes()
+
+    renderer = small.canvas.get_renderer()
+    small.draw_without_rendering()
+    panels = [ax for ax in small.axes if not hasattr(ax, "_colorbar")]
+    (top, bottom) = sorted(panels, key=lambda ax: -ax.get_position().y0)
+    assert top.get_position().y0 > bottom.get_position().y1  # one above the other
+    assert top.get_legend() is not None  # below its axes now
+    assert top.get_legend().get_window_extent(renderer).y1 < top.get_window_extent(renderer).y0
+    assert plotting.smallest_font_pt(small) >= plotting.MIN_FONT_PT
+    assert narrow.problems(small) == []
+    plotting.save_svg(small, tmp_path / "narrow.svg")
+    width = float(re.search(r'width="([\d.]+)pt"', (tmp_path / "narrow.svg").read_text()).group(1))
+    assert width / 72 <= narrow.NARROW_WIDTH_IN + 0.2 + 0.05, width / 72  # savefig pads 0.1 in a side
 
 
 # A share stated in a caption or alt text: "62 of 72", "7/8", "65%", "8 个种子中有 6 个".

@@ -10,6 +10,7 @@ import remembered
 from test_browser import all_pages, reading_pages
 
 MIN_TEXT_PX = 11
+NARROW_FILE = re.compile(r"\.narrow(\.dark)?\.svg$")  # a figure's variant for a phone's column
 CAPTION = {"": re.compile(r"^Figure (\d+)\. \S"), "zh/": re.compile(r"^图 (\d+)\u3000\S")}
 
 # Rendered size of each figure's smallest text: its size in pt (recorded when the snippet
@@ -18,7 +19,7 @@ MEASURE = """() => [...document.querySelectorAll('article figure.explainer-figur
     const img = [...f.querySelectorAll('img')].find(i => i.offsetParent !== null);
     return {key: f.dataset.figure, pt: parseFloat(f.dataset.smallestFontPt),
             scale: img.clientWidth / img.naturalWidth, caption: f.querySelector('figcaption').innerText,
-            loaded: img.complete && img.naturalWidth > 0};
+            loaded: img.complete && img.naturalWidth > 0, src: img.currentSrc};
 })"""
 
 
@@ -45,12 +46,14 @@ def test_figure_text_renders_at_least_11_px_and_every_figure_is_numbered_and_cap
         page.goto(site_url + path)
         load_figures(page)
         return page.evaluate(MEASURE)
-    small, captions = [], []
+    small, captions, narrow = [], [], []
     pages = pages_with_figures(built_site, lang_root)
     assert len(pages) >= 8
     for path, figures in remembered.per_page(built_site, pages, "figures-1280", measure, __file__).items():
         numbers = []
         for figure in figures:
+            if NARROW_FILE.search(figure["src"]):  # the phone's variant has no place at 1280 px
+                narrow.append(f"{figure['key']} on {path}: {figure['src']}")
             px = figure["pt"] * 4 / 3 * figure["scale"]
             if px < MIN_TEXT_PX:
                 small.append(f"{figure['key']} on {path}: {px:.1f} px")
@@ -61,6 +64,7 @@ def test_figure_text_renders_at_least_11_px_and_every_figure_is_numbered_and_cap
     context.close()
     print("\n".join(small))
     assert captions == []
+    assert narrow == []
     assert small == [], f"{len(small)} figures with text under {MIN_TEXT_PX} px at 1280 px"
 
 
@@ -109,14 +113,17 @@ def test_no_figure_shows_a_white_background_in_the_dark_scheme(browser, site_url
         for i in range(figures.count()):
             image = figures.nth(i).locator("img.figure-dark")
             shares.append([figures.nth(i).get_attribute("data-figure"),
-                           white_border_share(image.screenshot()) if image.is_visible() else 1.0])
+                           white_border_share(image.screenshot()) if image.is_visible() else 1.0,
+                           image.evaluate("img => img.currentSrc")])
         return {"scheme": scheme, "shares": shares}
     slabs = []
     pages = pages_with_figures(built_site, lang_root)
     for path, seen in remembered.per_page(built_site, pages, "figures-dark", measure, __file__).items():
         assert seen["scheme"] == "slate", path
         # A white slab, or no dark twin shown at all.
-        slabs += [f"{key} on {path}: {share:.0%} white" for key, share in seen["shares"] if share > 0.2]
+        slabs += [f"{key} on {path}: {share:.0%} white" for key, share, _ in seen["shares"] if share > 0.2]
+        # At 1280 px the wide figure is shown, not the phone's variant.
+        slabs += [f"{key} on {path}: {src}" for key, _, src in seen["shares"] if NARROW_FILE.search(src)]
     context.close()
     assert slabs == []
 
@@ -230,8 +237,15 @@ SHOWN = """f => {
     const link = f.querySelector('a.figure-zoom');
     const cue = getComputedStyle(link, '::after');
     const box = link.getBoundingClientRect();
-    return {key: f.dataset.figure, pt: parseFloat(f.dataset.smallestFontPt),
-            scale: img.clientWidth / Number(img.getAttribute('width')), width: img.clientWidth,
+    // The narrow variant (a <source> the browser chose by width) or the wide figure; the
+    // dialog opens the wide one (pt and natural width of the wide figure: wide_pt, wide_width).
+    const narrow = /\\.narrow(\\.dark)?\\.svg$/.test(img.currentSrc);
+    const source = img.parentElement.querySelector('source');
+    const natural = Number((narrow ? source : img).getAttribute('width'));
+    return {key: f.dataset.figure, narrow: narrow,
+            pt: parseFloat(narrow ? f.dataset.narrowSmallestFontPt : f.dataset.smallestFontPt),
+            wide_pt: parseFloat(f.dataset.smallestFontPt), wide_width: Number(img.getAttribute('width')),
+            scale: img.clientWidth / natural, width: img.clientWidth,
             cue: cue.display !== 'none' && cue.visibility !== 'hidden' && /^".+"$/.test(cue.content)
                  ? cue.content : '',
             caption: f.querySelector('figcaption').innerText};
@@ -261,7 +275,8 @@ def open_each_figure(page, path):
 
 
 def natural_width(shown):
-    return shown["width"] / shown["scale"]
+    """Of the figure the dialog opens (the wide one)."""
+    return shown.get("wide_width") or shown["width"] / shown["scale"]
 
 
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
@@ -280,7 +295,7 @@ def test_on_a_phone_each_figure_is_legible_or_says_a_tap_opens_it_legibly(browse
             if px >= PHONE_MIN_PX:
                 continue
             small += 1
-            opened_px = shown["pt"] * 4 / 3 * opened["width"] / natural_width(shown)
+            opened_px = shown.get("wide_pt", shown["pt"]) * 4 / 3 * opened["width"] / natural_width(shown)
             if not shown["cue"] or opened_px < OPENED_MIN_PX:
                 failing.append(f"{shown['key']} on {path}: {px:.1f} px shown, {opened_px:.1f} px "
                                f"opened, cue {shown['cue']!r}")
@@ -307,3 +322,48 @@ def test_at_1280_px_a_figure_opens_at_least_half_again_as_large_with_its_caption
                                f"{opened['width']:.0f} px opened, caption {opened['caption'][:30]!r}")
     context.close()
     assert failing == []
+
+
+# --- On a phone, the narrow variant: legible without a tap, in both languages and schemes ---
+
+NARROW_SHOWN = """() => [...document.querySelectorAll('article figure.explainer-figure')].map(f => {
+    const img = [...f.querySelectorAll('img')].find(i => i.offsetParent !== null);
+    return {key: f.dataset.figure, pt: parseFloat(f.dataset.narrowSmallestFontPt),
+            src: img ? img.currentSrc : '', dark: img ? img.classList.contains('figure-dark') : null,
+            width: img ? img.clientWidth : 0, natural: img ? img.naturalWidth : 0,
+            window: document.documentElement.clientWidth};
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_at_390_px_every_figure_shows_its_narrow_variant_with_text_of_at_least_9_px_untapped(
+        browser, site_url, built_site, lang_root, scheme):
+    """Chromium at 390 × 844: each figure shows the variant drawn for a phone's column, in the
+    page's scheme, and its smallest text (the size recorded when the snippet drew it, 4/3 px per
+    pt, times the scale the column shows it at) is at least 9 px without opening it."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme,
+                                  has_touch=True)
+    page = context.new_page()
+
+    def measure(path):
+        page.goto(site_url + path)
+        load_figures(page)
+        return page.evaluate(NARROW_SHOWN)
+    failing, checked = [], 0
+    suffix = ".narrow.dark.svg" if scheme == "dark" else ".narrow.svg"
+    pages = pages_with_figures(built_site, lang_root)
+    assert len(pages) >= 8
+    for path, figures in remembered.per_page(built_site, pages, f"figures-narrow-390-{scheme}",
+                                             measure, __file__).items():
+        for figure in figures:
+            checked += 1
+            px = figure["pt"] * 4 / 3 * figure["width"] / figure["natural"] if figure["natural"] else 0
+            if not figure["src"].endswith(suffix) or figure["dark"] != (scheme == "dark") \
+                    or not px >= PHONE_MIN_PX:
+                failing.append(f"{figure['key']} on {path}: {figure['src'].rsplit('/', 1)[-1]} "
+                               f"shown {figure['width']} of {figure['natural']} px, {px:.1f} px text")
+    context.close()
+    print(f"{checked} figures at 390 px ({lang_root or 'en'}, {scheme})")
+    assert checked >= 50
+    assert failing == [], f"{len(failing)} of {checked} figures:\n" + "\n".join(failing)

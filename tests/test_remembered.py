@@ -107,3 +107,16 @@ def test_a_kept_pass_depends_on_the_sources_a_test_names_beyond_the_site(tmp_pat
     assert pass_key(["tool.py"]) == key
     (tmp_path / "tool.py").write_text("RENDER = 2")
     assert pass_key(["tool.py"]) != key
+
+
+def test_a_page_key_changes_with_a_figure_s_narrow_variant(tmp_path):
+    """A <source srcset> (the narrow variant a phone is shown) is loaded as much as an <img src>."""
+    site = small_site(tmp_path / "site")
+    (site / "a" / "index.html").write_text(
+        '<html><picture><source media="(max-width: 599px)" srcset="../figures/fa.narrow.svg">'
+        '<img src="../figures/fa.svg"></picture></html>')
+    (site / "figures" / "fa.narrow.svg").write_text("<svg>narrow</svg>")
+    remembered._theme.cache_clear()
+    before = remembered.page_inputs(site, "a/")
+    (site / "figures" / "fa.narrow.svg").write_text("<svg>narrow, redrawn</svg>")
+    assert remembered.page_inputs(site, "a/") != before

@@ -13,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+from explainer import narrow as narrow_layout
 from explainer import plotting
 
 def _flat(values):
@@ -164,16 +165,27 @@ class Report:
         self.texts[key] = {"en": en, "zh": zh}
         print(f"{key} = {en}")
 
-    def figure(self, key: str, fig, lang: str, alt: str, caption: str = "") -> None:
+    def figure(self, key: str, fig, lang: str, alt: str, caption: str = "", narrow=None) -> None:
         """Save ``fig`` as ``<key>.<lang>.svg`` with its alt text and its one-line
         caption (the takeaway, shown under the figure) in that language, and a twin
         for the dark theme, ``<key>.<lang>.dark.svg``. Records the figure's smallest
         text size (pt), which the browser tests turn into rendered pixels. Data lines and
-        markers are made to stand out from the background in both (plotting.legible_data)."""
+        markers are made to stand out from the background in both (plotting.legible_data).
+
+        A narrow variant for a phone's column is saved beside them (``<key>.<lang>.narrow.svg``
+        and its dark twin): by default ``fig`` re-laid out by ``narrow.narrow_copy``; a figure
+        that needs its own passes ``narrow``, a function that takes a copy of ``fig`` and
+        returns the figure to save (or a figure drawn for the phone)."""
         if lang not in plotting.LANGS:
             raise ValueError(f"figure '{key}': language must be one of {plotting.LANGS}, not {lang!r}")
         if not alt.strip():
             raise ValueError(f"figure '{key}' ({lang}) needs alt text")
+        if narrow is None:
+            small = narrow_layout.narrow_copy(fig)
+        elif callable(narrow):
+            small = narrow(narrow_layout.copy_figure(fig))
+        else:
+            small = narrow
         filename, dark = f"{key}.{lang}.svg", f"{key}.{lang}.dark.svg"
         plotting.legible_data(fig, background="white")
         plotting.save_svg(fig, self.output_dir / filename, close=False)
@@ -181,9 +193,22 @@ class Report:
         plotting.to_dark(fig)
         plotting.legible_data(fig, background=plotting.DARK_BACKGROUND)
         plotting.save_svg(fig, self.output_dir / dark)
-        self.figures.setdefault(key, {})[lang] = {"file": filename, "dark_file": dark, "alt": alt,
-                                                  "caption": caption, "smallest_font_pt": smallest}
-        print(f"figure {key} ({lang}) -> {filename} (smallest text {smallest:g} pt)")
+        if os.environ.get("EXPLAINER_NARROW_PROBLEMS"):  # while working on the narrow layouts
+            for problem in narrow_layout.problems(small):
+                print(f"narrow {key} ({lang}): {problem}", file=sys.stderr)
+        narrow_file, narrow_dark = f"{key}.{lang}.narrow.svg", f"{key}.{lang}.narrow.dark.svg"
+        plotting.legible_data(small, background="white")
+        plotting.save_svg(small, self.output_dir / narrow_file, close=False)
+        narrow_smallest = plotting.smallest_font_pt(small)
+        plotting.to_dark(small)
+        plotting.legible_data(small, background=plotting.DARK_BACKGROUND)
+        plotting.save_svg(small, self.output_dir / narrow_dark)
+        self.figures.setdefault(key, {})[lang] = {
+            "file": filename, "dark_file": dark, "alt": alt, "caption": caption,
+            "smallest_font_pt": smallest, "narrow_file": narrow_file, "narrow_dark_file": narrow_dark,
+            "narrow_smallest_font_pt": narrow_smallest}
+        print(f"figure {key} ({lang}) -> {filename} (smallest text {smallest:g} pt; "
+              f"narrow {narrow_smallest:g} pt)")
 
     def data(self, key: str, value) -> None:
         """Publish ``value`` as ``<key>.json`` for a page's own script (e.g. an explorer)."""

@@ -14,6 +14,7 @@
 
 # %%
 # Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+from explainer import narrow
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, column_figure
 from explainer.report import Report
 
@@ -274,6 +275,22 @@ TEXT = {
 }
 
 query_matrix = np.array([queries[v] for v in views])  # (3, d_k)
+
+
+def narrow_cards(copy):
+    """For a phone: the field names upright (at 45° they collide in a narrow column) and the
+    questions on two lines in rows tall enough for them, so the heat maps keep a width worth
+    reading."""
+    top, bottom = [ax for ax in copy.axes if ax.get_label() != "<colorbar>"]
+    for ax in (top, bottom):
+        for label in ax.get_xticklabels():
+            label.set(rotation=90, ha="center", rotation_mode="default")
+    bottom.set_yticklabels([label.get_text().replace(": ", ":\n").replace("：", "：\n")
+                            for label in bottom.get_yticklabels()])
+    bottom.set_aspect("auto")  # rows tall enough for two lines
+    return narrow.narrow_copy(copy)
+
+
 for lang in LANGS:
     text = TEXT[lang]
     # Tall, not wide: the cards above, the three questions below, on the same field axis.
@@ -289,7 +306,8 @@ for lang in LANGS:
     bottom.set_yticks(range(len(views)), [text["views"][v] for v in views])
     bottom.set_title(text["questions"])
     fig.colorbar(image, ax=bottom, label=text["value"])
-    report.figure("cards", fig, lang, alt=text["cards_alt"], caption=text["cards_caption"])
+    report.figure("cards", fig, lang, alt=text["cards_alt"], caption=text["cards_caption"],
+                  narrow=narrow_cards)
 
     # One view per row, so every token label gets room at full size.
     fig, axes = column_figure(height=7.4 if lang == "en" else 6.2, nrows=3, sharey=True)

@@ -3,13 +3,17 @@
 
     <figure class="explainer-figure" id="figure-2">
       <a class="figure-zoom" href=".../key.svg" data-dark-href=".../key.dark.svg">
-        <img class="figure-light" ...> <img class="figure-dark" ...>
+        <picture><source media="(max-width: 599px)" srcset=".../key.narrow.svg" ...>
+          <img class="figure-light" ...></picture>
+        <picture><source ... srcset=".../key.narrow.dark.svg" ...><img class="figure-dark" ...></picture>
       </a>
       <figcaption>Figure 2. The takeaway, in the page's language.</figcaption>
     </figure>
 
-explainer.css shows one of the two images by colour scheme; figure-zoom.js opens
-the shown one full size in a dialog (without JavaScript the link opens the SVG).
+explainer.css shows one of the two images by colour scheme; the browser picks, by the
+window's width, the wide figure (drawn for the 688-px column) or its narrow variant (drawn
+for a phone's, explainer/narrow.py); figure-zoom.js opens the wide one full size in a
+dialog (without JavaScript the link opens the SVG).
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ LABEL = {"en": "Figure {n}.", "zh": "图 {n}"}
 SEPARATOR = {"en": " ", "zh": "\u3000"}  # the ideographic space after 图 2
 ZOOM = {"en": "Open figure {n} full size", "zh": "查看图 {n} 的大图"}
 CUE = {"en": "⤢ Tap to enlarge", "zh": "⤢ 轻点放大"}  # shown where the column shrinks a figure
+# Below this window width the narrow variant is shown: there the wide figure, shrunk to the
+# column (about the window less 32 px), would show 9-pt text under 10 px.
+NARROW_MEDIA = "(max-width: 599px)"
 
 
 def svg_size(path: Path) -> tuple[int, int]:
@@ -33,9 +40,9 @@ def svg_size(path: Path) -> tuple[int, int]:
     return round(width * 4 / 3), round(height * 4 / 3)
 
 
-def site_path(name: str, key: str, dark: bool = False) -> str:
+def site_path(name: str, key: str, dark: bool = False, narrow: bool = False) -> str:
     """Where a figure lives in the built site."""
-    return f"figures/{name.replace('.', '/')}/{key}{'.dark' if dark else ''}.svg"
+    return f"figures/{name.replace('.', '/')}/{key}{'.narrow' if narrow else ''}{'.dark' if dark else ''}.svg"
 
 
 def html_figure(number: int, name: str, key: str, figure: dict, output_dir: Path,
@@ -55,12 +62,26 @@ def html_figure(number: int, name: str, key: str, figure: dict, output_dir: Path
     label = LABEL[lang].format(n=number)
     zoom = html.escape(ZOOM[lang].format(n=number), quote=True)
     size = f'width="{width}" height="{height}" loading="lazy" decoding="async"'
-    dark_img = (f'<img class="figure-dark" src="{dark}" alt="{alt}" {size}>'
-                if figure.get("dark_file") else "")
+
+    def picture(img: str, narrow_key: str, dark_scheme: bool) -> str:
+        """The image, with its narrow variant as a <source> for a phone's width."""
+        if not figure.get(narrow_key):
+            return img
+        narrow_width, narrow_height = svg_size(output_dir / figure[narrow_key])
+        narrow = url(site_path(name, key, dark=dark_scheme, narrow=True))
+        return (f'<picture><source media="{NARROW_MEDIA}" srcset="{narrow}" '
+                f'width="{narrow_width}" height="{narrow_height}">{img}</picture>')
+
+    light_img = picture(f'<img class="figure-light" src="{light}" alt="{alt}" {size}>', "narrow_file", False)
+    dark_img = (picture(f'<img class="figure-dark" src="{dark}" alt="{alt}" {size}>',
+                        "narrow_dark_file", True) if figure.get("dark_file") else "")
+    narrow_pt = (f' data-narrow-smallest-font-pt="{figure["narrow_smallest_font_pt"]}"'
+                 if figure.get("narrow_file") else "")
     return (f'<figure class="explainer-figure" id="figure-{number}" '
-            f'data-figure="{name}.{key}" data-smallest-font-pt="{figure.get("smallest_font_pt", 0)}">\n'
+            f'data-figure="{name}.{key}" data-smallest-font-pt="{figure.get("smallest_font_pt", 0)}"'
+            f'{narrow_pt}>\n'
             f'<a class="figure-zoom" href="{light}" data-dark-href="{dark if dark_img else light}" '
             f'title="{zoom}" data-cue="{CUE[lang]}">'
-            f'<img class="figure-light" src="{light}" alt="{alt}" {size}>{dark_img}</a>\n'
+            f'{light_img}{dark_img}</a>\n'
             f'<figcaption><span class="figure-number">{label}</span>{SEPARATOR[lang]}{caption}'
             f'</figcaption>\n</figure>\n')

@@ -199,6 +199,10 @@ def on_files(files: Files, config):
             if figure.get("dark_file"):
                 _add(files, config, figures.site_path(name, key, dark=True),
                      results["_dir"] / figure["dark_file"])
+            for narrow_key, dark in (("narrow_file", False), ("narrow_dark_file", True)):
+                if figure.get(narrow_key):
+                    _add(files, config, figures.site_path(name, key, dark=dark, narrow=True),
+                         results["_dir"] / figure[narrow_key])
         if results:
             stdout = (results["_dir"] / "stdout.txt").read_text(encoding="utf-8")
             files.append(File.generated(config, numbers_table.download_path(name),
