@@ -183,9 +183,9 @@ def test_the_comparison_finds_a_differing_byte_and_ignores_the_timing(tmp_path):
 CHEAP = ["index", "real_model.explorer", "real_model.head_roles.previous_and_entity"]
 
 
-def test_shards_run_apart_give_byte_for_byte_the_runs_of_one_full_run(tmp_path, snippet_outcomes):
-    """Each shard in a runner of its own with a cache of its own, against the full run of the
-    test session (the build's cache): every file of every run the same, byte for byte."""
+def test_shards_run_apart_give_byte_for_byte_the_runs_of_one_full_run(tmp_path):
+    """Each shard in a runner of its own with a cache of its own, against one full run of the
+    same snippets in a third cache: every file of every run the same, byte for byte."""
     def run(names, cache):
         env = dict(os.environ, EXPLAINER_CACHE_DIR=str(cache))
         done = subprocess.run([sys.executable, "-m", "tools.running.snippet_runner", *names],
@@ -198,8 +198,8 @@ def test_shards_run_apart_give_byte_for_byte_the_runs_of_one_full_run(tmp_path, 
     union = {}
     for i, names in enumerate(planned):
         union.update(run(names, tmp_path / f"shard-{i}"))
-    full = {name: snippet_outcomes[name].output_dir for name in CHEAP}
-    assert sorted(union) == sorted(CHEAP)
+    full = run(CHEAP, tmp_path / "full")
+    assert sorted(union) == sorted(full) == sorted(CHEAP)
     assert shards.differences(union, full) == []
     together = tmp_path / "assembled"
     assert sorted(shards.assemble([tmp_path / "shard-0", tmp_path / "shard-1"], together)) == sorted(CHEAP)
