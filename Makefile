@@ -26,7 +26,10 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# SHARDS=3: first the snippets as CI's matrix runs them, each shard by itself in its own cache
+# (.cache/shards/), and their runs compared byte for byte with the full build's (tools/running/shards.py).
 build: setup
+	$(if $(SHARDS),$(BIN)/python -m tools.running.shards local $(SHARDS))
 	$(BIN)/python -m tools.pages.build_site
 
 serve: build

@@ -2,7 +2,10 @@
 block and table either fits its column, or scrolls sideways with a shade drawn on the side
 that has more. Display math has its own tests (test_figures_in_browser.py, WIDE_MATH)."""
 
+import io
+
 import pytest
+from PIL import Image
 
 import remembered
 from test_browser import reading_pages
@@ -46,36 +49,88 @@ BLOCKS = """(root) => {
 }"""
 
 
+# The window is shot once for every box whose strip it shows whole, below its top quarter (the
+# sticky header and, on a desktop, the back-to-top button float there): the next box not yet
+# shot is put a third of the way down, as one box at a time was, and every box the shot shows
+# is read from it. Scrolled to their start, then to their end, all boxes at once.
+SHOW = """([first, pending, selector]) => {
+    const box = i => document.querySelector(selector.replace('{}', i));
+    window.scrollBy(0, box(first).getBoundingClientRect().top - window.innerHeight / 3);
+    const shown = [];
+    for (const i of pending) {
+        const b = box(i), r = b.getBoundingClientRect();
+        const rect = {x: r.left, y: r.top, width: b.clientWidth, height: Math.min(r.height, 12)};
+        if (i === first || (rect.y >= window.innerHeight / 4 && rect.y + rect.height <= window.innerHeight
+                            && rect.x >= 0 && rect.x + rect.width <= window.innerWidth))
+            shown.push([i, rect]);
+    }
+    return shown;
+}"""
+
+
 def scroll_cues(page, count: int, selector: str = "[data-clip-scroller='{}']") -> list[list]:
     """For each scrolling box: the colours of its left and right edges at the start and at
     the end of its scroll (the strips the formula cue's test reads: its top rows, inside its
-    padding). The box's top is put a third of the way down the window, clear of the sticky
-    header, and the window is shot there (an element's own screenshot of a box taller than the
-    window would scroll it back under the header)."""
-    edges = []
-    for i in range(count):
-        box = page.locator(selector.format(i)).first
-        box.evaluate("b => window.scrollBy(0, b.getBoundingClientRect().top - window.innerHeight / 3)")
-        rect = box.evaluate("b => { const r = b.getBoundingClientRect(); return {x: r.left, y: r.top, "
-                            "width: b.clientWidth, height: Math.min(r.height, 12)}; }")
-        shots = []
-        for to in ("0", "b.scrollWidth"):
-            box.evaluate(f"b => b.scrollLeft = {to}")
-            shots.append(edge_strips(page.screenshot(clip=rect)))
-        edges.append([*shots[0], *shots[1]])
-    return edges
+    padding), read from shots of the window with the box clear of the sticky header (an
+    element's own screenshot of a box taller than the window would scroll it back under the
+    header)."""
+    shots: dict[int, list] = {i: [] for i in range(count)}
+    for to in ("0", "b.scrollWidth"):
+        page.evaluate(f"""(selector) => {{ for (let i = 0; ; i++) {{
+            const b = document.querySelector(selector.replace('{{}}', i));
+            if (!b) break;
+            b.scrollLeft = {to}; }} }}""", selector)
+        pending = list(range(count))
+        while pending:
+            shown = page.evaluate(SHOW, [pending[0], pending, selector])
+            # the band of the window that holds their strips, shot once
+            top = min(rect["y"] for _, rect in shown)
+            bottom = max(rect["y"] + rect["height"] for _, rect in shown)
+            width = page.evaluate("() => window.innerWidth")
+            band = Image.open(io.BytesIO(page.screenshot(
+                clip={"x": 0, "y": top, "width": width, "height": bottom - top}))).convert("RGB")
+            for i, rect in shown:
+                box = (round(rect["x"]), round(rect["y"] - top), round(rect["x"] + rect["width"]),
+                       round(rect["y"] - top + rect["height"]))
+                strip = io.BytesIO()
+                band.crop(box).save(strip, "PNG")
+                shots[i].append(edge_strips(strip.getvalue()))
+                pending.remove(i)
+    return [[*shots[i][0], *shots[i][1]] for i in range(count)]
+
+
+SCHEMES = {"light": "default", "dark": "slate"}   # the palette's name for each (mkdocs.yml)
+
+# The page in the other scheme, as Material's palette switch leaves it: the body carries the
+# palette's attributes, which every scheme-dependent colour of the theme and of
+# docs/assets/explainer.css hangs on. The colours' own transitions (125 ms) are run to their
+# end, so the shots see the scheme's colours, not a blend.
+SET_SCHEME = """(scheme) => {
+    const input = document.querySelector(`input[name=__palette][data-md-color-scheme="${scheme}"]`);
+    for (const key of ['media', 'scheme', 'primary', 'accent'])
+        document.body.setAttribute('data-md-color-' + key, input.getAttribute('data-md-color-' + key));
+    getComputedStyle(document.body).backgroundColor;   // the new style now, with its transitions
+    document.getAnimations().filter(a => a instanceof CSSTransition).forEach(a => a.finish());
+    return document.body.getAttribute('data-md-color-scheme');
+}"""
 
 
 def measure_page(page, url: str) -> dict:
+    """One visit per page and width: where each block scrolls or is cut (the layout, the same
+    in both schemes), then the scroll cues' colours in each scheme."""
     page.goto(url)
     found = page.evaluate(BLOCKS)
-    found["cues"] = scroll_cues(page, found["scrollers"])
+    found["cues"] = {}
+    for scheme, palette in SCHEMES.items():
+        assert page.evaluate(SET_SCHEME, palette) == palette, (url, scheme)
+        found["cues"][scheme] = scroll_cues(page, found["scrollers"])
     return found
 
 
-def failures(path: str, found: dict) -> list[str]:
-    """Blocks cut without a cue: a box that cuts, a scroll with no shade that moves from the
-    right edge (at the start) to the left (at the end), or a page that scrolls sideways."""
+def failures(path: str, found: dict, scheme: str) -> list[str]:
+    """Blocks cut without a cue in ``scheme``: a box that cuts, a scroll with no shade that
+    moves from the right edge (at the start) to the left (at the end), or a page that scrolls
+    sideways."""
     out = [f"{path}: the page itself scrolls sideways"] if found["page"] else []
     for block in found["blocks"]:
         for problem in block["problems"]:
@@ -83,10 +138,11 @@ def failures(path: str, found: dict) -> list[str]:
                 out.append(f"{path} {block['kind']} {block['index']} ({block['text']!r}): "
                            f"cut by {problem['cut']} (overflow {problem['overflow']})")
                 continue
-            start_left, start_right, end_left, end_right = found["cues"][problem["scrolls"]]
+            start_left, start_right, end_left, end_right = found["cues"][scheme][problem["scrolls"]]
             if colour_distance(start_right, end_right) < 12 or colour_distance(start_left, end_left) < 12:
                 out.append(f"{path} {block['kind']} {block['index']} ({block['text']!r}): scrolls with "
-                           f"no cue: right {start_right} → {end_right}, left {start_left} → {end_left}")
+                           f"no cue in the {scheme} scheme: right {start_right} → {end_right}, "
+                           f"left {start_left} → {end_left}")
     return out
 
 
@@ -94,24 +150,27 @@ def article_pages(built_site, lang_root):
     return reading_pages(built_site, lang_root, "<article")
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)])
 @pytest.mark.parametrize("lang_root", ["", "zh/"])
 def test_no_output_code_or_table_is_cut_off_without_a_scroll_cue(
-        browser, site_url, built_site, lang_root, width, height, scheme):
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+        browser, site_url, built_site, lang_root, width, height):
+    """Every article page at a phone's and a desktop's width, each visited once and its scroll
+    cues shot in both schemes (one visit per page: the blocks' layout does not depend on the
+    scheme, the cues' colours do)."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     pages = article_pages(built_site, lang_root)
     assert len(pages) >= 20
     cut, blocks, scrolling = [], 0, 0
-    measured = remembered.per_page(built_site, pages, f"clipped-{width}-{scheme}",
+    measured = remembered.per_page(built_site, pages, f"clipped-{width}",
                                    lambda path: measure_page(page, site_url + path), __file__)
     for path, found in measured.items():
         blocks += len(found["blocks"])
         scrolling += found["scrollers"]
-        cut += failures(path, found)
+        for scheme in SCHEMES:
+            cut += failures(path, found, scheme)
     context.close()
-    print(f"{blocks} blocks, {scrolling} scroll sideways ({lang_root or 'en'}, {width} px, {scheme})")
+    print(f"{blocks} blocks, {scrolling} scroll sideways ({lang_root or 'en'}, {width} px)")
     assert blocks > 100
     assert cut == []
 
@@ -124,24 +183,52 @@ PLANTED = """<div id="planted">
 </div>"""
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_check_catches_a_wide_output_cut_off_and_a_scroll_without_its_cue(browser, site_url, scheme):
+def test_the_check_catches_a_wide_output_cut_off_and_a_scroll_without_its_cue(browser, site_url):
     """Planted in a real page at 390 px: a wide printed output with overflow hidden (cut), a
     code line that scrolls with its shade removed (no cue), one with the site's shade, and
-    one that wraps. The same measurement finds exactly the first two."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    one that wraps. The same measurement finds exactly the first two, in each scheme the
+    page is switched to as the measurement switches it."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.goto(site_url + "four-steps/")
     line = " ".join(f"{0.013 * i:.3f}" for i in range(60))
     page.evaluate("html => document.querySelector('article').insertAdjacentHTML('afterbegin', html)",
                   PLANTED.format(line=line))
     found = page.evaluate(BLOCKS, page.query_selector("#planted"))
-    found["cues"] = scroll_cues(page, found["scrollers"])
+    found["cues"] = {}
+    backgrounds = {}
+    for scheme, palette in SCHEMES.items():
+        assert page.evaluate(SET_SCHEME, palette) == palette
+        backgrounds[scheme] = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        found["cues"][scheme] = scroll_cues(page, found["scrollers"])
     context.close()
-    problems = failures("planted", found)
+    assert backgrounds["light"] != backgrounds["dark"], backgrounds   # the switch took
+    assert found["cues"]["light"] != found["cues"]["dark"]            # and the shots saw it
     assert len(found["blocks"]) == 4
-    assert [p.split(" ")[2] for p in problems] == ["0", "1"], problems
-    assert "cut by" in problems[0] and "no cue" in problems[1]
+    for scheme in SCHEMES:
+        problems = failures("planted", found, scheme)
+        assert [p.split(" ")[2] for p in problems] == ["0", "1"], (scheme, problems)
+        assert "cut by" in problems[0] and "no cue" in problems[1]
+
+
+def test_the_scheme_switch_gives_the_colours_a_reader_who_prefers_dark_gets(browser, site_url):
+    """The dark scheme as the measurement switches to it, after loading in light, has the
+    colours of a page loaded by a browser that prefers dark (Material's own choice at load):
+    the body's and a code block's background, and a scroll cue's edges."""
+    seen = {}
+    for how in ("switched", "preferred"):
+        context = browser.new_context(viewport={"width": 390, "height": 844},
+                                      color_scheme="light" if how == "switched" else "dark")
+        page = context.new_page()
+        page.goto(site_url + "four-steps/")
+        if how == "switched":
+            assert page.evaluate(SET_SCHEME, SCHEMES["dark"]) == "slate"
+        found = page.evaluate(BLOCKS)
+        seen[how] = (page.evaluate("() => [document.body, document.querySelector('article pre > code')]"
+                                   ".map(e => getComputedStyle(e).backgroundColor)"),
+                     scroll_cues(page, found["scrollers"]))
+        context.close()
+    assert seen["switched"] == seen["preferred"]
 
 
 HEADER = """() => { const header = document.querySelector('.md-header').getBoundingClientRect();

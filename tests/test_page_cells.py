@@ -1,12 +1,31 @@
 """Code where the idea is: the cells a page shows (``{{ code("cell") }}``,
 tools/pages/code_cells.py) run when a reader copies them, and print what the page shows.
 
-For every page, its cells are concatenated in page order into one file and run in a fresh
-virtual environment outside the checkout that has only numpy, torch and matplotlib (and the
-project's ``explainer`` package only when the page says so). The run must finish, print what
-the build's run printed under those cells, and reproduce the numbers the page cites from
-them: every ``{{ value("key") }}`` whose ``report.number("key", <expression>, <format>)`` reads
-only names the shown cells define is computed again from the copied code."""
+For every page, its cells are concatenated in page order into one program, the program a reader
+runs in a fresh virtual environment outside the checkout that has only numpy, torch and
+matplotlib (and the project's ``explainer`` package only when the page says so). That program
+must finish, print what the build's run printed under those cells, and reproduce the numbers
+the page cites from them: every ``{{ value("key") }}`` whose ``report.number("key", <expression>,
+<format>)`` reads only names the shown cells define, evaluated after the program.
+
+One execution per test run: where the build's own run of the snippet already is that program's
+run, it is not run again. That holds for a page whose cells are one snippet's, in the snippet's
+order, when the build noted (tools/running/cell_state.py, state.json) that no other cell of the
+snippet it ran between or after them changed a name the shown cells read or a cited number's
+expression reads (bound, rebound, deleted or changed in place), and that none before the last
+shown cell changed the random generators, print options, default dtype or gradient mode; and
+when the build ran with numpy, torch and matplotlib at the pins the reader's environment
+installs, and the CPU kernels that environment is given. Then each shown cell ran the page's
+code, in the page's order, from the state the reader's copy reaches: the build printed what the
+copy prints, and each cited expression had, when it was recorded, the value it has after the
+copy. For those pages the test asserts exactly these conditions, imports the cells' packages in
+the reader's environment (that it has them at their pins), and compares the page's numbers with
+the build's records. Every other page (cells of several snippets, which a reader runs in one
+namespace and the build ran in one each; cells out of the snippet's order; a run from before the
+build noted its cells; a cell that changed what the shown cells read) is run as a reader's copy,
+as before, in the reader's environment. What a reused run does not repeat: a fresh process with
+a random string-hash seed (the build's runs use PYTHONHASHSEED=0), and a change made in place
+to an object the digests reach only by its type (a tokenizer, a figure)."""
 
 import ast
 import builtins
@@ -327,23 +346,214 @@ def build_run(name: str) -> tuple[dict, dict[int, str]]:
     return snippet_runner.load_results(outcome), {e["cell"]: e["stdout"] for e in cells}
 
 
+EAGER_SCOPES = {"listcomp", "setcomp", "dictcomp"}   # run where they stand (a generator may run later)
+
+
+def _reads(source: str) -> tuple[set[str], set[str]]:
+    """The global names a piece of code reads (Python's symbol tables): (read where it stands,
+    read later: in a function's, lambda's, class's or generator's body, whenever it is called)."""
+    import symtable
+
+    now, later = set(), set()
+
+    def walk(table, deferred: bool) -> None:
+        for symbol in table.get_symbols():
+            if symbol.is_referenced() and (table.get_type() == "module" or symbol.is_global()):
+                (later if deferred else now).add(symbol.get_name())
+        for child in table.get_children():
+            walk(child, deferred or child.get_name() not in EAGER_SCOPES)
+
+    walk(symtable.symtable(source, "<cell>", "exec"), False)
+    return now, later
+
+
+def loaded_names(source: str) -> set[str]:
+    """Every global name a piece of code reads, in any of its scopes; a comprehension's or a
+    function's own names are not the namespace's."""
+    return set().union(*_reads(source))
+
+
+def read_from_before(source: str) -> set[str]:
+    """The names a cell may read from the namespace it starts in: those its statements read
+    before binding them (a top-level loop's variable is bound before its body reads it), and
+    every global its functions read (a later cell may call them after another cell rebound one)."""
+    bound: set[str] = set()
+    free: set[str] = set()
+
+    def statements(body: list[ast.stmt]) -> None:
+        for statement in body:
+            if isinstance(statement, (ast.For, ast.AsyncFor)):
+                statements([ast.Expr(statement.iter)])
+                bound.update(n.id for n in ast.walk(statement.target) if isinstance(n, ast.Name))
+                statements(statement.body + statement.orelse)
+                continue
+            if isinstance(statement, (ast.With, ast.AsyncWith)):
+                for item in statement.items:
+                    statements([ast.Expr(item.context_expr)])
+                    if item.optional_vars is not None:
+                        bound.update(n.id for n in ast.walk(item.optional_vars) if isinstance(n, ast.Name))
+                statements(statement.body)
+                continue
+            if isinstance(statement, ast.If):   # bound after it: what both branches bind
+                statements([ast.Expr(statement.test)])
+                before = set(bound)
+                statements(statement.body)
+                in_body = set(bound)
+                bound.intersection_update(before)
+                statements(statement.orelse)
+                bound.intersection_update(in_body)
+                bound.update(before)
+                continue
+            now, later = _reads(ast.unparse(statement))
+            free.update((now - bound) | later)
+            bound.update(bound_names(ast.unparse(statement)))
+
+    statements(ast.parse(source).body)
+    return free
+
+
+def test_a_name_a_cell_binds_before_reading_it_is_not_read_from_before():
+    source = ("squares = [f * f for f in range(3)]\n"
+              "for layer in range(2):\n    print(layer, offset)\n"
+              "with open(path) as f:\n    for row in f:\n        print(row)\n"
+              "if cut:\n    kept = 1\n    both = 1\nelse:\n    both = 2\nprint(kept, both)\n"
+              "total = total + 1\n"
+              "def scale(x, factor=2):\n    return x * factor * weights * squares\n")
+    assert read_from_before(source) == {"range", "print", "offset", "total", "weights", "squares",
+                                        "open", "path", "cut", "kept"}
+    assert loaded_names("[w for w in ws if w > cut]") == {"ws", "cut"}
+
+
+def recording_cell(snippet: Path, key: str) -> int | None:
+    """The index of the snippet's cell that records ``key`` (report.number("key", …))."""
+    for index, cell in enumerate(notebooks.read_cells(snippet.read_text(encoding="utf-8"))):
+        if cell.kind == "code" and key in _recorded_in(cell.source):
+            return index
+    return None
+
+
+@functools.cache
+def readers_versions(env: Path) -> dict[str, str]:
+    """numpy's, torch's and matplotlib's versions as installed in the reader's environment."""
+    code = ("import json, importlib.metadata as m, sys; "
+            "print(json.dumps({n: m.version(n) for n in sys.argv[1:]}))")
+    done = subprocess.run([str(env / "bin" / "python"), "-c", code, *code_cells.PLAIN_PACKAGES],
+                          capture_output=True, text=True, check=True, env={"PATH": os.environ["PATH"]})
+    return json.loads(done.stdout)
+
+
+def build_environment_problems(env: Path) -> list[str]:
+    """How the build's environment (this process's, which the snippet runner's workers share)
+    differs from the reader's: numpy, torch or matplotlib at another version."""
+    from importlib.metadata import version
+
+    theirs = readers_versions(env)
+    return [f"{name} {version(name)} in the build, {theirs[name]} for the reader"
+            for name in code_cells.PLAIN_PACKAGES if version(name) != theirs[name]]
+
+
+def build_vouches(page: str, cells: list[code_cells.ShownCell], env: Path) -> str:
+    """'' when the build's run of the snippet is the run of the page's copied cells (the
+    module's docstring); else why not, and the page is run as a copy."""
+    snippets = {c.snippet for c in cells}
+    if len(snippets) != 1:
+        return "cells of several snippets"
+    name = snippets.pop()
+    shown = [c.index for c in cells]
+    if shown != sorted(set(shown)):
+        return "cells out of the snippet's order"
+    problems = build_environment_problems(env)
+    if problems:
+        return "; ".join(problems)
+    run_dir = snippet_runner.run_all(only=[name], log=lambda *_: None)[name].output_dir
+    if not (run_dir / "state.json").is_file():
+        return "the build's run did not note its cells (state.json): from before it did"
+    state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
+    code = [i for i, c in enumerate(notebooks.read_cells(SNIPPETS[name].read_text(encoding="utf-8")))
+            if c.kind == "code"]
+    wanted = cited_from_cells(page, cells)
+    read = set().union(*(read_from_before(c.source) for c in cells))
+    for target, (expression, *_) in wanted.items():
+        read |= loaded_names(expression)
+    for index in code:
+        if index in shown:
+            continue
+        noted = state["cells"].get(str(index))
+        if noted is None:
+            return f"cell {index} not noted"
+        touched = set(noted["changed"]) & read
+        if touched:
+            return f"cell {index}, not shown, changes {', '.join(sorted(touched))}"
+        if noted["globals"] and index < shown[-1]:
+            return f"cell {index}, not shown, changes the random generators or print options"
+    for target, (expression, *_) in wanted.items():
+        recorder = recording_cell(SNIPPETS[name], target.rpartition(".")[2])
+        if recorder is None or str(recorder) not in state["cells"]:
+            return f"{target}: no cell records it"
+        before = state["cells"][str(recorder)]["before"]
+        for used in loaded_names(expression):
+            if used in before and before[used] != state["end"].get(used):
+                return f"{target}: {used} changes after it is recorded"
+    return ""
+
+
+IMPORTS = """
+import json, sys
+for module in json.loads(sys.argv[1]):
+    __import__(module)
+"""
+
+
+def imports_run_in_the_readers_environment(pages: list[str], env: Path) -> str:
+    """The modules the pages' cells import, imported in the reader's environment (with the
+    explainer package from this checkout where a page needs it): '' or the error."""
+    modules = sorted(set().union(*(code_cells.imported_modules(c.source) for p in pages for c in cells_of(p)))
+                     if pages else set())
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("EXPLAINER_", "PYTHON", "VIRTUAL_ENV"))}
+    environ.update(MPLBACKEND="Agg", **snippet_runner.KERNELS)
+    if any(m.split(".")[0] == "explainer" for m in modules):
+        environ["PYTHONPATH"] = str(ROOT / "snippets")
+    done = subprocess.run([str(env / "bin" / "python"), "-c", IMPORTS, json.dumps(modules)],
+                          cwd=env, env=environ, capture_output=True, text=True)
+    return "" if done.returncode == 0 else done.stderr[-2000:]
+
+
+def expected_seconds(page: str) -> float:
+    """How long a page's copy is expected to run: its snippets' durations (for the order)."""
+    durations = json.loads((ROOT / "tools" / "running" / "durations.json").read_text(encoding="utf-8"))
+    return sum(durations.get(name, 0.0) for name in {c.snippet for c in cells_of(page)})
+
+
 def test_the_cells_every_page_shows_run_when_copied_and_reproduce_its_numbers(tmp_path):
     env = plain_environment()
+    why_not = {page: build_vouches(page, cells_of(page), env) for page in PAGES}
+    reused = [page for page, reason in why_not.items() if not reason]
+    copied = sorted((p for p in PAGES if why_not[p]), key=expected_seconds, reverse=True)  # longest first
+    print(f"{len(reused)} pages' cells ran in the build as their copy runs; {len(copied)} run as copies:")
+    for page in copied:
+        print(f"  {page}: {why_not[page]}")
+    failures = []
+    missing = imports_run_in_the_readers_environment(reused, env)
+    if missing:
+        failures.append(f"the cells' imports fail in the reader's environment:\n{missing}")
     with ThreadPoolExecutor(max_workers=2) as pool:
-        runs = dict(zip(PAGES, pool.map(lambda p: run_copied_cells(p, env, tmp_path / p.replace("/", "_")),
-                                        PAGES)))
-    failures = [error for _, error in runs.values() if error]
-    for page, (got, _) in runs.items():
-        if got is None:
-            continue
+        runs = dict(zip(copied, pool.map(lambda p: run_copied_cells(p, env, tmp_path / p.replace("/", "_")),
+                                         copied)))
+    failures += [error for _, error in runs.values() if error]
+    for page in PAGES:
         cells = cells_of(page)
         builds = {name: build_run(name) for name in {c.snippet for c in cells}}
         expected = "".join(builds[c.snippet][1][c.index] for c in cells)
+        wanted = cited_from_cells(page, cells)
+        if not wanted:
+            failures.append(f"{page}: cites no number its cells compute")
+        if page in reused:   # the build's run is the copy's: its records are what the copy gives
+            continue
+        got, _ = runs[page]
+        if got is None:
+            continue
         if got["stdout"] != expected:
             failures.append(f"{page}: the copied cells print\n{got['stdout']}\nthe page shows\n{expected}")
-        if not got["values"]:
-            failures.append(f"{page}: cites no number its cells compute")
-        wanted = cited_from_cells(page, cells)
         for target, value in got["values"].items():
             name, _, key = target.rpartition(".")
             _, fmt, kind = wanted[target]
@@ -404,3 +614,86 @@ def test_the_committed_notebooks_carry_the_cells_a_page_shows_under_their_names(
             book = json.loads(notebooks.committed_path(cell.snippet, lang).read_text(encoding="utf-8"))
             named = [c for c in book["cells"] if cell.name in c["metadata"].get("tags", [])]
             assert len(named) == 1 and "".join(named[0]["source"]) == cell.source, (page, lang, cell.name)
+
+
+# --- what the build notes about each cell (tools/running/cell_state.py) --------------------------
+
+PLANTED_SNIPPET = '''# %% tags=["define"]
+import numpy as np
+weights = np.ones(3)
+rng = np.random.default_rng(0)
+
+# %%
+total = float(weights.sum())          # reads only
+
+# %%
+{planted}
+
+# %% tags=["show"]
+print(weights, rng.random())
+'''
+
+PLANTED_CHANGES = {
+    "in place": ("weights *= 2", {"weights"}, False),
+    "rebinding": ("weights = np.zeros(3)", {"weights"}, False),
+    "a local generator drawn from": ("rng.random()", {"rng"}, False),
+    "the global generator": ("np.random.rand()", set(), True),
+    "print options": ("np.set_printoptions(precision=2)", set(), True),
+    "a new name only": ("scale = 2.0", {"scale"}, False),
+}
+
+
+@pytest.mark.parametrize("kind", PLANTED_CHANGES)
+def test_the_build_notes_what_a_cell_changes_for_the_next_cells(kind, tmp_path):
+    planted, changed, outside = PLANTED_CHANGES[kind]
+    snippet = tmp_path / "planted.py"
+    snippet.write_text(PLANTED_SNIPPET.format(planted=planted), encoding="utf-8")
+    options = np_printoptions()
+    try:
+        notebooks.run(snippet, tmp_path / "out")
+    finally:
+        np_printoptions(options)
+    state = json.loads((tmp_path / "out" / "state.json").read_text(encoding="utf-8"))
+    reading, planted_cell = state["cells"]["1"], state["cells"]["2"]
+    assert reading["changed"] == ["total"] and not reading["globals"]
+    assert set(planted_cell["changed"]) == changed and planted_cell["globals"] == outside
+    # and so the page showing "define" and "show" is the build's run exactly when nothing
+    # it reads changed in between: what the test above asks of state.json
+    read = loaded_names("print(weights, rng.random())") | {"np", "weights", "rng"}
+    assert bool(set(planted_cell["changed"]) & read or planted_cell["globals"]) == (kind != "a new name only")
+
+
+def np_printoptions(options=None):
+    import numpy as np
+
+    if options is None:
+        return np.get_printoptions()
+    np.set_printoptions(**options)
+
+
+@pytest.mark.parametrize("planted", ["a shown name changed", "the random generators moved", "not noted"])
+def test_a_page_is_run_as_a_copy_when_the_build_noted_a_change_it_reads(planted, tmp_path, monkeypatch):
+    """four-steps.md, whose cells the build's run vouches for, with its state.json planted: a
+    cell it does not show changes a name the shown cells read, or moves the random generators
+    before the last shown cell, or the run did not note its cells. Each sends the page back to
+    a copied run."""
+    page = "four-steps.md"
+    cells = cells_of(page)
+    env = plain_environment()
+    assert build_vouches(page, cells, env) == "", "four-steps.md's build run no longer vouches"
+    name = cells[0].snippet
+    run_dir = snippet_runner.run_all(only=[name], log=lambda *_: None)[name].output_dir
+    state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
+    shown = {c.index for c in cells}
+    hidden = min(int(i) for i in state["cells"] if int(i) not in shown and int(i) < max(shown))
+    if planted == "a shown name changed":
+        state["cells"][str(hidden)]["changed"].append(sorted(read_from_before(cells[-1].source))[0])
+    elif planted == "the random generators moved":
+        state["cells"][str(hidden)]["globals"] = True
+    else:
+        del state["cells"][str(hidden)]
+    shutil.copytree(run_dir, tmp_path / name)
+    (tmp_path / name / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    monkeypatch.setattr(snippet_runner, "run_all", lambda **_: {
+        name: snippet_runner.Outcome(name, tmp_path / name, executed=False)})
+    assert build_vouches(page, cells, env) != ""

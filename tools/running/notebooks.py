@@ -38,6 +38,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from tools.pages import page_macros
+from tools.running import cell_state
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
@@ -177,6 +178,9 @@ def run(snippet: Path, output_dir: Path | None = None) -> None:
         report_module.Report.figure = figure
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     log = []
+    # What each cell did to the names and the random generators the next cells see
+    # (tools/running/cell_state.py): state.json, for tests/test_page_cells.py.
+    watch = cell_state.Watch(namespace)
     for index, cell in enumerate(read_cells(snippet.read_text(encoding="utf-8"))):
         if cell.kind != "code":
             continue
@@ -186,6 +190,7 @@ def run(snippet: Path, output_dir: Path | None = None) -> None:
         code = compile("\n" * (cell.line - 1) + cell.source + "\n", str(snippet), "exec")
         with contextlib.redirect_stdout(_Tee(sys.stdout, printed)):
             exec(code, namespace)
+        watch.cell(index)
         log.append({"cell": index, "stdout": printed.getvalue(), "figures": list(recorded)})
     # Where a reader's run writes: outputs/<the Report's name> (explainer/report.py).
     name = getattr(namespace.get("report"), "name", snippet.stem)
@@ -194,6 +199,7 @@ def run(snippet: Path, output_dir: Path | None = None) -> None:
     for entry in log:  # the build's scratch folder, shown as where a reader's run writes
         entry["stdout"] = entry["stdout"].replace(str(target), f"outputs/{name}")
     (target / "cells.json").write_text(json.dumps(log, ensure_ascii=False, indent=1), encoding="utf-8")
+    (target / "state.json").write_text(json.dumps(watch.record(), indent=0), encoding="utf-8")
 
 
 # --- what a notebook installs -------------------------------------------------------------

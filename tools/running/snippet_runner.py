@@ -50,7 +50,7 @@ NOT_SNIPPETS = {SHARED_PACKAGE, "notebooks", "zh", "build", "__pycache__"}
 TIMEOUT_S = float(os.environ.get("SNIPPET_TIMEOUT", 600))
 WALL_TIMEOUT_S = float(os.environ.get("SNIPPET_WALL_TIMEOUT", 20 * TIMEOUT_S))
 CPU_LIMIT_EXIT = 124  # what the child exits with when it ran out of CPU time (as timeout(1))
-CACHE_FORMAT = "2"  # bump when the layout of cached results changes
+CACHE_FORMAT = "3"  # bump when the layout of cached results changes (3: state.json, cell_state.py)
 
 
 class SnippetError(RuntimeError):
