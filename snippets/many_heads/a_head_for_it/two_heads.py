@@ -45,6 +45,7 @@ torch.set_num_threads(1)
 V, T = len(VOCAB), SENTENCE_LENGTH
 N_SEEDS = n_seeds(8)   # 8 (the build trains more when a verdict is undecided)
 SEEDS = list(range(N_SEEDS))
+ROLE_BAR = 0.5   # a head takes a role when its mean weight on the role's target is at least this
 
 # Training sentences come from a pool (cheap to draw from); the probe is held out.
 pool_tokens, pool_targets, _ = batch(random.Random(0), 6000)
@@ -113,30 +114,32 @@ print("weight on the noun before, at the adverbs, per seed and head:\n", final["
 
 # %% tags=["split"]
 # Heads of the SAME layer taking different roles (source A, §heads-2/3): one head
-# positional (previous-token score >= 0.5) and another head of that layer the
-# entity head (weight from the pronoun to its antecedent >= 0.5).
-is_positional = final["previous"] >= 0.5                     # (S, nh)
-is_entity = final["antecedent"] >= 0.5                       # (S, nh)
+# positional (previous-token score >= ROLE_BAR) and another head of that layer the
+# entity head (weight from the pronoun to its antecedent >= ROLE_BAR).
+is_positional = final["previous"] >= ROLE_BAR                    # (S, nh)
+is_entity = final["antecedent"] >= ROLE_BAR                      # (S, nh)
 other = ~torch.eye(2, dtype=torch.bool)                      # pairs of different heads
 same_layer_split = (is_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1)  # (S,)
 # The same count with the positional score taken where agreement needs it: at the
 # adverbs, the weight on the noun just before (the previous-token score above
 # averages over every position, most of which need nothing from the word before).
-at_adverbs_positional = final["at_adverbs"] >= 0.5           # (S, nh)
+at_adverbs_positional = final["at_adverbs"] >= ROLE_BAR          # (S, nh)
 split_at_adverbs = (at_adverbs_positional[:, :, None] & is_entity[:, None, :] & other).flatten(1).any(dim=1)
 print("seeds with one positional head and another entity head, of", N_SEEDS)
 print("  by the previous-token score:", int(same_layer_split.sum()))
 print("  at the adverbs:             ", int(split_at_adverbs.sum()))
 
 # %%
+report.number("role_bar", ROLE_BAR, "{:.1f}", en="the mean weight at which a head takes a role",
+              zh="一个头算担任某个角色所需的平均权重")
 report_seed_count(report, "same_layer_split_seeds", same_layer_split,
-                  en="seeds in which one head of the layer has previous-token score ≥ 0.5 and another "
-                     "head of the same layer puts ≥ 0.5 from it on the antecedent",
-                  zh="同一层里一个头的前一个词元得分 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+                  en=f"seeds in which one head of the layer has previous-token score ≥ {ROLE_BAR} and another "
+                     f"head of the same layer puts ≥ {ROLE_BAR} from it on the antecedent",
+                  zh=f"同一层里一个头的前一个词元得分 ≥ {ROLE_BAR}、另一个头从 it 指向先行词的权重 ≥ {ROLE_BAR} 的种子数")
 report.number("same_layer_split_at_adverbs_seeds", split_at_adverbs.sum(), "{:.0f}",
-              en="seeds in which one head puts ≥ 0.5 from each adverb on the noun before it and another "
-                 "head of the same layer puts ≥ 0.5 from it on the antecedent",
-              zh="同一层里一个头在副词处分给前面名词的权重 ≥ 0.5、另一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+              en=f"seeds in which one head puts ≥ {ROLE_BAR} from each adverb on the noun before it and another "
+                 f"head of the same layer puts ≥ {ROLE_BAR} from it on the antecedent",
+              zh=f"同一层里一个头在副词处分给前面名词的权重 ≥ {ROLE_BAR}、另一个头从 it 指向先行词的权重 ≥ {ROLE_BAR} 的种子数")
 
 # %% [markdown]
 # ### The same split, by the definition MiniLM is judged by (C07)
@@ -197,11 +200,11 @@ report.number("entity_role_top_pick_share_mean",
               en="best head's top-pick share from it to the animal (mean over seeds)",
               zh="从 it 出发最好的头首选为动物的比例（各种子的平均）")
 report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1),
-                  en="seeds with a head whose previous-token score is ≥ 0.5",
-                  zh="有一个头前一个词元得分 ≥ 0.5 的种子数")
+                  en=f"seeds with a head whose previous-token score is ≥ {ROLE_BAR}",
+                  zh=f"有一个头前一个词元得分 ≥ {ROLE_BAR} 的种子数")
 report_seed_count(report, "entity_head_seeds", is_entity.any(dim=1),
-                  en="seeds with a head that puts ≥ 0.5 from it on the antecedent",
-                  zh="有一个头从 it 指向先行词的权重 ≥ 0.5 的种子数")
+                  en=f"seeds with a head that puts ≥ {ROLE_BAR} from it on the antecedent",
+                  zh=f"有一个头从 it 指向先行词的权重 ≥ {ROLE_BAR} 的种子数")
 report_seed_count(report, "distinct_roles_seeds", (positional != entity),
                   en="seeds in which the most positional head and the most antecedent-seeking head differ",
                   zh="最偏位置的头和最会找先行词的头不是同一个头的种子数")
@@ -286,18 +289,18 @@ TEXT = {
         "prev_axis": "previous-token score", "ant_axis": "antecedent score (it → animal)",
         "two": "2-head model: one seed's two heads", "one": "1-head model: its head",
         "scatter_alt": "Each seed's two heads as two points joined by a line, previous-token score across, "
-                       "antecedent score up, with lines at 0.5; the single heads of the 1-head models as "
-                       f"crosses. In {n_split} of {N_SEEDS} seeds one head lies right of 0.5 and the other "
+                       f"antecedent score up, with lines at {ROLE_BAR}; the single heads of the 1-head models as "
+                       f"crosses. In {n_split} of {N_SEEDS} seeds one head lies right of {ROLE_BAR} and the other "
                        "above it.",
-        "scatter_caption": f"One layer, two roles in two heads (each score ≥ 0.5): {n_split} of {N_SEEDS} seeds.",
+        "scatter_caption": f"One layer, two roles in two heads (each score ≥ {ROLE_BAR}): {n_split} of {N_SEEDS} seeds.",
         "step": "training step", "score": "score / accuracy", "acc": "accuracy",
         "prev": "most positional head: previous-token score", "ant": "entity head: it → animal",
         "thing": "entity head: it → thing",
         "curve_alt": "Over 300 training steps, one faint line per seed and a bold mean: the most positional "
                      "head's previous-token score, the entity head's weight from it to the animal and to the "
                      "thing, and the accuracy.",
-        "curve_caption": f"An entity head (≥ 0.5 from it to the animal) forms in {n_entity} of {N_SEEDS} seeds, "
-                         f"a head with previous-token score ≥ 0.5 in {n_positional}.",
+        "curve_caption": f"An entity head (≥ {ROLE_BAR} from it to the animal) forms in {n_entity} of {N_SEEDS} seeds, "
+                         f"a head with previous-token score ≥ {ROLE_BAR} in {n_positional}.",
     },
     "zh": {
         "positional": "最偏位置的头（头 {}）", "entity": "实体头（头 {}）",
@@ -308,15 +311,15 @@ TEXT = {
                          if one_head is not None else "第一个种子：最偏位置的头和实体头是两个不同的头。"),
         "prev_axis": "前一个词元得分", "ant_axis": "先行词得分（it → 动物）",
         "two": "双头模型：一个种子的两个头", "one": "单头模型：它的那个头",
-        "scatter_alt": "每个种子的两个头画成两个点，用线连起来；横轴是前一个词元得分，纵轴是先行词得分，0.5 处各有一条线；"
-                       f"单头模型的头画成叉。一个头在 0.5 右边、另一个头在 0.5 上边的种子数：{n_split}（共 {N_SEEDS} 个）。",
-        "scatter_caption": f"同一层里两个头分担两种角色（两项得分各 ≥ 0.5）的种子数：{n_split}/{N_SEEDS}。",
+        "scatter_alt": f"每个种子的两个头画成两个点，用线连起来；横轴是前一个词元得分，纵轴是先行词得分，{ROLE_BAR} 处各有一条线；"
+                       f"单头模型的头画成叉。一个头在 {ROLE_BAR} 右边、另一个头在 {ROLE_BAR} 上边的种子数：{n_split}（共 {N_SEEDS} 个）。",
+        "scatter_caption": f"同一层里两个头分担两种角色（两项得分各 ≥ {ROLE_BAR}）的种子数：{n_split}/{N_SEEDS}。",
         "step": "训练步数", "score": "得分 / 准确率", "acc": "准确率",
         "prev": "最偏位置的头：前一个词元得分", "ant": "实体头：it → 动物", "thing": "实体头：it → 物体",
         "curve_alt": "300 步训练中，每个种子一条淡线，粗线是平均：最偏位置的头的前一个词元得分、实体头从 it 指向动物"
                      "和指向物体的权重，以及准确率。",
-        "curve_caption": f"实体头（从 it 分给动物 ≥ 0.5）在 {n_entity}/{N_SEEDS} 个种子里形成，"
-                         f"前一个词元得分 ≥ 0.5 的头在 {n_positional}/{N_SEEDS} 个种子里形成。",
+        "curve_caption": f"实体头（从 it 分给动物 ≥ {ROLE_BAR}）在 {n_entity}/{N_SEEDS} 个种子里形成，"
+                         f"前一个词元得分 ≥ {ROLE_BAR} 的头在 {n_positional}/{N_SEEDS} 个种子里形成。",
     },
 }
 example_seed, example = 0, 0
@@ -334,8 +337,8 @@ for lang in LANGS:
                 marker="o", label=text["two"] if s == 0 else None)
     ax.scatter(single_final["previous"][:, 0], single_final["antecedent"][:, 0], color="#d95f02",
                marker="x", s=50, label=text["one"])
-    ax.axvline(0.5, color="grey", lw=0.8, ls=":")
-    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.axvline(ROLE_BAR, color="grey", lw=0.8, ls=":")
+    ax.axhline(ROLE_BAR, color="grey", lw=0.8, ls=":")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel(text["prev_axis"])
