@@ -36,6 +36,7 @@ from explainer.tiny_transformer import TransformerConfig
 torch.set_num_threads(1)
 V, T = VOCAB_SIZE, LENGTH  # 32 tokens, sequences of 24
 STEPS, PROBE_EVERY, BATCH = 300, 25, 16
+ROLE_BAR = 0.5   # a head takes a role when its score is at least this
 print("a sequence:", repeated_segment(torch.Generator().manual_seed(7), 1)[0][0].tolist())
 
 probe = repeated_segment(torch.Generator().manual_seed(1234), 256)   # held out, same for every seed
@@ -158,14 +159,16 @@ report.number("induction_score_at_init_mean", history[0]["induction"].max(dim=1)
               zh="初始化时第 1 层最高的归纳得分（各种子的平均）")
 
 # How many seeds show each role, and the division between the two layers.
-has_previous_head = previous_first_half >= 0.5
-has_induction_head = scores[1, "induction"][seeds, induction_head] >= 0.5
+has_previous_head = previous_first_half >= ROLE_BAR
+has_induction_head = scores[1, "induction"][seeds, induction_head] >= ROLE_BAR
+report.number("role_bar", ROLE_BAR, "{:.1f}", en="the score at which a head takes a role",
+              zh="一个头算担任某个角色所需的得分")
 report_seed_count(report, "previous_head_seeds", has_previous_head,
-                  en="seeds with a layer-0 head whose previous-token score on the first 12 positions is ≥ 0.5",
-                  zh="第 0 层有一个头在前 12 个位置上前一个词元得分 ≥ 0.5 的种子数")
+                  en=f"seeds with a layer-0 head whose previous-token score on the first 12 positions is ≥ {ROLE_BAR}",
+                  zh=f"第 0 层有一个头在前 12 个位置上前一个词元得分 ≥ {ROLE_BAR} 的种子数")
 report_seed_count(report, "induction_head_seeds", has_induction_head,
-                  en="seeds with a layer-1 head whose induction score is ≥ 0.5",
-                  zh="第 1 层有一个头归纳得分 ≥ 0.5 的种子数")
+                  en=f"seeds with a layer-1 head whose induction score is ≥ {ROLE_BAR}",
+                  zh=f"第 1 层有一个头归纳得分 ≥ {ROLE_BAR} 的种子数")
 report_seed_count(report, "layer_split_seeds", (has_previous_head & has_induction_head),
                   en="seeds with both: a previous-token head in layer 0 and an induction head in layer 1",
                   zh="两者兼有的种子数：第 0 层有前一个词元头，第 1 层有归纳头")
