@@ -35,7 +35,9 @@ def _site(site: Path) -> str:
 @functools.cache
 def _results() -> str:
     files = sorted((remembered.ROOT / ".cache" / "snippets").glob("*/results.json"))
-    return remembered._digest(*(f.parent.name + remembered._file_digest(f) for f in files))
+    words = sorted((remembered.ROOT / "snippets").rglob("*.strings.toml"))  # read with the results
+    return remembered._digest(*(f.parent.name + remembered._file_digest(f) for f in files),
+                              *(f.name + remembered._file_digest(f) for f in words))
 
 
 def _test_modules(module: Path) -> list[str]:

@@ -213,3 +213,36 @@ def test_the_cache_key_follows_what_snippets_import_and_not_the_sites_tools(tmp_
     assert snippet_runner.environment_fingerprint() == before
     installed("sympy", "0.0.1")
     assert snippet_runner.environment_fingerprint() != before
+
+
+def test_a_strings_file_describes_the_numbers_its_snippet_records(tmp_path):
+    path = tmp_path / "views.strings.toml"
+    path.write_text('[heads]\nen = "heads that pass"\nzh = "通过检验的头数"\n', encoding="utf-8")
+    results = {"numbers": {"heads": {"value": 2.0, "text": "2"}, "best": {"value": 0.5, "text": "0.50"}}}
+    read = snippet_runner.with_strings(results, path)
+    assert read["numbers"]["heads"]["about"] == {"en": "heads that pass", "zh": "通过检验的头数"}
+    assert "about" not in read["numbers"]["best"]
+    assert snippet_runner.with_strings({"numbers": {}}, tmp_path / "none.strings.toml") == {"numbers": {}}
+
+
+@pytest.mark.parametrize("text,numbers,error", [
+    ('[gone]\nen = "a"\nzh = "甲"\n', {}, "records no number 'gone'"),
+    ('[heads]\nen = "a"\nzh = "甲"\n', {"heads": {"value": 1.0, "about": {"en": "a", "zh": "甲"}}},
+     "describes 'heads' too"),
+    ('[heads]\nen = "a"\n', {"heads": {"value": 1.0}}, "needs en and zh"),
+    ('[heads]\nen = "a"\nzh = " "\n', {"heads": {"value": 1.0}}, "needs en and zh"),
+])
+def test_a_strings_file_fails_on_a_stale_doubled_or_half_description(tmp_path, text, numbers, error):
+    path = tmp_path / "views.strings.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(snippet_runner.SnippetError, match=error):
+        snippet_runner.with_strings({"numbers": numbers}, path)
+
+
+def test_every_strings_file_sits_beside_its_snippet():
+    snippets = ROOT / "snippets"
+    found = sorted(snippets.rglob("*.strings.toml"))
+    orphans = [str(f.relative_to(ROOT)) for f in found
+               if not f.with_name(f.name.removesuffix(".strings.toml") + ".py").is_file()]
+    assert orphans == []
+    assert snippet_runner.strings_file("three_roles.views") == snippets / "three_roles" / "views.strings.toml"

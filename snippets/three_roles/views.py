@@ -125,22 +125,18 @@ for view, words in intended.items():
           f"any other word at most {largest_other[view]:.3f}, output·book cosine {output_cosine[view]:.3f}")
 
 # %%
-VIEW_NAMES = {"tool": ("tool", "工具"), "agent": ("agent", "施事"), "manner": ("manner", "方式")}
-for view, words in intended.items():
-    en_view, zh_view = VIEW_NAMES[view]
-    report.number(f"{view}_weight_on_target", on_target[view], "{:.2f}",
-                  en=f"weight the {en_view} view puts on {'+'.join(words)}",
-                  zh=f"{zh_view}视角分给{'+'.join(words)}的权重")
-    report.number(f"{view}_largest_other", largest_other[view], "{:.3f}",
-                  en=f"largest weight the {en_view} view puts on any other token",
-                  zh=f"{zh_view}视角分给其他任一词元的最大权重")
-    report.number(f"{view}_output_cosine_to_target_value", output_cosine[view],
-                  "{:.3f}", en=f"cosine of the {en_view} view's output with the value of its word",
-                  zh=f"{zh_view}视角的输出与目标词元的值的余弦")
-report.number("manner_weight_fast", weights["manner"][tokens.index("快")], "{:.2f}",
-              en="weight the manner view puts on 快 (fast)", zh="方式视角分给“快”的权重")
-report.number("manner_weight_steady", weights["manner"][tokens.index("稳")], "{:.2f}",
-              en="weight the manner view puts on 稳 (steady)", zh="方式视角分给“稳”的权重")
+# What each number is, in both languages: views.strings.toml beside this file.
+report.number("tool_weight_on_target", on_target["tool"], "{:.2f}")
+report.number("tool_largest_other", largest_other["tool"], "{:.3f}")
+report.number("tool_output_cosine_to_target_value", output_cosine["tool"], "{:.3f}")
+report.number("agent_weight_on_target", on_target["agent"], "{:.2f}")
+report.number("agent_largest_other", largest_other["agent"], "{:.3f}")
+report.number("agent_output_cosine_to_target_value", output_cosine["agent"], "{:.3f}")
+report.number("manner_weight_on_target", on_target["manner"], "{:.2f}")
+report.number("manner_largest_other", largest_other["manner"], "{:.3f}")
+report.number("manner_output_cosine_to_target_value", output_cosine["manner"], "{:.3f}")
+report.number("manner_weight_fast", weights["manner"][tokens.index("快")], "{:.2f}")
+report.number("manner_weight_steady", weights["manner"][tokens.index("稳")], "{:.2f}")
 
 
 # %% [markdown]
@@ -162,12 +158,8 @@ query_fields = np.mean([participation_ratio(q) for q in queries.values()])
 print(f"fields per card (content words): {key_fields:.2f}; per question: {query_fields:.2f}")
 
 # %%
-report.number("key_fields_per_card", key_fields, "{:.2f}",
-              en="fields a content word's key lists (participation ratio, mean)",
-              zh="实词的键平均列出几个字段（参与比）")
-report.number("query_fields_per_view", query_fields, kind="count",
-              en="fields a query of 开车 asks about (participation ratio, mean)",
-              zh="开车的查询平均问到几个字段（参与比）")
+report.number("key_fields_per_card", key_fields, "{:.2f}")
+report.number("query_fields_per_view", query_fields, kind="count")
 
 # %% [markdown]
 # ## Does the key *have* to list everything?
@@ -188,9 +180,7 @@ for view, field in views.items():
 print(f"largest difference from the shared catalogue: {largest_difference:.1e}")
 
 # %%
-report.number("per_head_keys_difference", largest_difference, "{:.1e}",
-              en="largest difference in attention between one shared key space and one-field keys per head",
-              zh="共享键空间与每头一个字段的键相比，注意力的最大差")
+report.number("per_head_keys_difference", largest_difference, "{:.1e}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -219,15 +209,9 @@ row = view_row(W_tool_moves)                                          # (T,)
 print(f"tool view asking about tool and moves: 汽车 {row[CAR]:.2f}, 司机 {row[DRIVER]:.2f}")
 
 # %%
-report.number("exercise_soft_ask_tool_weight", view_row(W_tool_1)[CAR], "{:.2f}",
-              en="exercise 1: tool view's weight on 汽车 with ASK = 2",
-              zh="练习 1：ASK = 2 时工具视角给汽车的权重")
-report.number("exercise_tool_and_moves_weight_car", row[CAR], "{:.2f}",
-              en="exercise 2: weight on 汽车 when the tool view also asks about “moves”",
-              zh="练习 2：工具视角同时问“会动吗”时给汽车的权重")
-report.number("exercise_tool_and_moves_weight_driver", row[DRIVER], "{:.2f}",
-              en="exercise 2: weight on 司机 when the tool view also asks about “moves”",
-              zh="练习 2：工具视角同时问“会动吗”时给司机的权重")
+report.number("exercise_soft_ask_tool_weight", view_row(W_tool_1)[CAR], "{:.2f}")
+report.number("exercise_tool_and_moves_weight_car", row[CAR], "{:.2f}")
+report.number("exercise_tool_and_moves_weight_driver", row[DRIVER], "{:.2f}")
 
 # %% [markdown]
 # ## Figures

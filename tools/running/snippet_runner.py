@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from importlib import metadata
@@ -494,7 +495,33 @@ def _more_runs(finished: str, results: dict[str, dict], claims: dict,
 
 
 def load_results(outcome: Outcome) -> dict:
-    return json.loads((outcome.output_dir / "results.json").read_text(encoding="utf-8"))
+    results = json.loads((outcome.output_dir / "results.json").read_text(encoding="utf-8"))
+    return with_strings(results, strings_file(label_parts(outcome.name)[0]))
+
+
+def strings_file(name: str) -> Path:
+    """A snippet's words beside it: snippets/three_roles/views.py -> views.strings.toml."""
+    return SNIPPETS.joinpath(*name.split(".")).with_suffix(".strings.toml")
+
+
+def with_strings(results: dict, path: Path) -> dict:
+    """``results`` with each number's description (what it is, in English and Chinese) read
+    from the snippet's strings file, a table per key: ``[key]`` then ``en = "…"`` and
+    ``zh = "…"``. The file is read at every build, not by the run: editing a description
+    runs nothing again. A number is described in its snippet or in the file, not in both."""
+    if not path.is_file():
+        return results
+    numbers = results["numbers"]
+    for key, about in tomllib.loads(path.read_text(encoding="utf-8")).items():
+        where = f"{_shown(path)} [{key}]"
+        if key not in numbers:
+            raise SnippetError(f"{where}: the snippet records no number '{key}'")
+        if "about" in numbers[key]:
+            raise SnippetError(f"{where}: the snippet describes '{key}' too; keep one description")
+        if set(about) != {"en", "zh"} or not all(str(text).strip() for text in about.values()):
+            raise SnippetError(f"{where}: needs en and zh, and nothing else")
+        numbers[key]["about"] = {"en": about["en"], "zh": about["zh"]}
+    return results
 
 
 def label_parts(label: str) -> tuple[str, int | None, int | None]:
