@@ -38,24 +38,18 @@ for a in sample:
                         ("cls", first_token_score), ("sep", last_token_score)):
         per_layer = torch.stack([score(a[l:l + 1]) for l in range(L)])  # (L, nh), batch of 1
         scores[name] += per_layer.numpy() / len(sample)
-for name in ("previous", "next"):
-    where = np.unravel_index(scores[name].argmax(), (L, H))
-    report.number(f"top_{name}", scores[name][where], "{:.2f}",
-                  en=f"highest mean weight on the {name} token, over heads",
-                  zh=f"所有头里放在{'前' if name == 'previous' else '后'}一个词元上的最高平均权重")
-    report.number(f"top_{name}_layer", where[0] + 1, "{:.0f}",
-                  en=f"layer of the head with the most weight on the {name} token",
-                  zh=f"{'前' if name == 'previous' else '后'}一个词元权重最高的头所在层")
-    report.number(f"top_{name}_head", where[1] + 1, "{:.0f}",
-                  en=f"that head's number in its layer ({name} token)",
-                  zh=f"该头在层内的编号（{'前' if name == 'previous' else '后'}一个词元）")
+top_previous = np.unravel_index(scores["previous"].argmax(), (L, H))   # (layer, head)
+top_next = np.unravel_index(scores["next"].argmax(), (L, H))
 by_layer = {name: s.mean(axis=1) for name, s in scores.items()}   # (L,) each
-report.number("cls_weight_max_layer", by_layer["cls"].max(), "{:.2f}",
-              en="largest mean weight on [CLS] of a layer (12 heads averaged)",
-              zh="一层（12 个头平均）放在 [CLS] 上的最大平均权重")
-report.number("sep_weight_max_layer", by_layer["sep"].max(), "{:.2f}",
-              en="largest mean weight on [SEP] of a layer (12 heads averaged)",
-              zh="一层（12 个头平均）放在 [SEP] 上的最大平均权重")
+# What each number is, in both languages: mean_weights.strings.toml beside this file.
+report.number("top_previous", scores["previous"][top_previous], "{:.2f}")
+report.number("top_previous_layer", top_previous[0] + 1, "{:.0f}")
+report.number("top_previous_head", top_previous[1] + 1, "{:.0f}")
+report.number("top_next", scores["next"][top_next], "{:.2f}")
+report.number("top_next_layer", top_next[0] + 1, "{:.0f}")
+report.number("top_next_head", top_next[1] + 1, "{:.0f}")
+report.number("cls_weight_max_layer", by_layer["cls"].max(), "{:.2f}")
+report.number("sep_weight_max_layer", by_layer["sep"].max(), "{:.2f}")
 
 # %% [markdown]
 # ## Exercise, answered by the run
@@ -75,9 +69,7 @@ for a in sample:                                                # (L, nh, T, T)
 print(f"heads with a mean weight above 0.5 on the previous token: {(previous_weight > 0.5).sum()}")
 
 # %%
-report.number("exercise_previous_token_mean_weight_heads", (previous_weight > 0.5).sum(), "{:.0f}",
-              en="exercise 2: heads whose mean weight on the previous token is above 0.5",
-              zh="练习 2：放在前一个词元上的平均权重超过 0.5 的头数")
+report.number("exercise_previous_token_mean_weight_heads", (previous_weight > 0.5).sum(), "{:.0f}")
 
 # %% [markdown]
 # ## Figure
