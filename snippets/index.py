@@ -38,10 +38,8 @@ weights /= weights.sum()                                          # (T,) sums to
 print("attention of it:", " ".join(f"{token} {w:.3f}" for token, w in zip(tokens, weights)))
 
 # %%
-report.number("weight_it_animal", weights[ANIMAL], "{:.0%}",
-              en="share of the attention of “it” on “animal”", zh="“it”分给“animal”的注意力")
-report.number("weight_it_street", weights[STREET], "{:.1%}",
-              en="share of the attention of “it” on “street”", zh="“it”分给“street”的注意力")
+report.number("weight_it_animal", weights[ANIMAL], "{:.0%}")
+report.number("weight_it_street", weights[STREET], "{:.1%}")
 
 # %% [markdown]
 # ## The picture

@@ -65,12 +65,8 @@ print(f"shuffled tokens, no positions: outputs differ from shuffled outputs by {
 print(f"with positions added: the outputs change by {order_change:.2f} of their size")
 
 # %%
-report.number("permutation_error_without_positions", order_error, "{:.1e}",
-              en="largest difference between shuffled outputs and outputs of shuffled tokens, no positions",
-              zh="不加位置信息时，打乱后的输出与输出再打乱之间的最大差")
-report.number("permutation_change_with_positions", order_change, kind="share",
-              en="relative change of the outputs when the tokens are shuffled, with positions added",
-              zh="加入位置信息后，打乱词元使输出产生的相对变化")
+report.number("permutation_error_without_positions", order_error, "{:.1e}")
+report.number("permutation_change_with_positions", order_change, kind="share")
 
 # %% [markdown]
 # ## 2. The causal mask: no looking ahead
@@ -102,15 +98,9 @@ print("change per position, unmasked:", change_unmasked.numpy().round(2))
 print(f"weight on later positions, masked: {mask_weights.triu(1).sum().item():.1f}")
 
 # %%
-report.number("masked_change_before_last", change_masked[:-1].max().item(), "{:.1e}",
-              en="largest change at positions 1–7 when only token 8 changes, with the mask",
-              zh="有掩码时，只改第 8 个词元，第 1–7 个位置输出的最大变化")
-report.number("unmasked_change_before_last", change_unmasked[:-1].min().item(), "{:.2f}",
-              en="smallest change at positions 1–7 when only token 8 changes, without the mask",
-              zh="无掩码时，只改第 8 个词元，第 1–7 个位置输出的最小变化")
-report.number("masked_weight_above_diagonal", mask_weights.triu(1).sum().item(), "{:.1f}",
-              en="total attention weight on future positions, with the mask",
-              zh="有掩码时，落在未来位置上的注意力权重之和")
+report.number("masked_change_before_last", change_masked[:-1].max().item(), "{:.1e}")
+report.number("unmasked_change_before_last", change_unmasked[:-1].min().item(), "{:.2f}")
+report.number("masked_weight_above_diagonal", mask_weights.triu(1).sum().item(), "{:.1f}")
 
 # %% [markdown]
 # ## 3. Residual path and layer norm
@@ -134,15 +124,9 @@ print(f"after layer norm: largest |mean| {normed.mean(dim=-1).abs().max().item()
 print(f"mean cosine between input and x + attention(norm(x)): {cosine(stream, x, dim=-1).mean().item():.2f}")
 
 # %%
-report.number("layer_norm_largest_mean", normed.mean(dim=-1).abs().max().item(), "{:.1e}",
-              en="largest |mean| of a token's vector after layer norm",
-              zh="层归一化后，单个词元向量均值绝对值的最大值")
-report.number("layer_norm_std", normed.std(dim=-1, unbiased=False).mean().item(), "{:.3f}",
-              en="mean standard deviation of a token's vector after layer norm",
-              zh="层归一化后，词元向量标准差的平均值")
-report.number("residual_cosine_mean", cosine(stream, x, dim=-1).mean().item(), "{:.2f}",
-              en="mean cosine between a token's input and the block's output, with the residual path",
-              zh="有残差通路时，词元输入与输出之间余弦相似度的平均值")
+report.number("layer_norm_largest_mean", normed.mean(dim=-1).abs().max().item(), "{:.1e}")
+report.number("layer_norm_std", normed.std(dim=-1, unbiased=False).mean().item(), "{:.3f}")
+report.number("residual_cosine_mean", cosine(stream, x, dim=-1).mean().item(), "{:.2f}")
 
 # %% [markdown]
 # ## 4. The MLP works on each position alone
@@ -164,12 +148,9 @@ print("MLP output change per position:", mlp_change.numpy().round(2))
 print(f"parameters: attention {attention_params:,}, MLP {mlp_params:,}")
 
 # %%
-report.number("mlp_change_elsewhere", mlp_change[1:].max().item(), "{:.1e}",
-              en="largest change of the MLP output at other positions when token 1 changes",
-              zh="改动第 1 个词元时，MLP 在其他位置输出的最大变化")
-report.number("attention_params", attention_params, "{:,.0f}",
-              en="parameters of the attention layer (no biases)", zh="注意力层的参数个数（不含偏置）")
-report.number("mlp_params", mlp_params, "{:,.0f}", en="parameters of the MLP", zh="MLP 的参数个数")
+report.number("mlp_change_elsewhere", mlp_change[1:].max().item(), "{:.1e}")
+report.number("attention_params", attention_params, "{:,.0f}")
+report.number("mlp_params", mlp_params, "{:,.0f}")
 
 # %% [markdown]
 # ## 5. The whole block, checked against PyTorch
@@ -210,9 +191,7 @@ with torch.no_grad():
 print(f"largest difference from nn.TransformerEncoderLayer: {block_error:.1e}")
 
 # %%
-report.number("block_vs_torch_error", block_error, "{:.1e}",
-              en="largest difference between our block and nn.TransformerEncoderLayer",
-              zh="我们的模块与 nn.TransformerEncoderLayer 的最大差")
+report.number("block_vs_torch_error", block_error, "{:.1e}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -239,18 +218,11 @@ narrow = nn.Sequential(nn.Linear(C, C), nn.GELU(), nn.Linear(C, C))
 print(f"parameters of the 1x MLP: {sum(p.numel() for p in narrow.parameters()):,}")
 
 # %%
-report.number("exercise_last_moves_unmasked", last_unmasked,
-              "{:.2f}", en="exercise 1: change at the last position, no mask",
-              zh="练习 1：无掩码时最后一个位置的变化")
-report.number("exercise_last_moves_masked", last_masked,
-              "{:.2f}", en="exercise 1: change at the last position, with the mask",
-              zh="练习 1：有掩码时最后一个位置的变化")
+report.number("exercise_last_moves_unmasked", last_unmasked, "{:.2f}")
+report.number("exercise_last_moves_masked", last_masked, "{:.2f}")
 report.number("exercise_cosine_without_residual",
-              cosine(without_residual, x, dim=-1).mean().item(), "{:.2f}",
-              en="exercise 2: mean cosine between input and output without the residual path",
-              zh="练习 2：去掉残差通路后，输入与输出余弦相似度的平均值")
-report.number("exercise_mlp_params_1x", sum(p.numel() for p in narrow.parameters()), "{:,.0f}",
-              en="exercise 3: parameters of a 1×-wide MLP", zh="练习 3：中间层不加宽的 MLP 的参数个数")
+              cosine(without_residual, x, dim=-1).mean().item(), "{:.2f}")
+report.number("exercise_mlp_params_1x", sum(p.numel() for p in narrow.parameters()), "{:,.0f}")
 
 # %% [markdown]
 # ## Figures

@@ -246,3 +246,14 @@ def test_every_strings_file_sits_beside_its_snippet():
                if not f.with_name(f.name.removesuffix(".strings.toml") + ".py").is_file()]
     assert orphans == []
     assert snippet_runner.strings_file("three_roles.views") == snippets / "three_roles" / "views.strings.toml"
+
+
+def test_a_description_cites_a_recorded_number_as_each_language_writes_it(tmp_path):
+    path = tmp_path / "two_heads.strings.toml"
+    path.write_text('[seeds]\nen = "seeds with a score ≥ {bar}"\nzh = "得分 ≥ {bar} 的种子数"\n', encoding="utf-8")
+    numbers = {"seeds": {"value": 3.0}, "bar": {"value": 0.5, "texts": {"en": "0.5", "zh": "0.5"}}}
+    about = snippet_runner.with_strings({"numbers": numbers}, path)["numbers"]["seeds"]["about"]
+    assert about == {"en": "seeds with a score ≥ 0.5", "zh": "得分 ≥ 0.5 的种子数"}
+    path.write_text('[seeds]\nen = "≥ {gone}"\nzh = "≥ {gone}"\n', encoding="utf-8")
+    with pytest.raises(snippet_runner.SnippetError, match="no number the snippet records"):
+        snippet_runner.with_strings({"numbers": {"seeds": {"value": 3.0}}}, path)

@@ -108,7 +108,7 @@ N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
 SEEDS = list(range(N_SEEDS))
 model, history = train_and_watch(n_layers=2, seeds=SEEDS)
 control, control_history = train_and_watch(n_layers=1, seeds=SEEDS)
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
 
 _, accuracy = evaluate_batched(model, *probe)                   # (S,)
 weights = model.attention_weights()                             # [(S, B, nh, T, T)] * 2
@@ -131,38 +131,33 @@ report_spread(report, "accuracy", accuracy, "{:.2f}",
               en="accuracy of the 2-layer model in the second copy", zh="两层模型在第二份拷贝里的准确率")
 report_spread(report, "control_accuracy", control_accuracy, "{:.2f}",
               en="accuracy of the 1-layer control", zh="单层对照模型的准确率")
-report.number("chance", 1 / V, "{:.2f}", en="chance accuracy (1 / vocabulary)", zh="瞎猜的准确率（1 / 词表大小）")
+report.number("chance", 1 / V, "{:.2f}")
 report_spread(report, "previous_score", scores[0, "previous"][seeds, previous_head], "{:.2f}",
               en="best previous-token score in layer 0, all positions", zh="第 0 层最高的前一个词元得分（全部位置）")
-report.number("previous_score_other_mean", scores[0, "previous"][seeds, 1 - previous_head].mean(), "{:.2f}",
-              en="previous-token score of the other layer-0 head (mean over seeds)",
-              zh="第 0 层另一个头的前一个词元得分（各种子的平均）")
+report.number("previous_score_other_mean", scores[0, "previous"][seeds, 1 - previous_head].mean(),
+              "{:.2f}")
 report_spread(report, "previous_score_first_half", previous_first_half, "{:.2f}",
               en="previous-token score of that head on the first 12 positions",
               zh="这个头在前 12 个位置上的前一个词元得分")
-report.number("previous_score_layer1_mean", scores[1, "previous"].max(dim=1).values.mean(), "{:.2f}",
-              en="best previous-token score in layer 1 (mean over seeds)", zh="第 1 层最高的前一个词元得分（各种子的平均）")
+report.number("previous_score_layer1_mean", scores[1, "previous"].max(dim=1).values.mean(),
+              "{:.2f}")
 report_spread(report, "induction_score", scores[1, "induction"][seeds, induction_head], "{:.2f}",
               en="best induction score in layer 1", zh="第 1 层最高的归纳得分")
-report.number("induction_score_other_mean", scores[1, "induction"][seeds, 1 - induction_head].mean(), "{:.2f}",
-              en="induction score of the other layer-1 head (mean over seeds)",
-              zh="第 1 层另一个头的归纳得分（各种子的平均）")
-report.number("induction_score_layer0_mean", scores[0, "induction"].max(dim=1).values.mean(), "{:.2f}",
-              en="best induction score in layer 0 (mean over seeds)", zh="第 0 层最高的归纳得分（各种子的平均）")
+report.number("induction_score_other_mean",
+              scores[1, "induction"][seeds, 1 - induction_head].mean(), "{:.2f}")
+report.number("induction_score_layer0_mean", scores[0, "induction"].max(dim=1).values.mean(),
+              "{:.2f}")
 report_spread(report, "control_induction_score", control_induction, "{:.2f}",
               en="best induction score of the 1-layer control", zh="单层对照模型最高的归纳得分")
-report.number("previous_score_at_init_mean", history[0]["previous"].max(dim=1).values.mean(), "{:.2f}",
-              en="best layer-0 previous-token score at initialisation (mean over seeds)",
-              zh="初始化时第 0 层最高的前一个词元得分（各种子的平均）")
-report.number("induction_score_at_init_mean", history[0]["induction"].max(dim=1).values.mean(), "{:.2f}",
-              en="best layer-1 induction score at initialisation (mean over seeds)",
-              zh="初始化时第 1 层最高的归纳得分（各种子的平均）")
+report.number("previous_score_at_init_mean", history[0]["previous"].max(dim=1).values.mean(),
+              "{:.2f}")
+report.number("induction_score_at_init_mean", history[0]["induction"].max(dim=1).values.mean(),
+              "{:.2f}")
 
 # How many seeds show each role, and the division between the two layers.
 has_previous_head = previous_first_half >= ROLE_BAR
 has_induction_head = scores[1, "induction"][seeds, induction_head] >= ROLE_BAR
-report.number("role_bar", ROLE_BAR, "{:.1f}", en="the score at which a head takes a role",
-              zh="一个头算担任某个角色所需的得分")
+report.number("role_bar", ROLE_BAR, "{:.1f}")
 report_seed_count(report, "previous_head_seeds", has_previous_head,
                   en=f"seeds with a layer-0 head whose previous-token score on the first 12 positions is ≥ {ROLE_BAR}",
                   zh=f"第 0 层有一个头在前 12 个位置上前一个词元得分 ≥ {ROLE_BAR} 的种子数")

@@ -85,7 +85,7 @@ N_SEEDS = n_seeds(8)              # the build trains more when a verdict is unde
 SEEDS = list(range(N_SEEDS))      # seed s of every model: same data stream, its own initial weights
 STEPS, EVAL_EVERY, BATCH = 400, 40, 32
 PAIR_STEPS = 200
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
 
 test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)
 watch_batch = near_and_far(torch.Generator().manual_seed(4321), 128)   # during training
@@ -190,8 +190,7 @@ report.text("divide", en="Several heads instead divide the two jobs" if divided 
             zh="多个头则把两件事分开来做" if divided else "多个头并不总是把两件事分开来做")
 stopped = int((single["accuracy"] < 0.8).sum())       # seeds in which the single head fails the task
 costs = bool(single["accuracy"].mean() < runs[2]["accuracy"].mean())
-report.number("single_stopped_seeds", stopped, "{:.0f}",
-              en="seeds in which the single head ends below 0.8 accuracy", zh="单头最终准确率低于 0.8 的种子数")
+report.number("single_stopped_seeds", stopped, "{:.0f}")
 report.text("stopped", en=("Not in most seeds" + (", but it costs." if costs else ".")) if stopped <= N_SEEDS / 2
             else "In most seeds, yes.",
             zh=("多数种子里没有" + ("，但要付出代价。" if costs else "。")) if stopped <= N_SEEDS / 2 else "多数种子里是的。")
@@ -231,9 +230,7 @@ report_spread(report, "pair_two_near_previous", pair_two["previous"][seeds, near
 report_spread(report, "pair_two_far_first", pair_two["first"][seeds, far_head], "{:.2f}",
               en="2 heads, ordered pair: first-token score of the other head",
               zh="有序词对、两个头：另一个头的首词元得分")
-report.number("pair_two_split_seeds", split_heads(pair_two).sum(), "{:.0f}",
-              en="seeds in which the two heads split near (≥ 0.5) and far (≥ 0.5), ordered pair",
-              zh="有序词对任务中两个头分成近处（≥ 0.5）和远处（≥ 0.5）的种子数")
+report.number("pair_two_split_seeds", split_heads(pair_two).sum(), "{:.0f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -270,12 +267,10 @@ print("without near head:", accuracy_without(pair_model, near, pair_batch).numpy
 
 # %%
 # The full run's two-head models on the ordered pair: `model` is still the last one trained.
-report.number("exercise_pair_without_far_head_mean", accuracy_without(model, far_head, pair_test).mean(), "{:.2f}",
-              en="exercise 1: ordered-pair accuracy of 2 heads without the first-token head (mean over seeds)",
-              zh="练习 1：两个头去掉首词元头后，有序词对的准确率（各种子平均）")
-report.number("exercise_pair_without_near_head_mean", accuracy_without(model, near_head, pair_test).mean(), "{:.2f}",
-              en="exercise 2: ordered-pair accuracy of 2 heads without the previous-token head (mean over seeds)",
-              zh="练习 2：两个头去掉前一个词元头后，有序词对的准确率（各种子平均）")
+report.number("exercise_pair_without_far_head_mean",
+              accuracy_without(model, far_head, pair_test).mean(), "{:.2f}")
+report.number("exercise_pair_without_near_head_mean",
+              accuracy_without(model, near_head, pair_test).mean(), "{:.2f}")
 
 # %% [markdown]
 # ## Figures

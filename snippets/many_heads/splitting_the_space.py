@@ -72,12 +72,8 @@ fused_error = (fused - manual).abs().max().item()
 print(f"steps written out vs the module: {step_error:.1e}; fused vs manual: {fused_error:.1e}")
 
 # %%
-report.number("step_error", step_error, "{:.1e}",
-              en="largest difference between the steps written out and the module",
-              zh="逐步写出的计算与模块输出的最大差")
-report.number("fused_error", fused_error, "{:.1e}",
-              en="largest difference from F.scaled_dot_product_attention",
-              zh="与 F.scaled_dot_product_attention 的最大差")
+report.number("step_error", step_error, "{:.1e}")
+report.number("fused_error", fused_error, "{:.1e}")
 
 # %% [markdown]
 # ## Same weights in torch.nn.MultiheadAttention
@@ -100,12 +96,8 @@ print(f"largest difference from torch.nn.MultiheadAttention: output {torch_error
       f"weights {torch_weights_error:.1e}")
 
 # %%
-report.number("torch_error", torch_error, "{:.1e}",
-              en="largest output difference from torch.nn.MultiheadAttention, same weights",
-              zh="与装入同样权重的 torch.nn.MultiheadAttention 的输出最大差")
-report.number("torch_weights_error", torch_weights_error, "{:.1e}",
-              en="largest attention-weight difference from torch.nn.MultiheadAttention",
-              zh="与 torch.nn.MultiheadAttention 的注意力权重最大差")
+report.number("torch_error", torch_error, "{:.1e}")
+report.number("torch_weights_error", torch_weights_error, "{:.1e}")
 
 # %% [markdown]
 # ## Parameters: 8 heads of 64 cost what 1 head of 512 costs
@@ -126,17 +118,10 @@ print(f"8 heads of 64: {params_eight:,}; 1 head of 512: {params_one:,}; "
       f"torch.nn.MultiheadAttention: {params_torch:,}; one head's slice of W_Q: {params_per_head:,}")
 
 # %%
-report.number("params_eight_heads", params_eight, "{:,.0f}",
-              en="parameters of 8 heads of 64 dimensions (with Wᴼ)",
-              zh="8 个 64 维头的参数个数（含 Wᴼ）")
-report.number("params_one_head", params_one, "{:,.0f}",
-              en="parameters of 1 head of 512 dimensions (with Wᴼ)",
-              zh="1 个 512 维头的参数个数（含 Wᴼ）")
-report.number("params_torch", params_torch, "{:,.0f}",
-              en="parameters of torch.nn.MultiheadAttention(512, 8)",
-              zh="torch.nn.MultiheadAttention(512, 8) 的参数个数")
-report.number("params_per_head_slice", params_per_head, "{:,.0f}",
-              en="one head's own share of the query matrix", zh="一个头在查询矩阵里自己的那一份参数")
+report.number("params_eight_heads", params_eight, "{:,.0f}")
+report.number("params_one_head", params_one, "{:,.0f}")
+report.number("params_torch", params_torch, "{:,.0f}")
+report.number("params_per_head_slice", params_per_head, "{:,.0f}")
 
 # %% [markdown]
 # ## What does change: how the scores are computed
@@ -167,14 +152,9 @@ print("favourite key of the last token, per head:", head_weights[0, :, query].ar
 print(f"output, one head instead of eight (same weights): changes by {relative_change:.2f} of its norm")
 
 # %%
-report.number("sum_error", sum_error, "{:.1e}",
-              en="largest difference between the one head's score and the sum of the eight heads' scores",
-              zh="单头的分数与 8 个头分数之和的最大差")
-report.number("output_change", relative_change, "{:.2f}",
-              en="relative change of the output, one head instead of eight, same weights",
-              zh="同样的权重，单头代替 8 个头时输出的相对变化")
-report.number("heads_with_other_favourite", differing_argmax, "{:.0f}",
-              en="heads whose favourite key differs from head 0's", zh="最偏爱的键与头 0 不同的头数")
+report.number("sum_error", sum_error, "{:.1e}")
+report.number("output_change", relative_change, "{:.2f}")
+report.number("heads_with_other_favourite", differing_argmax, "{:.0f}")
 
 # %% [markdown]
 # ## Does a head see only part of the features?
@@ -190,10 +170,8 @@ features_read = [int((attention.W_Q.weight[h * d_k:(h + 1) * d_k] != 0).any(dim=
 print(f"input features each head's slice of W_Q reads: {features_read} (of {d_model})")
 
 # %%
-report.number("d_model", d_model, "{:.0f}", en="width of a token vector", zh="词元向量的宽度")
-report.number("input_features_read_per_head_min", min(features_read), "{:.0f}",
-              en="input features read by the head that reads the fewest",
-              zh="读入输入特征最少的那个头读入的特征数")
+report.number("d_model", d_model, "{:.0f}")
+report.number("input_features_read_per_head_min", min(features_read), "{:.0f}")
 
 # %% [markdown]
 # ## Putting the heads together: W_O in a trained model
@@ -269,33 +247,18 @@ with torch.no_grad():   # the contributions plus W_O's bias are the attention ou
 print(f"the heads' contributions plus the bias vs the attention output: {contribution_error:.1e}")
 
 # %%
-report.number("minilm_wo_blocks", L * H, "{:.0f}", kind="count", en="heads of MiniLM, each with its block of Wᴼ",
-              zh="MiniLM 的头数，每个头在 Wᴼ 里有自己的块")
-report.number("minilm_wo_block_norm_min", block_norms.min(), "{:.2f}", en="smallest norm of a head's block of Wᴼ (MiniLM)",
-              zh="头在 Wᴼ 中的块的最小范数（MiniLM）")
-report.number("minilm_wo_block_norm_max", block_norms.max(), "{:.2f}", en="largest norm of a head's block of Wᴼ (MiniLM)",
-              zh="头在 Wᴼ 中的块的最大范数（MiniLM）")
-report.number("minilm_wo_block_zero_rows", zero_rows, "{:.0f}", kind="count",
-              en="all-zero rows in the heads' blocks of Wᴼ (an output coordinate ignoring a head)",
-              zh="各头 Wᴼ 块中全为零的行数（输出的某一维不理会某个头）")
-report.number("minilm_n_sentences", len(SENTENCES), "{:.0f}", kind="count", en="sample sentences", zh="示例句子数")
-report.number("minilm_n_tokens", contributions[0].shape[1], "{:.0f}", kind="count",
-              en="tokens of the sample sentences", zh="示例句子的词元总数")
-report.number("minilm_variance_share_min", shares.min(), "{:.1%}", kind="share",
-              en="smallest share of a head in its layer's variance (MiniLM)", zh="一个头在所在层方差中的最小占比（MiniLM）")
-report.number("minilm_variance_share_max", shares.max(), "{:.1%}", kind="share",
-              en="largest share of a head in its layer's variance (MiniLM)", zh="一个头在所在层方差中的最大占比（MiniLM）")
-report.number("minilm_variance_share_even", 1 / H, "{:.1%}", kind="share", en="an even share: 1 / 12",
-              zh="平均分配时的占比：1/12")
-report.number("minilm_cross_covariance_share_min", cross_shares.min(), "{:+.3f}",
-              en="sum of cross-covariances between heads over the sum of their own variances, lowest layer",
-              zh="各头之间协方差之和与各头自身方差之和的比，最低的一层")
-report.number("minilm_cross_covariance_share_max", cross_shares.max(), "{:+.3f}",
-              en="sum of cross-covariances between heads over the sum of their own variances, highest layer",
-              zh="各头之间协方差之和与各头自身方差之和的比，最高的一层")
-report.number("minilm_contribution_sum_error", contribution_error, "{:.1e}",
-              en="largest difference between the heads' contributions plus bias and the attention output",
-              zh="各头贡献之和加偏置与注意力输出的最大差")
+report.number("minilm_wo_blocks", L * H, "{:.0f}", kind="count")
+report.number("minilm_wo_block_norm_min", block_norms.min(), "{:.2f}")
+report.number("minilm_wo_block_norm_max", block_norms.max(), "{:.2f}")
+report.number("minilm_wo_block_zero_rows", zero_rows, "{:.0f}", kind="count")
+report.number("minilm_n_sentences", len(SENTENCES), "{:.0f}", kind="count")
+report.number("minilm_n_tokens", contributions[0].shape[1], "{:.0f}", kind="count")
+report.number("minilm_variance_share_min", shares.min(), "{:.1%}", kind="share")
+report.number("minilm_variance_share_max", shares.max(), "{:.1%}", kind="share")
+report.number("minilm_variance_share_even", 1 / H, "{:.1%}", kind="share")
+report.number("minilm_cross_covariance_share_min", cross_shares.min(), "{:+.3f}")
+report.number("minilm_cross_covariance_share_max", cross_shares.max(), "{:+.3f}")
+report.number("minilm_contribution_sum_error", contribution_error, "{:.1e}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -321,11 +284,8 @@ print(f"2 heads of 256 vs 8 heads of 64: the output changes by {two_heads_change
       f"(1 head of 512: {relative_change:.2f})")
 
 # %%
-report.number("exercise_params_sixteen_heads", parameter_count(sixteen), "{:,.0f}",
-              en="exercise 1: parameters of 16 heads of 32", zh="练习 1：16 个 32 维的头的参数个数")
-report.number("exercise_two_heads_change", two_heads_change,
-              "{:.2f}", en="exercise 2: relative change of the output, 2 heads of 256 against 8 heads of 64",
-              zh="练习 2：2 个 256 维的头相对 8 个 64 维的头，输出的相对变化")
+report.number("exercise_params_sixteen_heads", parameter_count(sixteen), "{:,.0f}")
+report.number("exercise_two_heads_change", two_heads_change, "{:.2f}")
 
 # %% [markdown]
 # ## Figure: eight softmaxes versus one

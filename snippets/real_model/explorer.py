@@ -144,14 +144,9 @@ layer, head = np.unravel_index(int(preference.argmax()), tuple(preference.shape)
 print(f"head {layer + 1}-{head + 1} prefers animal to street the most: it → animal {rows[layer, head, animal]:.2f}")
 
 # %%
-report.number("exercise_it_animal_layer", layer + 1, "{:.0f}",
-              en="exercise 1: layer of the head preferring animal to street the most (sentence 0)",
-              zh="练习 1：第 0 句里最偏向 animal 而不是 street 的头所在的层")
-report.number("exercise_it_animal_head", head + 1, "{:.0f}", en="exercise 1: its number in the layer",
-              zh="练习 1：它在层内的编号")
-report.number("exercise_it_animal_weight", rows[layer, head, animal], "{:.2f}",
-              en="exercise 1: that head's weight from it to animal (sentence 0)",
-              zh="练习 1：那个头里 it 到 animal 的权重（第 0 句）")
+report.number("exercise_it_animal_layer", layer + 1, "{:.0f}")
+report.number("exercise_it_animal_head", head + 1, "{:.0f}")
+report.number("exercise_it_animal_weight", rows[layer, head, animal], "{:.2f}")
 # %% tags=["trophy_pair"]
 # Exercise 2: sentences 2 and 3, the trophy and the suitcase: "…too big" means the trophy,
 # "…too small" the suitcase. In how many heads does "it" prefer the right noun in both?
@@ -163,20 +158,11 @@ for number, right, wrong in ((2, "trophy", "suitcase"), (3, "suitcase", "trophy"
 print("heads in which it prefers the right noun in both sentences:", int(right_both.sum()))
 
 # %%
-report.number("exercise_trophy_pair_right_heads", right_both.sum(), "{:.0f}",
-              en="exercise 2: heads in which it prefers the right noun in both trophy sentences",
-              zh="练习 2：在奖杯那两句里，it 都偏向正确名词的头数")
+report.number("exercise_trophy_pair_right_heads", right_both.sum(), "{:.0f}")
 
-report.number("opening_layer", opening[0] + 1, "{:.0f}", kind="count",
-              en="the explorer's opening head: its layer", zh="探索器打开时的头：所在层")
-report.number("opening_head", opening[1] + 1, "{:.0f}", kind="count",
-              en="the explorer's opening head: its number in the layer", zh="探索器打开时的头：层内编号")
-report.number("opening_to_referent_mean", to_referent.mean(0)[opening], "{:.2f}",
-              en="its attention from it to the referent, mean of the 8 pronoun sentences ([CLS], [SEP] hidden)",
-              zh="它从 it 到所指对象的注意力，8 个代词句子的平均（隐藏 [CLS]、[SEP]）")
-report.number("opening_it_animal", to_referent[0][opening], "{:.2f}",
-              en="its weight from it to animal in sentence 0, as the explorer opens ([CLS], [SEP] hidden)",
-              zh="第 0 句里它从 it 到 animal 的权重，即探索器打开时所示（隐藏 [CLS]、[SEP]）")
-report.number("opening_it_animal_with_special", raw_to_animal, "{:.2f}",
-              en="the same weight with [CLS] and [SEP] counted", zh="同一权重，计入 [CLS] 和 [SEP]")
+report.number("opening_layer", opening[0] + 1, "{:.0f}", kind="count")
+report.number("opening_head", opening[1] + 1, "{:.0f}", kind="count")
+report.number("opening_to_referent_mean", to_referent.mean(0)[opening], "{:.2f}")
+report.number("opening_it_animal", to_referent[0][opening], "{:.2f}")
+report.number("opening_it_animal_with_special", raw_to_animal, "{:.2f}")
 report.save()

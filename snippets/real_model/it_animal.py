@@ -28,7 +28,7 @@ L, H = model.config.n_layers, model.config.n_heads
 print(f"{L} layers × {H} heads = {L * H} heads")
 
 # %%
-report.number("n_heads_total", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
+report.number("n_heads_total", L * H, "{:.0f}")
 
 # %% [markdown]
 # ## The source sentence, head by head
@@ -63,28 +63,18 @@ for k in (TIRED, WIDE):
           f"it → animal {to_first[k][best]:.2f}, it → street {to_second[k][best]:.2f}")
 
 # %%
-report.number("source_best_layer", best[0] + 1, "{:.0f}", en="layer of the head preferring animal most (source sentence)", zh="原句上最偏向 animal 的头所在层")
-report.number("source_best_head", best[1] + 1, "{:.0f}", en="that head's number in its layer", zh="该头在层内的编号")
-report.number("seed_best_layer", best[0] + 1, "{:.0f}", en="same as source_best_layer (kept for the explorer page)", zh="同 source_best_layer（供探索页使用）")
-report.number("seed_best_head", best[1] + 1, "{:.0f}", en="same as source_best_head (kept for the explorer page)", zh="同 source_best_head（供探索页使用）")
-report.number("source_best_to_animal", to_first[TIRED][best], "{:.2f}", en="its attention from it to animal, “…too tired”",
-              zh="“…too tired”中它从 it 到 animal 的注意力")
-report.number("source_best_to_street", to_second[TIRED][best], "{:.2f}", en="its attention from it to street, “…too tired”",
-              zh="“…too tired”中它从 it 到 street 的注意力")
-report.number("source_best_wide_to_animal", to_first[WIDE][best], "{:.2f}", en="its attention from it to animal, “…too wide”",
-              zh="“…too wide”中它从 it 到 animal 的注意力")
-report.number("source_best_wide_to_street", to_second[WIDE][best], "{:.2f}", en="its attention from it to street, “…too wide”",
-              zh="“…too wide”中它从 it 到 street 的注意力")
-report.number("source_heads_prefer_animal", (preference[TIRED] > 0).sum(), "{:.0f}",
-              en="heads giving animal more than street, “…too tired”",
-              zh="“…too tired”中给 animal 多于 street 的头数")
+report.number("source_best_layer", best[0] + 1, "{:.0f}")
+report.number("source_best_head", best[1] + 1, "{:.0f}")
+report.number("seed_best_layer", best[0] + 1, "{:.0f}")
+report.number("seed_best_head", best[1] + 1, "{:.0f}")
+report.number("source_best_to_animal", to_first[TIRED][best], "{:.2f}")
+report.number("source_best_to_street", to_second[TIRED][best], "{:.2f}")
+report.number("source_best_wide_to_animal", to_first[WIDE][best], "{:.2f}")
+report.number("source_best_wide_to_street", to_second[WIDE][best], "{:.2f}")
+report.number("source_heads_prefer_animal", (preference[TIRED] > 0).sum(), "{:.0f}")
 same_preference = int((np.sign(preference[TIRED]) == np.sign(preference[WIDE])).sum())
-report.number("source_heads_same_preference", same_preference, "{:.0f}",
-              en="heads that prefer the same noun with “tired” and with “wide”",
-              zh="在“tired”句和“wide”句里偏向同一个名词的头数")
-report.number("source_wide_heads_prefer_street", (preference[WIDE] < 0).sum(), "{:.0f}",
-              en="heads giving street more than animal, “…too wide”",
-              zh="“…too wide”中给 street 多于 animal 的头数")
+report.number("source_heads_same_preference", same_preference, "{:.0f}")
+report.number("source_wide_heads_prefer_street", (preference[WIDE] < 0).sum(), "{:.0f}")
 
 # %% [markdown]
 # ## The head that best picks the referent
@@ -105,28 +95,21 @@ print(f"head {resolver[0] + 1}-{resolver[1] + 1}: right in {accuracy[resolver]:.
       f"in both sentences of {(pair_hits == 2).sum()} of {len(pairs) // 2} pairs")
 
 # %%
-report.number("resolver_layer", resolver[0] + 1, "{:.0f}", en="layer of the head that best picks the referent (40 sentences)", zh="最会挑出所指对象的头所在层（40 句）")
-report.number("resolver_head", resolver[1] + 1, "{:.0f}", en="that head's number in its layer", zh="该头在层内的编号")
-report.number("resolver_accuracy", accuracy[resolver], "{:.0%}",
-              en="its accuracy: share of sentences where it attends more to the right noun",
-              zh="它的准确率：对正确名词的注意力多于另一个名词的句子比例")
-report.number("follower_layer", resolver[0] + 1, "{:.0f}", en="same as resolver_layer (kept for the explorer page)", zh="同 resolver_layer（供探索页使用）")
-report.number("follower_head", resolver[1] + 1, "{:.0f}", en="same as resolver_head (kept for the explorer page)", zh="同 resolver_head（供探索页使用）")
-report.number("resolver_pairs_both_right", (pair_hits == 2).sum(), "{:.0f}", en="pairs in which it is right in both sentences", zh="两句都选对的组数")
-report.number("resolver_pairs_both_wrong", (pair_hits == 0).sum(), "{:.0f}", en="pairs in which it is wrong in both sentences", zh="两句都选错的组数")
-report.number("n_pairs", len(pairs) // 2, "{:.0f}", en="minimal pairs", zh="最小对的组数")
-report.number("resolver_tired_to_animal", to_first[TIRED][resolver], "{:.2f}", en="its attention from it to animal, “…too tired”",
-              zh="“…too tired”中它从 it 到 animal 的注意力")
-report.number("resolver_tired_to_street", to_second[TIRED][resolver], "{:.2f}", en="its attention from it to street, “…too tired”",
-              zh="“…too tired”中它从 it 到 street 的注意力")
-report.number("resolver_wide_to_animal", to_first[WIDE][resolver], "{:.2f}", en="its attention from it to animal, “…too wide”",
-              zh="“…too wide”中它从 it 到 animal 的注意力")
-report.number("resolver_wide_to_street", to_second[WIDE][resolver], "{:.2f}", en="its attention from it to street, “…too wide”",
-              zh="“…too wide”中它从 it 到 street 的注意力")
-report.number("resolver_to_right_mean", np.where(right_is_first, to_first[P][:, resolver[0], resolver[1]],
-                                                 to_second[P][:, resolver[0], resolver[1]]).mean(), "{:.2f}",
-              en="its mean attention from it to the right noun (40 sentences)",
-              zh="它从 it 到正确名词的平均注意力（40 句）")
+report.number("resolver_layer", resolver[0] + 1, "{:.0f}")
+report.number("resolver_head", resolver[1] + 1, "{:.0f}")
+report.number("resolver_accuracy", accuracy[resolver], "{:.0%}")
+report.number("follower_layer", resolver[0] + 1, "{:.0f}")
+report.number("follower_head", resolver[1] + 1, "{:.0f}")
+report.number("resolver_pairs_both_right", (pair_hits == 2).sum(), "{:.0f}")
+report.number("resolver_pairs_both_wrong", (pair_hits == 0).sum(), "{:.0f}")
+report.number("n_pairs", len(pairs) // 2, "{:.0f}")
+report.number("resolver_tired_to_animal", to_first[TIRED][resolver], "{:.2f}")
+report.number("resolver_tired_to_street", to_second[TIRED][resolver], "{:.2f}")
+report.number("resolver_wide_to_animal", to_first[WIDE][resolver], "{:.2f}")
+report.number("resolver_wide_to_street", to_second[WIDE][resolver], "{:.2f}")
+report.number("resolver_to_right_mean",
+              np.where(right_is_first, to_first[P][:, resolver[0], resolver[1]], to_second[P][:, resolver[0], resolver[1]]).mean(),
+              "{:.2f}")
 
 # %% [markdown]
 # ## How much of the output at *it* is v(referent)? (C03, part 1)
@@ -158,13 +141,9 @@ print(f"v(referent) in the head's output at it: {shares[:, 0].mean():.2f} on ave
       f"in the whole layer's: {shares[:, 1].mean():.2f}")
 
 # %%
-report.number("value_share_max", shares[:, 0].max(), "{:.2f}", en="the same share, largest over the 40 sentences", zh="同一比例在 40 句中的最大值")
-report.number("value_share_layer_mean", shares[:, 1].mean(), "{:.2f}",
-              en="share of the whole attention layer's output at it coming from the referent (after W_O)",
-              zh="整个注意力层（经 W_O）在 it 处的输出里来自所指对象的比例")
-report.number("value_share_source", value_shares(TIRED, *resolver)[0], "{:.2f}",
-              en="the resolving head's share of v(animal) on the source sentence",
-              zh="原句上解析头输出里 v(animal) 的比例")
+report.number("value_share_max", shares[:, 0].max(), "{:.2f}")
+report.number("value_share_layer_mean", shares[:, 1].mean(), "{:.2f}")
+report.number("value_share_source", value_shares(TIRED, *resolver)[0], "{:.2f}")
 
 # %% [markdown]
 # ## Do later layers represent *it* closer to its referent? (C03, part 2)
@@ -206,22 +185,17 @@ again = [c03_numbers(correct, all_shares, final, drawn, 2000, seed=d)
          for d, drawn in enumerate(stratified_draws(np.zeros(len(final)), seed=0))]
 
 # %%
-report.number("n_items", len(final), kind="count", en="C03 pairs resampled", zh="C03 重抽样的最小对组数")
-report.number("value_share_mean", shares[:, 0].mean(), "{:.2f}", resampled=[r["value_share"] for r in again],
-              en="share of the resolving head's output at it that is v(referent), mean of 40 sentences",
-              zh="解析头在 it 处的输出里 v(所指对象) 所占的比例，40 句平均")
-report.number("lean_shift_mean", final.mean(), "{:.3f}", resampled=[r["shift"] for r in again],
-              en="mean shift of the lean toward the referent after the last layer (20 pairs)",
-              zh="最后一层之后，偏向所指对象的平均移动（20 组）")
-report.number("lean_pairs_right", (final > 0).sum(), "{:.0f}", en="pairs whose shift is toward the referent", zh="朝所指对象移动的组数")
-report.number("lean_p_value", p_value, "{:.4f}", resampled=[r["p"] for r in again],
-              en="one-sided p of the mean shift against random sign flips",
-              zh="平均移动对随机翻转符号的单侧 p 值")
-report.number("lean_typical_gap", np.abs(leans[:, -1]).mean(), "{:.2f}", en="typical size of the lean itself after the last layer", zh="最后一层之后偏向本身的典型大小")
-report.number("lean_shift_embeddings", shift[:, 0].mean(), "{:.3f}", en="mean shift already in the embeddings (before layer 1)", zh="词嵌入（第 1 层之前）就有的平均移动")
+report.number("n_items", len(final), kind="count")
+report.number("value_share_mean", shares[:, 0].mean(), "{:.2f}",
+              resampled=[r["value_share"] for r in again])
+report.number("lean_shift_mean", final.mean(), "{:.3f}", resampled=[r["shift"] for r in again])
+report.number("lean_pairs_right", (final > 0).sum(), "{:.0f}")
+report.number("lean_p_value", p_value, "{:.4f}", resampled=[r["p"] for r in again])
+report.number("lean_typical_gap", np.abs(leans[:, -1]).mean(), "{:.2f}")
+report.number("lean_shift_embeddings", shift[:, 0].mean(), "{:.3f}")
 peak = int(shift.mean(axis=0).argmax())
-report.number("lean_peak_layer", peak, "{:.0f}", en="layer after which the mean shift is largest (0 = embeddings)", zh="平均移动最大的是哪一层之后（0 = 词嵌入）")
-report.number("lean_peak_shift", shift.mean(axis=0)[peak], "{:.3f}", en="the largest mean shift over layers", zh="各层中最大的平均移动")
+report.number("lean_peak_layer", peak, "{:.0f}")
+report.number("lean_peak_shift", shift.mean(axis=0)[peak], "{:.3f}")
 
 # %% [markdown]
 # ## The source's *bank* sentence, for the explorer
@@ -237,12 +211,10 @@ bank_tokens = tokenizer.tokens(BANK[1])
 bank, noun = word_position(bank_tokens, "bank"), word_position(bank_tokens, "river")
 to_noun = np.array([[o.attentions[l][0, :, bank, noun].numpy() for l in range(L)] for o in bank_out])
 where = np.unravel_index(to_noun[1].argmax(), (L, H))
-report.number("bank_to_river_max", to_noun[1][where], "{:.2f}", en="largest attention from bank to river, over heads", zh="所有头里 bank 到 river 的最大注意力")
-report.number("bank_to_river_layer", where[0] + 1, "{:.0f}", en="its layer", zh="它所在的层")
-report.number("bank_to_river_head", where[1] + 1, "{:.0f}", en="its number in the layer", zh="它在层内的编号")
-report.number("bank_to_river_other", to_noun[0][where], "{:.2f}",
-              en="the same head, from bank to money in the money sentence",
-              zh="同一个头在 money 句里从 bank 到 money 的注意力")
+report.number("bank_to_river_max", to_noun[1][where], "{:.2f}")
+report.number("bank_to_river_layer", where[0] + 1, "{:.0f}")
+report.number("bank_to_river_head", where[1] + 1, "{:.0f}")
+report.number("bank_to_river_other", to_noun[0][where], "{:.2f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -264,16 +236,10 @@ right_on_source_pair = (preference[TIRED] > 0) & (preference[WIDE] < 0)   # (L, 
 print("heads right on both sentences of the source pair:", right_on_source_pair.sum(), "of", L * H)
 
 # %%
-report.number("exercise_first_noun_rule_accuracy", first_rule_right.mean(), "{:.0%}",
-              en="exercise 1: accuracy of the rule “always the first noun” over the 40 sentences",
-              zh="练习 1：“永远选第一个名词”这条规则在 40 句上的准确率")
+report.number("exercise_first_noun_rule_accuracy", first_rule_right.mean(), "{:.0%}")
 report.number("exercise_first_noun_rule_pairs_both_right",
-              (first_rule_right[0::2] & first_rule_right[1::2]).sum(), "{:.0f}",
-              en="exercise 1: pairs in which that rule is right in both sentences",
-              zh="练习 1：这条规则两句都对的组数")
-report.number("exercise_source_pair_resolvers", right_on_source_pair.sum(), "{:.0f}",
-              en="exercise 2: heads right on both sentences of the source pair",
-              zh="练习 2：原句这一对两句都选对的头数")
+              (first_rule_right[0::2] & first_rule_right[1::2]).sum(), "{:.0f}")
+report.number("exercise_source_pair_resolvers", right_on_source_pair.sum(), "{:.0f}")
 
 # %% [markdown]
 # ## Figures

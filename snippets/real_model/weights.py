@@ -36,16 +36,12 @@ print(f"{config.n_layers} layers × {config.n_heads} heads, d_model {config.d_mo
 print(f"{n_params:,} parameters, {embedding_params / n_params:.0%} of them in the embeddings")
 
 # %%
-report.number("n_params", n_params, kind="params", en="parameters of the model", zh="模型的参数个数")
-report.number("n_layers", config.n_layers, "{:.0f}", en="layers", zh="层数")
-report.number("n_heads", config.n_heads, "{:.0f}", en="attention heads per layer",
-              zh="每层的注意力头数")
-report.number("d_model", config.d_model, "{:.0f}", en="width of a token vector (d_model)",
-              zh="词元向量的维度（d_model）")
-report.number("head_size", config.d_model // config.n_heads, "{:.0f}",
-              en="dimensions of one head's queries, keys and values (dₖ)", zh="每个头的查询、键、值的维度（dₖ）")
-report.number("embedding_share", embedding_params / n_params, "{:.0%}",
-              en="share of the parameters in the embeddings", zh="嵌入层参数所占比例")
+report.number("n_params", n_params, kind="params")
+report.number("n_layers", config.n_layers, "{:.0f}")
+report.number("n_heads", config.n_heads, "{:.0f}")
+report.number("d_model", config.d_model, "{:.0f}")
+report.number("head_size", config.d_model // config.n_heads, "{:.0f}")
+report.number("embedding_share", embedding_params / n_params, "{:.0%}")
 
 # %% [markdown]
 # ## Tokens
@@ -85,12 +81,8 @@ for sentence in SENTENCES:
         hidden_error = max(hidden_error, (a - b).abs().max().item())
     for a, b in zip(ours.attentions, theirs.attentions):         # 6 x (1, 12, T, T)
         attention_error = max(attention_error, (a - b).abs().max().item())
-report.number("hidden_error", hidden_error, "{:.1e}",
-              en="largest difference of the hidden states from transformers' BertModel",
-              zh="隐藏状态与 transformers 的 BertModel 的最大差")
-report.number("attention_error", attention_error, "{:.1e}",
-              en="largest difference of the attention weights from BertModel",
-              zh="注意力权重与 BertModel 的最大差")
+report.number("hidden_error", hidden_error, "{:.1e}")
+report.number("attention_error", attention_error, "{:.1e}")
 
 # %% [markdown]
 # ## Q, K, V in a real model: projections with a bias
@@ -122,12 +114,8 @@ print(f"largest change of an attention weight without b_K: {key_bias_effect:.1e}
       f"without b_Q: {query_bias_effect:.2f}")
 
 # %%
-report.number("key_bias_effect", key_bias_effect, "{:.1e}",
-              en="largest change of any attention weight when the key bias is removed",
-              zh="去掉键的偏置后，任一注意力权重的最大变化")
-report.number("query_bias_effect", query_bias_effect, "{:.2f}",
-              en="largest change of any attention weight when the query bias is removed",
-              zh="去掉查询的偏置后，任一注意力权重的最大变化")
+report.number("key_bias_effect", key_bias_effect, "{:.1e}")
+report.number("query_bias_effect", query_bias_effect, "{:.2f}")
 
 # %% [markdown]
 # ## Row spaces of the heads' slices (notes)
@@ -187,17 +175,10 @@ print(f"pairs reading apart {below.mean():.2f}, together {above.mean():.2f}; "
       f"W_Q/W_K overlaps between the two nulls {between.mean():.2f}")
 
 # %%
-report.number("subspace_pairs", len(below), "{:.0f}", kind="count",
-              en="pairs of heads in one layer (66 a layer)", zh="同一层内的头对数（每层 66 对）")
-report.number("subspace_below_both_share", below.mean(), "{:.0%}", kind="share",
-              en="pairs of heads whose W_Q and W_K reads both overlap less than the 5th percentile of both nulls",
-              zh="W_Q 与 W_K 的读取重叠度都低于两个零分布第 5 百分位数的头对所占比例")
-report.number("subspace_above_both_share", above.mean(), "{:.0%}", kind="share",
-              en="pairs of heads whose W_Q and W_K reads both overlap more than the 95th percentile of both nulls",
-              zh="W_Q 与 W_K 的读取重叠度都高于两个零分布第 95 百分位数的头对所占比例")
-report.number("subspace_between_share", between.mean(), "{:.0%}", kind="share",
-              en="W_Q and W_K pair overlaps above the isotropic null's 95th percentile and below the stream null's 5th",
-              zh="W_Q、W_K 的头对重叠度中，高于各向同性零分布第 95 百分位数、又低于残差流零分布第 5 百分位数的比例")
+report.number("subspace_pairs", len(below), "{:.0f}", kind="count")
+report.number("subspace_below_both_share", below.mean(), "{:.0%}", kind="share")
+report.number("subspace_above_both_share", above.mean(), "{:.0%}", kind="share")
+report.number("subspace_between_share", between.mean(), "{:.0%}", kind="share")
 for name, (en, zh) in {"Q": ("W_Q reads", "W_Q 的读取"), "K": ("W_K reads", "W_K 的读取"),
                        "V": ("W_V reads (note)", "W_V 的读取（附注）"),
                        "O": ("W_O writes (note)", "W_O 的写入（附注）")}.items():
@@ -223,20 +204,11 @@ else:
     outcome = ("Neither reading apart nor reading together describes most pairs of heads.",
                "大多数头对既谈不上读取互不相干，也谈不上读取彼此重合。")
 report.text("subspace_outcome", en=outcome[0], zh=outcome[1])
-report.number("null_isotropic_p5", iso_low, "{:.3f}",
-              en="isotropic null: 5th percentile of the overlap of two random 32-dimensional subspaces",
-              zh="各向同性零分布：两个随机 32 维子空间重叠度的第 5 百分位数")
-report.number("null_isotropic_p95", iso_high, "{:.3f}",
-              en="isotropic null: 95th percentile", zh="各向同性零分布：第 95 百分位数")
-report.number("null_isotropic_expected", head_size / config.d_model, "{:.3f}",
-              en="expected overlap of two isotropic random subspaces (dₖ / d_model)",
-              zh="两个各向同性随机子空间重叠度的期望（dₖ / d_model）")
-report.number("null_stream_p5_min", min(stream_low), "{:.2f}",
-              en="stream-covariance null: lowest 5th percentile over the 6 layers",
-              zh="残差流协方差零分布：6 层中最低的第 5 百分位数")
-report.number("null_stream_p95_max", max(stream_high), "{:.2f}",
-              en="stream-covariance null: highest 95th percentile over the 6 layers",
-              zh="残差流协方差零分布：6 层中最高的第 95 百分位数")
+report.number("null_isotropic_p5", iso_low, "{:.3f}")
+report.number("null_isotropic_p95", iso_high, "{:.3f}")
+report.number("null_isotropic_expected", head_size / config.d_model, "{:.3f}")
+report.number("null_stream_p5_min", min(stream_low), "{:.2f}")
+report.number("null_stream_p95_max", max(stream_high), "{:.2f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -257,12 +229,8 @@ print("largest change of an attention weight without b_V, layers 1..6:",
       ", ".join(f"{change:.1e}" for change in value_bias_change))
 
 # %%
-report.number("exercise_value_bias_layer_1", value_bias_change[0], "{:.1e}",
-              en="exercise 1: largest change of layer 1's attention without b_V",
-              zh="练习 1：去掉 b_V 后第 1 层注意力的最大变化")
-report.number("exercise_value_bias_later_layers", max(value_bias_change[1:]), "{:.2f}",
-              en="exercise 1: largest change of layers 2–6's attention without b_V",
-              zh="练习 1：去掉 b_V 后第 2–6 层注意力的最大变化")
+report.number("exercise_value_bias_layer_1", value_bias_change[0], "{:.1e}")
+report.number("exercise_value_bias_later_layers", max(value_bias_change[1:]), "{:.2f}")
 
 # %% tags=["no_positions"]
 from explainer.head_metrics import previous_token_score
@@ -278,14 +246,9 @@ best_without = max(previous_token_score(a).max().item() for a in no_positions)
 print(f"most previous-token head: {best_previous:.2f} with positions, {best_without:.2f} without")
 
 # %%
-report.number("exercise_previous_token_with_positions", best_previous, "{:.2f}",
-              en="exercise 2: highest previous-token score of the 72 heads "
-                 "(source A's sentence, The animal didn't cross …)",
-              zh="练习 2：72 个头里最高的“前一个词元”分数（原文 A 的句子 The animal didn't cross …）")
+report.number("exercise_previous_token_with_positions", best_previous, "{:.2f}")
 report.number("exercise_previous_token_without_positions",
-              max(previous_token_score(a).max().item() for a in no_positions), "{:.2f}",
-              en="exercise 2: the same, with the position embeddings set to zero",
-              zh="练习 2：同上，位置嵌入置零之后")
+              max(previous_token_score(a).max().item() for a in no_positions), "{:.2f}")
 
 # %% [markdown]
 # ## All 72 heads on one sentence
@@ -318,14 +281,9 @@ top = weights.argmax(axis=-1)[..., 1:T - 1]                      # (6, 12, T-2)
 position = np.arange(1, T - 1)
 cls_heads = int(((top == 0).mean(axis=-1) > 0.5).sum())
 neighbour_heads = int(((np.abs(top - position) == 1).mean(axis=-1) > 0.5).sum())
-report.number("heads_total", config.n_layers * config.n_heads, "{:.0f}", kind="count",
-              en="heads in MiniLM", zh="MiniLM 的头数")
-report.number("sentence_cls_heads", cls_heads, "{:.0f}", kind="count",
-              en="heads in which most words of the sentence put their largest weight on [CLS]",
-              zh="这句话里多数词把最大权重放在 [CLS] 上的头数")
-report.number("sentence_neighbour_heads", neighbour_heads, "{:.0f}", kind="count",
-              en="heads in which most words put their largest weight on the word just before or after",
-              zh="多数词把最大权重放在紧挨着的前一个或后一个词上的头数")
+report.number("heads_total", config.n_layers * config.n_heads, "{:.0f}", kind="count")
+report.number("sentence_cls_heads", cls_heads, "{:.0f}", kind="count")
+report.number("sentence_neighbour_heads", neighbour_heads, "{:.0f}", kind="count")
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = column_figure(height=9.4, width=5.4)

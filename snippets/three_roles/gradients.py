@@ -69,7 +69,7 @@ loss, grads = attention_gradients(W_Q, W_K, W_V)
 print(f"loss {loss:.3f}")
 
 # %%
-report.number("loss", loss, "{:.3f}", en="the squared-error loss L", zh="平方误差损失 L")
+report.number("loss", loss, "{:.3f}")
 
 # %% [markdown]
 # ## The same gradients from autograd
@@ -86,11 +86,8 @@ autograd_error = max(np.abs(weights[n].grad.numpy() - grads[n]).max() for n in g
 print(f"largest difference from autograd: {autograd_error:.1e}")
 
 # %%
-report.number("autograd_error", autograd_error, "{:.1e}",
-              en="largest difference between the hand-derived gradients and autograd",
-              zh="手推梯度与 autograd 的最大差")
-report.number("loss_error", abs(torch_loss.item() - loss), "{:.1e}",
-              en="difference between the numpy loss and the PyTorch loss", zh="numpy 与 PyTorch 算出的损失之差")
+report.number("autograd_error", autograd_error, "{:.1e}")
+report.number("loss_error", abs(torch_loss.item() - loss), "{:.1e}")
 
 # %% [markdown]
 # ## One loss, three different updates
@@ -112,21 +109,13 @@ print("sizes:  ", ", ".join(f"W_{name} {n:.3f}" for name, n in norms.items()))
 print("cosines:", ", ".join(f"{pair} {c:.2f}" for pair, c in cosines.items()))
 
 # %%
-report.number("norm_Q", norms["Q"], "{:.3f}", en="size (Frobenius norm) of the gradient for WQ",
-              zh="WQ 的梯度大小（Frobenius 范数）")
-report.number("norm_K", norms["K"], "{:.3f}", en="size (Frobenius norm) of the gradient for WK",
-              zh="WK 的梯度大小（Frobenius 范数）")
-report.number("norm_V", norms["V"], "{:.3f}", en="size (Frobenius norm) of the gradient for WV",
-              zh="WV 的梯度大小（Frobenius 范数）")
-report.number("cosine_QK", cosines["QK"], "{:.2f}", en="cosine between the gradients for WQ and WK",
-              zh="WQ 与 WK 的梯度之间的余弦")
-report.number("cosine_QV", cosines["QV"], "{:.2f}", en="cosine between the gradients for WQ and WV",
-              zh="WQ 与 WV 的梯度之间的余弦")
-report.number("cosine_KV", cosines["KV"], "{:.2f}", en="cosine between the gradients for WK and WV",
-              zh="WK 与 WV 的梯度之间的余弦")
-report.number("largest_abs_cosine", largest_cosine,
-              "{:.2f}", en="largest |cosine| between two of the three gradients",
-              zh="三个梯度两两之间余弦绝对值的最大者")
+report.number("norm_Q", norms["Q"], "{:.3f}")
+report.number("norm_K", norms["K"], "{:.3f}")
+report.number("norm_V", norms["V"], "{:.3f}")
+report.number("cosine_QK", cosines["QK"], "{:.2f}")
+report.number("cosine_QV", cosines["QV"], "{:.2f}")
+report.number("cosine_KV", cosines["KV"], "{:.2f}")
+report.number("largest_abs_cosine", largest_cosine, "{:.2f}")
 
 # %% [markdown]
 # ## Each path needs the other role
@@ -141,10 +130,8 @@ print(f"W_Q = 0: gradient for W_K {np.linalg.norm(grads_without_queries['K']):.1
       f"for W_Q {np.linalg.norm(grads_without_queries['Q']):.3f}")
 
 # %%
-report.number("norm_K_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["K"]), "{:.1e}",
-              en="size of the gradient for WK when WQ = 0", zh="WQ = 0 时 WK 的梯度大小")
-report.number("norm_Q_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["Q"]), "{:.3f}",
-              en="size of the gradient for WQ when WQ = 0", zh="WQ = 0 时 WQ 的梯度大小")
+report.number("norm_K_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["K"]), "{:.1e}")
+report.number("norm_Q_when_W_Q_is_zero", np.linalg.norm(grads_without_queries["Q"]), "{:.3f}")
 
 # %% [markdown]
 # ## Do the three updates interfere?
@@ -171,20 +158,11 @@ print(f"W_K replaced: W_Q's gradient changes by {change['Q'][-1]:.0%} "
       f"(cosine before/after {cosine(grads['Q'], moved['Q']):.2f}), W_V's by {change['V'][-1]:.0%}")
 
 # %%
-report.number("small_move_of_W_K", small_move, "{:.0%}",
-              en="size of the small move of WK, relative to WK", zh="WK 小幅移动的大小（相对于 WK）")
-report.number("change_of_dW_Q_after_small_move", change["Q"][small], "{:.0%}",
-              en="relative change of WQ's gradient after that small move",
-              zh="这次小幅移动之后 WQ 梯度的相对变化")
-report.number("change_of_dW_Q_when_W_K_moves", change["Q"][-1], "{:.0%}",
-              en="relative change of WQ's gradient when WK is replaced by another matrix",
-              zh="WK 换成另一个矩阵时 WQ 梯度的相对变化")
-report.number("change_of_dW_V_when_W_K_moves", change["V"][-1], "{:.0%}",
-              en="relative change of WV's gradient when WK is replaced by another matrix",
-              zh="WK 换成另一个矩阵时 WV 梯度的相对变化")
-report.number("cosine_dW_Q_before_after", cosine(grads["Q"], moved["Q"]), "{:.2f}",
-              en="cosine between WQ's gradient before and after replacing WK",
-              zh="替换 WK 前后 WQ 梯度之间的余弦")
+report.number("small_move_of_W_K", small_move, "{:.0%}")
+report.number("change_of_dW_Q_after_small_move", change["Q"][small], "{:.0%}")
+report.number("change_of_dW_Q_when_W_K_moves", change["Q"][-1], "{:.0%}")
+report.number("change_of_dW_V_when_W_K_moves", change["V"][-1], "{:.0%}")
+report.number("cosine_dW_Q_before_after", cosine(grads["Q"], moved["Q"]), "{:.2f}")
 
 # %% tags=["coupling"]
 # The same question for every pair: replace one matrix by an independent draw,
@@ -203,12 +181,8 @@ print("relative change of each gradient (rows: replaced Q, K, V; columns: measur
 print(coupling.round(2))
 
 # %%
-report.number("smallest_cross_coupling", off_diagonal.min(), "{:.0%}",
-              en="smallest change of one matrix's gradient when another matrix is replaced",
-              zh="替换一个矩阵时，另一个矩阵梯度变化的最小值")
-report.number("largest_cross_coupling", off_diagonal.max(), "{:.0%}",
-              en="largest change of one matrix's gradient when another matrix is replaced",
-              zh="换掉一个矩阵时，另一个矩阵梯度的最大相对变化")
+report.number("smallest_cross_coupling", off_diagonal.min(), "{:.0%}")
+report.number("largest_cross_coupling", off_diagonal.max(), "{:.0%}")
 
 # %% [markdown]
 # ## Does an update land on another matrix?
@@ -261,22 +235,12 @@ print(f"separate: {shared_storage_pairs} pairs share memory, {entries_changed_by
 print(f"tied W_K = W_Q: {tied_shared} pair shares memory, {tied_elsewhere} entries of other matrices changed")
 
 # %%
-report.number("shared_storage_pairs", shared_storage_pairs, "{:.0f}",
-              en="pairs of the three weight tensors that share memory", zh="三个权重张量中共享内存的对数")
-report.number("entries_changed_by_other_updates", entries_changed_by_other_updates, "{:.0f}",
-              en="entries of the other two matrices changed by a step on one matrix's gradient (each in turn)",
-              zh="只用一个矩阵的梯度走一步（三个轮流）时，另外两个矩阵被改变的元素个数")
-report.number("own_entries_changed", own_entries_changed, "{:.0f}",
-              en="entries of the stepped matrix itself that changed (each in turn)",
-              zh="走这一步的矩阵自身被改变的元素个数（三个轮流）")
-report.number("n_weight_entries", 3 * d_model * d_k, "{:.0f}",
-              en="entries of the three matrices together", zh="三个矩阵的元素总数")
-report.number("tied_shared_storage_pairs", tied_shared, "{:.0f}",
-              en="with tied weights (W_K the same tensor as W_Q): pairs that share memory",
-              zh="权重绑定（W_K 与 W_Q 是同一个张量）时共享内存的对数")
-report.number("tied_entries_changed_by_other_updates", tied_elsewhere, "{:.0f}",
-              en="with tied weights: entries of other matrices changed by one matrix's step",
-              zh="权重绑定时，一个矩阵走一步改变了其他矩阵的元素个数")
+report.number("shared_storage_pairs", shared_storage_pairs, "{:.0f}")
+report.number("entries_changed_by_other_updates", entries_changed_by_other_updates, "{:.0f}")
+report.number("own_entries_changed", own_entries_changed, "{:.0f}")
+report.number("n_weight_entries", 3 * d_model * d_k, "{:.0f}")
+report.number("tied_shared_storage_pairs", tied_shared, "{:.0f}")
+report.number("tied_entries_changed_by_other_updates", tied_elsewhere, "{:.0f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -295,16 +259,14 @@ _, grads_without_keys = attention_gradients(W_Q, np.zeros_like(W_K), W_V)     # 
 print("W_K = 0:", ", ".join(f"W_{name} {np.linalg.norm(g):.3g}" for name, g in grads_without_keys.items()))
 
 # %%
-report.number("exercise_norm_Q_when_W_V_is_zero", np.linalg.norm(grads_without_values["Q"]), "{:.3g}",
-              en="exercise 1: size of W_Q's gradient when W_V = 0", zh="练习 1：W_V = 0 时 W_Q 梯度的大小")
-report.number("exercise_norm_K_when_W_V_is_zero", np.linalg.norm(grads_without_values["K"]), "{:.3g}",
-              en="exercise 1: size of W_K's gradient when W_V = 0", zh="练习 1：W_V = 0 时 W_K 梯度的大小")
-report.number("exercise_norm_V_when_W_V_is_zero", np.linalg.norm(grads_without_values["V"]), "{:.3g}",
-              en="exercise 1: size of W_V's gradient when W_V = 0", zh="练习 1：W_V = 0 时 W_V 梯度的大小")
-report.number("exercise_norm_Q_when_W_K_is_zero", np.linalg.norm(grads_without_keys["Q"]), "{:.3g}",
-              en="exercise 2: size of W_Q's gradient when W_K = 0", zh="练习 2：W_K = 0 时 W_Q 梯度的大小")
-report.number("exercise_norm_K_when_W_K_is_zero", np.linalg.norm(grads_without_keys["K"]), "{:.3f}",
-              en="exercise 2: size of W_K's gradient when W_K = 0", zh="练习 2：W_K = 0 时 W_K 梯度的大小")
+report.number("exercise_norm_Q_when_W_V_is_zero", np.linalg.norm(grads_without_values["Q"]),
+              "{:.3g}")
+report.number("exercise_norm_K_when_W_V_is_zero", np.linalg.norm(grads_without_values["K"]),
+              "{:.3g}")
+report.number("exercise_norm_V_when_W_V_is_zero", np.linalg.norm(grads_without_values["V"]),
+              "{:.3g}")
+report.number("exercise_norm_Q_when_W_K_is_zero", np.linalg.norm(grads_without_keys["Q"]), "{:.3g}")
+report.number("exercise_norm_K_when_W_K_is_zero", np.linalg.norm(grads_without_keys["K"]), "{:.3f}")
 
 # %% [markdown]
 # ## Figures

@@ -94,15 +94,10 @@ print(f"log-log slope of the variance against d_k: {slope:.3f}")
 print(f"divided by sqrt(d_k): variance between {scaled['variance'].min():.2f} and {scaled['variance'].max():.2f}")
 
 # %%
-report.number("variance_slope", slope, "{:.3f}",
-              en="log-log slope of the score variance against dₖ (undivided)",
-              zh="不除时分数方差对 dₖ 的双对数斜率")
-report.number("variance_raw_1024", raw["variance"][-1], "{:.0f}",
-              en="variance of q·k at dₖ = 1024", zh="dₖ = 1024 时 q·k 的方差")
-report.number("variance_scaled_min", scaled["variance"].min(), "{:.2f}",
-              en="smallest variance of q·k/√dₖ over all dₖ", zh="所有 dₖ 中 q·k/√dₖ 方差的最小值")
-report.number("variance_scaled_max", scaled["variance"].max(), "{:.2f}",
-              en="largest variance of q·k/√dₖ over all dₖ", zh="所有 dₖ 中 q·k/√dₖ 方差的最大值")
+report.number("variance_slope", slope, "{:.3f}")
+report.number("variance_raw_1024", raw["variance"][-1], "{:.0f}")
+report.number("variance_scaled_min", scaled["variance"].min(), "{:.2f}")
+report.number("variance_scaled_max", scaled["variance"].max(), "{:.2f}")
 
 # %% [markdown]
 # ## 2. How peaked the softmax becomes
@@ -113,27 +108,13 @@ for variant, s in stats.items():
           f"entropy {s['entropy'][-1]:.2f} nats (even spread: {np.log(T):.2f})")
 
 # %%
-report.number("uniform_entropy", np.log(T), "{:.2f}",
-              en=f"entropy of weights spread evenly over {T} keys (nats)",
-              zh=f"权重平均分给 {T} 个键时的熵（nats）")
-report.number("largest_weight_raw_1024", raw["largest_weight"][-1], "{:.2f}",
-              en="mean largest softmax weight at dₖ = 1024, undivided",
-              zh="dₖ = 1024、不除时 softmax 最大权重的平均")
-report.number("entropy_raw_1024", raw["entropy"][-1], "{:.2f}",
-              en="entropy of the weights at dₖ = 1024, undivided (nats)",
-              zh="dₖ = 1024、不除时权重的熵（nats）")
-report.number("largest_weight_scaled_1024", scaled["largest_weight"][-1], "{:.2f}",
-              en="mean largest softmax weight at dₖ = 1024, divided by √dₖ",
-              zh="dₖ = 1024、除以 √dₖ 时 softmax 最大权重的平均")
-report.number("entropy_scaled_1024", scaled["entropy"][-1], "{:.2f}",
-              en="entropy of the weights at dₖ = 1024, divided by √dₖ (nats)",
-              zh="dₖ = 1024、除以 √dₖ 时权重的熵（nats）")
-report.number("largest_weight_scaled_min", scaled["largest_weight"].min(), "{:.2f}",
-              en="smallest mean largest weight over all dₖ, divided by √dₖ",
-              zh="除以 √dₖ 时，各 dₖ 下最大权重平均值的最小者")
-report.number("largest_weight_scaled_max", scaled["largest_weight"].max(), "{:.2f}",
-              en="largest mean largest weight over all dₖ, divided by √dₖ",
-              zh="除以 √dₖ 时，各 dₖ 下最大权重平均值的最大者")
+report.number("uniform_entropy", np.log(T), "{:.2f}")
+report.number("largest_weight_raw_1024", raw["largest_weight"][-1], "{:.2f}")
+report.number("entropy_raw_1024", raw["entropy"][-1], "{:.2f}")
+report.number("largest_weight_scaled_1024", scaled["largest_weight"][-1], "{:.2f}")
+report.number("entropy_scaled_1024", scaled["entropy"][-1], "{:.2f}")
+report.number("largest_weight_scaled_min", scaled["largest_weight"].min(), "{:.2f}")
+report.number("largest_weight_scaled_max", scaled["largest_weight"].max(), "{:.2f}")
 
 # %% [markdown]
 # ## 3. How much gradient gets back
@@ -153,61 +134,25 @@ print(f"d_k = 1024, undivided / divided: median gradient through the softmax {co
 print(f"log-log slope of the mean gradient at the query, undivided, d_k >= 32: {mean_slope:.2f}")
 
 # %%
-report.number("grad_softmax_raw_1", raw["grad_softmax_median"][0], "{:.2f}",
-              en="median gradient through the softmax per row at dₖ = 1, undivided",
-              zh="dₖ = 1、不除时每行穿过 softmax 的梯度中位数")
-report.number("grad_softmax_raw_1024", raw["grad_softmax_median"][-1], "{:.2g}",
-              en="median gradient through the softmax per row at dₖ = 1024, undivided",
-              zh="dₖ = 1024、不除时每行穿过 softmax 的梯度中位数")
-report.number("dead_rows_raw_1024", raw["dead_rows"][-1], "{:.0%}",
-              en="share of rows whose gradient is below 1e-3 at dₖ = 1024, undivided",
-              zh="dₖ = 1024、不除时梯度低于 1e-3 的行所占比例")
-report.number("grad_query_raw_1024", raw["grad_query_median"][-1], "{:.2g}",
-              en="median gradient reaching the query at dₖ = 1024, undivided",
-              zh="dₖ = 1024、不除时到达查询向量的梯度中位数")
-report.number("grad_query_mean_raw_32", raw["grad_query_mean"][D_K.index(32)], "{:.2f}",
-              en="mean gradient reaching the query at dₖ = 32, undivided",
-              zh="dₖ = 32、不除时到达查询向量的梯度平均值")
-report.number("grad_query_mean_raw_1024", raw["grad_query_mean"][-1], "{:.2f}",
-              en="mean gradient reaching the query at dₖ = 1024, undivided",
-              zh="dₖ = 1024、不除时到达查询向量的梯度平均值")
-report.number("grad_query_p99_raw_1024", raw["grad_query_p99"][-1], "{:.2f}",
-              en="99th percentile of the gradient reaching the query at dₖ = 1024, undivided",
-              zh="dₖ = 1024、不除时到达查询向量的梯度的第 99 百分位")
-report.number("grad_softmax_scaled_1", scaled["grad_softmax_median"][0], "{:.2f}",
-              en="median gradient through the softmax per row at dₖ = 1, divided by √dₖ",
-              zh="dₖ = 1、除以 √dₖ 时每行穿过 softmax 的梯度中位数")
-report.number("grad_softmax_scaled_1024", scaled["grad_softmax_median"][-1], "{:.2g}",
-              en="median gradient through the softmax per row at dₖ = 1024, divided by √dₖ",
-              zh="dₖ = 1024、除以 √dₖ 时每行穿过 softmax 的梯度中位数")
-report.number("dead_rows_scaled_1024", scaled["dead_rows"][-1], "{:.0%}",
-              en="share of rows whose gradient is below 1e-3 at dₖ = 1024, divided by √dₖ",
-              zh="dₖ = 1024、除以 √dₖ 时梯度低于 1e-3 的行所占比例")
-report.number("grad_query_scaled_1024", scaled["grad_query_median"][-1], "{:.2g}",
-              en="median gradient reaching the query at dₖ = 1024, divided by √dₖ",
-              zh="dₖ = 1024、除以 √dₖ 时到达查询向量的梯度中位数")
-report.number("grad_query_mean_scaled_32", scaled["grad_query_mean"][D_K.index(32)], "{:.2f}",
-              en="mean gradient reaching the query at dₖ = 32, divided by √dₖ",
-              zh="dₖ = 32、除以 √dₖ 时到达查询向量的梯度平均值")
-report.number("grad_query_mean_scaled_1024", scaled["grad_query_mean"][-1], "{:.2f}",
-              en="mean gradient reaching the query at dₖ = 1024, divided by √dₖ",
-              zh="dₖ = 1024、除以 √dₖ 时到达查询向量的梯度平均值")
-report.number("grad_query_p99_scaled_1024", scaled["grad_query_p99"][-1], "{:.2f}",
-              en="99th percentile of the gradient reaching the query at dₖ = 1024, divided by √dₖ",
-              zh="dₖ = 1024、除以 √dₖ 时到达查询向量的梯度的第 99 百分位")
-report.number("grad_softmax_ratio_1024", collapse, "{:.1e}",
-              en="median gradient through the softmax at dₖ = 1024, undivided over divided",
-              zh="dₖ = 1024 时穿过 softmax 的梯度中位数：不除 / 除以 √dₖ")
+report.number("grad_softmax_raw_1", raw["grad_softmax_median"][0], "{:.2f}")
+report.number("grad_softmax_raw_1024", raw["grad_softmax_median"][-1], "{:.2g}")
+report.number("dead_rows_raw_1024", raw["dead_rows"][-1], "{:.0%}")
+report.number("grad_query_raw_1024", raw["grad_query_median"][-1], "{:.2g}")
+report.number("grad_query_mean_raw_32", raw["grad_query_mean"][D_K.index(32)], "{:.2f}")
+report.number("grad_query_mean_raw_1024", raw["grad_query_mean"][-1], "{:.2f}")
+report.number("grad_query_p99_raw_1024", raw["grad_query_p99"][-1], "{:.2f}")
+report.number("grad_softmax_scaled_1", scaled["grad_softmax_median"][0], "{:.2f}")
+report.number("grad_softmax_scaled_1024", scaled["grad_softmax_median"][-1], "{:.2g}")
+report.number("dead_rows_scaled_1024", scaled["dead_rows"][-1], "{:.0%}")
+report.number("grad_query_scaled_1024", scaled["grad_query_median"][-1], "{:.2g}")
+report.number("grad_query_mean_scaled_32", scaled["grad_query_mean"][D_K.index(32)], "{:.2f}")
+report.number("grad_query_mean_scaled_1024", scaled["grad_query_mean"][-1], "{:.2f}")
+report.number("grad_query_p99_scaled_1024", scaled["grad_query_p99"][-1], "{:.2f}")
+report.number("grad_softmax_ratio_1024", collapse, "{:.1e}")
 report.number("grad_softmax_scaled_spread",
-              scaled["grad_softmax_median"].max() / scaled["grad_softmax_median"].min(), "{:.2f}",
-              en="largest over smallest median gradient across dₖ, divided by √dₖ",
-              zh="除以 √dₖ 时，各 dₖ 下梯度中位数的最大值 / 最小值")
-report.number("grad_query_p99_ratio_1024", tail_ratio, "{:.0f}",
-              en="99th percentile of the query's gradient at dₖ = 1024, undivided over divided",
-              zh="dₖ = 1024 时查询梯度第 99 百分位：不除 / 除以 √dₖ")
-report.number("grad_query_mean_slope", mean_slope, "{:.2f}",
-              en="log-log slope of the mean query gradient against dₖ ≥ 32, undivided",
-              zh="不除时，dₖ ≥ 32 范围内查询梯度平均值对 dₖ 的双对数斜率")
+              scaled["grad_softmax_median"].max() / scaled["grad_softmax_median"].min(), "{:.2f}")
+report.number("grad_query_p99_ratio_1024", tail_ratio, "{:.0f}")
+report.number("grad_query_mean_slope", mean_slope, "{:.2f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -230,18 +175,10 @@ print(f"d_k = 1024, divided by d_k: largest weight {over.max(axis=-1).mean():.3f
       f"entropy {entropy(over).mean():.2f} nats")
 
 # %%
-report.number("exercise_largest_weight_raw_256", raw["largest_weight"][i256], "{:.2f}",
-              en="exercise 1: mean largest softmax weight at d_k = 256, no division",
-              zh="练习 1：dₖ = 256、不除时 softmax 最大权重的平均值")
-report.number("exercise_largest_weight_scaled_256", scaled["largest_weight"][i256], "{:.2f}",
-              en="exercise 1: the same with the division by √d_k",
-              zh="练习 1：除以 √dₖ 时的同一数值")
-report.number("exercise_divide_by_d_k_largest_weight", over.max(axis=-1).mean(), "{:.3f}",
-              en="exercise 2: mean largest weight at d_k = 1024 when dividing by d_k",
-              zh="练习 2：dₖ = 1024 时改为除以 dₖ，最大权重的平均值")
-report.number("exercise_divide_by_d_k_entropy", entropy(over).mean(), "{:.2f}",
-              en="exercise 2: entropy of the weights (nats) when dividing by d_k",
-              zh="练习 2：改为除以 dₖ 时权重的熵（nats）")
+report.number("exercise_largest_weight_raw_256", raw["largest_weight"][i256], "{:.2f}")
+report.number("exercise_largest_weight_scaled_256", scaled["largest_weight"][i256], "{:.2f}")
+report.number("exercise_divide_by_d_k_largest_weight", over.max(axis=-1).mean(), "{:.3f}")
+report.number("exercise_divide_by_d_k_entropy", entropy(over).mean(), "{:.2f}")
 
 # %% [markdown]
 # ## Figures

@@ -508,7 +508,9 @@ def with_strings(results: dict, path: Path) -> dict:
     """``results`` with each number's description (what it is, in English and Chinese) read
     from the snippet's strings file, a table per key: ``[key]`` then ``en = "…"`` and
     ``zh = "…"``. The file is read at every build, not by the run: editing a description
-    runs nothing again. A number is described in its snippet or in the file, not in both."""
+    runs nothing again. A number is described in its snippet or in the file, not in both.
+    ``{other_key}`` in a description is that recorded number as the language writes it (a
+    threshold named once in the snippet: "seeds with a score ≥ {role_bar}")."""
     if not path.is_file():
         return results
     numbers = results["numbers"]
@@ -520,8 +522,16 @@ def with_strings(results: dict, path: Path) -> dict:
             raise SnippetError(f"{where}: the snippet describes '{key}' too; keep one description")
         if set(about) != {"en", "zh"} or not all(str(text).strip() for text in about.values()):
             raise SnippetError(f"{where}: needs en and zh, and nothing else")
-        numbers[key]["about"] = {"en": about["en"], "zh": about["zh"]}
+        numbers[key]["about"] = {lang: _filled(about[lang], numbers, lang, where) for lang in ("en", "zh")}
     return results
+
+
+def _filled(description: str, numbers: dict, lang: str, where: str) -> str:
+    def number(match: re.Match) -> str:
+        if match[1] not in numbers:
+            raise SnippetError(f"{where}: {{{match[1]}}} is no number the snippet records")
+        return numbers[match[1]]["texts"][lang]
+    return re.sub(r"\{(\w+)\}", number, description)
 
 
 def label_parts(label: str) -> tuple[str, int | None, int | None]:

@@ -65,7 +65,7 @@ evaluate_batched(model, probe_tokens, probe_targets)                     # keeps
 final = {"weights": model.attention_weights()[0]}                       # (S, B, nh, T, T)
 seeds = torch.arange(N_SEEDS)
 entity = torch.stack([attention_to(w, it_at, animal_at) for w in final["weights"]]).argmax(dim=1)  # (S,)
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
 
 # %% [markdown]
 # ## Recognition is a large q·k (C02) and the output is v(animal) (C03)
@@ -114,15 +114,13 @@ report_seed_count(report, "qk_prefers_antecedent_seeds", (animal_wins.mean(dim=1
 report_spread(report, "value_share_antecedent", share_animal, "{:.2f}",
               en="share of the entity head's output at it made of v(animal)",
               zh="实体头在 it 处的输出中，由 v(动物) 构成的比例")
-report.number("value_share_thing_mean", share_thing.mean(), "{:.2f}",
-              en="share of that output made of v(thing) (mean over seeds)", zh="这个输出中由 v(物体) 构成的比例（各种子的平均）")
+report.number("value_share_thing_mean", share_thing.mean(), "{:.2f}")
 report_seed_count(report, "value_share_antecedent_seeds", (share_animal >= 0.5),
                   en="seeds in which v(animal) makes up at least half of that output",
                   zh="v(动物) 至少占这个输出一半的种子数")
 report_spread(report, "cos_output_animal", cos_animal, "{:.2f}",
               en="cosine of the entity head's output at it with v(animal)", zh="实体头在 it 处的输出与 v(动物) 的余弦")
-report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}",
-              en="cosine of that output with v(thing) (mean over seeds)", zh="这个输出与 v(物体) 的余弦（各种子的平均）")
+report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}")
 
 # %% tags=["ignored_animals"]
 # Per animal word: does the entity head look at it? A word the head never looks
@@ -143,16 +141,12 @@ for s in range(N_SEEDS):
           [VOCAB[w] for w in ignored] or "none")
 
 # %%
-report.number("animal_words", len(ANIMALS) * 2, "{:.0f}", en="animal words in the language", zh="语言里的动物词数")
+report.number("animal_words", len(ANIMALS) * 2, "{:.0f}")
 report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}", kind="count",
               en="animal words the entity head does not look at (weight < 0.5)",
               zh="实体头不去看的动物词数（权重 < 0.5）")
-report.number("ignored_sentences", ignored_sentences, "{:.0f}",
-              en="probe sentences (all seeds) whose animal the entity head does not look at",
-              zh="实体头不看其动物的探测句子数（所有种子合计）")
-report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences, 1), kind="share",
-              en="share of those sentences in which the model still names the animal (0 if none)",
-              zh="这些句子里模型仍然说对动物的比例（没有这类句子时记 0）")
+report.number("ignored_sentences", ignored_sentences, "{:.0f}")
+report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences, 1), kind="share")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -184,17 +178,9 @@ print("without the other head, agreement: ", verb_2.numpy().round(2))
 print("without the other head, the animal:", antecedent_2.numpy().round(2))
 
 # %%
-report.number("exercise_without_entity_antecedent_mean", antecedent_1.mean(), "{:.2f}",
-              en="exercise 1: accuracy of naming the animal after it, entity head removed (mean)",
-              zh="练习 1：去掉实体头后，在 it 之后说出动物的准确率（平均）")
-report.number("exercise_without_entity_verb_mean", verb_1.mean(), "{:.2f}",
-              en="exercise 1: agreement accuracy, entity head removed (mean)",
-              zh="练习 1：去掉实体头后，一致关系预测的准确率（平均）")
-report.number("exercise_without_other_verb_mean", verb_2.mean(), "{:.2f}",
-              en="exercise 2: agreement accuracy, the head other than the entity head removed (mean)",
-              zh="练习 2：去掉实体头以外的那个头后，一致关系预测的准确率（平均）")
-report.number("exercise_without_other_antecedent_mean", antecedent_2.mean(), "{:.2f}",
-              en="exercise 2: accuracy of naming the animal after it, the other head removed (mean)",
-              zh="练习 2：去掉实体头以外的那个头后，在 it 之后说出动物的准确率（平均）")
+report.number("exercise_without_entity_antecedent_mean", antecedent_1.mean(), "{:.2f}")
+report.number("exercise_without_entity_verb_mean", verb_1.mean(), "{:.2f}")
+report.number("exercise_without_other_verb_mean", verb_2.mean(), "{:.2f}")
+report.number("exercise_without_other_antecedent_mean", antecedent_2.mean(), "{:.2f}")
 
 report.save()

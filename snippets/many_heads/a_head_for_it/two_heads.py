@@ -61,7 +61,7 @@ words, *_ = sentence(random.Random(7))
 print("a sentence:", " ".join(words))
 
 # %%
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained per model", zh="每个模型训练的随机种子数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
 
 # %% [markdown]
 # ## Named scores per head, for every seed
@@ -130,16 +130,12 @@ print("  by the previous-token score:", int(same_layer_split.sum()))
 print("  at the adverbs:             ", int(split_at_adverbs.sum()))
 
 # %%
-report.number("role_bar", ROLE_BAR, "{:.1f}", en="the mean weight at which a head takes a role",
-              zh="一个头算担任某个角色所需的平均权重")
+report.number("role_bar", ROLE_BAR, "{:.1f}")
 report_seed_count(report, "same_layer_split_seeds", same_layer_split,
                   en=f"seeds in which one head of the layer has previous-token score ≥ {ROLE_BAR} and another "
                      f"head of the same layer puts ≥ {ROLE_BAR} from it on the antecedent",
                   zh=f"同一层里一个头的前一个词元得分 ≥ {ROLE_BAR}、另一个头从 it 指向先行词的权重 ≥ {ROLE_BAR} 的种子数")
-report.number("same_layer_split_at_adverbs_seeds", split_at_adverbs.sum(), "{:.0f}",
-              en=f"seeds in which one head puts ≥ {ROLE_BAR} from each adverb on the noun before it and another "
-                 f"head of the same layer puts ≥ {ROLE_BAR} from it on the antecedent",
-              zh=f"同一层里一个头在副词处分给前面名词的权重 ≥ {ROLE_BAR}、另一个头从 it 指向先行词的权重 ≥ {ROLE_BAR} 的种子数")
+report.number("same_layer_split_at_adverbs_seeds", split_at_adverbs.sum(), "{:.0f}")
 
 # %% [markdown]
 # ### The same split, by the definition MiniLM is judged by (C07)
@@ -192,13 +188,9 @@ report_seed_count(report, "entity_role_top_pick_seeds", entity_role.any(dim=1),
                   en="seeds with a head taking the entity role by the top-pick test",
                   zh="有一个头按首选检验担任实体角色的种子数")
 report.number("previous_role_top_pick_share_mean",
-              np.mean([share.max() for _, share in top_pick_previous]), "{:.2f}",
-              en="best head's top-pick share at the adverbs (mean over seeds)",
-              zh="副词处最好的头首选为前一个词的比例（各种子的平均）")
+              np.mean([share.max() for _, share in top_pick_previous]), "{:.2f}")
 report.number("entity_role_top_pick_share_mean",
-              np.mean([share.max() for _, share in top_pick_entity]), "{:.2f}",
-              en="best head's top-pick share from it to the animal (mean over seeds)",
-              zh="从 it 出发最好的头首选为动物的比例（各种子的平均）")
+              np.mean([share.max() for _, share in top_pick_entity]), "{:.2f}")
 report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1),
                   en=f"seeds with a head whose previous-token score is ≥ {ROLE_BAR}",
                   zh=f"有一个头前一个词元得分 ≥ {ROLE_BAR} 的种子数")
@@ -218,22 +210,16 @@ report_spread(report, "positional_previous", final["previous"][seeds, positional
 report_spread(report, "positional_at_adverbs", final["at_adverbs"][seeds, positional], "{:.2f}",
               en="positional head at the adverbs: weight on the noun just before",
               zh="位置头在副词处分给前面名词的权重")
-report.number("positional_antecedent_mean", final["antecedent"][seeds, positional].mean(), "{:.2f}",
-              en="antecedent score of the positional head (mean over seeds)", zh="位置头的先行词得分（各种子的平均）")
+report.number("positional_antecedent_mean", final["antecedent"][seeds, positional].mean(), "{:.2f}")
 report_spread(report, "entity_antecedent", final["antecedent"][seeds, entity], "{:.2f}",
               en="antecedent score of the entity head (it → animal)", zh="实体头的先行词得分（it → 动物）")
 report_spread(report, "entity_to_thing", final["to_thing"][seeds, entity], "{:.3f}",
               en="weight of the entity head from it on the thing", zh="实体头从 it 分给物体的权重")
-report.number("entity_previous_mean", final["previous"][seeds, entity].mean(), "{:.2f}",
-              en="previous-token score of the entity head (mean over seeds)", zh="实体头的前一个词元得分（各种子的平均）")
-report.number("antecedent_at_init_mean", history[0]["antecedent"].max(dim=1).values.mean(), "{:.2f}",
-              en="best antecedent score at initialisation (mean over seeds)", zh="初始化时最高的先行词得分（各种子的平均）")
-report.number("to_thing_at_init_mean", history[0]["to_thing"][seeds, entity].mean(), "{:.2f}",
-              en="entity head's weight on the thing at initialisation (mean over seeds)",
-              zh="初始化时实体头分给物体的权重（各种子的平均）")
-report.number("previous_at_init_mean", history[0]["previous"].max(dim=1).values.mean(), "{:.2f}",
-              en="best previous-token score at initialisation (mean over seeds)",
-              zh="初始化时最高的前一个词元得分（各种子的平均）")
+report.number("entity_previous_mean", final["previous"][seeds, entity].mean(), "{:.2f}")
+report.number("antecedent_at_init_mean", history[0]["antecedent"].max(dim=1).values.mean(),
+              "{:.2f}")
+report.number("to_thing_at_init_mean", history[0]["to_thing"][seeds, entity].mean(), "{:.2f}")
+report.number("previous_at_init_mean", history[0]["previous"].max(dim=1).values.mean(), "{:.2f}")
 
 # %% [markdown]
 # ## The same language with one head of the same width
@@ -256,10 +242,8 @@ report_spread(report, "two_head_accuracy", final["accuracy"], "{:.2f}",
 report_seed_count(report, "two_heads_better_seeds", (final["accuracy"] >= single_final["accuracy"] + 0.02),
                   en="seeds in which two heads beat one by at least 0.02 accuracy",
                   zh="两个头比一个头准确率高至少 0.02 的种子数")
-report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}",
-              en="one head: accuracy of the agreement predictions (mean over seeds)", zh="单头：一致关系预测的准确率（各种子的平均）")
-report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}",
-              en="one head: accuracy of naming the animal (mean over seeds)", zh="单头：说出动物的准确率（各种子的平均）")
+report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}")
+report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}")
 report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}",
               en="previous-token score of the single head", zh="单头的前一个词元得分")
 report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:.2f}",

@@ -216,9 +216,9 @@ judged = found["judged"]
 best = max(judged, key=lambda h: (judged[h]["passes"], judged[h]["significant"], judged[h]["accuracy"]),
            default=int(found["p_choose"].argmin()))
 best_values = judged.get(best, dict(accuracy=np.nan, ratio=np.nan, margin=np.nan, p=np.nan))
-report.number("n_pairs", n_pairs, "{:.0f}", kind="count", en="minimal pairs", zh="最小对组数")
-report.number("n_items", n_pairs, "{:.0f}", kind="count", en="items resampled (pairs)", zh="重抽样的条目数（最小对组数）")
-report.number("n_templates", len(TEMPLATES), "{:.0f}", kind="count", en="templates", zh="模板数")
+report.number("n_pairs", n_pairs, "{:.0f}", kind="count")
+report.number("n_items", n_pairs, "{:.0f}", kind="count")
+report.number("n_templates", len(TEMPLATES), "{:.0f}", kind="count")
 for key, value, en, zh in [
     ("chosen_heads", len(found["chosen"]), "heads chosen on the choosing templates (max-statistic p < 0.025)",
      "在挑选模板上挑中的头数（最大统计量 p < 0.025）"),
@@ -230,16 +230,13 @@ for key, value, en, zh in [
      "评判模板上 72 个头中超出偶然水平的头数（最大统计量）"),
 ]:
     report.number(key, value, "{:.0f}", kind="count", en=en, zh=zh, resampled=resampled[key])
-report.number("probe_accuracy", probe_correct.mean(), kind="share", resampled=resampled["probe_accuracy"],
-              en="probe on layer 6's state at it, held out by template: share right",
-              zh="第 6 层 it 状态上的探针（按模板留出）：准确率")
-report.number("probe_p", max(probe_p(probe_correct), 1e-300), kind="p", resampled=resampled["probe_p"],
-              en="the probe's one-sided binomial p", zh="探针的单侧二项检验 p 值")
-report.number("planted_detection_share", np.mean(detected), kind="share",
-              en="planted head (75 % of pairs right, 2× ratio) chosen and beyond chance when judged",
-              zh="植入的头（75% 的组选对、比值 2）被挑中且评判时超出偶然水平的比例")
-report.number("best_judged_layer", best // H + 1, "{:.0f}", en="layer of the best chosen head", zh="最好的挑中头所在层")
-report.number("best_judged_head", best % H + 1, "{:.0f}", en="its number in the layer", zh="它在层内的编号")
+report.number("probe_accuracy", probe_correct.mean(), kind="share",
+              resampled=resampled["probe_accuracy"])
+report.number("probe_p", max(probe_p(probe_correct), 1e-300), kind="p",
+              resampled=resampled["probe_p"])
+report.number("planted_detection_share", np.mean(detected), kind="share")
+report.number("best_judged_layer", best // H + 1, "{:.0f}")
+report.number("best_judged_head", best % H + 1, "{:.0f}")
 for key, value, fmt, kind, en, zh in [
     ("best_judged_accuracy", best_values["accuracy"], "{:.0%}", "share", "its accuracy on the judging templates",
      "它在评判模板上的准确率"),

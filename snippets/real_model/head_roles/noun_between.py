@@ -171,35 +171,20 @@ print(f"{len(again)} draws of the sentences in {time.perf_counter() - started:.0
 
 # %%
 nb_set, r = sets["artefacts"], c22["artefacts"]
-report.number("n_items", sum(len(s) for s in sets.values()), kind="count",
-              en="C22 sentences resampled (both sets)", zh="C22 重抽样的句子数（两组合计）")
+report.number("n_items", sum(len(s) for s in sets.values()), kind="count")
 c22_pass, c22_best = r["passes"], r["best"]
-report.number("c22_n_sentences", len(nb_set), "{:.0f}",
-              en="C22 sentences with a noun between verb and object", zh="C22：动词与宾语之间有别的名词的句子数")
+report.number("c22_n_sentences", len(nb_set), "{:.0f}")
 report.number("c22_share_2_3_adjectives", np.mean([s.n_adjectives >= 2 for s in nb_set]), "{:.0%}",
-              resampled=[a["artefacts_adjectives"] for a in again],
-              en="share of the C22 sentences with 2–3 adjectives on the object",
-              zh="C22 的句子里，宾语带 2–3 个形容词的句子比例")
-report.number("c22_heads", c22_pass.sum(), "{:.0f}",
-              en="head-directions that pass C22 (pick ≥ 75 %, prefer the object ≥ 75 %, corrected over 144)",
-              zh="通过 C22 的“头-方向”数（选中 ≥ 75%，偏好宾语 ≥ 75%，按 144 个校正）")
-report.number("c22_clear_heads", r["clear"].sum(), "{:.0f}", resampled=[a["artefacts_clear"] for a in again],
-              en="C22 first set (artefacts): head-directions that pass with the whole 95 % interval of each share past its threshold",
-              zh="C22 第一组（物品作宾语）：每个比例的 95% 区间都整个越过门槛、从而确定通过的“头-方向”数")
+              resampled=[a["artefacts_adjectives"] for a in again])
+report.number("c22_heads", c22_pass.sum(), "{:.0f}")
+report.number("c22_clear_heads", r["clear"].sum(), "{:.0f}",
+              resampled=[a["artefacts_clear"] for a in again])
 report.number("c22_possible_heads", r["possible"].sum(), "{:.0f}",
-              resampled=[a["artefacts_possible"] for a in again],
-              en="C22 first set (artefacts): head-directions whose 95 % intervals reach the thresholds (they may pass)",
-              zh="C22 第一组（物品作宾语）：95% 区间够得着门槛（可能通过）的“头-方向”数")
-report.number("c22_best_pick_low", r["pick_low"][c22_best], "{:.0%}",
-              en="C22's best head-direction: lower end of the 95 % interval of its pick share",
-              zh="C22 最好的“头-方向”：选中比例 95% 区间的下端")
-report.number("c22_best_prefer_low", r["prefer_low"][c22_best], "{:.0%}",
-              en="C22's best head-direction: lower end of the 95 % interval of its preference share",
-              zh="C22 最好的“头-方向”：偏好比例 95% 区间的下端")
+              resampled=[a["artefacts_possible"] for a in again])
+report.number("c22_best_pick_low", r["pick_low"][c22_best], "{:.0%}")
+report.number("c22_best_prefer_low", r["prefer_low"][c22_best], "{:.0%}")
 report.number("c22_beats_half_heads", r["beats_half"].sum(), "{:.0f}",
-              resampled=[a["artefacts_beats_half"] for a in again],
-              en="C22 first set (artefacts): head-directions that prefer the object to the intervening noun beyond ½ (corrected over 144)",
-              zh="C22 第一组（物品作宾语）：偏好宾语胜过中间名词、超出 ½ 的“头-方向”数（按 144 个校正）")
+              resampled=[a["artefacts_beats_half"] for a in again])
 for key, values, fmt, en, zh in (
         ("pick", r["pick"], "{:.0%}", "picks its target", "选中目标"),
         ("prefer", r["prefer_share"], "{:.0%}", "prefers the object to the intervening noun",
@@ -209,14 +194,10 @@ for key, values, fmt, en, zh in (
     report.number(f"c22_best_{key}", values[c22_best], fmt,
                   en=f"C22's best head-direction: share of sentences where it {en}",
                   zh=f"C22 最好的“头-方向”：{zh}的句子比例")
-report.number("c22_best_prefer_p", r["prefer_p"][c22_best], kind="p",
-              en="C22's best head-direction: corrected p of its preference", zh="C22 最好的“头-方向”：偏好的校正 p 值")
-report.number("c22_best_is_object_to_verb", c22_best >= L * H, "{:.0f}",
-              en="1 if C22's best head-direction is object → verb", zh="若 C22 最好的“头-方向”是宾语 → 动词，则为 1")
-report.number("c22_best_layer", c22_best % (L * H) // H + 1, "{:.0f}",
-              en="layer of C22's best head", zh="C22 最好的头所在的层")
-report.number("c22_best_head", c22_best % H + 1, "{:.0f}",
-              en="C22's best head's number in its layer", zh="C22 最好的头在层内的编号")
+report.number("c22_best_prefer_p", r["prefer_p"][c22_best], kind="p")
+report.number("c22_best_is_object_to_verb", c22_best >= L * H, "{:.0f}")
+report.number("c22_best_layer", c22_best % (L * H) // H + 1, "{:.0f}")
+report.number("c22_best_head", c22_best % H + 1, "{:.0f}")
 for name in ("verb_object", "object_verb"):
     report.number(f"c22_{name}_best_pick", r["pick_max"][name], "{:.0%}",
                   en=f"best head's pick share, {ROLE_NAMES['en'][name]} (noun in between)",
@@ -293,9 +274,7 @@ for key, value, fmt, en, zh in (
          "同上，只看第二组中动词与宾语之间有从句的句子")):
     report.number(key, value, fmt, en=f"C22, both sets: {en}", zh=f"C22 两组句子：{zh}",
                   resampled=[a[AGAIN[key]] for a in again] if key in AGAIN else None)
-report.number("c22_people_best_prefer_p", p["prefer_p"][pb], kind="p",
-              en="C22 second set (people): best head-direction's corrected p of its preference",
-              zh="C22 第二组（人作宾语）：最好的“头-方向”偏好的校正 p 值")
+report.number("c22_people_best_prefer_p", p["prefer_p"][pb], kind="p")
 
 # %%
 for name, share in rules["artefacts"].items():
@@ -307,13 +286,9 @@ for name, share in rules["people"].items():
                   en=f"C22 second set (people), position-only rule, share right: {name.replace('_', ' ')}",
                   zh=f"C22 第二组（人作宾语）只看位置的规则的准确率：{name.replace('_', ' ')}")
 report.number("c22_position_rule_max", max(rules["artefacts"].values()), "{:.0%}",
-              resampled=[a["artefacts_rule_max"] for a in again],
-              en="C22 first set (artefacts): the best position-only rule's share right",
-              zh="C22 第一组（物品作宾语）：只看位置的最好规则的准确率")
+              resampled=[a["artefacts_rule_max"] for a in again])
 report.number("c22_people_position_rule_max", max(rules["people"].values()), "{:.0%}",
-              resampled=[a["people_rule_max"] for a in again],
-              en="C22 second set (people): the best position-only rule's share right",
-              zh="C22 第二组（人作宾语）：只看位置的最好规则的准确率")
+              resampled=[a["people_rule_max"] for a in again])
 
 # %% [markdown]
 # A refutation must show it could have seen the effect (G1), on each set it reads: one
@@ -334,15 +309,9 @@ for name, found in c22.items():
     print(f"{name}: planted head {head_direction(planted_head)} detected in {detection[name]:.0%} of 200 draws")
 
 # %%
-report.number("c22_planted_detection_share", detection["artefacts"], "{:.0%}",
-              en="C22 first set (artefacts): share of draws in which the planted head (object its top pick in 75 %) is detected",
-              zh="C22 第一组（物品作宾语）：植入的头（75% 的句子首选宾语）被检出的抽样比例")
-report.number("c22_people_planted_detection_share", detection["people"], "{:.0%}",
-              en="C22 second set (people): share of draws in which the planted head is detected",
-              zh="C22 第二组（人作宾语）：植入的头被检出的抽样比例")
-report.number("c22_planted_detection_min", min(detection.values()), "{:.0%}",
-              en="C22: the planted head's detection share on the set where it is lower (the refutation reads both)",
-              zh="C22：植入的头在两组中较低的检出比例（推翻要读两组）")
+report.number("c22_planted_detection_share", detection["artefacts"], "{:.0%}")
+report.number("c22_people_planted_detection_share", detection["people"], "{:.0%}")
+report.number("c22_planted_detection_min", min(detection.values()), "{:.0%}")
 
 # %%
 report.text("c22_explorer_links", **explorer_links(

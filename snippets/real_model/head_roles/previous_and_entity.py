@@ -80,8 +80,7 @@ for name, r in c07.items():
                   en=f"C07's best head's number in its layer: {en}", zh=f"C07 最好的头在层内的编号：{zh}")
     report.number(f"c07_{name}_best_p", p[c07[name]["best"]], kind="p",
                   en=f"C07 best head's corrected p: {en}", zh=f"C07 最好的头校正后的 p 值：{zh}")
-report.number("c07_n_names", len(nm_set), "{:.0f}", en="two-word names (C07's previous-token role)",
-              zh="双词专名数（C07 的前一个词元角色）")
+report.number("c07_n_names", len(nm_set), "{:.0f}")
 
 
 def split_layers(kind: str) -> int:

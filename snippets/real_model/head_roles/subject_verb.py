@@ -121,63 +121,36 @@ for items in draws:
 
 # %%
 best = c32["best"]
-report.number("n_items", N, kind="count", en="C32 sentences resampled", zh="C32 重抽样的句子数")
-report.number("c32_n_sentences", N, kind="count", en="C32 sentences", zh="C32 句子数")
-report.number("c32_share_object_relative", relative.mean(), "{:.0%}",
-              en="share of C32 sentences with an object relative clause", zh="C32 句子中带宾语关系从句的比例")
+report.number("n_items", N, kind="count")
+report.number("c32_n_sentences", N, kind="count")
+report.number("c32_share_object_relative", relative.mean(), "{:.0%}")
 report.number("c32_share_verb_not_final", c32["not_final"], "{:.0%}",
-              resampled=[r["not_final"] for r in again],
-              en="share of C32 sentences whose subject's verb is not the last word",
-              zh="C32 句子中主语的谓语动词不在句末的比例")
-report.number("c32_relative_min_words", inner.min(), kind="count",
-              en="C32 object relative clauses: fewest inner words", zh="C32 宾语关系从句内部最少的词数")
-report.number("c32_relative_max_words", inner.max(), kind="count",
-              en="C32 object relative clauses: most inner words", zh="C32 宾语关系从句内部最多的词数")
-report.number("c32_subject_verb_rule_nearest", c32["nearest"], "{:.0%}", resampled=[r["nearest"] for r in again],
-              en="C32 nearest-verb rule, share right (subject → verb)", zh="C32 最近动词规则的准确率（主语 → 谓语动词）")
-report.number("c32_subject_verb_rule_offset", c32["offset"], "{:.0%}", resampled=[r["offset"] for r in again],
-              en="C32 best fixed-offset rule, share right (subject → verb)",
-              zh="C32 最好的固定偏移规则的准确率（主语 → 谓语动词）")
+              resampled=[r["not_final"] for r in again])
+report.number("c32_relative_min_words", inner.min(), kind="count")
+report.number("c32_relative_max_words", inner.max(), kind="count")
+report.number("c32_subject_verb_rule_nearest", c32["nearest"], "{:.0%}",
+              resampled=[r["nearest"] for r in again])
+report.number("c32_subject_verb_rule_offset", c32["offset"], "{:.0%}",
+              resampled=[r["offset"] for r in again])
 report.number("c32_subject_verb_rule_nearest_relative", c32["nearest_rel"], "{:.0%}",
-              resampled=[r["nearest_rel"] for r in again],
-              en="C32 nearest-verb rule, share right in the object-relative sentences",
-              zh="C32 最近动词规则在带宾语关系从句的句子里的准确率")
+              resampled=[r["nearest_rel"] for r in again])
 report.number("c32_subject_verb_rule_offset_relative", c32["offset_rel"], "{:.0%}",
-              resampled=[r["offset_rel"] for r in again],
-              en="C32 best fixed offset of the object-relative sentences, share right there",
-              zh="C32 带宾语关系从句的句子里最好的固定偏移规则的准确率")
+              resampled=[r["offset_rel"] for r in again])
 report.number("c32_subject_verb_beats_rules_heads", c32["beats"].sum(), kind="count",
-              resampled=[r["beats"].sum() for r in again],
-              en="C32 heads that beat both position rules, corrected (subject → verb)",
-              zh="C32 中校正后胜过两条位置规则的头数（主语 → 谓语动词）")
+              resampled=[r["beats"].sum() for r in again])
 report.number("c32_subject_verb_clear_heads", c32["clear"].sum(), kind="count",
-              resampled=[r["clear"].sum() for r in again],
-              en="C32 heads that beat both rules and pick the verb in ≥ 75 %, the whole 95 % interval above 75 %",
-              zh="C32 中胜过两条规则、首选谓语动词 ≥ 75% 且 95% 区间整个高于 75% 的头数")
+              resampled=[r["clear"].sum() for r in again])
 report.number("c32_subject_verb_equivalence_upper", c32["upper"].max(), "{:.2f}",
-              resampled=[r["upper"].max() for r in again],
-              en="C32 largest upper 95 % bound over heads of (head's share − the better rule's share)",
-              zh="C32 各头（选中比例 − 较好规则的比例）95% 上界中的最大值")
-report.number("c32_subject_verb_best_share", c32["share"][best], "{:.0%}",
-              en="C32 best head's top-pick share (subject → verb)", zh="C32 最好的头选中的比例（主语 → 谓语动词）")
-report.number("c32_subject_verb_best_layer", best // H + 1, kind="count",
-              en="layer of C32's best head (subject → verb)", zh="C32 最好的头所在的层（主语 → 谓语动词）")
-report.number("c32_subject_verb_best_head", best % H + 1, kind="count",
-              en="C32's best head's number in its layer (subject → verb)", zh="C32 最好的头在层内的编号（主语 → 谓语动词）")
-report.number("c32_subject_verb_best_p_nearest", c32["p_near"][best], kind="p",
-              en="C32 best head against the nearest-verb rule, corrected p", zh="C32 最好的头对最近动词规则的校正 p 值")
-report.number("c32_subject_verb_best_p_offset", c32["p_offset"][best], kind="p",
-              en="C32 best head against the best fixed offset, corrected p", zh="C32 最好的头对最好的固定偏移的校正 p 值")
-report.number("planted_detection_share", np.mean(detected), "{:.0%}",
-              en="C32 planted head (verb top pick in 75 %): share of draws in which the equivalence test does not refute",
-              zh="C32 植入的头（75% 首选谓语动词）：等价检验不判推翻的抽样比例")
-report.number("c32_planted_head_share", np.mean(planted_share), "{:.0%}",
-              en="C32 planted head's top-pick share, mean over the draws", zh="C32 植入的头选中谓语动词的比例（各次抽样的平均）")
-report.number("c32_verb_subject_beats_rules_heads", note["beats"].sum(), kind="count",
-              en="C32 heads that beat both position rules, corrected (verb → subject, a note)",
-              zh="C32 中校正后胜过两条位置规则的头数（谓语动词 → 主语，旁注）")
-report.number("c32_verb_subject_best_share", note["share"][note["best"]], "{:.0%}",
-              en="C32 best head's top-pick share (verb → subject, a note)", zh="C32 最好的头选中的比例（谓语动词 → 主语，旁注）")
+              resampled=[r["upper"].max() for r in again])
+report.number("c32_subject_verb_best_share", c32["share"][best], "{:.0%}")
+report.number("c32_subject_verb_best_layer", best // H + 1, kind="count")
+report.number("c32_subject_verb_best_head", best % H + 1, kind="count")
+report.number("c32_subject_verb_best_p_nearest", c32["p_near"][best], kind="p")
+report.number("c32_subject_verb_best_p_offset", c32["p_offset"][best], kind="p")
+report.number("planted_detection_share", np.mean(detected), "{:.0%}")
+report.number("c32_planted_head_share", np.mean(planted_share), "{:.0%}")
+report.number("c32_verb_subject_beats_rules_heads", note["beats"].sum(), kind="count")
+report.number("c32_verb_subject_best_share", note["share"][note["best"]], "{:.0%}")
 
 # %%
 report.text("c32_explorer_links", **explorer_links(

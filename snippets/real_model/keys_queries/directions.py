@@ -49,12 +49,9 @@ n_tokens = sum(h[0].shape[1] - 2 for h in inner)
 print(f"{len(sentences)} sentences, {n_tokens} tokens")
 
 # %%
-report.number("n_sentences", len(sentences), "{:.0f}",
-              en="sentences in the token sample", zh="词元样本中的句子数")
-report.number("n_tokens", n_tokens, "{:.0f}",
-              en="tokens in the sample ([CLS] and [SEP] left out)",
-              zh="样本中的词元数（不含 [CLS] 和 [SEP]）")
-report.number("n_heads", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
+report.number("n_sentences", len(sentences), "{:.0f}")
+report.number("n_tokens", n_tokens, "{:.0f}")
+report.number("n_heads", L * H, "{:.0f}")
 
 # %% [markdown]
 # ## C18: how many directions do keys and queries span?
@@ -85,16 +82,10 @@ print("directions spanned, median over heads:",
 print(f"heads whose keys span more directions than their queries: {(keys_over_queries > 1).sum()} of {L * H}")
 
 # %%
-report.number("keys_wider_heads", (keys_over_queries > 1).sum(), "{:.0f}",
-              en="heads whose keys span more directions than their queries",
-              zh="键张成的方向多于查询的头数")
-report.number("pr_ratio_median", np.median(keys_over_queries), "{:.2f}",
-              en="median over heads of (key directions / query directions)",
-              zh="各头“键方向数 / 查询方向数”的中位数")
-report.number("pr_ratio_min", keys_over_queries.min(), "{:.2f}",
-              en="smallest keys/queries ratio of a head", zh="各头键/查询之比的最小值")
-report.number("pr_ratio_max", keys_over_queries.max(), "{:.2f}",
-              en="largest keys/queries ratio of a head", zh="各头键/查询之比的最大值")
+report.number("keys_wider_heads", (keys_over_queries > 1).sum(), "{:.0f}")
+report.number("pr_ratio_median", np.median(keys_over_queries), "{:.2f}")
+report.number("pr_ratio_min", keys_over_queries.min(), "{:.2f}")
+report.number("pr_ratio_max", keys_over_queries.max(), "{:.2f}")
 for name in ("Q", "K", "V"):
     label = {"Q": ("queries", "查询"), "K": ("keys", "键"), "V": ("values", "值")}[name]
     report.number(f"pr_{label[0]}_median", np.median(ratio[name]), "{:.1f}",
@@ -126,9 +117,7 @@ round_cloud = torch.randn(n_tokens, 1, hs, generator=torch.Generator().manual_se
 print(f"round cloud: {participation_ratio(round_cloud)[0]:.1f} directions of {hs}")   # was: head_vectors(model, x, layer)
 
 # %%
-report.number("exercise_pr_round_cloud", participation_ratio(round_cloud)[0], "{:.1f}",
-              en="exercise 1: participation ratio of as many random 32-dimensional vectors as tokens",
-              zh="练习 1：与词元数同样多的 32 维随机向量的参与比")
+report.number("exercise_pr_round_cloud", participation_ratio(round_cloud)[0], "{:.1f}")
 
 # %% [markdown]
 # ## Figures

@@ -44,12 +44,10 @@ noun_vectors, found = framed_noun_vectors(model, tokenizer)       # each (L, n, 
 print(f"{n_nouns} nouns × {n_frames} frames; the noun is one token in {found} of {n_framed} sentences")
 
 # %%
-report.number("n_food", len(FOOD_NOUNS), "{:.0f}", en="food nouns", zh="食物名词数")
-report.number("n_other", len(OTHER_NOUNS), "{:.0f}", en="other concrete nouns", zh="其他具体名词数")
-report.number("n_frames", n_frames, "{:.0f}", en="sentence frames per noun", zh="每个名词所放的句框数")
-report.number("nouns_found", found / n_framed, "{:.0%}",
-              en="share of framed sentences in which the noun is one token",
-              zh="放进句框的句子里，名词恰为一个词元的比例")
+report.number("n_food", len(FOOD_NOUNS), "{:.0f}")
+report.number("n_other", len(OTHER_NOUNS), "{:.0f}")
+report.number("n_frames", n_frames, "{:.0f}")
+report.number("nouns_found", found / n_framed, "{:.0%}")
 
 # %% [markdown]
 # ## C28: a dimension that means "edible"?
@@ -145,40 +143,19 @@ for what, auc, null in (("coordinate", coordinate_true, coordinate_null),
 print(f"the direction beats the best coordinate in {(direction_true > coordinate_true).sum()} of {len(spaces)} spaces")
 
 # %%
-report.number("coordinate_auc_best", coordinate_true.max(), "{:.2f}",
-              en="best held-out AUC of a single coordinate (of 144 spaces)",
-              zh="单个坐标的最佳留出 AUC（144 个空间中）")
-report.number("direction_auc_best", direction_true.max(), "{:.2f}",
-              en="best held-out AUC of a direction (of 144 spaces)",
-              zh="方向的最佳留出 AUC（144 个空间中）")
-report.number("coordinate_auc_median", np.median(coordinate_true), "{:.2f}",
-              en="median over the 144 spaces of the single-coordinate AUC",
-              zh="144 个空间中单坐标 AUC 的中位数")
-report.number("direction_auc_median", np.median(direction_true), "{:.2f}",
-              en="median over the 144 spaces of the direction AUC", zh="144 个空间中方向 AUC 的中位数")
-report.number("coordinate_null_p95", coordinate_null, "{:.2f}",
-              en="chance: 95th percentile of the best coordinate AUC with shuffled labels",
-              zh="偶然水平：标签打乱后最佳单坐标 AUC 的第 95 百分位")
-report.number("direction_null_p95", direction_null, "{:.2f}",
-              en="chance: 95th percentile of the best direction AUC with shuffled labels",
-              zh="偶然水平：标签打乱后最佳方向 AUC 的第 95 百分位")
-report.number("coordinate_heads_beyond_chance", (coordinate_true > coordinate_null).sum(), "{:.0f}",
-              en="spaces (head × Q/K) whose best coordinate separates food beyond chance",
-              zh="最佳单坐标区分食物超过偶然水平的空间数（头 × Q/K）")
-report.number("direction_heads_beyond_chance", (direction_true > direction_null).sum(), "{:.0f}",
-              en="spaces (head × Q/K) whose best direction separates food beyond chance",
-              zh="最佳方向区分食物超过偶然水平的空间数（头 × Q/K）")
-report.number("direction_wins_spaces", (direction_true > coordinate_true).sum(), "{:.0f}",
-              en="spaces in which the direction beats the best coordinate",
-              zh="方向胜过最佳单坐标的空间数")
-report.number("coordinate_near_direction_spaces",
-              (coordinate_true >= direction_true - 0.05).sum(), "{:.0f}",
-              en="spaces in which the best coordinate comes within 0.05 AUC of the direction",
-              zh="最佳单坐标与方向相差不超过 0.05 AUC 的空间数")
-report.number("n_spaces", len(spaces), "{:.0f}", en="spaces tried (72 heads × Q, K)",
-              zh="尝试的空间数（72 个头 × Q、K）")
-report.number("n_shuffles", N_SHUFFLES, "{:.0f}", en="label shuffles for the chance level",
-              zh="计算偶然水平时打乱标签的次数")
+report.number("coordinate_auc_best", coordinate_true.max(), "{:.2f}")
+report.number("direction_auc_best", direction_true.max(), "{:.2f}")
+report.number("coordinate_auc_median", np.median(coordinate_true), "{:.2f}")
+report.number("direction_auc_median", np.median(direction_true), "{:.2f}")
+report.number("coordinate_null_p95", coordinate_null, "{:.2f}")
+report.number("direction_null_p95", direction_null, "{:.2f}")
+report.number("coordinate_heads_beyond_chance", (coordinate_true > coordinate_null).sum(), "{:.0f}")
+report.number("direction_heads_beyond_chance", (direction_true > direction_null).sum(), "{:.0f}")
+report.number("direction_wins_spaces", (direction_true > coordinate_true).sum(), "{:.0f}")
+report.number("coordinate_near_direction_spaces", (coordinate_true >= direction_true - 0.05).sum(),
+              "{:.0f}")
+report.number("n_spaces", len(spaces), "{:.0f}")
+report.number("n_shuffles", N_SHUFFLES, "{:.0f}")
 for tag, values in (("coordinate", coordinate_true), ("direction", direction_true)):
     projection, layer, head = space_name(int(values.argmax()))
     report.number(f"{tag}_best_is_key", projection == "K", "{:.0f}",
@@ -189,9 +166,7 @@ for tag, values in (("coordinate", coordinate_true), ("direction", direction_tru
     report.number(f"{tag}_best_head", head, "{:.0f}",
                   en=f"head of the best {tag}", zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}所在的头")
 best_space = int(direction_true.argmax())
-report.number("coordinate_auc_in_best_direction_space", coordinate_true[best_space], "{:.2f}",
-              en="best single coordinate's AUC in the space where the direction does best",
-              zh="在方向表现最好的那个空间里，最佳单坐标的 AUC")
+report.number("coordinate_auc_in_best_direction_space", coordinate_true[best_space], "{:.2f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -208,9 +183,7 @@ in_sample = torch.maximum(in_sample, 1 - in_sample).amax(dim=1)     # (S,): best
 print(f"best coordinate chosen and scored on the same words: median AUC {in_sample.median():.2f}")
 
 # %%
-report.number("exercise_coordinate_auc_in_sample_median", in_sample.median(), "{:.2f}",
-              en="exercise (edible page) 1: median over spaces of the best coordinate's AUC, chosen and scored on the same words",
-              zh="练习（可食用页）1：在同一批词上挑选并打分时，各空间最佳单坐标 AUC 的中位数")
+report.number("exercise_coordinate_auc_in_sample_median", in_sample.median(), "{:.2f}")
 
 # %% tags=["no_shrinkage"]
 # Exercise 2 of the "edible" page: fit the direction without shrinkage (32 dimensions,
@@ -219,9 +192,8 @@ _, unshrunk = held_out_aucs(spaces, labels[:1], folds, shrinkage=0.0)  # (1, S);
 print(f"direction without shrinkage: median held-out AUC {np.median(unshrunk[0].numpy()):.2f}")
 
 # %%
-report.number("exercise_direction_auc_median_no_shrinkage", np.median(unshrunk[0].numpy()), "{:.2f}",
-              en="exercise (edible page) 2: median held-out direction AUC without shrinkage",
-              zh="练习（可食用页）2：不加收缩时方向的留出 AUC 中位数")
+report.number("exercise_direction_auc_median_no_shrinkage", np.median(unshrunk[0].numpy()),
+              "{:.2f}")
 
 # %% [markdown]
 # ## Figures

@@ -27,7 +27,7 @@ hs = model.config.d_model // H                                     # 32 dimensio
 print(f"{L} layers × {H} heads, {hs} dimensions per head")
 
 # %%
-report.number("n_heads", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
+report.number("n_heads", L * H, "{:.0f}")
 
 # %% [markdown]
 # ## The nouns in their frames
@@ -47,12 +47,10 @@ noun_vectors, found = framed_noun_vectors(model, tokenizer)       # each (L, n, 
 print(f"{n_nouns} nouns × {n_frames} frames; the noun is one token in {found} of {n_framed} sentences")
 
 # %%
-report.number("n_food", len(FOOD_NOUNS), "{:.0f}", en="food nouns", zh="食物名词数")
-report.number("n_other", len(OTHER_NOUNS), "{:.0f}", en="other concrete nouns", zh="其他具体名词数")
-report.number("n_frames", n_frames, "{:.0f}", en="sentence frames per noun", zh="每个名词所放的句框数")
-report.number("nouns_found", found / n_framed, "{:.0%}",
-              en="share of framed sentences in which the noun is one token",
-              zh="放进句框的句子里，名词恰为一个词元的比例")
+report.number("n_food", len(FOOD_NOUNS), "{:.0f}")
+report.number("n_other", len(OTHER_NOUNS), "{:.0f}")
+report.number("n_frames", n_frames, "{:.0f}")
+report.number("nouns_found", found / n_framed, "{:.0%}")
 
 # %% [markdown]
 # ## C20: how much of Q, K and V is "which word"?
@@ -111,13 +109,9 @@ again = dict(v_most=(r2["V"] > np.maximum(r2["Q"], r2["K"])).sum(axis=(1, 2)),
              **{f"median_{name}": np.median(r2[name], axis=(1, 2)) for name in ("Q", "K", "V")})
 
 # %%
-report.number("n_items", n_nouns, kind="count", en="C20 nouns resampled", zh="C20 重抽样的名词数")
-report.number("v_most_specific_heads", v_most.sum(), "{:.0f}", resampled=again["v_most"].tolist(),
-              en="heads in which V is more word-specific (higher identity R²) than both Q and K",
-              zh="V 的词身份 R² 同时高于 Q 和 K 的头数")
-report.number("q_or_k_most_specific_heads", L * H - v_most.sum(), "{:.0f}",
-              en="heads in which Q or K is at least as word-specific as V",
-              zh="Q 或 K 的词身份 R² 不低于 V 的头数")
+report.number("n_items", n_nouns, kind="count")
+report.number("v_most_specific_heads", v_most.sum(), "{:.0f}", resampled=again["v_most"].tolist())
+report.number("q_or_k_most_specific_heads", L * H - v_most.sum(), "{:.0f}")
 for name in ("Q", "K", "V"):
     low = name.lower()
     report.number(f"identity_{low}_median", np.median(identity[name]), "{:.2f}",
@@ -131,10 +125,8 @@ for name in ("Q", "K", "V"):
         report.number(f"identity_{low}_layer{layer + 1}", np.median(identity[name][layer]), "{:.2f}",
                       en=f"median identity R² of {name} over the heads of layer {layer + 1}",
                       zh=f"第 {layer + 1} 层各头 {name} 的词身份 R² 中位数")
-report.number("identity_min", min(identity[name].min() for name in ("Q", "K", "V")), "{:.2f}",
-              en="lowest identity R² of any head's Q, K or V", zh="所有头的 Q、K、V 中最低的词身份 R²")
-report.number("identity_chance_accuracy", 1 / n_nouns, "{:.0%}",
-              en="accuracy of guessing the noun", zh="随便猜中名词的准确率")
+report.number("identity_min", min(identity[name].min() for name in ("Q", "K", "V")), "{:.2f}")
+report.number("identity_chance_accuracy", 1 / n_nouns, "{:.0%}")
 for layer in range(L):
     report.number(f"v_most_specific_heads_layer{layer + 1}", v_most[layer].sum(), "{:.0f}",
                   en=f"heads of layer {layer + 1} in which V is the most word-specific",
@@ -159,9 +151,7 @@ for layer in range(L):
 print(f"V with the nouns shuffled: identity R² {np.median(shuffled_r2):.2f} (median over heads)")
 
 # %%
-report.number("exercise_identity_v_shuffled_median", np.median(shuffled_r2), "{:.2f}",
-              en="exercise 2: median R² of V when the nouns are shuffled frame by frame",
-              zh="练习 2：逐个句框打乱名词后，V 的 R² 中位数")
+report.number("exercise_identity_v_shuffled_median", np.median(shuffled_r2), "{:.2f}")
 
 # %% [markdown]
 # ## Figures

@@ -66,23 +66,17 @@ for name in cka:
 print(f"layers in which V keeps the most of the embedding's structure: {v_closest.sum()} of {L}")
 
 # %%
-report.number("cka_input_first", cka["input"][0], "{:.2f}", en="CKA of the layer input in layer 1 with the embedding",
-              zh="第 1 层层输入与嵌入的 CKA")
-report.number("cka_input_last", cka["input"][L - 1], "{:.2f}", en="CKA of the layer input in layer 6 with the embedding",
-              zh="第 6 层层输入与嵌入的 CKA")
-report.number("cka_Q_first", cka["Q"][0], "{:.2f}", en="CKA of Q in layer 1 with the embedding", zh="第 1 层Q与嵌入的 CKA")
-report.number("cka_Q_last", cka["Q"][L - 1], "{:.2f}", en="CKA of Q in layer 6 with the embedding", zh="第 6 层Q与嵌入的 CKA")
-report.number("cka_K_first", cka["K"][0], "{:.2f}", en="CKA of K in layer 1 with the embedding", zh="第 1 层K与嵌入的 CKA")
-report.number("cka_K_last", cka["K"][L - 1], "{:.2f}", en="CKA of K in layer 6 with the embedding", zh="第 6 层K与嵌入的 CKA")
-report.number("cka_V_first", cka["V"][0], "{:.2f}", en="CKA of V in layer 1 with the embedding", zh="第 1 层V与嵌入的 CKA")
-report.number("cka_V_last", cka["V"][L - 1], "{:.2f}", en="CKA of V in layer 6 with the embedding", zh="第 6 层V与嵌入的 CKA")
-report.number("layers_v_closest", v_closest.sum(), "{:.0f}",
-              en="layers in which V keeps more of the embedding's structure than Q and K",
-              zh="V 比 Q、K 保留更多嵌入结构的层数")
-report.number("layers_q_closest", (cka["Q"] > np.maximum(cka["V"], cka["K"])).sum(), "{:.0f}",
-              en="layers in which Q keeps the most", zh="Q 保留得最多的层数")
-report.number("layers_k_closest", (cka["K"] > np.maximum(cka["V"], cka["Q"])).sum(), "{:.0f}",
-              en="layers in which K keeps the most", zh="K 保留得最多的层数")
+report.number("cka_input_first", cka["input"][0], "{:.2f}")
+report.number("cka_input_last", cka["input"][L - 1], "{:.2f}")
+report.number("cka_Q_first", cka["Q"][0], "{:.2f}")
+report.number("cka_Q_last", cka["Q"][L - 1], "{:.2f}")
+report.number("cka_K_first", cka["K"][0], "{:.2f}")
+report.number("cka_K_last", cka["K"][L - 1], "{:.2f}")
+report.number("cka_V_first", cka["V"][0], "{:.2f}")
+report.number("cka_V_last", cka["V"][L - 1], "{:.2f}")
+report.number("layers_v_closest", v_closest.sum(), "{:.0f}")
+report.number("layers_q_closest", (cka["Q"] > np.maximum(cka["V"], cka["K"])).sum(), "{:.0f}")
+report.number("layers_k_closest", (cka["K"] > np.maximum(cka["V"], cka["Q"])).sum(), "{:.0f}")
 
 # %% [markdown]
 # ## Do the values change gradually?
@@ -101,18 +95,10 @@ print("  the same, tokens shuffled (chance):            ", np.round(shuffled, 2)
 print(f"steps that meet the bar: {meets_bar.sum()} of {L - 1}")
 
 # %%
-report.number("cka_V_consecutive_min", consecutive.min(), "{:.2f}",
-              en="smallest CKA between the values of two consecutive layers",
-              zh="相邻两层值向量之间 CKA 的最小值")
-report.number("cka_V_consecutive_max", consecutive.max(), "{:.2f}",
-              en="largest CKA between the values of two consecutive layers",
-              zh="相邻两层值向量之间 CKA 的最大值")
-report.number("cka_V_shuffled_max", shuffled.max(), "{:.2f}",
-              en="chance: the largest such CKA with the tokens shuffled",
-              zh="偶然水平：打乱词元顺序后，这一 CKA 的最大值")
-report.number("cka_V_bar_layers", meets_bar.sum(), "{:.0f}", kind="count",
-              en="steps between consecutive layers (of 5) whose values keep CKA ≥ 0.5 and more than twice the shuffled CKA",
-              zh="相邻两层之间（共 5 步）值向量 CKA 不低于 0.5 且超过打乱后两倍的步数")
+report.number("cka_V_consecutive_min", consecutive.min(), "{:.2f}")
+report.number("cka_V_consecutive_max", consecutive.max(), "{:.2f}")
+report.number("cka_V_shuffled_max", shuffled.max(), "{:.2f}")
+report.number("cka_V_bar_layers", meets_bar.sum(), "{:.0f}", kind="count")
 
 # %% [markdown]
 # ### The same question with a debiased CKA (C29)
@@ -141,41 +127,21 @@ print(f"layer-{L} values vs the embeddings: {v6_embedding:.3f} (shuffled 95th pe
       f"{v6_embedding_null95:.3f})")
 
 # %%
-report.number("cka_steps_passing", step_passes.sum(), "{:.0f}", kind="count",
-              en="steps (of 5) whose values keep a debiased CKA ≥ 0.5, above the shuffles' 95th percentile",
-              zh="相邻两层之间（共 5 步）值向量去偏 CKA 不低于 0.5 且高于打乱后第 95 百分位数的步数")
-report.number("cka_step1", step_cka[0], "{:.3f}", en="debiased CKA between the values of layers 1 and 2",
-              zh="第 1 层与第 2 层值向量的去偏 CKA")
-report.number("cka_step1_null95", step_null95[0], "{:.3f}", en="the same with the tokens shuffled: 95th percentile of 200 shuffles",
-              zh="同上（第 1 → 2 层），打乱词元 200 次后的第 95 百分位数")
-report.number("cka_step2", step_cka[1], "{:.3f}", en="debiased CKA between the values of layers 2 and 3",
-              zh="第 2 层与第 3 层值向量的去偏 CKA")
-report.number("cka_step2_null95", step_null95[1], "{:.3f}", en="the same with the tokens shuffled: 95th percentile of 200 shuffles",
-              zh="同上（第 2 → 3 层），打乱词元 200 次后的第 95 百分位数")
-report.number("cka_step3", step_cka[2], "{:.3f}", en="debiased CKA between the values of layers 3 and 4",
-              zh="第 3 层与第 4 层值向量的去偏 CKA")
-report.number("cka_step3_null95", step_null95[2], "{:.3f}", en="the same with the tokens shuffled: 95th percentile of 200 shuffles",
-              zh="同上（第 3 → 4 层），打乱词元 200 次后的第 95 百分位数")
-report.number("cka_step4", step_cka[3], "{:.3f}", en="debiased CKA between the values of layers 4 and 5",
-              zh="第 4 层与第 5 层值向量的去偏 CKA")
-report.number("cka_step4_null95", step_null95[3], "{:.3f}", en="the same with the tokens shuffled: 95th percentile of 200 shuffles",
-              zh="同上（第 4 → 5 层），打乱词元 200 次后的第 95 百分位数")
-report.number("cka_step5", step_cka[4], "{:.3f}", en="debiased CKA between the values of layers 5 and 6",
-              zh="第 5 层与第 6 层值向量的去偏 CKA")
-report.number("cka_step5_null95", step_null95[4], "{:.3f}", en="the same with the tokens shuffled: 95th percentile of 200 shuffles",
-              zh="同上（第 5 → 6 层），打乱词元 200 次后的第 95 百分位数")
-report.number("cka_step_min", step_cka.min(), "{:.2f}",
-              en="smallest debiased CKA between the values of two consecutive layers",
-              zh="相邻两层值向量之间去偏 CKA 的最小值")
-report.number("cka_step_null95_max", step_null95.max(), "{:.3f}",
-              en="largest shuffled 95th percentile over the 5 steps",
-              zh="5 步中打乱后第 95 百分位数的最大值")
-report.number("cka_v6_embedding", v6_embedding, "{:.3f}",
-              en="debiased CKA of layer 6's values with the embeddings",
-              zh="第 6 层值向量与嵌入的去偏 CKA")
-report.number("cka_v6_embedding_null95", v6_embedding_null95, "{:.3f}",
-              en="debiased CKA of layer 6's values with the embeddings, tokens shuffled: 95th percentile of 200 shuffles",
-              zh="第 6 层值向量与嵌入的去偏 CKA，打乱词元 200 次后的第 95 百分位数")
+report.number("cka_steps_passing", step_passes.sum(), "{:.0f}", kind="count")
+report.number("cka_step1", step_cka[0], "{:.3f}")
+report.number("cka_step1_null95", step_null95[0], "{:.3f}")
+report.number("cka_step2", step_cka[1], "{:.3f}")
+report.number("cka_step2_null95", step_null95[1], "{:.3f}")
+report.number("cka_step3", step_cka[2], "{:.3f}")
+report.number("cka_step3_null95", step_null95[2], "{:.3f}")
+report.number("cka_step4", step_cka[3], "{:.3f}")
+report.number("cka_step4_null95", step_null95[3], "{:.3f}")
+report.number("cka_step5", step_cka[4], "{:.3f}")
+report.number("cka_step5_null95", step_null95[4], "{:.3f}")
+report.number("cka_step_min", step_cka.min(), "{:.2f}")
+report.number("cka_step_null95_max", step_null95.max(), "{:.3f}")
+report.number("cka_v6_embedding", v6_embedding, "{:.3f}")
+report.number("cka_v6_embedding_null95", v6_embedding_null95, "{:.3f}")
 
 # %% [markdown]
 # ## Figures

@@ -76,49 +76,39 @@ for layer in range(L):
 print(f"largest difference between the four parts' sum and the output: {split_error:.1e}")
 
 # %%
-report.number("split_error", split_error, "{:.1e}",
-              en="largest difference between the four parts' sum and the layer's output",
-              zh="四个部分之和与该层实际输出之间的最大差值")
-report.number("residual_share_layer1", shares[0, 0], "{:.0%}", en="share of layer 1's output that is the incoming residual stream", zh="第 1 层输出中流进来的残差流所占的份额")
-report.number("residual_share_layer2", shares[1, 0], "{:.0%}", en="share of layer 2's output that is the incoming residual stream", zh="第 2 层输出中流进来的残差流所占的份额")
-report.number("residual_share_layer3", shares[2, 0], "{:.0%}", en="share of layer 3's output that is the incoming residual stream", zh="第 3 层输出中流进来的残差流所占的份额")
-report.number("residual_share_layer4", shares[3, 0], "{:.0%}", en="share of layer 4's output that is the incoming residual stream", zh="第 4 层输出中流进来的残差流所占的份额")
-report.number("residual_share_layer5", shares[4, 0], "{:.0%}", en="share of layer 5's output that is the incoming residual stream", zh="第 5 层输出中流进来的残差流所占的份额")
-report.number("residual_share_layer6", shares[5, 0], "{:.0%}", en="share of layer 6's output that is the incoming residual stream", zh="第 6 层输出中流进来的残差流所占的份额")
-report.number("residual_share_mean", shares[:, 0].mean(), "{:.0%}", en="share of the incoming residual stream in a layer's output, mean over the 6 layers", zh="流进来的残差流在一层输出中的份额（6 层平均）")
-report.number("attention_share_layer1", shares[0, 1], "{:.0%}", en="share of layer 1's output that is the attention output", zh="第 1 层输出中注意力输出所占的份额")
-report.number("attention_share_layer2", shares[1, 1], "{:.0%}", en="share of layer 2's output that is the attention output", zh="第 2 层输出中注意力输出所占的份额")
-report.number("attention_share_layer3", shares[2, 1], "{:.0%}", en="share of layer 3's output that is the attention output", zh="第 3 层输出中注意力输出所占的份额")
-report.number("attention_share_layer4", shares[3, 1], "{:.0%}", en="share of layer 4's output that is the attention output", zh="第 4 层输出中注意力输出所占的份额")
-report.number("attention_share_layer5", shares[4, 1], "{:.0%}", en="share of layer 5's output that is the attention output", zh="第 5 层输出中注意力输出所占的份额")
-report.number("attention_share_layer6", shares[5, 1], "{:.0%}", en="share of layer 6's output that is the attention output", zh="第 6 层输出中注意力输出所占的份额")
-report.number("attention_share_mean", shares[:, 1].mean(), "{:.0%}", en="share of the attention output in a layer's output, mean over the 6 layers", zh="注意力输出在一层输出中的份额（6 层平均）")
-report.number("ffn_share_layer1", shares[0, 2], "{:.0%}", en="share of layer 1's output that is the feed-forward output", zh="第 1 层输出中前馈网络输出所占的份额")
-report.number("ffn_share_layer2", shares[1, 2], "{:.0%}", en="share of layer 2's output that is the feed-forward output", zh="第 2 层输出中前馈网络输出所占的份额")
-report.number("ffn_share_layer3", shares[2, 2], "{:.0%}", en="share of layer 3's output that is the feed-forward output", zh="第 3 层输出中前馈网络输出所占的份额")
-report.number("ffn_share_layer4", shares[3, 2], "{:.0%}", en="share of layer 4's output that is the feed-forward output", zh="第 4 层输出中前馈网络输出所占的份额")
-report.number("ffn_share_layer5", shares[4, 2], "{:.0%}", en="share of layer 5's output that is the feed-forward output", zh="第 5 层输出中前馈网络输出所占的份额")
-report.number("ffn_share_layer6", shares[5, 2], "{:.0%}", en="share of layer 6's output that is the feed-forward output", zh="第 6 层输出中前馈网络输出所占的份额")
-report.number("ffn_share_mean", shares[:, 2].mean(), "{:.0%}", en="share of the feed-forward output in a layer's output, mean over the 6 layers", zh="前馈网络输出在一层输出中的份额（6 层平均）")
-report.number("offset_share_layer1", shares[0, 3], "{:.0%}", en="share of layer 1's output that is LayerNorm's offset", zh="第 1 层输出中层归一化的偏移所占的份额")
-report.number("offset_share_layer2", shares[1, 3], "{:.0%}", en="share of layer 2's output that is LayerNorm's offset", zh="第 2 层输出中层归一化的偏移所占的份额")
-report.number("offset_share_layer3", shares[2, 3], "{:.0%}", en="share of layer 3's output that is LayerNorm's offset", zh="第 3 层输出中层归一化的偏移所占的份额")
-report.number("offset_share_layer4", shares[3, 3], "{:.0%}", en="share of layer 4's output that is LayerNorm's offset", zh="第 4 层输出中层归一化的偏移所占的份额")
-report.number("offset_share_layer5", shares[4, 3], "{:.0%}", en="share of layer 5's output that is LayerNorm's offset", zh="第 5 层输出中层归一化的偏移所占的份额")
-report.number("offset_share_layer6", shares[5, 3], "{:.0%}", en="share of layer 6's output that is LayerNorm's offset", zh="第 6 层输出中层归一化的偏移所占的份额")
-report.number("offset_share_mean", shares[:, 3].mean(), "{:.0%}", en="share of LayerNorm's offset in a layer's output, mean over the 6 layers", zh="层归一化的偏移在一层输出中的份额（6 层平均）")
-report.number("attention_share_min", shares[:, 1].min(), "{:.0%}",
-              en="smallest share of the attention output in a layer's output",
-              zh="注意力输出在一层输出中的最小份额")
-report.number("attention_share_max", shares[:, 1].max(), "{:.0%}",
-              en="largest share of the attention output in a layer's output",
-              zh="注意力输出在一层输出中的最大份额")
-report.number("residual_largest_layers", (shares[:, 0] >= shares.max(axis=1)).sum(), "{:.0f}",
-              en="layers whose output is made mostly of the incoming residual stream (largest part)",
-              zh="流进来的残差流是最大一份的层数")
-report.number("attention_above_residual_layers", (shares[:, 1] > shares[:, 0]).sum(), "{:.0f}",
-              en="layers whose output holds more attention output than incoming residual stream",
-              zh="输出中注意力输出的份额超过流进来的残差流的层数")
+report.number("split_error", split_error, "{:.1e}")
+report.number("residual_share_layer1", shares[0, 0], "{:.0%}")
+report.number("residual_share_layer2", shares[1, 0], "{:.0%}")
+report.number("residual_share_layer3", shares[2, 0], "{:.0%}")
+report.number("residual_share_layer4", shares[3, 0], "{:.0%}")
+report.number("residual_share_layer5", shares[4, 0], "{:.0%}")
+report.number("residual_share_layer6", shares[5, 0], "{:.0%}")
+report.number("residual_share_mean", shares[:, 0].mean(), "{:.0%}")
+report.number("attention_share_layer1", shares[0, 1], "{:.0%}")
+report.number("attention_share_layer2", shares[1, 1], "{:.0%}")
+report.number("attention_share_layer3", shares[2, 1], "{:.0%}")
+report.number("attention_share_layer4", shares[3, 1], "{:.0%}")
+report.number("attention_share_layer5", shares[4, 1], "{:.0%}")
+report.number("attention_share_layer6", shares[5, 1], "{:.0%}")
+report.number("attention_share_mean", shares[:, 1].mean(), "{:.0%}")
+report.number("ffn_share_layer1", shares[0, 2], "{:.0%}")
+report.number("ffn_share_layer2", shares[1, 2], "{:.0%}")
+report.number("ffn_share_layer3", shares[2, 2], "{:.0%}")
+report.number("ffn_share_layer4", shares[3, 2], "{:.0%}")
+report.number("ffn_share_layer5", shares[4, 2], "{:.0%}")
+report.number("ffn_share_layer6", shares[5, 2], "{:.0%}")
+report.number("ffn_share_mean", shares[:, 2].mean(), "{:.0%}")
+report.number("offset_share_layer1", shares[0, 3], "{:.0%}")
+report.number("offset_share_layer2", shares[1, 3], "{:.0%}")
+report.number("offset_share_layer3", shares[2, 3], "{:.0%}")
+report.number("offset_share_layer4", shares[3, 3], "{:.0%}")
+report.number("offset_share_layer5", shares[4, 3], "{:.0%}")
+report.number("offset_share_layer6", shares[5, 3], "{:.0%}")
+report.number("offset_share_mean", shares[:, 3].mean(), "{:.0%}")
+report.number("attention_share_min", shares[:, 1].min(), "{:.0%}")
+report.number("attention_share_max", shares[:, 1].max(), "{:.0%}")
+report.number("residual_largest_layers", (shares[:, 0] >= shares.max(axis=1)).sum(), "{:.0f}")
+report.number("attention_above_residual_layers", (shares[:, 1] > shares[:, 0]).sum(), "{:.0f}")
 
 
 # %% [markdown]

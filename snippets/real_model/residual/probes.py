@@ -80,47 +80,21 @@ print(f"gain from layer 1 to layer {L}: {probe_accuracy[L - 1] - probe_accuracy[
       f"(95 % interval {gain_low:+.3f} to {gain_high:+.3f})")
 
 # %%
-report.number("n_probe_items", len(items), "{:.0f}", kind="count",
-              en="probe items: a token and its word before or after (no [CLS] / [SEP])",
-              zh="探针样本数：一个词元加上它前一个或后一个词（不含 [CLS] / [SEP]）")
-report.number("n_probe_words", len(words), "{:.0f}", kind="count",
-              en="candidate neighbour words the probe chooses from",
-              zh="探针可选的相邻词个数")
+report.number("n_probe_items", len(items), "{:.0f}", kind="count")
+report.number("n_probe_words", len(words), "{:.0f}", kind="count")
 report.number("neighbour_majority_share", np.bincount(targets).max() / len(targets), "{:.0%}",
-              kind="share", en="items whose neighbour is the sample's most frequent neighbour word",
-              zh="相邻词恰为样本中最常见相邻词的样本所占比例")
-report.number("neighbour_probe_layer1", probe_accuracy[0], "{:.0%}", kind="share",
-              en="held-out neighbour-word probe on layer 1's values: share named right",
-              zh="用第 1 层值向量的相邻词探针（留出句子）：说对的比例")
-report.number("neighbour_probe_layer2", probe_accuracy[1], "{:.0%}", kind="share",
-              en="held-out neighbour-word probe on layer 2's values: share named right",
-              zh="用第 2 层值向量的相邻词探针（留出句子）：说对的比例")
-report.number("neighbour_probe_layer3", probe_accuracy[2], "{:.0%}", kind="share",
-              en="held-out neighbour-word probe on layer 3's values: share named right",
-              zh="用第 3 层值向量的相邻词探针（留出句子）：说对的比例")
-report.number("neighbour_probe_layer4", probe_accuracy[3], "{:.0%}", kind="share",
-              en="held-out neighbour-word probe on layer 4's values: share named right",
-              zh="用第 4 层值向量的相邻词探针（留出句子）：说对的比例")
-report.number("neighbour_probe_layer5", probe_accuracy[4], "{:.0%}", kind="share",
-              en="held-out neighbour-word probe on layer 5's values: share named right",
-              zh="用第 5 层值向量的相邻词探针（留出句子）：说对的比例")
-report.number("neighbour_probe_layer6", probe_accuracy[5], "{:.0%}", kind="share",
-              en="held-out neighbour-word probe on layer 6's values: share named right",
-              zh="用第 6 层值向量的相邻词探针（留出句子）：说对的比例")
-report.number("neighbour_probe_gain_steps", (gains > 0).sum(), "{:.0f}", kind="count",
-              en="steps from one layer to the next (of 5) in which the probe gains",
-              zh="相邻两层之间（共 5 步）探针有提高的步数")
-report.number("neighbour_probe_gain", probe_accuracy[L - 1] - probe_accuracy[0], "{:+.3f}",
-              en="probe's gain from layer 1 to layer 6 (share named right)",
-              zh="探针从第 1 层到第 6 层的提高（说对的比例之差）")
-report.number("neighbour_probe_gain_low", gain_low, "{:+.3f}",
-              en="the neighbour probe's layer 1 → 6 gain, 95 % interval (sentences resampled): lower end",
-              zh="相邻词探针从第 1 层到第 6 层的提高，95% 区间（对句子重抽样）：下端")
-report.number("neighbour_probe_gain_high", gain_high, "{:+.3f}",
-              en="the neighbour probe's layer 1 → 6 gain, 95 % interval: upper end",
-              zh="相邻词探针从第 1 层到第 6 层的提高，95% 区间：上端")
-report.number("neighbour_probe_best_layer", int(np.argmax(probe_accuracy)) + 1, "{:.0f}",
-              en="layer whose values the probe reads best", zh="探针读得最好的那一层")
+              kind="share")
+report.number("neighbour_probe_layer1", probe_accuracy[0], "{:.0%}", kind="share")
+report.number("neighbour_probe_layer2", probe_accuracy[1], "{:.0%}", kind="share")
+report.number("neighbour_probe_layer3", probe_accuracy[2], "{:.0%}", kind="share")
+report.number("neighbour_probe_layer4", probe_accuracy[3], "{:.0%}", kind="share")
+report.number("neighbour_probe_layer5", probe_accuracy[4], "{:.0%}", kind="share")
+report.number("neighbour_probe_layer6", probe_accuracy[5], "{:.0%}", kind="share")
+report.number("neighbour_probe_gain_steps", (gains > 0).sum(), "{:.0f}", kind="count")
+report.number("neighbour_probe_gain", probe_accuracy[L - 1] - probe_accuracy[0], "{:+.3f}")
+report.number("neighbour_probe_gain_low", gain_low, "{:+.3f}")
+report.number("neighbour_probe_gain_high", gain_high, "{:+.3f}")
+report.number("neighbour_probe_best_layer", int(np.argmax(probe_accuracy)) + 1, "{:.0f}")
 
 if gain_high < 0.02:
     outcome = ("By this measure the values do not grow richer in context layer after layer: the "
@@ -159,15 +133,9 @@ print(f"neighbour named from the layer-{L} residual stream: {residual_correct.me
       f"(always the most frequent word: {majority:.3f})")
 
 # %%
-report.number("neighbour_residual6_probe", residual_correct.mean(), "{:.0%}", kind="share",
-              en="G1: the neighbour-word probe on the layer-6 residual stream, share named right",
-              zh="G1：相邻词探针用在第 6 层残差流上，说对的比例")
-report.number("neighbour_g1_margin", residual_correct.mean() - majority, "{:+.3f}",
-              en="G1: that share minus always guessing the most frequent neighbour",
-              zh="G1：这一比例减去总猜最常见相邻词的比例")
-report.number("neighbour_g1_held", float(residual_correct.mean() - majority >= 0.1), "{:.0f}",
-              en="G1 held (1) or not (0): the layer-6 residual probe beats the majority guess by ≥ 0.1",
-              zh="G1 是否成立（1 / 0）：第 6 层残差流上的探针比总猜最常见的词至少高 0.1")
+report.number("neighbour_residual6_probe", residual_correct.mean(), "{:.0%}", kind="share")
+report.number("neighbour_g1_margin", residual_correct.mean() - majority, "{:+.3f}")
+report.number("neighbour_g1_held", float(residual_correct.mean() - majority >= 0.1), "{:.0f}")
 g1_numbers = dict(share=residual_correct.mean(), majority=majority)
 if residual_correct.mean() - majority >= 0.1:
     g1_outcome = ("On the layer-6 residual stream the probe names {share:.0%} of the neighbours, at "
@@ -241,27 +209,14 @@ print(f"gain, best of layers 2-{L} minus layer 1: {sense_gain:+.3f} "
       f"(95 % interval {sense_gain_low:+.3f} to {sense_gain_high:+.3f})")
 
 # %%
-report.number("n_sense_sentences", len(sense_items), "{:.0f}", kind="count",
-              en="sense sentences (C36's 5 words × 20 frames × 2 senses)",
-              zh="词义句子数（C36 的 5 个词 × 20 个句框 × 2 种词义）")
-report.number("sense_probe_layer1", sense_by_layer[0], "{:.0%}", kind="share",
-              en="sense probe on layer 1's values (held out by frame): share right",
-              zh="词义探针用在第 1 层值向量上（按句框留出）：说对的比例")
-report.number("sense_probe_best", sense_by_layer[1:].max(), "{:.0%}", kind="share",
-              en="sense probe on the best of layers 2–6: share right",
-              zh="词义探针在第 2–6 层中最好的一层：说对的比例")
-report.number("sense_probe_best_layer", int(np.argmax(sense_by_layer[1:])) + 2, "{:.0f}",
-              en="that layer", zh="那一层")
-report.number("sense_probe_layer6", sense_by_layer[L - 1], "{:.0%}", kind="share",
-              en="sense probe on layer 6's values: share right", zh="词义探针用在第 6 层值向量上：说对的比例")
-report.number("sense_probe_gain", sense_gain, "{:+.3f}",
-              en="sense probe's gain: best of layers 2–6 minus layer 1",
-              zh="词义探针的提高：第 2–6 层中最好的一层减去第 1 层")
-report.number("sense_probe_gain_low", sense_gain_low, "{:+.3f}",
-              en="the sense probe's gain, 95 % interval (frames resampled before the split): lower end",
-              zh="词义探针的提高，95% 区间（在划分之前对句框重抽样）：下端")
-report.number("sense_probe_gain_high", sense_gain_high, "{:+.3f}",
-              en="the sense probe's gain, 95 % interval: upper end", zh="词义探针的提高，95% 区间：上端")
+report.number("n_sense_sentences", len(sense_items), "{:.0f}", kind="count")
+report.number("sense_probe_layer1", sense_by_layer[0], "{:.0%}", kind="share")
+report.number("sense_probe_best", sense_by_layer[1:].max(), "{:.0%}", kind="share")
+report.number("sense_probe_best_layer", int(np.argmax(sense_by_layer[1:])) + 2, "{:.0f}")
+report.number("sense_probe_layer6", sense_by_layer[L - 1], "{:.0%}", kind="share")
+report.number("sense_probe_gain", sense_gain, "{:+.3f}")
+report.number("sense_probe_gain_low", sense_gain_low, "{:+.3f}")
+report.number("sense_probe_gain_high", sense_gain_high, "{:+.3f}")
 
 # %% [markdown]
 # ## Figures

@@ -69,36 +69,18 @@ print("own embedding the nearest (share of tokens):   ", np.round(identified, 2)
 print("  the same, residual path removed:             ", np.round(identified_nr, 2))
 
 # %%
-report.number("n_sentences", len(SENTENCES), "{:.0f}", en="sample sentences", zh="样本句子数")
-report.number("n_tokens", sum(o.hidden_states[0].shape[1] for o in trained), "{:.0f}",
-              en="tokens of the sample sentences ([CLS] and [SEP] included)",
-              zh="样本句子的词元数（含 [CLS] 和 [SEP]）")
-report.number("own_layer1", own[1], "{:.2f}", en="mean cosine of a token after layer 1 with its own embedding",
-              zh="第 1 层之后，词元与自己嵌入的平均余弦")
-report.number("other_layer1", other[1], "{:.2f}",
-              en="mean cosine after layer 1 with the other tokens' embeddings (baseline)",
-              zh="第 1 层之后，与同句其他词元嵌入的平均余弦（基线）")
-report.number("identified_layer1", identified[1], "{:.0%}",
-              en="tokens whose own embedding is the nearest after layer 1",
-              zh="第 1 层之后，离自己的嵌入最近的词元所占比例")
-report.number("own_no_residual_layer1", own_nr[1], "{:.2f}", en="as own_layer1, with the residual path removed",
-              zh="同上（与自己嵌入的余弦），去掉残差通路，第 1 层之后")
-report.number("identified_no_residual_layer1", identified_nr[1], "{:.0%}",
-              en="as identified_layer1, with the residual path removed",
-              zh="同上（离自己嵌入最近的比例），去掉残差通路，第 1 层之后")
-report.number("own_layer6", own[L], "{:.2f}", en="mean cosine of a token after layer 6 with its own embedding",
-              zh="第 6 层之后，词元与自己嵌入的平均余弦")
-report.number("other_layer6", other[L], "{:.2f}",
-              en="mean cosine after layer 6 with the other tokens' embeddings (baseline)",
-              zh="第 6 层之后，与同句其他词元嵌入的平均余弦（基线）")
-report.number("identified_layer6", identified[L], "{:.0%}",
-              en="tokens whose own embedding is the nearest after layer 6",
-              zh="第 6 层之后，离自己的嵌入最近的词元所占比例")
-report.number("own_no_residual_layer6", own_nr[L], "{:.2f}", en="as own_layer6, with the residual path removed",
-              zh="同上（与自己嵌入的余弦），去掉残差通路，第 6 层之后")
-report.number("identified_no_residual_layer6", identified_nr[L], "{:.0%}",
-              en="as identified_layer6, with the residual path removed",
-              zh="同上（离自己嵌入最近的比例），去掉残差通路，第 6 层之后")
+report.number("n_sentences", len(SENTENCES), "{:.0f}")
+report.number("n_tokens", sum(o.hidden_states[0].shape[1] for o in trained), "{:.0f}")
+report.number("own_layer1", own[1], "{:.2f}")
+report.number("other_layer1", other[1], "{:.2f}")
+report.number("identified_layer1", identified[1], "{:.0%}")
+report.number("own_no_residual_layer1", own_nr[1], "{:.2f}")
+report.number("identified_no_residual_layer1", identified_nr[1], "{:.0%}")
+report.number("own_layer6", own[L], "{:.2f}")
+report.number("other_layer6", other[L], "{:.2f}")
+report.number("identified_layer6", identified[L], "{:.0%}")
+report.number("own_no_residual_layer6", own_nr[L], "{:.2f}")
+report.number("identified_no_residual_layer6", identified_nr[L], "{:.0%}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -109,9 +91,7 @@ report.number("identified_no_residual_layer6", identified_nr[L], "{:.0%}",
 # %%
 # Exercise 1: without the residual path, follow the tokens through all six layers
 # (the `stays_itself` cell's identified_nr, after the last layer).
-report.number("exercise_identified_no_residual_layer6", identified_nr[L], "{:.0%}",
-              en="exercise 1: tokens whose own embedding is the nearest after layer 6, no residual path",
-              zh="练习 1：去掉残差通路后，第 6 层之后离自己的嵌入最近的词元比例")
+report.number("exercise_identified_no_residual_layer6", identified_nr[L], "{:.0%}")
 
 # %% tags=["no_attention"]
 # Exercise 2: keep the residual path but switch every attention head off (only the
@@ -123,12 +103,8 @@ print(f"every head off, after layer {L}: cosine with the own embedding {own_na[L
       f"own embedding the nearest for {identified_na[L]:.0%} of tokens")
 
 # %%
-report.number("exercise_identified_no_attention_layer6", identified_na[L], "{:.0%}",
-              en="exercise 2: tokens whose own embedding is the nearest after layer 6, every head off",
-              zh="练习 2：关掉所有注意力头后，第 6 层之后离自己的嵌入最近的词元比例")
-report.number("exercise_own_no_attention_layer6", own_na[L], "{:.2f}",
-              en="exercise 2: mean cosine with the own embedding after layer 6, every head off",
-              zh="练习 2：关掉所有注意力头后，第 6 层之后与自己嵌入的平均余弦")
+report.number("exercise_identified_no_attention_layer6", identified_na[L], "{:.0%}")
+report.number("exercise_own_no_attention_layer6", own_na[L], "{:.2f}")
 
 # %% [markdown]
 # ## Figures

@@ -146,40 +146,19 @@ print(f"{len(overlaps)} pairs: {apart.mean():.2f} read apart, {together.mean():.
 
 # %%
 n_tokens = sum(out.hidden_states[0].shape[1] for out in sample)
-report.number("n_tokens", n_tokens, "{:.0f}", kind="count",
-              en="tokens of the sample sentences the covariance is computed on",
-              zh="用来计算协方差的样本句子的词元数")
-report.number("pairs", len(overlaps), "{:.0f}", kind="count",
-              en="pairs of heads in one layer (66 a layer)", zh="同一层内的头对数（每层 66 对）")
-report.number("apart_share", apart.mean(), "{:.0%}", kind="share",
-              en="pairs of heads whose overlap is at or below their null's median (read apart)",
-              zh="重叠度不高于自己零分布中位数的头对所占比例（读取互不相干）")
-report.number("together_share", together.mean(), "{:.0%}", kind="share",
-              en="pairs of heads whose overlap is above their null's 95th percentile (read together)",
-              zh="重叠度高于自己零分布第 95 百分位数的头对所占比例（读取彼此重合）")
-report.number("overlap_median", np.median(overlaps), "{:.2f}",
-              en="median overlap of two heads' forms (weighted mean cos² of principal angles)",
-              zh="两个头的双线性型重叠度的中位数（加权的主角余弦平方平均）")
-report.number("null_median", np.median(medians), "{:.2f}",
-              en="the null's median overlap (median over the pairs)",
-              zh="零分布重叠度的中位数（取各头对的中位数）")
-report.number("null_p95", np.median(tops), "{:.2f}",
-              en="the null's 95th percentile (median over the pairs)",
-              zh="零分布的第 95 百分位数（取各头对的中位数）")
-report.number("n_random_heads", N_RANDOM, "{:.0f}", kind="count",
-              en="random heads per layer in the null", zh="零分布中每层的随机头数")
-report.number("shared_directions", SHARED, "{:.0f}", kind="count",
-              en="top directions a planted pair shares", zh="植入的头对共享的最大方向数")
-report.number("n_planted", len(planted), "{:.0f}", kind="count",
-              en="planted pairs", zh="植入的头对数")
-report.number("planted_detection_share", detected.mean(), "{:.1%}", kind="share",
-              en="planted pairs sharing their top 4 directions that read together (G1)",
-              zh="共享前 4 个方向的植入头对中，读作彼此重合的比例（G1）")
-report.number("planted_overlap_median", np.median(planted), "{:.2f}",
-              en="median overlap of the planted pairs", zh="植入头对重叠度的中位数")
-report.number("top_weight_share", float(torch.cat(top_shares).median()), "{:.0%}", kind="share",
-              en="share of a head's summed singular values in its top 4 directions (median over the 72 heads)",
-              zh="一个头的奇异值之和中，前 4 个方向所占的份额（72 个头的中位数）")
+report.number("n_tokens", n_tokens, "{:.0f}", kind="count")
+report.number("pairs", len(overlaps), "{:.0f}", kind="count")
+report.number("apart_share", apart.mean(), "{:.0%}", kind="share")
+report.number("together_share", together.mean(), "{:.0%}", kind="share")
+report.number("overlap_median", np.median(overlaps), "{:.2f}")
+report.number("null_median", np.median(medians), "{:.2f}")
+report.number("null_p95", np.median(tops), "{:.2f}")
+report.number("n_random_heads", N_RANDOM, "{:.0f}", kind="count")
+report.number("shared_directions", SHARED, "{:.0f}", kind="count")
+report.number("n_planted", len(planted), "{:.0f}", kind="count")
+report.number("planted_detection_share", detected.mean(), "{:.1%}", kind="share")
+report.number("planted_overlap_median", np.median(planted), "{:.2f}")
+report.number("top_weight_share", float(torch.cat(top_shares).median()), "{:.0%}", kind="share")
 if apart.mean() >= 0.75:
     outcome = ("Most pairs of heads read apart: their forms overlap no more than those of random heads.",
                "大多数头对读取互不相干：它们的双线性型重叠得不比随机头多。")

@@ -34,9 +34,7 @@ with torch.no_grad():
 print(f"{gates_with_own_weights} of {n_gates} gates have weights that move that gate alone")
 
 # %%
-report.number("lstm_gates", n_gates, "{:.0f}", en="gates of an LSTM cell", zh="LSTM 单元的门数")
-report.number("lstm_gates_with_own_weights", gates_with_own_weights, "{:.0f}",
-              en="LSTM gates whose weights move that gate alone",
-              zh="权重只影响自己的 LSTM 门数")
+report.number("lstm_gates", n_gates, "{:.0f}")
+report.number("lstm_gates_with_own_weights", gates_with_own_weights, "{:.0f}")
 
 report.save()

@@ -74,29 +74,13 @@ for n_keys in (16, 128):
           f"planted {planted:.0f}")
 
 # %%
-report.number("explosion_ratio_keys16", by_keys[16]["explosion"], "{:.2f}",
-              en="mean gradient at the query at dₖ = 1024, undivided over divided, 16 keys",
-              zh="dₖ = 1024、16 个键时到达查询的平均梯度：不除 / 除以 √dₖ")
-report.number("vanishing_ratio_keys16", by_keys[16]["vanishing"], "{:.1e}",
-              en="median gradient through the softmax at dₖ = 1024, undivided over divided, 16 keys",
-              zh="dₖ = 1024、16 个键时穿过 softmax 的梯度中位数：不除 / 除以 √dₖ")
-report.number("planted_explosion_ratio_keys16", by_keys[16]["planted"], "{:.0f}",
-              en="the same explosion statistic on a planted gradient growing like √dₖ, 16 keys",
-              zh="同一“爆炸”统计量用在人为植入、按 √dₖ 增长的梯度上，16 个键")
-report.number("explosion_ratio_keys128", by_keys[128]["explosion"], "{:.2f}",
-              en="mean gradient at the query at dₖ = 1024, undivided over divided, 128 keys",
-              zh="dₖ = 1024、128 个键时到达查询的平均梯度：不除 / 除以 √dₖ")
-report.number("vanishing_ratio_keys128", by_keys[128]["vanishing"], "{:.1e}",
-              en="median gradient through the softmax at dₖ = 1024, undivided over divided, 128 keys",
-              zh="dₖ = 1024、128 个键时穿过 softmax 的梯度中位数：不除 / 除以 √dₖ")
-report.number("planted_explosion_ratio_keys128", by_keys[128]["planted"], "{:.0f}",
-              en="the same explosion statistic on a planted gradient growing like √dₖ, 128 keys",
-              zh="同一“爆炸”统计量用在人为植入、按 √dₖ 增长的梯度上，128 个键")
-report.number("explosion_threshold", EXPLOSION, "{:g}",
-              en="explosion: undivided mean gradient more than this many times the divided one",
-              zh="“爆炸”：不除时的平均梯度超过除以 √dₖ 时的这么多倍")
-report.number("vanishing_threshold", VANISHING, "{:.0%}",
-              en="vanishing: undivided median gradient below this share of the divided one",
-              zh="“消失”：不除时的梯度中位数低于除以 √dₖ 时的这个比例")
+report.number("explosion_ratio_keys16", by_keys[16]["explosion"], "{:.2f}")
+report.number("vanishing_ratio_keys16", by_keys[16]["vanishing"], "{:.1e}")
+report.number("planted_explosion_ratio_keys16", by_keys[16]["planted"], "{:.0f}")
+report.number("explosion_ratio_keys128", by_keys[128]["explosion"], "{:.2f}")
+report.number("vanishing_ratio_keys128", by_keys[128]["vanishing"], "{:.1e}")
+report.number("planted_explosion_ratio_keys128", by_keys[128]["planted"], "{:.0f}")
+report.number("explosion_threshold", EXPLOSION, "{:g}")
+report.number("vanishing_threshold", VANISHING, "{:.0%}")
 
 report.save()

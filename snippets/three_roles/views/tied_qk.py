@@ -245,12 +245,9 @@ at_or_after[0, 0] = False
 causal_leak = attention[causal_of][..., at_or_after].max()
 
 # %%
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained eight times: two tasks, separate or tied, "
-                                          "bidirectional or causal)",
-              zh="随机种子数（每个训练八次：两个任务，分开或绑定，双向或因果）")
-report.number("steps", STEPS, "{:.0f}", kind="count", en="training steps per model", zh="每个模型的训练步数")
-report.number("offsets", OFFSETS, "{:.0f}", kind="count", en="possible random offsets of a sequence's positions",
-              zh="序列位置可能的随机偏移数")
+report.number("n_seeds", n, "{:.0f}")
+report.number("steps", STEPS, "{:.0f}", kind="count")
+report.number("offsets", OFFSETS, "{:.0f}", kind="count")
 TASK_NAMES = {"previous": ("previous token", "前一个词元"), "partner": ("partner", "同组伙伴")}
 TIED_NAMES = {False: ("separate W_Q and W_K", "W_Q 与 W_K 分开"), True: ("tied W_Q = W_K", "W_Q = W_K 绑定")}
 for (task, causal, tied_arm), values in accuracy.items():
@@ -280,9 +277,7 @@ report_spread(report, "cost_partner_causal", cost_partner_causal, "{:.3f}",
 report_seed_count(report, "causal_tied_harmless_seeds", cost_previous_causal < 0.01,
                   en="seeds in which tying costs less than 0.01 accuracy on the previous-token task, causal (scope note)",
                   zh="因果模型中，绑定在前一个词元任务上造成的准确率下降不到 0.01 的种子数（适用范围附注）")
-report.number("causal_attention_leak", causal_leak, "{:.1e}",
-              en="largest attention weight a causal model puts on a key at or after its query (check)",
-              zh="因果模型放在查询本身或其后的键上的最大注意力权重（核对）")
+report.number("causal_attention_leak", causal_leak, "{:.1e}")
 for a, label in ((0, "separate"), (1, "tied")):
     zh_label = "分开" if label == "separate" else "绑定"
     report.number(f"back_{label}_mean", back[a].mean(), "{:.2f}", kind="share", per_seed=back[a], of="mean",
@@ -297,27 +292,21 @@ for label, values in (("low", accuracy_low), ("high", accuracy_high)):
                   of="mean", en=f"held-out accuracy of the tied model, previous token, sequences in the {words[0]} "
                                 f"quarter of offsets (mean over seeds)",
                   zh=f"绑定模型在前一个词元任务上的留出准确率，偏移位于{words[1]}四分之一的序列（各种子平均）")
-report.number("tied_score_asymmetry", asymmetry[tied].max(), "{:.1e}",
-              en="largest |score(i, j) - score(j, i)| in a tied model (0 up to rounding)",
-              zh="绑定模型中最大的 |score(i, j) − score(j, i)|（除舍入误差外为 0）")
-report.number("separate_score_asymmetry", asymmetry[~tied].min(), "{:.2f}",
-              en="largest |score(i, j) - score(j, i)| in a separate model (the smallest over models)",
-              zh="分开的模型中最大的 |score(i, j) − score(j, i)|（取各模型中最小的）")
+report.number("tied_score_asymmetry", asymmetry[tied].max(), "{:.1e}")
+report.number("separate_score_asymmetry", asymmetry[~tied].min(), "{:.2f}")
 # The target makers, checked on fresh sequences: previous = shifted tokens; partner = the
 # other position holding the same group (never the position itself).
 check = torch.Generator().manual_seed(3)
 tokens_p, targets_p = previous_token(check, 500)
-report.number("previous_target_errors", (targets_p[:, 1:] != tokens_p[:, :-1]).sum() + (targets_p[:, 0] != IGNORE).sum(),
-              "{:.0f}", kind="count", en="previous-token targets that are not the token before (check)",
-              zh="不等于前一个词元的目标数（核对）")
+report.number("previous_target_errors",
+              (targets_p[:, 1:] != tokens_p[:, :-1]).sum() + (targets_p[:, 0] != IGNORE).sum(),
+              "{:.0f}", kind="count")
 tokens_q, targets_q = partner(check, 500)
 groups_q = tokens_q // KINDS
 same_group = groups_q[:, :, None] == groups_q[:, None, :]                   # (n, T, T)
-report.number("partner_group_sizes_wrong", (same_group.sum(2) != 2).sum(), "{:.0f}", kind="count",
-              en="positions whose group does not appear exactly twice (check)",
-              zh="所在组不恰好出现两次的位置数（核对）")
-report.number("partner_target_errors", (targets_q // KINDS != groups_q).sum(), "{:.0f}", kind="count",
-              en="partner targets from another group (check)", zh="来自别的组的伙伴目标数（核对）")
+report.number("partner_group_sizes_wrong", (same_group.sum(2) != 2).sum(), "{:.0f}", kind="count")
+report.number("partner_target_errors", (targets_q // KINDS != groups_q).sum(), "{:.0f}",
+              kind="count")
 verdict_words = ("more on the previous-token task than on the partner task in "
                  f"{int((cost_previous - cost_partner >= 0.05).sum())} of {n} seeds")
 report.text("tying_outcome",
