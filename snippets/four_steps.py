@@ -127,6 +127,9 @@ report.number("weight_it_street", weights[IT, STREET], "{:.3f}",
               en="attention weight of it on street", zh="it 分给 street 的注意力权重")
 report.number("weight_it_other", np.delete(weights[IT], [ANIMAL, STREET]).max(), "{:.3f}",
               en="largest weight of it on any other token", zh="it 分给其他任一词元的最大权重")
+report.number("entropy_it_bits", -(weights[IT] * np.log2(weights[IT])).sum(), "{:.2f}",
+              en="entropy of the attention row of it, in bits (0: all on one token; log₂ of the token count: spread evenly)",
+              zh="it 那一行注意力的熵，单位为比特（0：全给一个词元；词元数的 log₂：平均分给所有词元）")
 
 # %% [markdown]
 # ## What the output at "it" is made of

@@ -43,3 +43,17 @@ def test_exercise_answers(results):
     assert abs(r.number("exercise_no_place_weight_street")
                - r.number("exercise_no_place_weight_animal")) < 1e-9
     assert r.number("exercise_no_place_weight_street") > 0.4
+
+
+def test_entropy_of_the_row_of_it_is_that_of_the_hand_set_scores(results):
+    # Known answer: q(it) = [3, -1], k(animal) = [2, 0], k(street) = [0, 2], every other key 0,
+    # so the scaled scores of it are 6/sqrt(2) at animal, -2/sqrt(2) at street and 0 at the
+    # nine other tokens.
+    import math
+    scaled = [6 / math.sqrt(2), -2 / math.sqrt(2)] + [0.0] * 9
+    z = sum(math.exp(s) for s in scaled)
+    expected = -sum(math.exp(s) / z * math.log2(math.exp(s) / z) for s in scaled)
+    r = results("four_steps")
+    assert abs(r.number("entropy_it_bits") - expected) < 1e-12
+    # Concentrated: below the even spread over the 11 tokens.
+    assert 0 < r.number("entropy_it_bits") < math.log2(11)
