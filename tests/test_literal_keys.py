@@ -22,7 +22,6 @@ NOT_YET_LITERAL = {
     "many_heads/one_head_or_many.py": 4,
     "many_heads/why_heads_differ/butterfly_heads.py": 2,
     "many_heads/why_heads_differ/head_symmetry.py": 3,
-    "many_heads/why_heads_differ/near_orthogonal.py": 7,
     "real_model/explorer.py": 1,
     "real_model/head_roles/ambiguous_words.py": 1,
     "real_model/head_roles/angles.py": 9,
