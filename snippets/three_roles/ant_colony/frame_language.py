@@ -40,79 +40,20 @@ report = Report("three_roles.ant_colony.frame_language")
 # 睡: "the cat — kitchen, apple — sleeps"), so which pools a sentence holds
 # does not tell its frame: the verb must know which pool to look in. The
 # object kinds cross the frames: each kind has two verbs of one object and
-# two of two objects.
+# two of two objects. The toy (language, model, training, probe, baseline,
+# measures) is `explainer/frame_language_toy.py`; the cells print its code.
 
 # %% tags=["language"]
-import itertools
+import inspect
 
 import torch
 
-animals = ["猫", "狗", "鸟", "马"]
-places = ["厨房", "花园", "河边", "学校"]
-people = ["妈妈", "老师", "朋友", "邻居"]
-things = {"food": ["苹果", "面包", "鱼"], "drink": ["水", "牛奶", "茶"], "writing": ["书", "报纸", "信"]}
-FRAMES = ["none", "place", "object", "two_objects"]
-verbs_of = {                                # frame -> its verbs (transitive ones: kind -> two verbs)
-    "none": ["睡", "笑", "哭", "跑", "跳", "叫"],
-    "place": ["住", "躺", "坐", "站", "等", "停"],
-    "object": {"food": ["吃", "尝"], "drink": ["喝", "泼"], "writing": ["读", "写"]},
-    "two_objects": {"food": ["喂", "做"], "drink": ["倒", "端"], "writing": ["寄", "念"]},
-}
-TRANSITIVE = {"none": False, "place": False, "object": True, "two_objects": True}
-all_things = [t for kind in things.values() for t in kind]
-thing_kind = {t: kind for kind, words in things.items() for t in words}
+from explainer.frame_language_toy import (COUNTS, FRAMES, VERB_AT, batch, frame_label, frame_of, frame_verbs,
+                                          lexicon, sentences_of, things, transitive_label, verbs_of)
 
-frame_verbs, frame_of, takes_kind = [], {}, {}
-for frame, entries in verbs_of.items():
-    for kind, words in (entries.items() if isinstance(entries, dict) else [(None, entries)]):
-        for v in words:
-            frame_verbs.append(v)
-            frame_of[v], takes_kind[v] = frame, kind
-lexicon = animals + places + people + all_things + frame_verbs
-word_id = {w: i for i, w in enumerate(lexicon)}
-VERB_AT = 3                                 # a sentence: subject, two nouns, verb -> theme
-
-
-def sentences_of(verb):
-    """Every sentence of ``verb``: (subject, noun, noun, verb) and its theme."""
-    frame, kind = frame_of[verb], takes_kind[verb]
-    out = []
-    for s in animals:
-        if frame == "none":                   # two fillers from the other pools
-            pairs = itertools.permutations(places + all_things + people, 2)
-            out += [((s, a, b, verb), s) for a, b in pairs]
-        elif frame == "place":                # the place and a filler that is no place
-            out += [((s, *ab, verb), p) for p in places for f in all_things + people
-                    for ab in ((p, f), (f, p))]
-        elif frame == "object":               # the object and a filler: a place, a person, another kind
-            fillers = places + people + [t for t in all_things if thing_kind[t] != kind]
-            out += [((s, *ab, verb), o) for o in things[kind] for f in fillers
-                    for ab in ((o, f), (f, o))]
-        else:                                 # the person and the thing given
-            out += [((s, *ab, verb), r) for r in people for o in things[kind]
-                    for ab in ((r, o), (o, r))]
-    return out
-
-
-table = {v: sentences_of(v) for v in frame_verbs}
-longest = max(len(rows) for rows in table.values())
-# (verbs, longest, 5): each verb's sentences (tokens then theme), repeated to the same length
-SENTENCES = torch.stack([torch.tensor([[word_id[w] for w in (*words, theme)]
-                                       for words, theme in rows])[torch.arange(longest) % len(rows)]
-                         for rows in table.values()])
-COUNTS = torch.tensor([len(rows) for rows in table.values()])
-
-
-def batch(generator, n):
-    """``n`` sentences: a verb drawn evenly, then one of its sentences. Tokens (n, 4), theme (n,)."""
-    verb = torch.randint(len(frame_verbs), (n,), generator=generator)
-    row = (torch.rand(n, generator=generator) * COUNTS[verb]).long()
-    rows = SENTENCES[verb, row]                                               # (n, 5)
-    return rows[:, :4], rows[:, 4]
-
-
-frame_label = torch.tensor([FRAMES.index(frame_of[v]) for v in frame_verbs])            # (24,)
-transitive_label = torch.tensor([int(TRANSITIVE[frame_of[v]]) for v in frame_verbs])    # (24,)
+print(verbs_of)
+print(inspect.getsource(sentences_of))
+print(inspect.getsource(batch))
 tokens, theme = batch(torch.Generator().manual_seed(0), 4)
 for row, t in zip(tokens, theme):
     print(" ".join(lexicon[i] for i in row), "->", lexicon[t], f"({frame_of[lexicon[row[VERB_AT]]]})")
@@ -144,51 +85,10 @@ report.number("n_sentences", int(COUNTS.sum()), "{:,.0f}", kind="count",
 # %% tags=["model"]
 import torch.nn.functional as F
 
-WIDTH, D_HEAD, D_MLP = 128, 32, 256
+from explainer.frame_language_toy import D_HEAD, WIDTH, forward, make_models, verb_inputs
 
-
-def make_models(seeds):
-    """Parameters of one model per seed, stacked: name -> (M, ...). Embeddings N(0, 1),
-    matrices uniform in ±1/√(fan in), as the project's seeded transformer."""
-    shapes = {"embed": (len(lexicon), WIDTH), "position": (4, WIDTH),
-              "W_Q": (WIDTH, D_HEAD), "W_K": (WIDTH, D_HEAD), "W_V": (WIDTH, D_HEAD),
-              "W_O": (D_HEAD, WIDTH), "W_in": (WIDTH, D_MLP), "b_in": (D_MLP,),
-              "W_out": (D_MLP, WIDTH), "b_out": (WIDTH,), "W_U": (WIDTH, len(lexicon)),
-              "b_U": (len(lexicon),)}
-    fan_in = {"W_O": D_HEAD, "W_out": D_MLP, "b_out": D_MLP}
-    params = {name: [] for name in shapes}
-    for seed in seeds:
-        generator = torch.Generator().manual_seed(seed)
-        for name, shape in shapes.items():
-            if name in ("embed", "position"):
-                params[name].append(torch.randn(shape, generator=generator))
-            else:
-                bound = fan_in.get(name, WIDTH) ** -0.5
-                params[name].append((torch.rand(shape, generator=generator) * 2 - 1) * bound)
-    return {name: torch.stack(values).requires_grad_() for name, values in params.items()}
-
-
-def verb_inputs(p):
-    """Each verb's vector entering the layer (its embedding plus the verb position): (M, 24, C)."""
-    return p["embed"][:, [word_id[v] for v in frame_verbs]] + p["position"][:, None, VERB_AT]
-
-
-def forward(p, tokens, query=None):
-    """Logits at the verb (M, B, V) and the verb's attention over the four words (M, B, 4).
-
-    ``tokens`` (B, 4) shared by all models, or (M, B, 4). ``query`` (M, B, hs) replaces the
-    verb's query (for the causal check)."""
-    M = len(p["embed"])
-    tokens = tokens.expand(M, -1, -1) if tokens.dim() == 2 else tokens
-    x = p["embed"][torch.arange(M)[:, None, None], tokens] + p["position"][:, None]         # (M, B, 4, C)
-    q = x[:, :, VERB_AT] @ p["W_Q"] if query is None else query                             # (M, B, hs)
-    k, v = x @ p["W_K"][:, None], x @ p["W_V"][:, None]                                     # (M, B, 4, hs)
-    weights = (torch.einsum("mbd,mbtd->mbt", q, k) / D_HEAD ** 0.5).softmax(-1)             # (M, B, 4)
-    head = torch.einsum("mbt,mbtd->mbd", weights, v)                                        # (M, B, hs)
-    h = x[:, :, VERB_AT] + head @ p["W_O"]                                                  # (M, B, C) residual
-    h = h + torch.relu(h @ p["W_in"] + p["b_in"][:, None]) @ p["W_out"] + p["b_out"][:, None]  # MLP
-    return h @ p["W_U"] + p["b_U"][:, None], weights                                        # (M, B, V), (M, B, 4)
-
+for function in (make_models, verb_inputs, forward):
+    print(inspect.getsource(function))
 
 # %% [markdown]
 # ## Training
@@ -197,22 +97,9 @@ def forward(p, tokens, query=None):
 # the sum of the models' own losses, so each trains exactly as it would alone.
 
 # %% tags=["train"]
-def train(p, steps, batch_size=64, lr=3e-3):
-    """Adam on every model at once (each its own batches of ``batch_size``); returns the losses (steps, M)."""
-    M = len(p["embed"])
-    optimizer = torch.optim.Adam(p.values(), lr=lr, foreach=True)
-    generator = torch.Generator().manual_seed(0)
-    losses = []
-    for _ in range(steps):
-        tokens, theme = batch(generator, M * batch_size)
-        logits, _ = forward(p, tokens.view(M, batch_size, 4))                           # (M, b, V)
-        loss = F.cross_entropy(logits.flatten(0, 1), theme, reduction="none").view(M, -1).mean(1)
-        optimizer.zero_grad()
-        loss.sum().backward()
-        optimizer.step()
-        losses.append(loss.detach())
-    return torch.stack(losses)
+from explainer.frame_language_toy import train
 
+print(inspect.getsource(train))
 
 # %% [markdown]
 # ## The probe, held out verb by verb
@@ -225,25 +112,9 @@ def train(p, steps, batch_size=64, lr=3e-3):
 # keys, the values, or projections of the verb's input vector.
 
 # %% tags=["probe"]
-def held_out_accuracy(X, labels, ridge=0.1):
-    """Leave-one-verb-out ridge probe. ``X`` (..., n, d) per-verb vectors, ``labels`` (n,)
-    ints; returns the share of held-out verbs named right, (...)."""
-    X = F.normalize(X, dim=-1)
-    Y = F.one_hot(labels).float()                                              # (n, classes)
-    n = len(labels)
-    hits = []
-    for held in range(n):
-        keep = [i for i in range(n) if i != held]
-        Xt, Yt = X[..., keep, :], Y[keep]                                      # (..., n-1, d)
-        x_mean, y_mean = Xt.mean(-2, keepdim=True), Yt.mean(0)
-        Xc = Xt - x_mean
-        gram = Xc @ Xc.transpose(-1, -2) + ridge * torch.eye(n - 1)            # (..., n-1, n-1)
-        alpha = torch.linalg.solve(gram, (Yt - y_mean).expand(*gram.shape[:-1], -1))
-        scores = ((X[..., held, :] - x_mean[..., 0, :])[..., None, :] @ Xc.transpose(-1, -2)
-                  @ alpha)[..., 0, :] + y_mean                                 # (..., classes)
-        hits.append(scores.argmax(-1) == labels[held])
-    return torch.stack(hits, -1).float().mean(-1)
+from explainer.frame_language_toy import held_out_accuracy
 
+print(inspect.getsource(held_out_accuracy))
 
 # %% [markdown]
 # ## The baseline: random 32-dimensional projections
@@ -257,62 +128,16 @@ def held_out_accuracy(X, labels, ridge=0.1):
 # above that percentile.
 
 # %% tags=["projections"]
-N_PROJECTIONS = 256
+from explainer.frame_language_toy import N_PROJECTIONS, projection_percentile, random_projections, top_components
 
-
-def random_projections(n, generator):
-    """``n`` Gaussian maps from the model width to the head size: (n, C, hs)."""
-    return torch.randn(n, WIDTH, D_HEAD, generator=generator)
-
-
-def projection_percentile(inputs, labels, projections, q=0.95):
-    """Per model: the ``q`` quantile of the probe's accuracy over random projections of
-    ``inputs`` (M, n, C); returns (M,) and all accuracies (M, P)."""
-    projected = inputs[:, None] @ projections[None]                             # (M, P, n, hs)
-    accuracy = held_out_accuracy(projected, labels)                             # (M, P)
-    return accuracy.quantile(q, dim=-1), accuracy
-
-
-def top_components(vectors, k):
-    """The top-``k`` principal directions of ``vectors`` (M, N, C): (M, C, k)."""
-    centred = vectors - vectors.mean(1, keepdim=True)
-    _, _, Vh = torch.linalg.svd(centred, full_matrices=False)                  # (M, C', C)
-    return Vh[:, :k].transpose(1, 2)
-
-
-# %% [markdown]
-# ## Everything we measure on a model
+for function in (random_projections, projection_percentile, top_components):
+    print(inspect.getsource(function))
 
 # %% tags=["measures"]
-EVAL = batch(torch.Generator().manual_seed(1), 2048)                          # a fixed evaluation set
-PROJECTIONS = random_projections(N_PROJECTIONS, torch.Generator().manual_seed(2))
-transitive_verbs = transitive_label.bool()
-kind_label = torch.tensor([list(things).index(takes_kind[v]) for v in frame_verbs if takes_kind[v]])  # (12,)
+# Everything we measure on a model.
+from explainer.frame_language_toy import EVAL, measure
 
-
-@torch.no_grad()
-def measure(p):
-    X = verb_inputs(p)                                                         # (M, 24, C)
-    q, k, v = X @ p["W_Q"], X @ p["W_K"], X @ p["W_V"]                         # (M, 24, hs) each
-    tokens, theme = EVAL
-    logits, weights = forward(p, tokens)                                           # (M, B, V), (M, B, 4)
-    theme_at = tokens == theme[:, None]                                        # (B, 4): where the theme is
-    layer_inputs = (p["embed"][:, tokens] + p["position"][:, None]).flatten(1, 2)  # (M, 4B, C)
-    pca = top_components(layer_inputs, D_HEAD)                                 # (M, C, hs)
-    out = {"accuracy": (logits.argmax(-1) == theme).float().mean(-1),
-           "loss": F.cross_entropy(logits.transpose(1, 2), theme.expand(len(X), -1),
-                                   reduction="none").mean(-1),
-           "attention_on_theme": (weights * theme_at).sum(-1).mean(-1)}
-    for task, labels in (("frame", frame_label), ("transitive", transitive_label)):
-        out[f"{task}_query"] = held_out_accuracy(q, labels)
-        out[f"{task}_key"] = held_out_accuracy(k, labels)
-        out[f"{task}_value"] = held_out_accuracy(v, labels)
-        out[f"{task}_pca"] = held_out_accuracy(X @ pca, labels)
-        out[f"{task}_input"] = held_out_accuracy(X, labels)
-        out[f"{task}_p95"], out[f"{task}_projections"] = projection_percentile(X, labels, PROJECTIONS)
-    out["kind_query"] = held_out_accuracy(q[:, transitive_verbs], kind_label)
-    return out
-
+print(inspect.getsource(measure))
 
 # %% [markdown]
 # ## A small run first
@@ -337,14 +162,11 @@ report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS, runs=("models", "模型�
 # ## The full run
 
 # %%
-import time
-
 SEEDS = list(range(n_seeds(16)))    # the build trains more when a verdict is undecided
 STEPS = 800
-started = time.process_time()
 params = make_models(SEEDS)
 start = measure(params)
-losses = train(params, STEPS)
+train(params, STEPS)
 end = measure(params)
 report.number("n_seeds", len(SEEDS), kind="count", en="models (random seeds) trained together",
               zh="一起训练的模型（随机种子）数")
@@ -353,7 +175,6 @@ report.number("d_model", WIDTH, kind="count", en="width of the residual stream",
 report.number("d_head", D_HEAD, kind="count", en="dimensions of the query (one head)", zh="查询的维数（一个头）")
 report.number("n_projections", N_PROJECTIONS, kind="count", en="random projections per model",
               zh="每个模型的随机投影个数")
-print(f"CPU time of the full run: {time.process_time() - started:.0f} s")
 
 # %% [markdown]
 # ## Did the models learn the language?
@@ -487,41 +308,49 @@ causal = report_seed_count(report, "causal_seeds", moved,
 # %%
 # Outcome sentences, built from the counts above.
 n = len(SEEDS)
-for task, (en, zh) in names.items():
-    passed = int((end[f"{task}_query"] >= PASS_BAR).logical_and(end[f"{task}_query"] > end[f"{task}_p95"]).sum())
-    beats = int((end[f"{task}_query"] > end[f"{task}_p95"]).sum())
-    # "all 16" / "none of the 16" rather than "16 of 16" / "0 of 16"; the models that beat the
-    # percentile below the bar only when there are some
-    how_many = ({n: (f"In all {n} models", f"{n} 个模型全部达标："),
-                 0: (f"In none of the {n} models", f"{n} 个模型没有一个达标（达标要求：")}
-                .get(passed, (f"In {passed} of {n} models", f"{n} 个模型中有 {passed} 个达标：")))
+
+
+def in_models(k, zh_all, zh_none, zh_some):
+    """"In all n models" / "In none of the n models" / "In k of n models", and the caller's Chinese."""
+    return {n: (f"In all {n} models", zh_all), 0: (f"In none of the {n} models", zh_none)}.get(
+        k, (f"In {k} of {n} models", zh_some))
+
+
+def pass_outcome(task):
+    """How many models pass for one label, and how many more beat the percentile below the bar."""
+    en, zh = names[task]
+    query, p95 = end[f"{task}_query"], end[f"{task}_p95"]
+    passed = int((query >= PASS_BAR).logical_and(query > p95).sum())
+    beats = int((query > p95).sum())
+    how_many = in_models(passed, f"{n} 个模型全部达标：", f"{n} 个模型没有一个达标（达标要求：",
+                         f"{n} 个模型中有 {passed} 个达标：")
     rest_en = f"; {beats - passed} more beat that percentile below {PASS_BAR:.0%}" if beats > passed else ""
     rest_zh = f"；另有 {beats - passed} 个高于这个百分位，但准确率不到 {PASS_BAR:.0%}" if beats > passed else ""
-    report.text(f"{task}_outcome",
-                en=f"{how_many[0]} the query reads {en} at {PASS_BAR:.0%} or more and beats the random "
+    return dict(en=f"{how_many[0]} the query reads {en} at {PASS_BAR:.0%} or more and beats the random "
                    f"projections' 95th percentile{rest_en}.",
                 zh=f"{how_many[1]}查询读出{zh}的准确率不低于 {PASS_BAR:.0%}，且高于随机投影的第 95 百分位"
                    f"{'）' if passed == 0 else ''}{rest_zh}。")
+
+
+report.text("frame_outcome", **pass_outcome("frame"))
+report.text("transitive_outcome", **pass_outcome("transitive"))
 ACCURACY_MARGIN = 0.1               # accuracy: a difference we call a difference
 above_input = int((end["frame_query"] >= end["frame_input"] + ACCURACY_MARGIN).sum())
 report.number("frame_query_above_input_seeds", above_input, kind="count",
               en="models whose query reads the frame better than the whole input, by 10 percentage points or more",
               zh="查询读出句型的准确率比完整输入高出至少 10 个百分点的模型数")
-how_many = {n: (f"In all {n} models", f"{n} 个模型全部如此："),
-            0: (f"In none of the {n} models", f"{n} 个模型没有一个如此（")}.get(
-    above_input, (f"In {above_input} of {n} models", f"{n} 个模型中有 {above_input} 个，"))
+how_many_above = in_models(above_input, f"{n} 个模型全部如此：", f"{n} 个模型没有一个如此（",
+                           f"{n} 个模型中有 {above_input} 个，")
 report.text("controls_outcome",
-            en=f"{how_many[0]} the probe reads the frame from the 32-dimensional query better, by "
+            en=f"{how_many_above[0]} the probe reads the frame from the 32-dimensional query better, by "
                f"10 percentage points or more, than from the whole 128-dimensional input it is computed from.",
-            zh=f"{how_many[1]}探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
+            zh=f"{how_many_above[1]}探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
                f"高出至少 10 个百分点{'）' if above_input == 0 else ''}。")
-how_many = {n: (f"In all {n} models", f"{n} 个模型全部如此："),
-            0: (f"In none of the {n} models", f"{n} 个模型没有一个如此（")}.get(
-    causal, (f"In {causal} of {n} models", f"{n} 个模型中有 {causal} 个，"))
+how_many_causal = in_models(causal, f"{n} 个模型全部如此：", f"{n} 个模型没有一个如此（", f"{n} 个模型中有 {causal} 个，")
 report.text("causal_outcome",
-            en=f"{how_many[0]}, taking the frame directions out of the query raises the loss by "
+            en=f"{how_many_causal[0]}, taking the frame directions out of the query raises the loss by "
                f"{MARGIN} nats or more, while taking out three random directions raises it by less.",
-            zh=f"{how_many[1]}从查询中去掉句型方向后损失至少升高 {MARGIN} 奈特，"
+            zh=f"{how_many_causal[1]}从查询中去掉句型方向后损失至少升高 {MARGIN} 奈特，"
                f"而去掉三个随机方向后升高不到 {MARGIN} 奈特{'）' if causal == 0 else ''}。")
 
 # %% [markdown]
@@ -568,5 +397,4 @@ for lang in LANGS:
                   caption=text["caption"].format(n=n, a=counts["frame"], b=counts["transitive"],
                                                  bar=f"{PASS_BAR:.0%}"))
 
-print(f"CPU time with the measures: {time.process_time() - started:.0f} s")
 report.save()

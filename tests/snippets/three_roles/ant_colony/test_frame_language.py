@@ -14,16 +14,18 @@ sys.path.insert(0, str(ROOT))
 import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
 import torch  # noqa: E402
 
+from explainer import frame_language_toy  # noqa: E402
 from tools.running import notebooks  # noqa: E402
 
 SNIPPET = ROOT / "snippets" / "three_roles" / "ant_colony" / "frame_language.py"
-DEFINITIONS = {"language", "model", "probe", "projections", "causal"}   # the cells that define, not train
+DEFINITIONS = {"language", "model", "causal"}   # the cells that import the toy and define the causal check
 
 
 @functools.lru_cache(maxsize=None)
 def toy() -> dict:
-    """The snippet's language, model, probe and baseline, run without any training."""
-    return notebooks.run_tagged(SNIPPET, DEFINITIONS)
+    """The toy's language, model, probe and baseline (explainer/frame_language_toy.py) and the
+    snippet's causal check, run without any training."""
+    return vars(frame_language_toy) | notebooks.run_tagged(SNIPPET, DEFINITIONS)
 
 
 def test_each_frame_has_as_many_verbs_and_transitive_equals_intransitive():

@@ -1,0 +1,366 @@
+# %% [markdown]
+# # Why heads differ (3): how much training does it take to pull two heads together?
+#
+# Random heads start nearly orthogonal (near_orthogonal.py). The source goes
+# further: because they do, training would have to spend a great deal of
+# effort to make them the same (C10). Measure it. Per seed, a 2-head model on
+# the pronoun language gets an extra loss, the pull 1 - cos(head 0, head 1)
+# over each head's whole parameter vector (its W_Q, W_K, W_V rows and W_O
+# columns), from two starts of the same draw:
+#
+# - *near-orthogonal*: the usual random start;
+# - *aligned*: head 1 mixed towards head 0 until their cosine is about 0.9.
+#
+# We count the steps until cos >= 0.99. A third arm trains the near-orthogonal
+# start without the pull: what training does to the heads when nothing pulls.
+# A fourth, its partner, is the free run with fresh draws for the heads only
+# (same embedding, same batches): head 0 of one run against head 1 of the other
+# shows how alike two heads get from sharing the data alone, without sharing a model.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+
+report = Report("many_heads.why_heads_differ.pull_together")
+
+# %% [markdown]
+# ## The arms, the language and the model
+#
+# The experiment's code is the project's `explainer/head_pull.py`; the cells
+# import it and print it.
+
+# %% tags=["pull_setup"]
+import inspect
+
+import numpy as np
+import torch
+
+from explainer.head_pull import ALIGNED_COS, ARMS, STEPS, TARGET, config, probe_targets, probe_tokens
+
+torch.set_num_threads(1)
+print(f"arms {ARMS}: budget {STEPS} steps, target cos {TARGET}, aligned start cos {ALIGNED_COS}")
+print(config)
+
+# %% tags=["bilinear"]
+from explainer.head_pull import bilinear_forms, form_cosine
+
+for function in (bilinear_forms, form_cosine):
+    print(inspect.getsource(function))
+
+# %% tags=["pull"]
+from explainer.head_pull import head_cosine, pull_together
+
+for function in (head_cosine, pull_together):
+    print(inspect.getsource(function))
+
+# %% tags=["planted"]
+from explainer.head_pull import plant_pull
+
+print(inspect.getsource(plant_pull))
+
+# %% [markdown]
+# ## A small run first
+#
+# Two seeds, all four arms: a run that takes seconds. The full run below
+# trains more seeds with the same code.
+
+# %% tags=["small_run"]
+SMALL_SEEDS = [0, 1]
+pulled_model, pulled_arms, _, pulled_cosines, pulled_forms = pull_together(SMALL_SEEDS)
+for arm in ("orthogonal", "aligned", "free"):
+    rows = pulled_arms[arm]
+    reached = pulled_cosines[rows] >= TARGET                                 # (S, steps + 1)
+    to_target = [int(r.int().argmax()) if r.any() else f">{STEPS}" for r in reached]
+    print(f"{arm:>10}: cos {pulled_cosines[rows, 0].numpy().round(2)} -> {pulled_cosines[rows, -1].numpy().round(2)}, "
+          f"steps to {TARGET}: {to_target}")
+# The free heads' bilinear forms, and the cross-run pairs: largest |cos| over the steps.
+for pairs, form_cos in pulled_forms.items():
+    print(f"{pairs:>10}: largest |cos| of the bilinear forms {form_cos[:, 1:].abs().max(dim=1).values.numpy().round(3)}")
+
+# %%
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
+              zh="页面上小规模运行的种子数")
+
+# %% [markdown]
+# ## The full run
+
+# %%
+from explainer.batched import evaluate_batched
+from explainer.censored import at_least_twice, median_steps
+from explainer.seeds import n_seeds, report_seed_count, report_spread
+
+SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
+n = len(SEEDS)
+model, arm_of, start_cosine, cosines, forms = pull_together(SEEDS)
+reached_target = cosines >= TARGET
+finished = reached_target.any(dim=1)                                        # (M,)
+# Steps until the target; meaningful only where finished (a censored run needed more than STEPS).
+steps_to_target = reached_target.int().argmax(dim=1)                        # (M,)
+task_loss, _ = evaluate_batched(model, probe_tokens, probe_targets)         # (M,)
+
+# Censored medians: unfinished runs rank last, never count as STEPS.
+median = {arm: median_steps(steps_to_target[arm_of[arm]].tolist(), finished[arm_of[arm]].tolist())
+          for arm in ("orthogonal", "aligned")}
+twice = at_least_twice(steps_to_target[arm_of["orthogonal"]].tolist(), finished[arm_of["orthogonal"]].tolist(),
+                       median["aligned"], STEPS)
+# %%
+# Free heads (no pull): do their bilinear forms grow more alike than two heads that share the
+# data but not the model? One statistic for both: the largest |cos| over the STEPS steps.
+free_statistic = forms["free"][:, 1:].abs().max(dim=1).values               # (n,)
+null_statistic = forms["null"][:, 1:].abs().max(dim=1).values               # (2n,) cross-run pairs
+null_p95 = float(np.quantile(null_statistic.numpy(), 0.95))
+rise_above = free_statistic > null_p95                                      # (n,)
+print(f"null (cross-run pairs): largest |cos| from {null_statistic.min():.3f} to {null_statistic.max():.3f}, "
+      f"95th percentile {null_p95:.3f}")
+print(f"free heads: largest |cos| per seed {free_statistic.numpy().round(3)}, "
+      f"above the null's 95th percentile in {int(rise_above.sum())} of {n} seeds")
+
+# %%
+# Could this check have seen heads growing alike? Plant it: the free run again with a pull that
+# ends at twice the null's 95th percentile (set from the null, before the free heads are read).
+planted_target = 2 * null_p95
+planted = plant_pull(SEEDS, planted_target)                                 # (n, STEPS + 1)
+planted_statistic = planted[:, 1:].abs().max(dim=1).values                  # (n,)
+detected = planted_statistic > null_p95                                     # (n,)
+print(f"planted pull to {planted_target:.3f}: ends at {planted[:, -1].numpy().round(3)}, "
+      f"detected in {int(detected.sum())} of {n} seeds")
+
+
+# %%
+report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained from both starts and without the pull)",
+              zh="随机种子数（每个都从两种起点训练，另有一次不加拉近项）")
+report.number("budget", STEPS, "{:.0f}", kind="count", en="training steps per run (the budget)",
+              zh="每次训练的步数（预算）")
+NAMES_ZH = {"orthogonal": "近乎正交的起点", "aligned": "对齐的起点", "free": "近乎正交、不加拉近项",
+            "partner": "搭档：不加拉近项，另抽的头"}
+
+
+def about(arm, en, zh):
+    """What a number recorded for one arm is, the arm named in both languages."""
+    return dict(en=f"{en} ({arm})", zh=f"{zh}（{NAMES_ZH[arm]}）")
+
+
+START = ("cosine between the two heads at the start, mean over seeds", "两个头起始时的余弦，各种子平均")
+END = (f"cosine between the two heads after {STEPS} steps, mean over seeds", f"训练 {STEPS} 步后两个头的余弦，各种子平均")
+LOSS = (f"task loss on held-out sentences after {STEPS} steps, mean over seeds",
+        f"训练 {STEPS} 步后留出句子上的任务损失，各种子平均")
+orthogonal, aligned, free, partner = (arm_of[arm] for arm in ARMS)         # each arm's rows
+report.number("start_cosine_orthogonal_mean", start_cosine[orthogonal].mean(), "{:.2f}", **about("orthogonal", *START))
+report.number("start_cosine_aligned_mean", start_cosine[aligned].mean(), "{:.2f}", **about("aligned", *START))
+report.number("start_cosine_free_mean", start_cosine[free].mean(), "{:.2f}", **about("free", *START))
+report.number("start_cosine_partner_mean", start_cosine[partner].mean(), "{:.2f}", **about("partner", *START))
+report.number("end_cosine_orthogonal_mean", cosines[orthogonal, -1].mean(), "{:.2f}", **about("orthogonal", *END))
+report.number("end_cosine_aligned_mean", cosines[aligned, -1].mean(), "{:.2f}", **about("aligned", *END))
+report.number("end_cosine_free_mean", cosines[free, -1].mean(), "{:.2f}", **about("free", *END))
+report.number("end_cosine_partner_mean", cosines[partner, -1].mean(), "{:.2f}", **about("partner", *END))
+report.number("task_loss_orthogonal_mean", task_loss[orthogonal].mean(), "{:.3f}", **about("orthogonal", *LOSS))
+report.number("task_loss_aligned_mean", task_loss[aligned].mean(), "{:.3f}", **about("aligned", *LOSS))
+report.number("task_loss_free_mean", task_loss[free].mean(), "{:.3f}", **about("free", *LOSS))
+report.number("task_loss_partner_mean", task_loss[partner].mean(), "{:.3f}", **about("partner", *LOSS))
+
+REACHED = (f"seeds that reach cos >= {TARGET} within {STEPS} steps", f"{STEPS} 步内达到 cos ≥ {TARGET} 的种子数")
+KNOWN = (f"whether the median steps to cos >= {TARGET} is known (1) or censored (0)",
+         f"达到 cos ≥ {TARGET} 的步数中位数已知（1）还是删失（0）")
+MEDIAN = (f"median steps to cos >= {TARGET} over seeds, unfinished runs ranked last "
+          f"(when the median is censored: the budget, meaning 'more than {STEPS}')",
+          f"达到 cos ≥ {TARGET} 的步数在各种子上的中位数，未完成的排在最后（中位数删失时记为预算，意为“超过 {STEPS}”）")
+FASTEST = (f"steps to cos >= {TARGET}, fastest seed", f"达到 cos ≥ {TARGET} 的步数，最快的种子")
+report_seed_count(report, "reached_orthogonal_seeds", finished[orthogonal], **about("orthogonal", *REACHED))
+report_seed_count(report, "reached_aligned_seeds", finished[aligned], **about("aligned", *REACHED))
+report.number("steps_orthogonal_median_known", float(median["orthogonal"] is not None), "{:.0f}",
+              **about("orthogonal", *KNOWN))
+report.number("steps_aligned_median_known", float(median["aligned"] is not None), "{:.0f}", **about("aligned", *KNOWN))
+report.number("steps_orthogonal_median", median["orthogonal"] if median["orthogonal"] is not None else STEPS,
+              "{:.0f}", **about("orthogonal", *MEDIAN))
+report.number("steps_aligned_median", median["aligned"] if median["aligned"] is not None else STEPS, "{:.0f}",
+              **about("aligned", *MEDIAN))
+fastest_orthogonal = steps_to_target[orthogonal][finished[orthogonal]]       # steps of the finished runs
+fastest_aligned = steps_to_target[aligned][finished[aligned]]
+if len(fastest_orthogonal):
+    report.number("steps_orthogonal_fastest", fastest_orthogonal.min(), "{:.0f}", kind="count",
+                  **about("orthogonal", *FASTEST))
+if len(fastest_aligned):
+    report.number("steps_aligned_fastest", fastest_aligned.min(), "{:.0f}", kind="count", **about("aligned", *FASTEST))
+report_seed_count(report, "orthogonal_twice_seeds", twice,
+                  en="seeds whose near-orthogonal run surely needs at least twice the aligned start's median steps",
+                  zh="近乎正交的训练所需步数确定至少是对齐起点中位数两倍的种子数")
+both = finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]]
+slower = (steps_to_target[arm_of["orthogonal"]] > steps_to_target[arm_of["aligned"]]) & both \
+    | (~finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]])
+report_seed_count(report, "orthogonal_slower_seeds", slower,
+                  en="seeds in which the near-orthogonal start surely needs more steps than the aligned one (same seed)",
+                  zh="同一个种子下，近乎正交的起点确定比对齐的起点需要更多步数的种子数")
+report.number("null_p95", null_p95, "{:.3f}",
+              en=f"null: 95th percentile of the largest |cos| over the {STEPS} steps between the bilinear forms "
+                 f"of head 0 of one run and head 1 of its partner (cross-run pairs, {2 * n})",
+              zh=f"零假设：一个运行的头 0 与其搭档运行的头 1 的双线性型之间，{STEPS} 步中最大 |cos| 的"
+                 f"第 95 百分位数（跨运行配对，共 {2 * n} 对）")
+report.number("null_pairs", 2 * n, "{:.0f}", kind="count", en="cross-run pairs in the null",
+              zh="零假设中的跨运行配对数")
+report.number("null_form_cos_abs_max_min", null_statistic.min(), "{:.3f}",
+              en=f"null: largest |cos| over the {STEPS} steps, lowest cross-run pair",
+              zh=f"零假设：{STEPS} 步中最大的 |cos|，最低的跨运行配对")
+report.number("null_form_cos_abs_max_max", null_statistic.max(), "{:.3f}",
+              en=f"null: largest |cos| over the {STEPS} steps, highest cross-run pair",
+              zh=f"零假设：{STEPS} 步中最大的 |cos|，最高的跨运行配对")
+report_spread(report, "free_form_cos_abs_max", free_statistic, "{:.3f}",
+              en=f"largest |cos| between the free heads' bilinear forms (no pull) over the {STEPS} steps",
+              zh=f"不加拉近项时，{STEPS} 步中两个头的双线性型之间最大的 |cos|")
+report_spread(report, "free_form_cos_end", forms["free"][:, -1], "{:.3f}",
+              en=f"cosine between the free heads' bilinear forms after the {STEPS} steps",
+              zh=f"不加拉近项时，{STEPS} 步后两个头的双线性型之间的余弦")
+report_seed_count(report, "free_rise_above_seeds", rise_above,
+                  en="seeds whose free heads' statistic exceeds the null's 95th percentile (they rise above)",
+                  zh="不加拉近项的两个头的统计量超过零假设第 95 百分位数（升到其上）的种子数")
+report.number("planted_target", planted_target, "{:.3f}",
+              en="planted pull's target: twice the null's 95th percentile",
+              zh="植入拉近项的目标：零假设第 95 百分位数的两倍")
+report_spread(report, "planted_form_cos_end", planted[:, -1], "{:.3f}",
+              en=f"planted arm: cosine between the bilinear forms after the {STEPS} steps",
+              zh=f"植入组：{STEPS} 步后两个头的双线性型之间的余弦")
+report_spread(report, "planted_form_cos_abs_max", planted_statistic, "{:.3f}",
+              en=f"planted arm: largest |cos| between the bilinear forms over the {STEPS} steps",
+              zh=f"植入组：{STEPS} 步中两个头的双线性型之间最大的 |cos|")
+# Whether a pull can end at the target at all (a cosine is at most 1): one value for every seed, since
+# the target pools the seeds' cross-run pairs (held fixed when the build resamples the seeds).
+report_seed_count(report, "planted_reachable_seeds", torch.full((n,), planted_target < 1),
+                  en="seeds whose planted target is a cosine a pull can end at (below 1)",
+                  zh="植入目标是拉近项能停到的余弦值（小于 1）的种子数")
+report_seed_count(report, "planted_detected_seeds", detected,
+                  en="seeds whose planted pull is detected (its statistic exceeds the null's 95th percentile)",
+                  zh="植入的拉近项被检出（统计量超过零假设第 95 百分位数）的种子数")
+report.number("planted_detection_rate", detected.float().mean(), "{:.2f}", kind="share",
+              en="planted pull's detection rate (share of seeds)", zh="植入拉近项的检出率（种子占比）",
+              per_seed=detected.float(), of="mean")
+
+
+# The page's sentences about the outcome, built from these numbers.
+def median_words(arm):
+    if median[arm] is None:
+        return (f"more than {STEPS} (censored)", f"超过 {STEPS}（删失）")
+    return (f"{median[arm]:.0f}", f"{median[arm]:.0f}")
+
+
+n_twice, n_slower = int(sum(twice)), int(slower.sum())
+en_o, zh_o = median_words("orthogonal")
+en_a, zh_a = median_words("aligned")
+report.text("steps_orthogonal_median_words", en=en_o, zh=zh_o)
+report.text("steps_aligned_median_words", en=en_a, zh=zh_a)
+report.text("median_steps",
+            en=f"the median run needed {en_o} steps from the near-orthogonal start and {en_a} from the aligned one",
+            zh=f"近乎正交的起点中位数需要 {zh_o} 步，对齐的起点需要 {zh_a} 步")
+report.text("twice_count",
+            en=f"In {n_twice} of {n} seeds the near-orthogonal run surely needed at least twice the aligned "
+               f"median; in {n_slower} of {n} it surely needed more steps than the aligned run of the same seed.",
+            zh=f"{n} 个种子中，有 {n_twice} 个的近乎正交训练可以断定需要至少两倍于对齐中位数的步数；"
+               f"有 {n_slower} 个可以断定比同一种子的对齐训练需要更多步。")
+n_rise = int(rise_above.sum())
+report.text("free_heads",
+            en=(f"the largest |cos| between their bilinear forms rose above the cross-run pairs' 95th percentile "
+                f"in {n_rise} of {n} seeds"),
+            zh=(f"{n} 个种子中，有 {n_rise} 个的两个头双线性型之间最大的 |cos| 超过了跨运行配对的第 95 百分位数"))
+planted_words = (f"the planted pull ends at {planted[:, -1].mean():.3f} on average (its target "
+                 f"{planted_target:.3f}) and is detected in {int(detected.sum())} of {n} seeds",
+                 f"植入的拉近项平均停在 {planted[:, -1].mean():.3f}（目标 {planted_target:.3f}），"
+                 f"{n} 个种子中有 {int(detected.sum())} 个被检出")
+if planted_target >= 1:   # a cosine cannot reach the target: the planted check cannot be built
+    planted_words = (f"twice the null's 95th percentile is {planted_target:.3f}, more than a cosine can reach, so "
+                     f"no pull can end there: the planted check (G1) cannot be run as written. Pulled towards it, "
+                     f"the forms end at {planted[:, -1].mean():.3f} on average and exceed the 95th percentile in "
+                     f"{int(detected.sum())} of {n} seeds. At this null, free heads rising above it could not have "
+                     f"refuted the claim, only left it open",
+                     f"零假设第 95 百分位数的两倍是 {planted_target:.3f}，超过了余弦能达到的上限，没有哪个拉近项能停在那里："
+                     f"植入检验（G1）无法按原样进行。朝它拉的时候，双线性型平均停在 {planted[:, -1].mean():.3f}，"
+                     f"{n} 个种子中有 {int(detected.sum())} 个超过第 95 百分位数。在这样的零假设下，自由的头即使升到其上，"
+                     f"也推翻不了这个论断，只能让它待定")
+report.text("planted_outcome", en=planted_words[0], zh=planted_words[1])
+free_lower = bool(task_loss[arm_of["free"]].mean() < task_loss[arm_of["orthogonal"]].mean())
+report.text("free_loss", en="lower" if free_lower else "not lower", zh="更低" if free_lower else "并不更低")
+for arm in ("orthogonal", "aligned", "free"):
+    rows = arm_of[arm]
+    steps_or_more = [int(t) if done else f">{STEPS}" for t, done in zip(steps_to_target[rows].tolist(),
+                                                                        finished[rows].tolist())]
+    print(f"{arm:>10}: cos {start_cosine[rows].mean():.2f} -> {cosines[rows, -1].mean():.2f}, "
+          f"steps to {TARGET}: {steps_or_more}, task loss {task_loss[rows].mean():.3f}")
+print(f"median steps: near-orthogonal {median['orthogonal']}, aligned {median['aligned']} (None: censored)")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+TEXT = {
+    "en": {"names": {"orthogonal": "near-orthogonal start, pulled", "aligned": "aligned start (cos 0.9), pulled",
+                     "free": "near-orthogonal start, no pull"},
+           "step": "training step", "head_cos": "cosine between\nhead 0 and head 1", "target": f"target {TARGET}",
+           "alt_pull": f"Cosine between the two heads' parameter vectors over {STEPS} training steps, one faint "
+                       f"line per seed ({n} seeds) and the median in bold: pulled from a near-orthogonal start, "
+                       "pulled from an aligned start, and not pulled at all.",
+           "caption_pull": f"How long the pull takes to make two heads alike: the median run needed {en_o} steps from "
+                           f"the near-orthogonal start and {en_a} from the aligned one.",
+           "form_names": {"free": "free heads, same model", "null": "head 0 and head 1 of partner runs (null)",
+                          "planted": "free heads with the planted pull"},
+           "form_cos": "|cosine| between the\nheads' bilinear forms", "p95": "null's 95th percentile",
+           "planted_target": "planted target",
+           "alt_forms": f"Absolute cosine between two heads' bilinear forms W_Q W_K transposed over {STEPS} training "
+                        f"steps, one faint line per pair and the median in bold: the two free heads of one model "
+                        f"({n} seeds), head 0 and head 1 taken from a run and its partner ({2 * n} cross-run pairs, "
+                        f"the null), and the free heads with a planted pull. A dashed line marks the null's 95th "
+                        f"percentile, a dotted one twice it, the planted pull's target. The free heads' largest "
+                        f"value rises above the dashed line in {n_rise} of {n} seeds; the planted pull's, in "
+                        f"{int(detected.sum())} of {n}.",
+           "caption_forms": f"Free heads against two heads that share the data but not the model: the free heads' "
+                            f"largest |cos| rises above the cross-run pairs' 95th percentile in {n_rise} of {n} seeds "
+                            f"(a planted pull: {int(detected.sum())} of {n})."},
+    "zh": {"names": {"orthogonal": "近乎正交的起点，加拉近项", "aligned": "对齐的起点（cos 0.9），加拉近项",
+                     "free": "近乎正交的起点，不加拉近项"},
+           "step": "训练步数", "head_cos": "头 0 与头 1\n之间的余弦", "target": f"目标 {TARGET}",
+           "alt_pull": f"训练 {STEPS} 步中两个头参数向量之间的余弦，每个种子一条淡线（共 {n} 个种子），粗线为中位数："
+                       "从近乎正交的起点加拉近项、从对齐的起点加拉近项、完全不加拉近项。",
+           "caption_pull": f"把两个头拉成一样要花多久：近乎正交的起点中位数需要 {zh_o} 步，对齐的起点需要 {zh_a} 步。",
+           "form_names": {"free": "自由的头，同一个模型", "null": "搭档运行之间的头 0 与头 1（零假设）",
+                          "planted": "自由的头，加植入的拉近项"},
+           "form_cos": "两个头双线性型\n之间的 |余弦|", "p95": "零假设的第 95 百分位数",
+           "planted_target": "植入的目标",
+           "alt_forms": f"训练 {STEPS} 步中两个头的双线性型 W_Q W_K 转置之间余弦的绝对值，每一对一条淡线，粗线为中位数："
+                        f"同一个模型里的两个自由的头（{n} 个种子）、分别取自一个运行和它的搭档运行的头 0 与头 1"
+                        f"（{2 * n} 对跨运行配对，即零假设），以及加了植入拉近项的自由的头。虚线是零假设的第 95 百分位数，"
+                        f"点线是它的两倍，即植入拉近项的目标。{n} 个种子中，自由的头的最大值有 {n_rise} 个超过虚线；"
+                        f"植入拉近项的有 {int(detected.sum())} 个。",
+           "caption_forms": f"自由的头与“共享数据、不共享模型”的两个头相比：{n} 个种子中有 {n_rise} 个，自由的头的最大 |cos| "
+                            f"超过跨运行配对的第 95 百分位数（植入拉近项的：{n} 个中有 {int(detected.sum())} 个）。"},
+}
+colors = {"orthogonal": "#d95f02", "aligned": "#1b9e77", "free": "#7570b3", "null": "#666666", "planted": "#e7298a"}
+for lang in LANGS:
+    text = TEXT[lang]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    shown = STEPS
+    for arm in ("orthogonal", "aligned", "free"):
+        curves = cosines[arm_of[arm], :shown + 1]                            # (n, shown + 1)
+        for curve in curves:
+            ax.plot(curve, color=colors[arm], alpha=0.25, lw=0.8)
+        ax.plot(curves.median(dim=0).values, color=colors[arm], lw=2, label=text["names"][arm])
+    ax.axhline(TARGET, color="grey", lw=0.8, ls=":")
+    ax.text(shown, TARGET, text["target"], ha="right", va="bottom", fontsize=9, color="grey")
+    ax.set_xlabel(text["step"])
+    ax.set_ylabel(text["head_cos"])
+    ax.legend(fontsize=9, loc="center right")
+    fig.tight_layout()
+    report.figure("pull_together", fig, lang, alt=text["alt_pull"], caption=text["caption_pull"])
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for name, curves in (("null", forms["null"]), ("free", forms["free"]), ("planted", planted)):
+        curves = curves.abs()                                                # (pairs, STEPS + 1)
+        for curve in curves:
+            ax.plot(curve, color=colors[name], alpha=0.2, lw=0.7)
+        ax.plot(curves.median(dim=0).values, color=colors[name], lw=2, label=text["form_names"][name])
+    ax.axhline(null_p95, color="black", lw=1, ls="--", label=text["p95"])
+    ax.axhline(planted_target, color="black", lw=1, ls=":", label=text["planted_target"])
+    ax.set_xlabel(text["step"])
+    ax.set_ylabel(text["form_cos"])
+    ax.legend(fontsize=9, loc="center right", bbox_to_anchor=(1.0, 0.68))
+    fig.tight_layout()
+    report.figure("free_heads", fig, lang, alt=text["alt_forms"], caption=text["caption_forms"])
+
+report.save()

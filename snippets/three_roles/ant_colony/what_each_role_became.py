@@ -1,0 +1,234 @@
+# %% [markdown]
+# # The ant colony (2): what each role became
+#
+# verb_and_object.py trains colonies in which a verb must fetch its object
+# and finds that the verb comes to look at it (C16). Here we train the same
+# colonies (same seeds, same batches, so the same weights) and look at the
+# vectors themselves: the table of q(verb)·k(noun) that decides every
+# attention pattern, whether the keys and values of nouns of one kind grow
+# alike, and whether the queries of verbs taking one kind of object do — the
+# source's claim that a verb's query is a "subcategorisation signal", a code
+# for what kind of object the verb takes (C26).
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.ant_colony_toy import spread
+from explainer.plotting import LANGS, plt
+from explainer.report import Report
+from explainer.seeds import n_seeds, report_seed_count
+
+report = Report("three_roles.ant_colony.what_each_role_became")
+
+# %% [markdown]
+# ## The colonies
+#
+# The toy language, the model and its training come from the project's
+# `explainer` package (`explainer/ant_colony_toy.py`), as in verb_and_object.py:
+# each random seed's colony (and its control, W_Q zero and frozen) trained
+# for 400 steps, all of them together.
+
+# %%
+import numpy as np
+import torch
+
+from explainer.ant_colony_toy import (kinds, make_colonies, mean_table, measure, noun_kind, nouns, train,
+                                      trained, verb_kind, verbs)
+
+torch.set_num_threads(1)
+SEEDS = list(range(n_seeds(10)))   # the build trains more when a verdict is undecided
+N_SEEDS = len(SEEDS)
+STEPS = 400
+params, _ = make_colonies(SEEDS)
+start = measure(params)
+table_start = mean_table(params)
+train(params, STEPS)
+end = measure(params)
+report.number("n_seeds", N_SEEDS, "{:.0f}", en="colonies (random seeds) trained together",
+              zh="一起训练的“蚁群”（随机种子）数")
+
+# %% [markdown]
+# ## The table that decides every attention pattern
+#
+# Without positions, the score q(verb)·k(noun)/√d decides where a verb looks.
+# Averaged over the colonies (it means the same thing in every colony): for
+# how many verbs does the query score a noun of its own kind highest?
+
+# %%
+tables = {0: table_start, STEPS: mean_table(params)}                 # step -> (12, 12)
+own_kind_top = noun_kind[tables[STEPS].argmax(1)] == verb_kind       # (12,) rows are verbs
+report.number("own_kind_top_verbs", own_kind_top.sum(), "{:.0f}",
+              en="verbs whose query (averaged over the colonies) scores a noun of its own kind highest",
+              zh="查询（各窝平均）给自己那类宾语中的名词打分最高的动词个数")
+
+# %% [markdown]
+# ## Keys and values
+#
+# Do the keys of nouns of one kind grow alike? Do their values?
+
+# %%
+key_same_kind = spread(trained(end["key_same_kind"]),
+                       en="mean cosine between keys of same-kind nouns, after training",
+                       zh="训练后，同类名词的键之间的平均余弦")
+report.number("key_same_kind_mean", **key_same_kind["mean"], fmt="{:.2f}")
+report.number("key_same_kind_min", **key_same_kind["min"], fmt="{:.2f}")
+report.number("key_same_kind_max", **key_same_kind["max"], fmt="{:.2f}")
+key_same_kind_start = spread(trained(start["key_same_kind"]),
+                             en="mean cosine between keys of same-kind nouns, at step 0",
+                             zh="第 0 步，同类名词的键之间的平均余弦")
+report.number("key_same_kind_start_mean", **key_same_kind_start["mean"], fmt="{:.2f}")
+report.number("key_same_kind_start_min", **key_same_kind_start["min"], fmt="{:.2f}")
+report.number("key_same_kind_start_max", **key_same_kind_start["max"], fmt="{:.2f}")
+value_same_kind = spread(trained(end["value_same_kind"]),
+                         en="mean cosine between values of same-kind nouns, after training",
+                         zh="训练后，同类名词的值之间的平均余弦")
+report.number("value_same_kind_mean", **value_same_kind["mean"], fmt="{:.2f}")
+report.number("value_same_kind_min", **value_same_kind["min"], fmt="{:.2f}")
+report.number("value_same_kind_max", **value_same_kind["max"], fmt="{:.2f}")
+
+# %% [markdown]
+# ## The verb's query as a subcategorisation signal (C26)
+#
+# Three verbs take each kind of object. If a query says "I take food", the
+# queries of 吃, 尝 and 煮 should point the same way, and a linear probe
+# should read the kind from a query it was not fitted on.
+
+# %%
+QUERY_GAP_BAR = 0.2
+same_class = spread(trained(end["query_same_kind"]),
+                    en="mean cosine between queries of verbs taking the same kind of object",
+                    zh="带同类宾语的动词，查询之间的平均余弦")
+report.number("query_cosine_same_class_mean", **same_class["mean"], fmt="{:.2f}")
+report.number("query_cosine_same_class_min", **same_class["min"], fmt="{:.2f}")
+report.number("query_cosine_same_class_max", **same_class["max"], fmt="{:.2f}")
+other_class = spread(trained(end["query_other_kind"]),
+                     en="mean cosine between queries of verbs taking different kinds of object",
+                     zh="带不同类宾语的动词，查询之间的平均余弦")
+report.number("query_cosine_other_class_mean", **other_class["mean"], fmt="{:.2f}")
+report.number("query_cosine_other_class_min", **other_class["min"], fmt="{:.2f}")
+report.number("query_cosine_other_class_max", **other_class["max"], fmt="{:.2f}")
+gap = np.asarray(trained(end["query_same_kind"] - end["query_other_kind"]))     # (n_seeds,)
+query_cosine_gap = spread(gap, en="same-kind minus different-kind query cosine, after training",
+                          zh="训练后，同类与异类查询余弦之差")
+report.number("query_cosine_gap_mean", **query_cosine_gap["mean"], fmt="{:.2f}")
+report.number("query_cosine_gap_min", **query_cosine_gap["min"], fmt="{:.2f}")
+report.number("query_cosine_gap_max", **query_cosine_gap["max"], fmt="{:.2f}")
+query_cosine_gap_start = spread(trained(start["query_same_kind"] - start["query_other_kind"]),
+                                en="same-kind minus different-kind query cosine, at step 0",
+                                zh="第 0 步，同类与异类查询余弦之差")
+report.number("query_cosine_gap_start_mean", **query_cosine_gap_start["mean"], fmt="{:.2f}")
+report.number("query_cosine_gap_start_min", **query_cosine_gap_start["min"], fmt="{:.2f}")
+report.number("query_cosine_gap_start_max", **query_cosine_gap_start["max"], fmt="{:.2f}")
+report_seed_count(report, "query_same_class_seeds", (gap >= QUERY_GAP_BAR),
+                  en="seeds where that difference is at least 0.2", zh="同类与异类查询余弦之差不低于 0.2 的种子数")
+report.number("query_gap_bar", QUERY_GAP_BAR, "{:.1f}", en="the bar set before the run",
+              zh="运行前定下的门槛")
+probe = spread(trained(end["probe"]),
+               en="held-out accuracy of a linear probe reading the object kind from a verb's query",
+               zh="线性探针从留出动词的查询读出宾语类别的准确率")
+report.number("query_probe_accuracy_mean", **probe["mean"], fmt="{:.0%}")
+report.number("query_probe_accuracy_min", **probe["min"], fmt="{:.0%}")
+report.number("query_probe_accuracy_max", **probe["max"], fmt="{:.0%}")
+probe_start = spread(trained(start["probe"]), en="same probe at step 0", zh="第 0 步同一探针的准确率")
+report.number("query_probe_accuracy_start_mean", **probe_start["mean"], fmt="{:.0%}")
+report.number("query_probe_accuracy_start_min", **probe_start["min"], fmt="{:.0%}")
+report.number("query_probe_accuracy_start_max", **probe_start["max"], fmt="{:.0%}")
+report.number("query_probe_chance", 1 / len(kinds), "{:.0%}", en="chance: one kind in four",
+              zh="随机猜：四类里猜一类")
+
+# %% [markdown]
+# ## Figures
+
+# %%
+gloss = {"吃": "eat", "尝": "taste", "煮": "cook", "追逐": "chase", "扑": "pounce", "抓": "catch",
+         "喝": "drink", "倒": "pour", "洒": "spill", "读": "read", "写": "write", "寄": "send",
+         "苹果": "apple", "面包": "bread", "鱼": "fish", "激光点": "laser dot", "球": "ball",
+         "蝴蝶": "butterfly", "水": "water", "牛奶": "milk", "茶": "tea", "书": "book",
+         "报纸": "newspaper", "信": "letter"}
+TEXT = {
+    "en": {
+        "verbs": [gloss[v] for v in verbs], "nouns": [gloss[n] for n in nouns],
+        "step": "step {}", "table_label": "q(verb)·k(noun) / √d, mean over seeds",
+        "start": "step 0", "end": "after training",
+        "same": "same kind", "other": "different kinds",
+        "query_cos": "mean cosine between\nverbs' queries", "probe": "probe accuracy\n(held-out verb)",
+        "chance": "chance",
+        "table_alt": "Two heat maps of q·k between twelve verbs (rows) and twelve nouns (columns), "
+                     "averaged over {n} seeds, at step 0 and after training; the nouns are grouped by "
+                     "the kind of object they are.",
+        "table_caption": "Averaged over {n} colonies: for {k} of {v} verbs, the query scores a noun "
+                         "of its own kind of object highest.",
+        "queries_alt": "Left: for each seed, the mean cosine between queries of verbs taking the same "
+                       "kind of object and of verbs taking different kinds, at step 0 and after "
+                       "training. Right: held-out accuracy of the linear probe per seed, against "
+                       "chance one in four.",
+        "queries_caption": "After training, in {k} of {n} colonies the queries of verbs taking the same kind "
+                           "of object are more alike (cosine) than those of verbs taking different kinds by "
+                           "at least {bar}; a probe names the kind from a held-out verb's query with mean "
+                           "accuracy {acc:.0%} (step 0: {acc0:.0%}; chance {chance:.0%}).",
+    },
+    "zh": {
+        "verbs": verbs, "nouns": nouns,
+        "step": "第 {} 步", "table_label": "q(动词)·k(名词) / √d，各种子平均",
+        "start": "第 0 步", "end": "训练后",
+        "same": "同类", "other": "异类",
+        "query_cos": "动词查询之间的\n平均余弦", "probe": "探针准确率\n（留出的动词）",
+        "chance": "随机猜",
+        "table_alt": "两幅热力图，画的是十二个动词（行）与十二个名词（列）之间的 q·k，对 {n} 个种子取平均："
+                     "第 0 步与训练后各一幅；名词按所属的宾语类别排在一起。",
+        "table_caption": "对 {n} 窝“蚂蚁”取平均：{v} 个动词里有 {k} 个，查询给自己那类宾语中的名词打分最高。",
+        "queries_alt": "左：每个种子里，带同类宾语的动词之间、带不同类宾语的动词之间，查询的平均余弦，"
+                       "第 0 步与训练后各一组。右：每个种子里线性探针在留出动词上的准确率，对照随机猜的四分之一。",
+        "queries_caption": "训练后，{n} 窝里有 {k} 窝，带同类宾语的动词的查询比带不同类宾语的更相似，"
+                           "余弦至少高出 {bar}；探针从留出动词的查询读出宾语类别，平均准确率 {acc:.0%}"
+                           "（第 0 步 {acc0:.0%}，随机猜 {chance:.0%}）。",
+    },
+}
+plt.rcParams.update({"font.size": 10})
+VIRIDIS = plt.get_cmap("viridis")
+COLOR_A, COLOR_B = VIRIDIS(0.15), VIRIDIS(0.7)
+limit = max(np.abs(t).max() for t in tables.values())
+
+for lang in LANGS:
+    text = TEXT[lang]
+
+    fig, axes = plt.subplots(2, 1, figsize=(6.4, 7.6), sharex=True)
+    for ax, step in zip(axes, tables):
+        image = ax.imshow(tables[step], cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
+        ax.set_title(text["step"].format(step), fontsize=10)
+        ax.set_yticks(range(len(verbs)), text["verbs"], fontsize=9)
+    axes[1].set_xticks(range(len(nouns)), text["nouns"], rotation=90, fontsize=9)
+    fig.colorbar(image, ax=axes, shrink=0.6, label=text["table_label"])
+    report.figure("snapshots", fig, lang, alt=text["table_alt"].format(n=N_SEEDS),
+                  caption=text["table_caption"].format(n=N_SEEDS, k=int(own_kind_top.sum()), v=len(verbs)))
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.8, 3.4), gridspec_kw={"width_ratios": [3, 2]})
+    for x, (moment, label) in enumerate(((start, text["start"]), (end, text["end"]))):
+        same = moment["query_same_kind"][:N_SEEDS].numpy()
+        other = moment["query_other_kind"][:N_SEEDS].numpy()
+        for s in range(N_SEEDS):
+            left.plot([2 * x, 2 * x + 0.8], [same[s], other[s]], color="grey", lw=0.6, alpha=0.6)
+        left.scatter(np.full(N_SEEDS, 2 * x), same, color=COLOR_B, s=14, zorder=3,
+                     label=text["same"] if x == 0 else None)
+        left.scatter(np.full(N_SEEDS, 2 * x + 0.8), other, color=COLOR_A, s=14, zorder=3,
+                     label=text["other"] if x == 0 else None)
+    left.set_xticks([0.4, 2.4], [text["start"], text["end"]])
+    left.axhline(0, color="grey", lw=0.5)
+    left.set_ylabel(text["query_cos"])
+    left.legend(fontsize=9)
+    for x, moment in enumerate((start, end)):
+        right.scatter(x + np.linspace(-0.2, 0.2, N_SEEDS), moment["probe"][:N_SEEDS].numpy(),
+                      color=COLOR_A, s=14)
+    right.axhline(1 / len(kinds), color="grey", ls=":", label=text["chance"])
+    right.set_xticks([0, 1], [text["start"], text["end"]])
+    right.set_xlim(-0.6, 1.6)
+    right.set_ylim(-0.02, 1.02)
+    right.set_ylabel(text["probe"])
+    right.legend(fontsize=9, loc="center right")
+    fig.tight_layout()
+    report.figure("queries", fig, lang, alt=text["queries_alt"],
+                  caption=text["queries_caption"].format(
+                      k=int((gap >= QUERY_GAP_BAR).sum()), n=N_SEEDS, bar=QUERY_GAP_BAR, chance=1 / len(kinds),
+                      acc=np.asarray(trained(end["probe"])).mean(), acc0=np.asarray(trained(start["probe"])).mean()))
+
+report.save()
