@@ -8,7 +8,8 @@ many seeds train as one (``make_models``, ``encode``, ``decode``), Adam on all o
 ``measure``, ``chase_laser_link``). The page's cells import these names and print their code
 (``inspect.getsource``), so the page shows this file as it runs. ``attention`` also takes the
 positions a model may read per query position (a reads of shape (M, T, S)), for the planted toy
-of gradient_step.
+of gradient_step and the planted arm of C17 (``make_planted``: at the verb's place the decoder
+reads the Chinese only at 追逐).
 """
 
 import itertools
@@ -49,6 +50,7 @@ src_id, tgt_id = {w: i for i, w in enumerate(SRC)}, {w: i for i, w in enumerate(
 PAD, BOS, EOS = 0, 1, 2
 MAX_TGT = max(len(english(*s, c)) for s in sources for c in CORPORA) + 1   # + </s>
 SUBJECT_POS, VERB_POS, OBJECT_POS = 0, 1, 2                                   # in the Chinese
+VERB_SLOT = 2                # in the English: "<s> the cat" predicts the verb (every subject is one word)
 
 
 def encode_targets(corpus):
@@ -165,7 +167,7 @@ def layer_norm(x, p, name):                                # x: (M, ..., C)
 def attention(x, context, p, name, n_heads, causal=False, reads=None, cut=None):
     """Attention with a model dimension: output (M, B, T, C), weights (M, B, nh, T, S).
     reads (M, S): the context positions each model may read (None: all of them), or (M, T, S):
-    per query position (not used by the translation page);
+    per query position (the planted toy and the planted arm: the verb's place reads 追逐 only);
     cut (M, nh, T, S): edges removed — their weight set to zero, the rest renormalised."""
     M, B, T, C = x.shape
     S, hs = context.shape[2], C // n_heads
@@ -231,6 +233,25 @@ def batch_targets(tgt, rows):
     return tgt[0][:, rows], tgt[1][:, rows]
 
 
+def make_planted(seeds):
+    """The planted arm of C17's power check: a Translator per seed (seed i's start, as in every
+    arm), stacked (M = len(seeds)), on the object-dependent corpus, and its targets. Only at the
+    verb's place (VERB_SLOT) may the cross-attention read the Chinese, and only at 追逐; every
+    other English position reads all three words. So the object can reach the verb only through
+    追逐's row of the encoder's self-attention. Targets: decoder input, target (M, N, L), reads
+    (M, L, 3)."""
+    models = []
+    for seed in seeds:
+        torch.manual_seed(seed)
+        models.append(Translator())
+    params, _ = stack_module_state(models)                 # name -> (M, ...)
+    reads = torch.ones(MAX_TGT, 3, dtype=torch.bool)
+    reads[VERB_SLOT] = torch.arange(3) == VERB_POS         # the verb's place reads 追逐 only
+    tgt_in, tgt_out = targets[CORPORA.index("object_dependent")]
+    M = len(seeds)
+    return params, (tgt_in.repeat(M, 1, 1), tgt_out.repeat(M, 1, 1), reads.repeat(M, 1, 1))
+
+
 
 # What the translation page measures, before and after training.
 @torch.no_grad()
@@ -240,7 +261,9 @@ def translate(p, tgt, rows, causal=True, cut=None):
     memory, _ = encode(p, src_all[rows], cut)                                 # (M, B, S, C)
     out = torch.full((len(memory), len(rows), 1), BOS)
     for _ in range(MAX_TGT):
-        logits, _ = decode(p, memory, out, causal, reads=tgt[2])
+        # reads (M, S) is the same at every position; (M, L, S) per position: the first t of them
+        reads = tgt[2] if tgt[2].dim() == 2 else tgt[2][:, : out.shape[-1]]
+        logits, _ = decode(p, memory, out, causal, reads=reads)
         out = torch.cat([out, logits[:, :, -1].argmax(-1, keepdim=True)], dim=-1)  # (M, B, t+1)
     _, tgt_out = batch_targets(tgt, rows)                                     # (M, B, L)
     # Exact: every reference word and </s> in place (padding after </s> is not compared).
@@ -276,6 +299,16 @@ def measure(p, tgt):
         "test_correct": translate(p, tgt, [test])[:, 0].float(),             # (M,)
         **chase_laser_link(p, tgt),
     }
+
+
+@torch.no_grad()
+def verb_by_object(p, tgt):
+    """Does the verb follow the object? Teacher-forced, at the verb's place, the most likely word
+    is the reference verb in 猫追逐梦想 and 猫追逐目标 (pursues) and in 猫追逐激光点 (chases): (M,)."""
+    rows = [sources.index(["猫", "追逐", obj]) for obj in ("梦想", "目标", "激光点")]
+    tgt_in, tgt_out = batch_targets(tgt, rows)                                # (M, 3, L)
+    logits, _ = decode(p, encode(p, src_all[rows])[0], tgt_in, reads=tgt[2])  # (M, 3, L, vocab)
+    return (logits[:, :, VERB_SLOT].argmax(-1) == tgt_out[:, :, VERB_SLOT]).all(-1)
 
 
 def cut_edge(M, n_heads, head, query, key):

@@ -512,6 +512,8 @@ report.number("planted_detection_share", planted_detected.sum() / PLANTED_DRAWS,
 
 # %%
 # The notes, not in the verdict.
+from explainer.translation_toy import chase_laser_link  # C17's link test, for a note at the end
+
 report.number("step_size", STEP, "{:g}", en="length of each descent step", zh="每一步下降的步长")
 report.number("large_step_size", 1e-2, "{:g}", en="length of the longer step (note)", zh="旁注用的较长步长")
 report.number("tested_share", k / n, kind="share", en="share of seeds that mistranslate the verb (the premise rate)",
@@ -631,5 +633,10 @@ report.number("planted_checkpoint_step_mean", planted_step[planted_tested].doubl
 report.number("planted_verb_right_share", planted_right.mean(), kind="share",
               en="planted toy after training: sentences of 追逐 with the right verb (teacher-forced, mean over draws)",
               zh="植入玩具训练后：“追逐”句子里动词译对的比例（教师强制，各抽样平均）")
+# A note for C17: its link test (attention, and a cut that breaks the masked greedy translation) on the
+# planted toy's final weights, whose corpus makes 追逐's verb the minority word (C17's planted arm does not).
+report.number("planted_toy_link_seeds", chase_laser_link(runs["planted"][0]["final"]["params"], planted_tgt)["link"].sum(),
+              kind="count", en="planted toy after training: draws whose 追逐 → 激光点 link forms by C17's rule (note)",
+              zh="植入玩具训练后：按 C17 的规则形成“追逐 → 激光点”关联的抽样数（旁注）")
 
 report.save()

@@ -267,4 +267,5 @@ def test_recorded_counts_are_consistent(results):
     assert all(b <= g for b, g in zip(r.per_seed("link_built_full_seeds"), r.per_seed("gain_full_seeds")))
     assert r.number("planted_detection_share") == r.number("planted_detected") / r.number("planted_draws")
     assert r.number("planted_detected") <= r.number("planted_tested_draws") <= r.number("planted_draws")
+    assert 0 <= r.number("planted_toy_link_seeds") <= r.number("planted_draws")   # a note for C17
     assert r.number("content_a_pairs") == 39 and r.number("content_b_pairs") == 117
