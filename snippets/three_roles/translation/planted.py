@@ -71,7 +71,7 @@ report_seed_count(report, "planted_link_seeds", end["link"],
                   zh=f"按 C17 的规则形成“追逐 → 激光点”关联的种子数（{ARM[1]}）")
 report.number("planted_detection_share", end["link"].mean(), kind="share", per_seed=end["link"], of="mean",
               en=f"share of planted seeds in which the link test finds the link — {ARM[0]}",
-              zh=f"链接检验能检出关联的植入种子比例（{ARM[1]}）")
+              zh=f"关联检验能检出关联的植入种子比例（{ARM[1]}）")
 report_seed_count(report, "planted_correct_seeds", end["test_correct"],
                   en=f"seeds translating 猫追逐激光点 exactly after training — {ARM[0]}",
                   zh=f"训练后把“猫追逐激光点”译对的种子数（{ARM[1]}）")
