@@ -80,7 +80,7 @@ class SeededTransformer(nn.Module):
                     per_seed[name].append(_uniform(generator, shape, fan_in[name]))
         for name, tensors in per_seed.items():
             setattr(self, name, nn.Parameter(torch.stack(tensors)))  # (S, *shape)
-        # 1 = head on, 0 = head ablated (zeroed before W_O), per seed: (S, L, nh).
+        # 1 = head on, 0 = head ablated (zeroed before W_O), per seed (S, L, nh) or sequence (S, L, B, nh).
         self.register_buffer("head_mask", torch.ones(len(self.seeds), L, config.n_heads))
         self.keep_weights = True   # keep each layer's weights in passes without gradient
         self.last_weights: list[torch.Tensor] = []       # per layer (S, B, nh, T, T)
@@ -135,7 +135,7 @@ class SeededTransformer(nn.Module):
             weights = scores.softmax(dim=-1)                             # (S, B, nh, T, T)
             self.last_weights.append(weights.detach())
             heads = weights @ v                                          # (S, B, nh, T, hs)
-        heads = heads * self.head_mask[:, layer].view(S, 1, -1, 1, 1)    # ablated heads give 0
+        heads = heads * self.head_mask[:, layer].view(S, -1, self.n_heads, 1, 1)  # ablated heads give 0
         if self.keep_head_outputs:
             if heads.requires_grad:
                 heads.retain_grad()

@@ -27,9 +27,9 @@ report = Report("many_heads.pruning.backup_or_noise")
 
 # %%
 from explainer.first_and_previous import T, V, ordered_pair   # first: it pins torch's CPU kernels
-from explainer.batched import SeededTransformer, evaluate_batched, train_batched
-from explainer.head_ablation import ablation_damage, accuracy_without, curve, one_hot, prunable
-from explainer.residuals import above_reference
+from explainer.batched import SeededTransformer, train_batched
+from explainer.removable_heads import (backup_test, embedding_rms, noise_cost, noise_level, noisy_accuracy,
+                                       removable_heads, smoothing_test)
 from explainer.seeds import n_seeds
 from explainer.tiny_transformer import TransformerConfig
 import numpy as np
@@ -49,16 +49,10 @@ test_set = ordered_pair(torch.Generator().manual_seed(4321), 128)     # held out
 N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
 SEEDS = list(range(N_SEEDS))
 N_RANDOM = 10                      # random draws of a head set, per seed
-seeds = torch.arange(N_SEEDS)
 model = SeededTransformer(config, SEEDS)
 train_batched(model, ordered_pair, steps=STEPS, batch_size=32, lr=1e-2)
 model.keep_weights = False   # no head metric here: evaluate with the fused attention kernel
-full_accuracy = evaluate_batched(model, *test_set)[1]                   # (S,)
-by_damage = ablation_damage(model, ranking_set).argsort(dim=1, stable=True)   # (S, H) least important first
-removable_count = prunable(curve(model, by_damage, test_set), KEEP)      # (S,)
-removable = torch.zeros(N_SEEDS, H, dtype=torch.bool)                    # the heads the yardstick removes
-for s in range(N_SEEDS):
-    removable[s, by_damage[s, :removable_count[s]]] = True
+full_accuracy, removable = removable_heads(model, ranking_set, test_set, KEEP)   # (S,), (S, H)
 n_removable = removable.sum(dim=1)                                       # (S,)
 has_removable = n_removable > 0
 # The random head sets below continue how_many.py's random stream (seed 0), which first
@@ -79,33 +73,10 @@ report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="шонч╗
 # the same head removed after any other single head, on average.
 
 # %%
-with torch.no_grad():
-    model.keep_head_outputs = True
-    model(test_set[0])
-    contributions = torch.cat([model.head_contributions(layer) for layer in range(N_LAYERS)], dim=2)
-    model.keep_head_outputs, model.last_head_outputs = False, []
-flat = torch.nn.functional.normalize(contributions.transpose(1, 2).flatten(2), dim=-1)  # (S, H, B*T*C)
-similarity = flat @ flat.transpose(1, 2)                                 # (S, H, H) cosine
-similarity.diagonal(dim1=1, dim2=2).fill_(-2.0)                          # a head is not its own twin
-twin = similarity.argmax(dim=2)                                          # (S, H)
-
-alone = full_accuracy[:, None] - torch.stack(
-    [accuracy_without(model, one_hot(torch.full((N_SEEDS,), h), H), test_set) for h in range(H)], dim=1)  # (S, H)
-without_pair = torch.zeros(N_SEEDS, H, H)                                # accuracy without g and h
-for g in range(H):
-    for h in range(g + 1, H):
-        both = one_hot(torch.tensor([g, h]).expand(N_SEEDS, 2), H)
-        without_pair[:, g, h] = without_pair[:, h, g] = accuracy_without(model, both, test_set)
-without_one = full_accuracy[:, None] - alone                             # (S, H) accuracy without g
-cost_after = without_one[:, :, None] - without_pair                      # (S, g, h): cost of h once g is gone
-extra = cost_after - alone[:, None, :]                                   # (S, g, h): extra cost of h after g
-rows = torch.arange(H)
-twin_extra = extra[seeds[:, None], twin, rows]                           # (S, H): after its twin
-others = torch.ones(N_SEEDS, H, H, dtype=torch.bool)                     # (S, g, h): g is neither h nor twin(h)
-others[:, rows, rows] = False
-others[seeds[:, None], twin, rows] = False
-other_extra = (extra * others).sum(dim=1) / others.sum(dim=1)            # (S, H)
-is_backup = (twin_extra >= 0.05) & (twin_extra > other_extra)            # (S, H)
+# The twin search by cosine, single and pair removals, the extra costs (explainer/removable_heads.py).
+twins = backup_test(model, test_set, full_accuracy)
+similarity, alone, twin_extra = twins["similarity"], twins["alone"], twins["twin_extra"]   # (S, H, H), (S, H), (S, H)
+other_extra, is_backup = twins["other_extra"], twins["is_backup"]                         # (S, H), (S, H)
 
 backup_share = (is_backup & removable).sum(dim=1) / n_removable.clamp(min=1)
 
@@ -154,34 +125,12 @@ report_seeds_past(report, "backup_seeds", torch.where(has_removable, backup_shar
 # test after this cell). First the comparison used before: as many random heads.
 
 # %%
-GRID = torch.tensor([0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0])
-with torch.no_grad():
-    rms = model.embed(test_set[0]).pow(2).mean(dim=(1, 2, 3)).sqrt()   # (S,)
-
-
-def noisy_accuracy(removed: torch.Tensor, level: torch.Tensor) -> torch.Tensor:
-    """Accuracy with heads ``removed`` (S, H) ablated and noise of std level * rms (S,): (S,)."""
-    model.input_noise = level * rms
-    model.noise_generator.manual_seed(0)                                 # the same noise for every set
-    accuracy = accuracy_without(model, removed, test_set)
-    model.input_noise = None
-    return accuracy
-
-
+rms = embedding_rms(model, test_set)                                      # (S,)
+level = noise_level(model, test_set, full_accuracy, rms)                  # (S,) the grid's levels: explainer/removable_heads.py
+std = level * rms                                                         # (S,)
 nobody = torch.zeros(N_SEEDS, H, dtype=torch.bool)
-grid_accuracy = torch.stack([noisy_accuracy(nobody, level.expand(N_SEEDS)) for level in GRID])  # (levels, S)
-costly = full_accuracy - grid_accuracy >= 0.1                             # (levels, S)
-level_index = torch.where(costly.any(dim=0), costly.int().argmax(dim=0), len(GRID) - 1)        # (S,)
-level = GRID[level_index]                                                 # (S,)
-noisy_full = noisy_accuracy(nobody, level)
-
-
-def noise_cost(removed):
-    """Extra accuracy lost under noise by removing ``removed`` (S, H), beyond its cost on clean input: (S,)."""
-    return (noisy_full - noisy_accuracy(removed, level)) - (full_accuracy - accuracy_without(model, removed, test_set))
-
-
-cost_removable = noise_cost(removable)
+noisy_full = noisy_accuracy(model, nobody, std, test_set)                 # (S,) the same noise for every head set
+cost_removable = noise_cost(model, removable, std, test_set, full_accuracy, noisy_full)
 # The earlier measure (kept as a note, no longer the verdict's): the mean noise cost
 # of removing as many random heads. Random sets of that size often hold essential heads, whose
 # removal already costs much on clean input, leaving less to lose under noise.
@@ -191,7 +140,8 @@ for _ in range(N_RANDOM):
     for s in range(N_SEEDS):
         chosen[s, torch.randperm(H, generator=generator)[:n_removable[s]]] = True
     random_sets.append(chosen)
-cost_random = torch.stack([noise_cost(chosen) for chosen in random_sets]).mean(dim=0)   # (S,)
+cost_random = torch.stack([noise_cost(model, chosen, std, test_set, full_accuracy, noisy_full)
+                           for chosen in random_sets]).mean(dim=0)        # (S,)
 smoothing_mean_baseline = has_removable & (cost_removable >= 0.02) & (cost_removable > cost_random)
 
 # %% [markdown]
@@ -207,44 +157,8 @@ smoothing_mean_baseline = has_removable & (cost_removable >= 0.02) & (cost_remov
 # %%
 N_SETS = 511                      # random sets per seed; with the removable set, 512 per seed
 CHUNK = 32                        # sets per pass
-assert (N_SETS + 1) % CHUNK == 0
-sizes = torch.randint(1, H, (N_SEEDS, N_SETS), generator=generator)               # (S, N) in 1..H-1
-keys = torch.rand(N_SEEDS, N_SETS, H, generator=generator)
-chosen_sets = keys.argsort(dim=2).argsort(dim=2) < sizes[:, :, None]              # (S, N, H): the first k of a random order
-all_sets = torch.cat([removable[:, None], chosen_sets], dim=1)                    # (S, 1 + N, H): set 0 is the removable one
-
-
-class Copies(SeededTransformer):
-    """Copies of the trained seeds (seed s at rows s*CHUNK ... s*CHUNK + CHUNK - 1), with a
-    fixed noise tensor added to the input embeddings (the same noise for every copy of a seed)."""
-    offset = None
-
-    def embed(self, tokens):
-        x = super().embed(tokens)
-        return x if self.offset is None else x + self.offset
-
-
-copies = Copies(config, list(range(N_SEEDS * CHUNK)))
-copies.load_state_dict({name: value.repeat_interleave(CHUNK, dim=0)     # every tensor has the seed first
-                        for name, value in model.state_dict().items() if name != "head_mask"}, strict=False)
-copies.keep_weights = False
-with torch.no_grad():
-    clean_embedding = model.embed(test_set[0])                                     # (S, B, T, C)
-    noise = level.view(-1, 1, 1, 1) * rms.view(-1, 1, 1, 1) * torch.randn(
-        clean_embedding.shape, generator=torch.Generator().manual_seed(0))      # the noise of noisy_accuracy
-set_accuracy = {"clean": [], "noisy": []}
-for start in range(0, N_SETS + 1, CHUNK):
-    block = all_sets[:, start:start + CHUNK]                                        # (S, CHUNK, H)
-    copies.set_head_mask((~block).float().reshape(N_SEEDS * CHUNK, N_LAYERS, N_HEADS))
-    for name, offset in (("clean", None), ("noisy", noise.repeat_interleave(CHUNK, dim=0))):
-        copies.offset = offset
-        with torch.no_grad():
-            set_accuracy[name].append(evaluate_batched(copies, *test_set)[1].view(N_SEEDS, CHUNK))
-copies.offset = None
-clean_cost = full_accuracy[:, None] - torch.cat(set_accuracy["clean"], dim=1)      # (S, 1 + N)
-set_noise_cost = (noisy_full[:, None] - torch.cat(set_accuracy["noisy"], dim=1)) - clean_cost
-covariates = torch.stack([clean_cost, all_sets.sum(dim=2).float()], dim=2)          # (S, 1 + N, 2)
-test = above_reference(set_noise_cost[:, 0], covariates[:, 0], set_noise_cost[:, 1:], covariates[:, 1:])
+test = smoothing_test(model, test_set, removable, full_accuracy, noisy_full, std, generator, N_SETS, CHUNK)
+clean_cost, set_noise_cost = test["clean_cost"], test["noise_cost"]              # (S, 1 + N): set 0 is the removable one
 smoothing = has_removable & test["above"]
 print("noise cost of the removable set, batched vs alone:", set_noise_cost[:, 0].numpy().round(3),
       cost_removable.numpy().round(3))
