@@ -82,9 +82,7 @@ for W, ours in ((W_Q, Q), (W_K, K), (W_V, V)):
 print(f"largest difference from torch.nn.Linear: {projection_error:.1e}")
 
 # %%
-report.number("projection_error", projection_error, "{:.1e}",
-              en="largest difference between X·W and torch.nn.Linear (Q, K, V)",
-              zh="X·W 与 torch.nn.Linear 算出的 Q、K、V 的最大差")
+report.number("projection_error", projection_error, "{:.1e}")
 
 # %% [markdown]
 # ## The four steps
@@ -112,24 +110,14 @@ fused = F.scaled_dot_product_attention(
 print(f"largest difference from F.scaled_dot_product_attention: {np.abs(output - fused).max():.1e}")
 
 # %%
-report.number("fused_error", np.abs(output - fused).max(), "{:.1e}",
-              en="largest difference between the four steps and F.scaled_dot_product_attention",
-              zh="四步手算结果与 F.scaled_dot_product_attention 的最大差")
-report.number("score_it_animal", scores[IT, ANIMAL], "{:.1f}",
-              en="score q(it)·k(animal)", zh="分数 q(it)·k(animal)")
-report.number("score_it_street", scores[IT, STREET], "{:.1f}",
-              en="score q(it)·k(street)", zh="分数 q(it)·k(street)")
-report.number("scaled_it_animal", scaled[IT, ANIMAL], "{:.2f}",
-              en="that score divided by √dₖ", zh="该分数除以 √dₖ")
-report.number("weight_it_animal", weights[IT, ANIMAL], "{:.2f}",
-              en="attention weight of it on animal", zh="it 分给 animal 的注意力权重")
-report.number("weight_it_street", weights[IT, STREET], "{:.3f}",
-              en="attention weight of it on street", zh="it 分给 street 的注意力权重")
-report.number("weight_it_other", np.delete(weights[IT], [ANIMAL, STREET]).max(), "{:.3f}",
-              en="largest weight of it on any other token", zh="it 分给其他任一词元的最大权重")
-report.number("entropy_it_bits", -(weights[IT] * np.log2(weights[IT])).sum(), "{:.2f}",
-              en="entropy of the attention row of it, in bits (0: all on one token; log₂ of the token count: spread evenly)",
-              zh="it 那一行注意力的熵，单位为比特（0：全给一个词元；词元数的 log₂：平均分给所有词元）")
+report.number("fused_error", np.abs(output - fused).max(), "{:.1e}")
+report.number("score_it_animal", scores[IT, ANIMAL], "{:.1f}")
+report.number("score_it_street", scores[IT, STREET], "{:.1f}")
+report.number("scaled_it_animal", scaled[IT, ANIMAL], "{:.2f}")
+report.number("weight_it_animal", weights[IT, ANIMAL], "{:.2f}")
+report.number("weight_it_street", weights[IT, STREET], "{:.3f}")
+report.number("weight_it_other", np.delete(weights[IT], [ANIMAL, STREET]).max(), "{:.3f}")
+report.number("entropy_it_bits", -(weights[IT] * np.log2(weights[IT])).sum(), "{:.2f}")
 
 # %% [markdown]
 # ## What the output at "it" is made of
@@ -144,12 +132,8 @@ print(f"cosine with v(animal): {cosine(output[IT], V[ANIMAL]):.2f}, "
       f"with v(street): {cosine(output[IT], V[STREET]):.2f}")
 
 # %%
-report.number("cos_output_animal", cosine(output[IT], V[ANIMAL]), "{:.2f}",
-              en="cosine of the output at it with v(animal)",
-              zh="it 处的输出与 v(animal) 的余弦")
-report.number("cos_output_street", cosine(output[IT], V[STREET]), "{:.2f}",
-              en="cosine of the output at it with v(street)",
-              zh="it 处的输出与 v(street) 的余弦")
+report.number("cos_output_animal", cosine(output[IT], V[ANIMAL]), "{:.2f}")
+report.number("cos_output_street", cosine(output[IT], V[STREET]), "{:.2f}")
 FEATURE_NAMES = {"animate": ("animate", "有生命"), "can_tire": ("can get tired", "会累"),
                  "place": ("place", "地点"), "pronoun": ("pronoun", "代词")}
 for f, (en, zh) in FEATURE_NAMES.items():
@@ -183,21 +167,11 @@ weights_3 = softmax((X_2 @ W_Q_3) @ (X_2 @ W_K).T / np.sqrt(d_k))
 print(f"it on street: {weights_3[IT, STREET]:.2f}, on animal: {weights_3[IT, ANIMAL]:.2f}")
 
 # %%
-report.number("exercise_unscaled_weight_it_animal", weights_1[IT, ANIMAL],
-              "{:.2f}", en="exercise 1: weight of it on animal without the division by √d_k",
-              zh="练习 1：不除以 √dₖ 时 it 给 animal 的权重")
-report.number("exercise_tired_street_weight_animal", weights_2[IT, ANIMAL], "{:.2f}",
-              en="exercise 2: weight of it on animal when the street can get tired too",
-              zh="练习 2：street 也“会累”时 it 给 animal 的权重")
-report.number("exercise_tired_street_weight_street", weights_2[IT, STREET], "{:.2f}",
-              en="exercise 2: weight of it on street when the street can get tired too",
-              zh="练习 2：street 也“会累”时 it 给 street 的权重")
-report.number("exercise_no_place_weight_street", weights_3[IT, STREET], "{:.2f}",
-              en="exercise 3: weight of it on the tired street when the query no longer avoids places",
-              zh="练习 3：查询不再避开地点时 it 给“会累的”street 的权重")
-report.number("exercise_no_place_weight_animal", weights_3[IT, ANIMAL], "{:.2f}",
-              en="exercise 3: weight of it on animal when the query no longer avoids places",
-              zh="练习 3：查询不再避开地点时 it 给 animal 的权重")
+report.number("exercise_unscaled_weight_it_animal", weights_1[IT, ANIMAL], "{:.2f}")
+report.number("exercise_tired_street_weight_animal", weights_2[IT, ANIMAL], "{:.2f}")
+report.number("exercise_tired_street_weight_street", weights_2[IT, STREET], "{:.2f}")
+report.number("exercise_no_place_weight_street", weights_3[IT, STREET], "{:.2f}")
+report.number("exercise_no_place_weight_animal", weights_3[IT, ANIMAL], "{:.2f}")
 
 # %% [markdown]
 # ## Figures, labelled in the reader's language

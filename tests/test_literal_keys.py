@@ -74,3 +74,40 @@ def test_every_report_key_is_a_literal_except_the_listed_ones_which_only_shrink(
     assert not grown, f"report keys built at run time (found, allowed): {grown}; write the key out"
     done = sorted(set(NOT_YET_LITERAL) - set(found))
     assert not done, f"{done} build no key at run time any more: remove them from NOT_YET_LITERAL"
+
+
+def described_in_code_and_bare(source: str) -> tuple[set[str], set[str]]:
+    """The literal keys of report.number calls that describe their number (en=/zh=), and those
+    that leave it to the strings file."""
+    described, bare = set(), set()
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "number" and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "report" and node.args
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            about = {k.arg for k in node.keywords} & {"en", "zh"}
+            (described if about else bare).add(node.args[0].value)
+    return described, bare
+
+
+def test_the_check_sees_which_calls_leave_their_description_to_the_strings_file():
+    assert described_in_code_and_bare('report.number("a", 1, en="x", zh="y")\nreport.number("b", 2)') \
+        == ({"a"}, {"b"})
+
+
+def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_without_a_description():
+    """snippets/x/y.strings.toml beside snippets/x/y.py: each of its keys is recorded by the
+    snippet with no en=/zh= of its own, and each such number of the snippet is in it — checked
+    without running anything, so a typo in a key fails here, not at the build."""
+    import tomllib
+
+    wrong = {}
+    for strings in sorted((ROOT / "snippets").rglob("*.strings.toml")):
+        snippet = strings.with_name(strings.name.removesuffix(".strings.toml") + ".py")
+        described, bare = described_in_code_and_bare(snippet.read_text(encoding="utf-8"))
+        keys = set(tomllib.loads(strings.read_text(encoding="utf-8")))
+        if keys != bare:
+            wrong[strings.relative_to(ROOT).as_posix()] = {
+                "no such bare call": sorted(keys - bare), "not in the file": sorted(bare - keys),
+                "described twice": sorted(keys & described)}
+    assert wrong == {}, wrong

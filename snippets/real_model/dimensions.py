@@ -81,19 +81,13 @@ print(f"{is_eating.sum()} eating verbs, {(~is_eating).sum()} other verbs "
       f"({len(noun_items)} sentences)")
 
 # %%
-report.number("n_eating_verbs", is_eating.sum(), "{:.0f}", kind="count",
-              en="eating verbs", zh="表示“吃”的动词数")
-report.number("n_other_verbs", (~is_eating).sum(), "{:.0f}", kind="count",
-              en="other transitive verbs", zh="其他及物动词数")
-report.number("n_food", food_noun.sum(), "{:.0f}", kind="count", en="food nouns", zh="食物名词数")
-report.number("n_other", (~food_noun).sum(), "{:.0f}", kind="count",
-              en="other concrete nouns", zh="其他具体名词数")
-report.number("n_heads", L * H, "{:.0f}", kind="count", en="heads in MiniLM", zh="MiniLM 的头数")
-report.number("n_verb_sentences", len(verb_items), "{:.0f}", kind="count",
-              en="verb sentences (every verb in every frame with every object)",
-              zh="动词句子数（每个动词配每个句框、每个宾语）")
-report.number("n_noun_sentences", len(noun_items), "{:.0f}", kind="count",
-              en="noun sentences (every noun in every frame)", zh="名词句子数（每个名词配每个句框）")
+report.number("n_eating_verbs", is_eating.sum(), "{:.0f}", kind="count")
+report.number("n_other_verbs", (~is_eating).sum(), "{:.0f}", kind="count")
+report.number("n_food", food_noun.sum(), "{:.0f}", kind="count")
+report.number("n_other", (~food_noun).sum(), "{:.0f}", kind="count")
+report.number("n_heads", L * H, "{:.0f}", kind="count")
+report.number("n_verb_sentences", len(verb_items), "{:.0f}", kind="count")
+report.number("n_noun_sentences", len(noun_items), "{:.0f}", kind="count")
 
 # %% [markdown]
 # ## A coordinate that does both
@@ -194,66 +188,31 @@ print(f"strongest: head {top // H + 1}-{top % H + 1}, scaled advantage {observed
 
 # %%
 layer_of, head_of = best // H + 1, best % H + 1
-report.number("coordinate_best_layer", layer_of, "{:.0f}", en="layer of the head with the best shared coordinate",
-              zh="共享坐标最好的那个头所在的层")
-report.number("coordinate_best_head", head_of, "{:.0f}", en="that head's number in its layer", zh="这个头在该层的编号")
-report.number("coordinate_best_index", coordinate[best], "{:.0f}",
-              en="its coordinate (0 to 31)", zh="它的那个坐标（0 到 31）")
-report.number("coordinate_statistic", statistic[best], "{:.2f}",
-              en="that coordinate's min(AUC_q, AUC_k), same sign", zh="这个坐标的 min(AUC_q, AUC_k)（方向一致）")
-report.number("coordinate_auc_q", max(auc_q[best], 1 - auc_q[best]), "{:.2f}",
-              en="its AUC at telling eating verbs' queries from other verbs'",
-              zh="它区分吃类动词与其他动词查询的 AUC")
-report.number("coordinate_auc_k", max(auc_k[best], 1 - auc_k[best]), "{:.2f}",
-              en="its AUC at telling food nouns' keys from other nouns'", zh="它区分食物名词与其他名词键的 AUC")
-report.number("coordinate_rotation_p", p_rotation[best], kind="p",
-              en="its p-value against random rotations of each head's space (best of 72 heads)",
-              zh="它对照各头空间随机旋转的 p 值（取 72 个头中的最大值）")
-report.number("coordinate_null_median", np.median(null_best), "{:.2f}",
-              en="rotated spaces: median of the best head's statistic", zh="旋转后的空间：最好的头的统计量的中位数")
-report.number("coordinate_null_p95", np.percentile(null_best, 95), "{:.2f}",
-              en="rotated spaces: 95th percentile of the best head's statistic",
-              zh="旋转后的空间：最好的头的统计量的第 95 百分位数")
-report.number("coordinate_heads_beating_rotations", (p_rotation < 0.05).sum(), "{:.0f}", kind="count",
-              en="heads whose best shared coordinate beats the rotations (p < 0.05)",
-              zh="最好的共享坐标胜过随机旋转（p < 0.05）的头数")
-report.number("coordinate_rotation_p_first_1000", p_first_1000, kind="p",
-              en="the same p-value from the first 1,000 rotations only", zh="只用前 1,000 次旋转时的同一 p 值")
-report.number("coordinate_head_advantage_p", p_advantage[best], kind="p",
-              en="the coordinate's head: p-value of its eating-verb advantage against shuffled noun labels",
-              zh="这个坐标所在的头：它的吃类动词优势对照打乱名词标签的 p 值")
-report.number("n_rotations", N_ROTATIONS, "{:.0f}", kind="count",
-              en="random rotations drawn (each rotating all 72 heads)", zh="随机旋转的抽样次数（每次旋转全部 72 个头）")
-report.number("rotation_qk_change", unchanged, "{:.1e}",
-              en="largest change of any q·k under a rotation (rounding only)",
-              zh="旋转后任一 q·k 的最大变化（只有舍入误差）")
-report.number("coordinate_advantage", advantage[best], "{:.2f}",
-              en="that head's eating-verb advantage, q̄_eat · (k̄_food − k̄_other)",
-              zh="这个头里吃类动词的得分优势 q̄_eat · (k̄_food − k̄_other)")
-report.number("coordinate_share", share[best], "{:.0%}", kind="share",
-              en="share of that advantage carried by the coordinate's q_i k_i",
-              zh="这个坐标的 q_i k_i 承担的优势份额")
-report.number("coordinate_heads_passing", passing.sum(), "{:.0f}", kind="count",
-              en="heads whose coordinate beats the rotations and carries ≥ 50 % of the advantage",
-              zh="坐标胜过随机旋转且承担 ≥ 50% 优势的头数")
-report.number("advantage_best_layer", top // H + 1, "{:.0f}",
-              en="layer of the head whose eating verbs prefer food keys most", zh="吃类动词最偏向食物键的头所在的层")
-report.number("advantage_best_head", top % H + 1, "{:.0f}", en="that head's number in its layer", zh="这个头在该层的编号")
-report.number("advantage_best_scaled", observed[top], "{:.2f}",
-              en="its advantage, in standard deviations of the eating-verb query's scores over the nouns",
-              zh="它的优势（以吃类动词查询在各名词上得分的标准差为单位）")
-report.number("advantage_p", p_advantage[top], kind="p",
-              en="its p-value against shuffled noun labels (best of 72 heads)",
-              zh="它对照打乱名词标签的 p 值（取 72 个头中的最大值）")
-report.number("advantage_heads_beyond_chance", (p_advantage < 0.05).sum(), "{:.0f}", kind="count",
-              en="heads whose eating verbs prefer food keys beyond chance (p < 0.05)",
-              zh="吃类动词超出偶然地偏向食物键的头数（p < 0.05）")
-report.number("advantage_top_coordinate_share", by_size[0] / advantage[top], "{:.0%}", kind="share",
-              en="in that head, the share of the advantage carried by its largest single coordinate",
-              zh="在这个头里，单个坐标承担的最大优势份额")
-report.number("advantage_coordinates_for_half", for_half, "{:.0f}", kind="count",
-              en="in that head, the coordinates it takes (largest first) to carry half the advantage",
-              zh="在这个头里，要承担一半优势所需的坐标数（从大到小）")
+report.number("coordinate_best_layer", layer_of, "{:.0f}")
+report.number("coordinate_best_head", head_of, "{:.0f}")
+report.number("coordinate_best_index", coordinate[best], "{:.0f}")
+report.number("coordinate_statistic", statistic[best], "{:.2f}")
+report.number("coordinate_auc_q", max(auc_q[best], 1 - auc_q[best]), "{:.2f}")
+report.number("coordinate_auc_k", max(auc_k[best], 1 - auc_k[best]), "{:.2f}")
+report.number("coordinate_rotation_p", p_rotation[best], kind="p")
+report.number("coordinate_null_median", np.median(null_best), "{:.2f}")
+report.number("coordinate_null_p95", np.percentile(null_best, 95), "{:.2f}")
+report.number("coordinate_heads_beating_rotations", (p_rotation < 0.05).sum(), "{:.0f}",
+              kind="count")
+report.number("coordinate_rotation_p_first_1000", p_first_1000, kind="p")
+report.number("coordinate_head_advantage_p", p_advantage[best], kind="p")
+report.number("n_rotations", N_ROTATIONS, "{:.0f}", kind="count")
+report.number("rotation_qk_change", unchanged, "{:.1e}")
+report.number("coordinate_advantage", advantage[best], "{:.2f}")
+report.number("coordinate_share", share[best], "{:.0%}", kind="share")
+report.number("coordinate_heads_passing", passing.sum(), "{:.0f}", kind="count")
+report.number("advantage_best_layer", top // H + 1, "{:.0f}")
+report.number("advantage_best_head", top % H + 1, "{:.0f}")
+report.number("advantage_best_scaled", observed[top], "{:.2f}")
+report.number("advantage_p", p_advantage[top], kind="p")
+report.number("advantage_heads_beyond_chance", (p_advantage < 0.05).sum(), "{:.0f}", kind="count")
+report.number("advantage_top_coordinate_share", by_size[0] / advantage[top], "{:.0%}", kind="share")
+report.number("advantage_coordinates_for_half", for_half, "{:.0f}", kind="count")
 
 if passing.any():
     outcome = ("In at least one head a single coordinate does what the source says: it separates eating "
@@ -285,9 +244,7 @@ other_scores = keys[top] @ other_query                                    # (N,)
 other_advantage = (other_scores[food_noun].mean() - other_scores[~food_noun].mean()) / scores[top].std()
 print(f"head {top // H + 1}-{top % H + 1}: scaled advantage of eating verbs {observed[top]:.2f}, "
       f"of other verbs {other_advantage:.2f}")
-report.number("advantage_other_verbs", other_advantage, "{:.2f}",
-              en="in that head, the same scaled advantage for the other verbs' mean query",
-              zh="在这个头里，其他动词平均查询的同一（标准化）优势")
+report.number("advantage_other_verbs", other_advantage, "{:.2f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -304,9 +261,7 @@ print(f"head {best // H + 1}-{best % H + 1}: statistic {statistic[best]:.2f} in 
       f"{rotated_statistic:.2f} after one rotation")
 
 # %%
-report.number("exercise_rotated_statistic", rotated_statistic, "{:.2f}",
-              en="exercise 1: the best head's statistic after one random rotation of its space",
-              zh="练习 1：最好的头的空间随机旋转一次后，它的统计量")
+report.number("exercise_rotated_statistic", rotated_statistic, "{:.2f}")
 
 # %% tags=["all_verbs"]
 # Exercise 2: in the advantage cell, take the mean query of ALL verbs instead of the
@@ -319,9 +274,7 @@ all_p = (1 + (scaled_advantage(all_scaled, shuffles).max(axis=1)[:, None]
 print(f"heads whose mean verb query prefers food keys beyond chance: {(all_p < 0.05).sum()} of {L * H}")
 
 # %%
-report.number("exercise_all_verbs_heads", (all_p < 0.05).sum(), "{:.0f}", kind="count",
-              en="exercise 2: heads in which all verbs' mean query prefers food keys beyond chance",
-              zh="练习 2：所有动词的平均查询超出偶然地偏向食物键的头数")
+report.number("exercise_all_verbs_heads", (all_p < 0.05).sum(), "{:.0f}", kind="count")
 
 # %% [markdown]
 # ## Figure

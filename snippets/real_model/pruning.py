@@ -108,18 +108,11 @@ half_a, half_b = Half(ITEMS[: len(ITEMS) // 2]), Half(ITEMS[len(ITEMS) // 2:])
 print(f"full model's score: half A {half_a.full:.3f}, half B {half_b.full:.3f}")
 
 # %%
-report.number("n_items", len(ITEMS), "{:.0f}", kind="count",
-              en="paraphrase items (anchor, paraphrase, related, unrelated)",
-              zh="同义句条目数（锚句、同义句、相关句、无关句）")
-report.number("n_half_items", len(ITEMS) // 2, "{:.0f}", kind="count",
-              en="items in each half", zh="每一半的条目数")
-report.number("full_margin", (half_a.full + half_b.full) / 2, "{:.2f}",
-              en="full model's score: mean paraphrase margin over all items (the halves are equal)",
-              zh="完整模型的分数：全部条目上同义句领先幅度的平均（两半条目数相同）")
-report.number("full_margin_half_a", half_a.full, "{:.2f}",
-              en="full model's score on half A", zh="完整模型在 A 半上的分数")
-report.number("full_margin_half_b", half_b.full, "{:.2f}",
-              en="full model's score on half B", zh="完整模型在 B 半上的分数")
+report.number("n_items", len(ITEMS), "{:.0f}", kind="count")
+report.number("n_half_items", len(ITEMS) // 2, "{:.0f}", kind="count")
+report.number("full_margin", (half_a.full + half_b.full) / 2, "{:.2f}")
+report.number("full_margin_half_a", half_a.full, "{:.2f}")
+report.number("full_margin_half_b", half_b.full, "{:.2f}")
 
 # %% [markdown]
 # ## Importance of each head
@@ -159,19 +152,12 @@ print(f"rank correlation of the importances between the halves: "
       f"{rank_correlation(importance_a, importance_b):.2f}")
 
 # %%
-report.number("top_importance", importance.max(), "{:.3f}",
-              en="largest score drop from removing one head (half A)", zh="去掉单个头时分数的最大降幅（A 半）")
-report.number("top_importance_layer", most[0] + 1, "{:.0f}",
-              en="layer of the most important head (half A)", zh="最重要的头所在的层（A 半）")
-report.number("top_importance_head", most[1] + 1, "{:.0f}",
-              en="number of the most important head in its layer (half A)", zh="最重要的头在层内的编号（A 半）")
-report.number("median_importance", np.median(importance), "{:.4f}",
-              en="median score drop from removing one head (half A)", zh="去掉单个头时分数降幅的中位数（A 半）")
-report.number("heads_helping_when_removed", (importance < 0).sum(), "{:.0f}", kind="count",
-              en="heads whose removal alone raises the score (half A)", zh="单独去掉反而让分数上升的头数（A 半）")
-report.number("importance_rank_correlation", rank_correlation(importance_a, importance_b), "{:.2f}",
-              en="rank correlation of the 72 heads' importance between the two halves",
-              zh="两半上 72 个头重要性的秩相关")
+report.number("top_importance", importance.max(), "{:.3f}")
+report.number("top_importance_layer", most[0] + 1, "{:.0f}")
+report.number("top_importance_head", most[1] + 1, "{:.0f}")
+report.number("median_importance", np.median(importance), "{:.4f}")
+report.number("heads_helping_when_removed", (importance < 0).sum(), "{:.0f}", kind="count")
+report.number("importance_rank_correlation", rank_correlation(importance_a, importance_b), "{:.2f}")
 
 # %% [markdown]
 # ## Pruning curve
@@ -242,29 +228,17 @@ for half, heads in (("a", prunable_a), ("b", prunable_b)):
     report.number(f"prunable_share_half_{half}", heads / (L * H), "{:.0%}", kind="share",
                   en=f"prunable share judged on half {half.upper()}",
                   zh=f"在 {half.upper()} 半上评判的可剪比例")
-report.number("prunable_share", prunable_share, "{:.0%}", kind="share",
-              en="prunable share: mean of the two halves, as a share of all 72 heads",
-              zh="可剪比例：两半的平均，占全部 72 个头的比例")
-report.number("split_half_difference", abs(prunable_a - prunable_b) / (L * H), "{:.0%}", kind="share",
-              en="difference between the two halves' prunable shares", zh="两半可剪比例之差")
-report.number("prunable_heads_random", prunable_random, "{:.0f}", kind="count",
-              en=f"heads removed in a random order while the score on half B stays ≥ 95 % (checked every {2 * STEP} heads)",
-              zh=f"按随机顺序去头、B 半上的分数仍不低于 95% 时最多去掉的头数（每 {2 * STEP} 个头检查一次）")
-report.number("prunable_share_random", prunable_random / (L * H), "{:.0%}", kind="share",
-              en="the same as a share of all heads", zh="同上，占全部头的比例")
-report.number("step", STEP, "{:.0f}", en="heads removed between checks", zh="每次检查之间去掉的头数")
+report.number("prunable_share", prunable_share, "{:.0%}", kind="share")
+report.number("split_half_difference", abs(prunable_a - prunable_b) / (L * H), "{:.0%}",
+              kind="share")
+report.number("prunable_heads_random", prunable_random, "{:.0f}", kind="count")
+report.number("prunable_share_random", prunable_random / (L * H), "{:.0%}", kind="share")
+report.number("step", STEP, "{:.0f}")
 quarter, half = L * H // 4, L * H // 2
-report.number("margin_quarter_share", curve[quarter] / full_judging, "{:.0%}",
-              en="score on half B with a quarter of the heads removed (least important first), as a share of full",
-              zh="去掉四分之一的头（先去不重要的）后，B 半上的分数占完整模型的比例")
-report.number("margin_half_share", curve[half] / full_judging, "{:.0%}",
-              en="score on half B with half of the heads removed (least important first), as a share of full",
-              zh="去掉一半的头（先去不重要的）后，B 半上的分数占完整模型的比例")
-report.number("margin_half_share_random", curve_random[half] / full_judging, "{:.0%}",
-              en="the same in the random order", zh="随机顺序下的同一比例")
-report.number("margin_all_removed_share", curve[L * H] / full_judging, "{:.0%}",
-              en="score on half B with every head removed, as a share of full",
-              zh="去掉全部的头后，B 半上的分数占完整模型的比例")
+report.number("margin_quarter_share", curve[quarter] / full_judging, "{:.0%}")
+report.number("margin_half_share", curve[half] / full_judging, "{:.0%}")
+report.number("margin_half_share_random", curve_random[half] / full_judging, "{:.0%}")
+report.number("margin_all_removed_share", curve[L * H] / full_judging, "{:.0%}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -286,9 +260,7 @@ if first_fail is not None:
 print(f"heads that can go at 90 % (half B): {prunable_at_90}")            # was: KEEP = 0.95
 
 # %%
-report.number("exercise_prunable_heads_at_90", prunable_at_90, "{:.0f}",
-              en="exercise 1: heads removed together, least important first, while the score on half B stays ≥ 90 %",
-              zh="练习 1：按重要性从低到高一起去掉、B 半上的分数仍不低于 90% 时最多去掉的头数", kind="count")
+report.number("exercise_prunable_heads_at_90", prunable_at_90, "{:.0f}", kind="count")
 
 # %% tags=["most_important_first"]
 # Exercise 2: remove a quarter of the heads, the MOST important first.
@@ -296,9 +268,7 @@ most_first = judged_score(order[::-1].copy(), L * H // 4, half_b) / full_judging
 print(f"a quarter removed, most important first: {most_first:.0%} of the full score (half B)")
 
 # %%
-report.number("exercise_quarter_most_important_removed_share", most_first, "{:.0%}",
-              en="exercise 2: score on half B with the most important quarter of the heads removed, as a share of full",
-              zh="练习 2：去掉最重要的四分之一的头后，B 半上的分数占完整模型的比例")
+report.number("exercise_quarter_most_important_removed_share", most_first, "{:.0%}")
 
 # %% [markdown]
 # ## Figures

@@ -90,10 +90,8 @@ print("rank correlation before/after, per seed:",
       rank_correlation(small_before, small_after).numpy().round(2))
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
-report.number("small_run_steps", TRAIN_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
-              zh="页面上小规模运行的训练步数")
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
+report.number("small_run_steps", TRAIN_STEPS, "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -122,37 +120,27 @@ hits, chance = int(kept_lead.sum()), 1 / N_HEADS
 binomial_p = sum(math.comb(n, k) * chance ** k * (1 - chance) ** (n - k) for k in range(hits, n + 1))
 top_two = before.topk(2, dim=1).values                                      # (M, 2)
 
-report.number("n_seeds", n, "{:.0f}", en="random seeds (one model each)", zh="随机种子数（每个种子一个模型）")
-report.number("n_heads", N_HEADS, "{:.0f}", en="heads in the layer", zh="这一层的头数")
+report.number("n_seeds", n, "{:.0f}")
+report.number("n_heads", N_HEADS, "{:.0f}")
 report_seed_count(report, "positional_seeds", positional,
                   en="seeds in which a positional head emerged (previous-token score >= 0.5)",
                   zh="出现了位置头（前一个词元得分 ≥ 0.5）的种子数")
 report_seed_count(report, "kept_lead_seeds", kept_lead,
                   en="seeds in which the positional head is the head that started most positional",
                   zh="位置头正是起初最偏向前一个词元的那个头的种子数")
-report.number("chance", chance, "{:.3f}", en=f"chance of that, one head in {N_HEADS}",
-              zh=f"随机猜中的概率（{N_HEADS} 个头里挑一个）")
-report.number("expected_by_chance", chance * n, "{:.0f}", en="seeds expected by chance", zh="按随机猜预期的种子数")
-report.number("binomial_p", binomial_p, "{:.2g}", per_seed=kept_lead, of="binomial_p", chance=chance,
-              en="one-sided binomial p-value of at least that many hits at chance",
-              zh="按随机猜至少猜中这么多次的单侧二项检验 p 值")
+report.number("chance", chance, "{:.3f}")
+report.number("expected_by_chance", chance * n, "{:.0f}")
+report.number("binomial_p", binomial_p, "{:.2g}", per_seed=kept_lead, of="binomial_p",
+              chance=chance)
 for rank in range(1, N_HEADS + 1):
     report.number(f"positional_started_rank_{rank}", (positional & (start_rank == rank)).sum(), "{:.0f}",
                   en=f"seeds whose positional head ranked {rank} of {N_HEADS} in previous-token score at the start",
                   zh=f"位置头起初的前一个词元得分在 {N_HEADS} 个头中排第 {rank} 的种子数")
-report.number("start_score_mean", before.mean(), "{:.3f}",
-              en="previous-token score of a head at initialisation, mean over heads and seeds",
-              zh="初始化时一个头的前一个词元得分，各头各种子平均")
-report.number("start_lead_margin_mean", (top_two[:, 0] - top_two[:, 1]).mean(), "{:.4f}",
-              en="at initialisation, how far the leading head is ahead of the second, mean over seeds",
-              zh="初始化时领先的头比第二名高出多少，各种子平均")
-report.number("end_positional_score_mean", after.amax(dim=1).mean(), "{:.2f}",
-              en="previous-token score of the positional head after training, mean over seeds",
-              zh="训练后位置头的前一个词元得分，各种子平均")
+report.number("start_score_mean", before.mean(), "{:.3f}")
+report.number("start_lead_margin_mean", (top_two[:, 0] - top_two[:, 1]).mean(), "{:.4f}")
+report.number("end_positional_score_mean", after.amax(dim=1).mean(), "{:.2f}")
 end_top_two = after.topk(2, dim=1).values                                  # (M, 2)
-report.number("end_lead_margin_mean", (end_top_two[:, 0] - end_top_two[:, 1]).mean(), "{:.2f}",
-              en="after training, how far the positional head is ahead of the next head, mean over seeds",
-              zh="训练后位置头比下一个头高出多少，各种子平均")
+report.number("end_lead_margin_mean", (end_top_two[:, 0] - end_top_two[:, 1]).mean(), "{:.2f}")
 report_seed_count(report, "single_positional_seeds", ((after >= 0.5).sum(dim=1) == 1),
                   en="seeds in which exactly one head ends with previous-token score >= 0.5",
                   zh="训练后恰好只有一个头的前一个词元得分 ≥ 0.5 的种子数")
@@ -178,10 +166,8 @@ keep = after.argsort(dim=1)[:, :-1].sort(dim=1).values                     # (M,
 report_spread(report, "rank_correlation_without_top", rank_correlation(before.gather(1, keep), after.gather(1, keep)),
               "{:.2f}", en="the before/after rank correlation over the other 7 heads (the final top head left out)",
               zh="去掉训练后得分最高的那个头，其余 7 个头训练前后的秩相关")
-report.number("accuracy_mean", accuracy.mean(), "{:.3f}", en="accuracy after training, mean over seeds",
-              zh="训练后的准确率，各种子平均")
-report.number("accuracy_min", accuracy.min(), "{:.3f}", en="accuracy after training, lowest seed",
-              zh="训练后的准确率，最低的种子")
+report.number("accuracy_mean", accuracy.mean(), "{:.3f}")
+report.number("accuracy_min", accuracy.min(), "{:.3f}")
 # The page's sentences about the outcome, built from the numbers above.
 low, high = over_seeds(spearman.tolist(), "ci95_low"), over_seeds(spearman.tolist(), "ci95_high")
 if low > 0:

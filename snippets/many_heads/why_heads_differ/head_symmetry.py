@@ -114,8 +114,7 @@ for arm, rows in twin_arms.items():
           f"accuracy {twin_accuracy[rows].numpy().round(3)}")
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -138,15 +137,12 @@ antecedent = per_model(attention_to, weights, it_at, animal_at)             # (M
 # similarity below 0.9 after training (1.0 = the same pattern).
 
 # %%
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained in every arm)",
-              zh="随机种子数（每种起点各训练一次）")
+report.number("n_seeds", n, "{:.0f}")
 stays = (gap_curves == 0).all(dim=1)                                        # (M,)
 report_seed_count(report, "identical_stay_seeds", stays[arm_of["identical"]],
                   en="seeds in which the copied heads stay bit-identical at every step",
                   zh="拷贝的两个头每一步都逐位相同的种子数")
-report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f}",
-              en="largest weight difference between copied heads, any seed, any step",
-              zh="拷贝的两个头在任何种子、任何一步的权重最大差")
+report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f}")
 NAMES_ZH = {"identical": "完全相同", "nudged": "相差 1e-6", "random": "随机",
             "identical_dropout": "完全相同 + dropout"}
 for arm in ARMS:
@@ -168,9 +164,7 @@ for arm in ARMS:
           f"{similarity[s].max():.2f}]  accuracy {accuracy[s].mean():.3f}  final gap {gap_curves[s, -1].mean():.1e}")
 
 better = (accuracy[arm_of["random"]] > accuracy[arm_of["identical"]]).sum()
-report.number("random_more_accurate_seeds", better, "{:.0f}",
-              en="seeds in which the random start ends more accurate than the identical one",
-              zh="随机起点比完全相同的起点准确率更高的种子数")
+report.number("random_more_accurate_seeds", better, "{:.0f}")
 
 # When does a tiny asymmetry become visible? First recorded step with a gap above 0.01.
 for arm in ("nudged", "identical_dropout"):
@@ -183,21 +177,14 @@ for arm in ("nudged", "identical_dropout"):
     report.number(f"{arm}_step_gap_above_0_01_mean", first.float().mean(), "{:.0f}",
                   en=f"first step at which the weight gap passes 0.01, mean over seeds ({arm})",
                   zh=f"两个头的权重差首次超过 0.01 的步数，各种子平均（{NAMES_ZH[arm]}）")
-report.number("nudged_start_gap", gap_curves[arm_of["nudged"], 0].max(), "{:.0e}",
-              en="largest initial weight difference of the nudged pair", zh="相差 1e-6 的一对初始权重的最大差")
+report.number("nudged_start_gap", gap_curves[arm_of["nudged"], 0].max(), "{:.0e}")
 
 # Roles: one score per head; the identical pair has one score for both heads.
 ident, rand = arm_of["identical"], arm_of["random"]
-report.number("identical_previous_mean", previous[ident, 0].mean(), "{:.2f}",
-              en="previous-token score of the identical heads, mean over seeds", zh="完全相同的头的前一个词元得分，各种子平均")
-report.number("identical_antecedent_mean", antecedent[ident, 0].mean(), "{:.2f}",
-              en="antecedent score of the identical heads, mean over seeds", zh="完全相同的头的先行词得分，各种子平均")
-report.number("random_best_previous_mean", previous[rand].amax(dim=1).mean(), "{:.2f}",
-              en="higher previous-token score of the random pair, mean over seeds",
-              zh="随机起点的一对中较高的前一个词元得分，各种子平均")
-report.number("random_best_antecedent_mean", antecedent[rand].amax(dim=1).mean(), "{:.2f}",
-              en="higher antecedent score of the random pair, mean over seeds",
-              zh="随机起点的一对中较高的先行词得分，各种子平均")
+report.number("identical_previous_mean", previous[ident, 0].mean(), "{:.2f}")
+report.number("identical_antecedent_mean", antecedent[ident, 0].mean(), "{:.2f}")
+report.number("random_best_previous_mean", previous[rand].amax(dim=1).mean(), "{:.2f}")
+report.number("random_best_antecedent_mean", antecedent[rand].amax(dim=1).mean(), "{:.2f}")
 
 # %% [markdown]
 # ## Two identical heads are one head
@@ -224,9 +211,7 @@ print("identical pair vs head 0 alone, doubled: largest output difference", (bot
 
 # %%
 two_heads, one_head = head_0_doubled(model, arm_of["identical"])          # the full run
-report.number("one_head_error", (two_heads - one_head).abs().max(), "{:.1e}",
-              en="largest output difference: the identical 2-head model vs its head 0 alone, doubled",
-              zh="完全相同的 2 头模型与只留头 0（乘以 2）的输出最大差")
+report.number("one_head_error", (two_heads - one_head).abs().max(), "{:.1e}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -243,9 +228,7 @@ print("random pair vs head 0 alone, doubled: relative output change", ((both - a
 # %%
 two_random, one_random = head_0_doubled(model, arm_of["random"])           # the full run
 report.number("exercise_random_one_head_change",
-              ((two_random - one_random).norm() / two_random.norm()).item(), "{:.2f}",
-              en="exercise: relative change of the output when the random pair is replaced by head 0, doubled",
-              zh="练习：把随机起点的一对换成只留头 0（乘以 2）时，输出的相对变化")
+              ((two_random - one_random).norm() / two_random.norm()).item(), "{:.2f}")
 
 # %% [markdown]
 # ## Figures: every seed's weight gap, and accuracy per arm

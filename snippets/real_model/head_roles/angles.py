@@ -203,9 +203,7 @@ for name, d in direction.items():
           f"{np.degrees(np.arccos(d['winner_cos'])).mean():.0f}°")
 
 # %%
-report.number("direction_verb_object_is_object_to_verb", vo_role == "object_verb", "{:.0f}",
-              en="1 if the better verb–object direction is object → verb",
-              zh="若动词–宾语两个方向里更好的是宾语 → 动词，则为 1")
+report.number("direction_verb_object_is_object_to_verb", vo_role == "object_verb", "{:.0f}")
 for name, d in direction.items():
     en, zh = ("it → referent", "it → 所指") if name == "coreference" else ("verb–object", "动词–宾语")
     report.number(f"direction_{name}_cos_share", d["cos"].mean(), "{:.0%}",
@@ -320,26 +318,19 @@ c23_draws = {"c02": cluster_draws([s.pair for s in co_set], seed=2), "c21": clus
 again = [c23_again({claim: d[i] for claim, d in c23_draws.items()}, seed=i) for i in range(RESAMPLINGS)]
 
 # %%
-report.number("n_items", len(co_set) + len(sf_set) + len(nb_set), kind="count",
-              en="C23 sentences resampled (C02's, C21's and C22's)", zh="C23 重抽样的句子数（C02、C21、C22 的句子合计）")
-report.number("c23_heads", len(c23), "{:.0f}", kind="count", resampled=[a["heads"] for a in again],
-              en="heads that pass C02, C21 or C22 with the target taking ≥ 0.3 of the attention",
-              zh="通过 C02、C21 或 C22、且目标拿到至少 0.3 注意力的头数")
-report.number("c23_small_heads", sum(small), "{:.0f}", kind="count", resampled=[a["small_heads"] for a in again],
-              en="of the heads that qualify for C23, those whose target's median angle is < 60° and ≥ 15° smaller than the other candidates'",
-              zh="够格参加 C23 的头里，目标的中位夹角小于 60°、且比其他候选小至少 15° 的头数")
-report.number("c23_large_heads", sum(large), "{:.0f}", kind="count", resampled=[a["large_heads"] for a in again],
-              en="of the heads that qualify for C23, those whose target's median angle is > 75°",
-              zh="够格参加 C23 的头里，目标的中位夹角大于 75° 的头数")
+report.number("n_items", len(co_set) + len(sf_set) + len(nb_set), kind="count")
+report.number("c23_heads", len(c23), "{:.0f}", kind="count", resampled=[a["heads"] for a in again])
+report.number("c23_small_heads", sum(small), "{:.0f}", kind="count",
+              resampled=[a["small_heads"] for a in again])
+report.number("c23_large_heads", sum(large), "{:.0f}", kind="count",
+              resampled=[a["large_heads"] for a in again])
 first = max(c23, key=lambda h: h["weight"]) if c23 else None   # the one the page describes
 for key, en, zh in (("target", "median angle between q and the target's key", "q 与目标的键之间的中位夹角"),
                     ("others", "median angle between q and the other candidates' keys", "q 与其他候选的键之间的中位夹角")):
     report.number(f"c23_{key}_angle", first[key] if first else 0.0, "{:.0f}",
                   en=f"{en}, centred, degrees (the qualifying head with the largest target weight; 0 if none)",
                   zh=f"{zh}（减去句子的平均键之后；单位：度；取目标权重最大的合格头，没有合格的头时记 0）")
-report.number("c23_smallest_angle_share", first["smallest"] if first else 0.0, "{:.0%}",
-              en="sentences where the target's centred key has the smallest angle to q of all candidates (that head)",
-              zh="目标去中心后的键在所有候选中与 q 夹角最小的句子比例（同一个头）")
+report.number("c23_smallest_angle_share", first["smallest"] if first else 0.0, "{:.0%}")
 # The page's sentences about it, from the counts.
 if first:
     name_en = head_direction(first["flat"]) if first["claim"] == "c22" else head_name(first["flat"])

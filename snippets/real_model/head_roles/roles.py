@@ -126,8 +126,7 @@ for role, target_of in positional.items():
     judge_role(role, hits, n, position_chance, bonferroni_binomial(hits, n, position_chance))
 
 # %%
-report.number("n_sample_sentences", len(SENTENCES), "{:.0f}",
-              en="sample sentences (position and sink roles)", zh="样本句子数（位置角色与注意力汇聚点角色）")
+report.number("n_sample_sentences", len(SENTENCES), "{:.0f}")
 for role in positional:
     record_role(role)
 
@@ -165,8 +164,7 @@ offset_rule = best_fixed_offset(verbs, objects)                 # (N,): the best
 print(f"best fixed offset: right in {offset_rule.mean():.0%}")
 
 # %%
-report.number("n_verb_object_sentences", len(vo_set), "{:.0f}",
-              en="verb–object sentences", zh="动词–宾语句子数")
+report.number("n_verb_object_sentences", len(vo_set), "{:.0f}")
 for role in ("verb_object", "object_verb"):
     record_role(role)
     hits, vo_best = vo_hits[role][0], roles[role]["best"]
@@ -174,9 +172,7 @@ for role in ("verb_object", "object_verb"):
         report.number(f"{role}_best_accuracy_{k}adj", hits[n_adjectives == k, vo_best].mean(), "{:.0%}",
                       en=f"best head's accuracy with {k} adjective(s) in between ({ROLE_NAMES['en'][role]})",
                       zh=f"中间隔 {k} 个形容词时最好的头的准确率（{ROLE_NAMES['zh'][role]}）")
-report.number("verb_object_position_baseline", offset_rule.mean(), "{:.0%}",
-              en="best fixed-offset rule (always the word d tokens away)",
-              zh="最好的固定偏移规则（总选隔 d 个词元的词）")
+report.number("verb_object_position_baseline", offset_rule.mean(), "{:.0%}")
 
 # %% [markdown]
 # ## *it* → its referent (C02; the C07 coreference role)
@@ -211,8 +207,7 @@ for role, hit_right, hit_wrong, co_chance in (("coreference", ours_right, ours_w
     judge_role(role, hit_right.sum(axis=0), len(co_set), co_chance, p)
 
 # %%
-report.number("n_coreference_sentences", len(co_set), "{:.0f}",
-              en="coreference sentences (minimal pairs × 2)", zh="指代句子数（最小对 × 2）")
+report.number("n_coreference_sentences", len(co_set), "{:.0f}")
 for role in ("coreference", "coreference_clark"):
     record_role(role)
 
@@ -245,11 +240,8 @@ print(f"position-only rules: best fixed offset {fixed_offset:.0%}, nearest conte
 
 # %%
 record_role("disambiguation")
-report.number("n_ambiguous_sentences", len(am_set), "{:.0f}",
-              en="ambiguous-word sentences", zh="多义词句子数")
-report.number("disambiguation_position_baseline", max(fixed_offset, nearest_word), "{:.0%}",
-              en="best position-only rule (fixed offset or nearest content word)",
-              zh="只看位置的最好规则（固定偏移或最近的实词）")
+report.number("n_ambiguous_sentences", len(am_set), "{:.0f}")
+report.number("disambiguation_position_baseline", max(fixed_offset, nearest_word), "{:.0%}")
 
 # %% [markdown]
 # The cue is a noun, and often the only other noun: a head that simply looks from
@@ -273,18 +265,10 @@ print(f"control (plain noun): {ct_passes.sum()} heads pass, {(am_passing & ct_pa
       f"{ct_hits[:, am_best].mean():.0%}")
 
 # %%
-report.number("disambiguation_control_heads", ct_passes.sum(), "{:.0f}",
-              en="heads that pass the same test when the ambiguous word is replaced by a plain noun",
-              zh="把多义词换成只有一个词义的普通名词后，仍通过同一检验的头数")
-report.number("disambiguation_heads_also_on_control", (am_passing & ct_passes).sum(), "{:.0f}",
-              en="heads that pass both with the ambiguous word and with the plain noun",
-              zh="多义词和普通名词两种句子都通过检验的头数")
-report.number("disambiguation_best_control_accuracy", ct_hits[:, am_best].mean(), "{:.0%}",
-              en="the best disambiguation head's accuracy when the ambiguous word is replaced",
-              zh="把多义词换掉以后，最好的消歧头的准确率")
-report.number("disambiguation_control_best_accuracy", ct_hits.mean(axis=0).max(), "{:.0%}",
-              en="best head's accuracy on the control sentences (plain noun)",
-              zh="对照句（普通名词）上最好的头的准确率")
+report.number("disambiguation_control_heads", ct_passes.sum(), "{:.0f}")
+report.number("disambiguation_heads_also_on_control", (am_passing & ct_passes).sum(), "{:.0f}")
+report.number("disambiguation_best_control_accuracy", ct_hits[:, am_best].mean(), "{:.0%}")
+report.number("disambiguation_control_best_accuracy", ct_hits.mean(axis=0).max(), "{:.0%}")
 for sense in (0, 1):
     report.number(f"disambiguation_best_accuracy_sense{sense}",
                   am_hits[[s.sense == sense for s in am_set], am_best].mean(), "{:.0%}",
@@ -304,8 +288,7 @@ for role in ("verb_object", "object_verb", "coreference", "disambiguation"):
 # Whether any head sinks on [SEP] the way many sink on [CLS]: the page's sentence says
 # what the count is.
 sep_sinks = int(roles["sep_sink"]["passes"].sum())
-report.number("heads_measured", roles["sep_sink"]["passes"].size, "{:.0f}",
-              en="heads measured (every head of every layer)", zh="测量的头数（每一层的每一个头）")
+report.number("heads_measured", roles["sep_sink"]["passes"].size, "{:.0f}")
 report.text("sep_sink_sentence",
             en="No head does that with `[SEP]`" if sep_sinks == 0 else
             f"{sep_sinks} of {roles['sep_sink']['passes'].size} heads do that with `[SEP]`",
@@ -336,9 +319,8 @@ print(f"verb → object, beyond chance without the correction: {(uncorrected_p <
       f"(with it: {(roles['verb_object']['p'] < ALPHA).sum()})")
 
 # %%
-report.number("exercise_verb_object_significant_uncorrected", (uncorrected_p < ALPHA).sum(), "{:.0f}",
-              en="exercise 1: heads beyond chance at verb → object without the correction for 72 heads",
-              zh="练习 1：不对 72 个头做校正时，“动词 → 宾语”超出偶然的头数")
+report.number("exercise_verb_object_significant_uncorrected", (uncorrected_p < ALPHA).sum(),
+              "{:.0f}")
 
 # %% [markdown]
 # ## Figures

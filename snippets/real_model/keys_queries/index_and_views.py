@@ -28,7 +28,7 @@ hs = model.config.d_model // H                                     # 32 dimensio
 print(f"{L} layers × {H} heads, {hs} dimensions per head")
 
 # %%
-report.number("n_heads", L * H, "{:.0f}", en="heads in MiniLM", zh="MiniLM 的头数")
+report.number("n_heads", L * H, "{:.0f}")
 
 # %% [markdown]
 # ## C18 (a): several heads, several views?
@@ -100,12 +100,8 @@ n_role_items = len(role_items)
 ROLE_ZH = {"agent": "施事", "object": "受事", "tool": "工具", "manner": "方式", "object_or_tool": "受事或工具"}
 sink_top = np.array([[item.tokens[t] in ("[CLS]", "[SEP]") for t in row]
                      for item, row in zip(role_items, verb_top)])  # (N, L*H)
-report.number("c18_sentences", n_role_items, "{:.0f}", kind="count",
-              en="template sentences with a verb, its agent, object, tool and manner",
-              zh="含动词及其施事、受事、工具、方式的模板句数")
-report.number("c18_draws", N_DRAWS_C18, "{:.0f}", kind="count",
-              en="permutation draws (max statistic over the 72 heads)",
-              zh="置换抽样次数（72 个头上的最大统计量）")
+report.number("c18_sentences", n_role_items, "{:.0f}", kind="count")
+report.number("c18_draws", N_DRAWS_C18, "{:.0f}", kind="count")
 for role in ROLES:
     best = int(role_hits[role].argmax())
     report.number(f"c18_{role}_best_share", role_hits[role][best] / n_role_items, "{:.0%}", kind="share",
@@ -123,18 +119,11 @@ for role in ROLES:
     report.number(f"c18_{role}_chance", np.mean([1 / len(content_positions(item)) for item in role_items]),
                   "{:.0%}", kind="share", en=f"{role}: chance (one content word of the sentence at random)",
                   zh=f"{ROLE_ZH[role]}：偶然水平（随机选句中的一个实词）")
-report.number("c18_views", n_views, "{:.0f}", kind="count",
-              en="of the three roles (agent, object or tool, manner): how many get a different passing head",
-              zh="三种角色（施事、受事或工具、方式）中，能各分到一个不同的通过检验的头的个数")
-report.number("c18_a_shown", float(n_views >= 2), "{:.0f}",
-              en="(a) shown: at least two roles each the top pick of a different head (1 yes, 0 no)",
-              zh="(a) 成立：至少两种角色各是一个不同的头的首选（1 是，0 否）")
-report.number("c18_sink_top_median", np.median(sink_top.mean(axis=0)), "{:.0%}", kind="share",
-              en="from the verb, share of sentences whose top pick is [CLS] or [SEP]: median over heads",
-              zh="从动词出发，首选 [CLS] 或 [SEP] 的句子比例：各头中位数")
-report.number("c18_sink_top_heads", int((sink_top.mean(axis=0) > 0.5).sum()), "{:.0f}", kind="count",
-              en="heads whose top pick from the verb is [CLS] or [SEP] in more than half the sentences",
-              zh="从动词出发，一半以上句子里首选 [CLS] 或 [SEP] 的头数")
+report.number("c18_views", n_views, "{:.0f}", kind="count")
+report.number("c18_a_shown", float(n_views >= 2), "{:.0f}")
+report.number("c18_sink_top_median", np.median(sink_top.mean(axis=0)), "{:.0%}", kind="share")
+report.number("c18_sink_top_heads", int((sink_top.mean(axis=0) > 0.5).sum()), "{:.0f}",
+              kind="count")
 assigned = [f"{ROLE_ZH[r]}：头 {h // H + 1}-{h % H + 1}" for r, h in assignment.items()]
 report.text("c18_a_outcome",
             en=(f"{n_views} of the three roles get a head of their own ("
@@ -275,55 +264,26 @@ from explainer.logit_features import key_only_share
 
 sink_share = np.mean([key_only_share(logits).numpy() for logits in role_logits], axis=0)   # (L*H,)
 R2_FLOOR = 0.1
-report.number("c18_query_words", len(per_query), "{:.0f}", kind="count",
-              en="query words in at least 20 sentences (each a regression per head)",
-              zh="至少出现在 20 个句子里的查询词数（每个词、每个头各做一次回归）")
-report.number("c18_features", len(feature_names), "{:.0f}", kind="count",
-              en="key features (part of speech, animacy, number, concreteness, position bucket)",
-              zh="键的特征数（词性、有生性、单复数、具体性、位置段）")
-report.number("c18_b_heads", b_holds.sum(), "{:.0f}", kind="count",
-              en="heads where (b) holds: top feature ≥ 50 % of the explained variance for the median query and keys carry ≥ 4 features",
-              zh="(b) 成立的头数（中位查询上最重要的特征至少占已解释方差的一半，且键带着至少 4 个特征）")
-report.number("c18_share_heads", (head_share >= 0.5).sum(), "{:.0f}", kind="count",
-              en="heads whose median query's top feature explains ≥ 50 % of the explained variance",
-              zh="中位查询上最重要的特征占已解释方差 ≥ 50% 的头数")
-report.number("c18_carry_heads", (carried >= 4).sum(), "{:.0f}", kind="count",
-              en="heads whose keys carry ≥ 4 features at ≥ 90 % of the residual stream's decodability",
-              zh="键以不低于残差流 90% 的可解码度带着 ≥ 4 个特征的头数")
-report.number("c18_top_share_median", np.median(head_share), "{:.0%}", kind="share",
-              en="median over heads of the median query's top-feature share",
-              zh="各头“中位查询的最重要特征所占份额”的中位数")
-report.number("c18_r2_median", np.median(head_r2), "{:.2f}",
-              en="median over heads of the median query's held-out R² (all five features)",
-              zh="各头中位查询的留出 R²（五个特征全用）的中位数")
-report.number("c18_r2_floor", R2_FLOOR, "{:.1f}", en="the R² floor of the note", zh="附注所用的 R² 下限")
-report.number("c18_heads_above_floor", (head_r2 >= R2_FLOOR).sum(), "{:.0f}", kind="count",
-              en="heads whose median query's held-out R² reaches the floor",
-              zh="中位查询的留出 R² 达到下限的头数")
-report.number("c18_b_heads_above_floor", (b_holds & (head_r2 >= R2_FLOOR)).sum(), "{:.0f}", kind="count",
-              en="of those, heads where (b) holds", zh="其中 (b) 成立的头数")
-report.number("c18_carried_median", np.median(carried), "{:.1f}",
-              en="median over heads of the features the keys carry (of five)",
-              zh="各头的键带着的特征数的中位数（共五个）")
-report.number("c18_needed_median", np.median(head_needed), "{:.1f}",
-              en="median over heads of the features the median query needs for 90 % of its R²",
-              zh="各头中位查询达到其 R² 的 90% 所需特征数的中位数")
-report.number("c18_spread_heads", spread.sum(), "{:.0f}", kind="count",
-              en="heads whose median query needs as many features as the keys carry",
-              zh="中位查询所需特征数不少于键所带特征数的头数")
-report.number("c18_key_only_median", np.median(sink_share), "{:.0%}", kind="share",
-              en="median over heads of the share of logit variance that depends on the key alone",
-              zh="各头 logit 方差中只取决于键的部分所占比例的中位数")
-report.number("c18_key_only_heads", (sink_share > 0.5).sum(), "{:.0f}", kind="count",
-              en="heads in which the key alone sets more than half of the logit variance",
-              zh="logit 方差一半以上只取决于键的头数")
+report.number("c18_query_words", len(per_query), "{:.0f}", kind="count")
+report.number("c18_features", len(feature_names), "{:.0f}", kind="count")
+report.number("c18_b_heads", b_holds.sum(), "{:.0f}", kind="count")
+report.number("c18_share_heads", (head_share >= 0.5).sum(), "{:.0f}", kind="count")
+report.number("c18_carry_heads", (carried >= 4).sum(), "{:.0f}", kind="count")
+report.number("c18_top_share_median", np.median(head_share), "{:.0%}", kind="share")
+report.number("c18_r2_median", np.median(head_r2), "{:.2f}")
+report.number("c18_r2_floor", R2_FLOOR, "{:.1f}")
+report.number("c18_heads_above_floor", (head_r2 >= R2_FLOOR).sum(), "{:.0f}", kind="count")
+report.number("c18_b_heads_above_floor", (b_holds & (head_r2 >= R2_FLOOR)).sum(), "{:.0f}",
+              kind="count")
+report.number("c18_carried_median", np.median(carried), "{:.1f}")
+report.number("c18_needed_median", np.median(head_needed), "{:.1f}")
+report.number("c18_spread_heads", spread.sum(), "{:.0f}", kind="count")
+report.number("c18_key_only_median", np.median(sink_share), "{:.0%}", kind="share")
+report.number("c18_key_only_heads", (sink_share > 0.5).sum(), "{:.0f}", kind="count")
 top_counts = {name: int((top_feature == name).sum()) for name in feature_names}
-report.number("c18_top_pos_share", top_counts["pos"] / top_feature.size, "{:.0%}", kind="share",
-              en="share of (query word, head) pairs whose top feature is the part of speech",
-              zh="最重要特征是词性的（查询词，头）组合所占比例")
-report.number("c18_top_position_share", top_counts["position"] / top_feature.size, "{:.0%}", kind="share",
-              en="share of (query word, head) pairs whose top feature is the position bucket",
-              zh="最重要特征是位置段的（查询词，头）组合所占比例")
+report.number("c18_top_pos_share", top_counts["pos"] / top_feature.size, "{:.0%}", kind="share")
+report.number("c18_top_position_share", top_counts["position"] / top_feature.size, "{:.0%}",
+              kind="share")
 FEATURE_WORDS = {"pos": ("part of speech", "词性"), "animacy": ("animacy", "有生性"),
                  "number": ("number", "单复数"), "concreteness": ("concreteness", "具体性"),
                  "position": ("position bucket", "位置段")}
@@ -344,27 +304,17 @@ per_query_dependent = query_regressions(query_part)
 qd_r2 = np.array([v[0] for v in per_query_dependent.values()])
 qd_share = np.array([v[2] for v in per_query_dependent.values()])
 qd_head_share = np.nanmedian(np.where(qd_r2 > 0, qd_share, np.nan), axis=0)
-report.number("c18_qd_r2_median", np.median(np.median(qd_r2, axis=0)), "{:.2f}",
-              en="the key-only part removed: median over heads of the median query's held-out R²",
-              zh="去掉只取决于键的部分之后：各头中位查询的留出 R² 的中位数")
-report.number("c18_qd_top_share_median", np.nanmedian(qd_head_share), "{:.0%}", kind="share",
-              en="the key-only part removed: median over heads of the median query's top-feature share",
-              zh="去掉只取决于键的部分之后：各头中位查询的最重要特征份额的中位数")
-report.number("c18_qd_share_heads", (qd_head_share >= 0.5).sum(), "{:.0f}", kind="count",
-              en="the key-only part removed: heads whose median query's top feature has ≥ 50 %",
-              zh="去掉只取决于键的部分之后：中位查询的最重要特征份额 ≥ 50% 的头数")
-report.number("c18_share_heads_query_dependent", ((head_share >= 0.5) & (sink_share <= 0.5)).sum(), "{:.0f}",
-              kind="count", en="heads with a top-feature share ≥ 50 % among those whose logits are mostly query-dependent",
-              zh="logit 方差主要取决于查询的头中，最重要特征份额 ≥ 50% 的头数")
-report.number("c18_query_dependent_heads", (sink_share <= 0.5).sum(), "{:.0f}", kind="count",
-              en="heads whose logit variance is at most half key-only", zh="logit 方差至多一半只取决于键的头数")
+report.number("c18_qd_r2_median", np.median(np.median(qd_r2, axis=0)), "{:.2f}")
+report.number("c18_qd_top_share_median", np.nanmedian(qd_head_share), "{:.0%}", kind="share")
+report.number("c18_qd_share_heads", (qd_head_share >= 0.5).sum(), "{:.0f}", kind="count")
+report.number("c18_share_heads_query_dependent", ((head_share >= 0.5) & (sink_share <= 0.5)).sum(),
+              "{:.0f}", kind="count")
+report.number("c18_query_dependent_heads", (sink_share <= 0.5).sum(), "{:.0f}", kind="count")
 print("residual / key balanced accuracy per feature (medians):",
       {name: (round(float(np.median(residual_accuracy[:, f])), 2), round(float(np.median(key_accuracy[..., f])), 2))
        for f, name in enumerate(feature_names)})
-report.number("c18_r2_min", head_r2.min(), "{:.2f}", en="lowest head's median-query held-out R²",
-              zh="各头中位查询留出 R² 的最小值")
-report.number("c18_key_only_max", sink_share.max(), "{:.0%}", kind="share",
-              en="largest key-only share of a head's logit variance", zh="单个头 logit 方差中只取决于键的部分的最大份额")
+report.number("c18_r2_min", head_r2.min(), "{:.2f}")
+report.number("c18_key_only_max", sink_share.max(), "{:.0%}", kind="share")
 report.data("c18_heads", {  # per head, layer by layer (index = 12 × (layer − 1) + head − 1)
     "held_out_r2": np.round(head_r2, 3).tolist(), "key_only_share": np.round(sink_share, 3).tolist(),
     "top_share": np.round(head_share, 3).tolist(), "features_carried": carried.tolist(),

@@ -68,24 +68,21 @@ print(f"{len(verbs)} verbs ({is_transitive.sum()} transitive), {has_frame.sum()}
       f"{len(words)} words ({is_noun.sum()} concrete nouns); queries and keys {tuple(verb_q.shape[1:])} each")
 
 # %%
-report.number("n_verbs", len(verbs), kind="count", en="verbs (transitive or intransitive)", zh="动词个数（及物或不及物）")
-report.number("n_transitive", is_transitive.sum(), kind="count", en="transitive verbs", zh="及物动词个数")
-report.number("n_intransitive", (1 - is_transitive).sum(), kind="count", en="intransitive verbs", zh="不及物动词个数")
-report.number("n_frame_verbs", has_frame.sum(), kind="count", en="verbs with one clear frame",
-              zh="只有一个明确句型的动词个数")
+report.number("n_verbs", len(verbs), kind="count")
+report.number("n_transitive", is_transitive.sum(), kind="count")
+report.number("n_intransitive", (1 - is_transitive).sum(), kind="count")
+report.number("n_frame_verbs", has_frame.sum(), kind="count")
 FRAME_WORDS = {"none": ("no object", "不带宾语"), "place": ("a place", "带处所"),
                "object": ("one object", "带一个宾语"), "two_objects": ("two objects", "带两个宾语")}
 for f, frame in enumerate(FRAMES):
     en, zh = FRAME_WORDS[frame]
     report.number(f"n_frame_{frame}", (frame_label == f).sum(), kind="count",
                   en=f"verbs whose frame is {en}", zh=f"句型为{zh}的动词个数")
-report.number("n_words", len(words), kind="count", en="words for the key probe", zh="键探针所用的词数")
-report.number("n_nouns", is_noun.sum(), kind="count", en="concrete nouns", zh="具体名词个数")
-report.number("n_other_words", (1 - is_noun).sum(), kind="count", en="verbs and adjectives (the other words)",
-              zh="动词和形容词（其他词）个数")
-report.number("slot_position", slot_position(tokenizer, words), kind="count",
-              en="token position of the slot ([CLS] = 0)", zh="槽位的词元位置（[CLS] 为 0）")
-report.number("d_head", hs, kind="count", en="dimensions of a head's query or key", zh="一个头的查询或键的维数")
+report.number("n_words", len(words), kind="count")
+report.number("n_nouns", is_noun.sum(), kind="count")
+report.number("n_other_words", (1 - is_noun).sum(), kind="count")
+report.number("slot_position", slot_position(tokenizer, words), kind="count")
+report.number("d_head", hs, kind="count")
 
 # %% [markdown]
 # ## The probe, held out by word
@@ -138,11 +135,10 @@ for name, (_, x, labels) in tasks.items():
 
 # %%
 PASS_BAR = 0.75
-report.number("pass_bar", PASS_BAR, "{:.2f}", en="balanced accuracy a head must reach", zh="一个头须达到的平衡准确率")
-report.number("n_null_sets", N_SETS, kind="count", en="sets of random projections", zh="随机投影的组数")
-report.number("null_set_size", PER_SET, kind="count", en="random projections per set (one per head)",
-              zh="每组随机投影的个数（每个头一个）")
-report.number("n_folds", N_FOLDS, kind="count", en="folds of words", zh="按词划分的折数")
+report.number("pass_bar", PASS_BAR, "{:.2f}")
+report.number("n_null_sets", N_SETS, kind="count")
+report.number("null_set_size", PER_SET, kind="count")
+report.number("n_folds", N_FOLDS, kind="count")
 WHAT = {"transitive": ("transitivity", "及物与否", "query", "查询"),
         "frame": ("the frame", "句型", "query", "查询"),
         "noun": ("concrete noun or not", "是否具体名词", "key", "键")}
@@ -210,13 +206,10 @@ print(f"planted size {size:.1f} standard deviations: mean balanced accuracy {pla
       f"above both baselines in {detected:.1%} of 1,000 draws")
 
 # %%
-report.number("key_planted_size", size, "{:.1f}", en="planted separation (standard deviations along the direction)",
-              zh="植入的分离量（沿该方向的标准差个数）")
-report.number("key_planted_accuracy_mean", planted_accuracy.mean(), "{:.2f}",
-              en="planted heads' mean balanced accuracy", zh="植入头的平均平衡准确率")
-report.number("key_planted_detection_share", detected, kind="share",
-              en="share of planted heads above both baselines (power)", zh="高于两个基线的植入头所占比例（检验功效）")
-report.number("n_planted_draws", len(planted_accuracy), kind="count", en="planted heads drawn", zh="抽取的植入头个数")
+report.number("key_planted_size", size, "{:.1f}")
+report.number("key_planted_accuracy_mean", planted_accuracy.mean(), "{:.2f}")
+report.number("key_planted_detection_share", detected, kind="share")
+report.number("n_planted_draws", len(planted_accuracy), kind="count")
 POWERED = 0.8                        # the share a refutation needs (G1)
 report.text("power_outcome",
             en=f"Planted at that size, a key is above both baselines in {detected:.0%} of {len(planted_accuracy):,} "
