@@ -76,23 +76,33 @@ def test_every_report_key_is_a_literal_except_the_listed_ones_which_only_shrink(
     assert not done, f"{done} build no key at run time any more: remove them from NOT_YET_LITERAL"
 
 
+SEED_COUNTS = {"report_seed_count", "report_seeds_past"}   # explainer/seeds.py: report.number's key second
+
+
 def described_in_code_and_bare(source: str) -> tuple[set[str], set[str]]:
     """The literal keys of report.number calls that describe their number (en=/zh=), and those
     that leave it to the strings file."""
     described, bare = set(), set()
     for node in ast.walk(ast.parse(source)):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "number" and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == "report" and node.args
-                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        if not isinstance(node, ast.Call):
+            continue
+        if (isinstance(node.func, ast.Attribute) and node.func.attr == "number"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "report"):
+            key = node.args[0] if node.args else None
+        elif isinstance(node.func, ast.Name) and node.func.id in SEED_COUNTS:
+            key = node.args[1] if len(node.args) > 1 else None
+        else:
+            continue
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
             about = {k.arg for k in node.keywords} & {"en", "zh"}
-            (described if about else bare).add(node.args[0].value)
+            (described if about else bare).add(key.value)
     return described, bare
 
 
 def test_the_check_sees_which_calls_leave_their_description_to_the_strings_file():
     assert described_in_code_and_bare('report.number("a", 1, en="x", zh="y")\nreport.number("b", 2)') \
         == ({"a"}, {"b"})
+    assert described_in_code_and_bare('report_seed_count(report, "c", hits)') == (set(), {"c"})
 
 
 def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_without_a_description():

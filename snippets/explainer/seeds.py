@@ -54,14 +54,16 @@ def report_small_run(report, seeds: int, steps: int, *, runs: tuple[str, str] = 
                   zh="页面上小规模运行的训练步数")
 
 
-def report_seed_count(report, key: str, per_seed, *, en: str, zh: str) -> int:
-    """Record ``key``: in how many seeds ``per_seed`` (one truth value per seed) holds."""
+def report_seed_count(report, key: str, per_seed, *, en: str = "", zh: str = "") -> int:
+    """Record ``key``: in how many seeds ``per_seed`` (one truth value per seed) holds (described
+    by ``en``/``zh`` or in the snippet's strings file)."""
     per_seed = torch.as_tensor(per_seed).flatten().bool()
     return int(report.number(key, per_seed.sum(), kind="count", en=en, zh=zh,
                              per_seed=per_seed.float(), of="count"))
 
 
-def report_seeds_past(report, key: str, measurement, *, of: str, line: float, en: str, zh: str) -> int:
+def report_seeds_past(report, key: str, measurement, *, of: str, line: float, en: str = "",
+                      zh: str = "") -> int:
     """Record ``key``: in how many seeds the per-seed ``measurement`` lies past ``line``
     (``of``: count_above >, count_at_least >=, count_below <, count_at_most <=; a NaN, a seed
     with nothing to measure, never counts). The measurement itself is kept per seed, not only

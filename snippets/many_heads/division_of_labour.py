@@ -158,18 +158,10 @@ report.number("induction_score_at_init_mean", history[0]["induction"].max(dim=1)
 has_previous_head = previous_first_half >= ROLE_BAR
 has_induction_head = scores[1, "induction"][seeds, induction_head] >= ROLE_BAR
 report.number("role_bar", ROLE_BAR, "{:.1f}")
-report_seed_count(report, "previous_head_seeds", has_previous_head,
-                  en=f"seeds with a layer-0 head whose previous-token score on the first 12 positions is ≥ {ROLE_BAR}",
-                  zh=f"第 0 层有一个头在前 12 个位置上前一个词元得分 ≥ {ROLE_BAR} 的种子数")
-report_seed_count(report, "induction_head_seeds", has_induction_head,
-                  en=f"seeds with a layer-1 head whose induction score is ≥ {ROLE_BAR}",
-                  zh=f"第 1 层有一个头归纳得分 ≥ {ROLE_BAR} 的种子数")
-report_seed_count(report, "layer_split_seeds", (has_previous_head & has_induction_head),
-                  en="seeds with both: a previous-token head in layer 0 and an induction head in layer 1",
-                  zh="两者兼有的种子数：第 0 层有前一个词元头，第 1 层有归纳头")
-report_seed_count(report, "control_worse_seeds", (control_accuracy <= accuracy - 0.3),
-                  en="seeds in which the 1-layer control is at least 0.3 below the 2-layer model",
-                  zh="单层对照模型比两层模型低至少 0.3 的种子数")
+report_seed_count(report, "previous_head_seeds", has_previous_head)
+report_seed_count(report, "induction_head_seeds", has_induction_head)
+report_seed_count(report, "layer_split_seeds", has_previous_head & has_induction_head)
+report_seed_count(report, "control_worse_seeds", control_accuracy <= accuracy - 0.3)
 
 
 def first_step(history, values, level):
@@ -232,9 +224,7 @@ about = {"previous_head": ("the layer-0 previous-token head", "第 0 层的前�
 for name, values in ablated.items():
     report_spread(report, f"ablate_{name}", values, "{:.2f}",
                   en=f"accuracy without {about[name][0]}", zh=f"去掉{about[name][1]}后的准确率")
-report_seed_count(report, "previous_head_needed_seeds", (ablated["previous_head"] <= accuracy - 0.2),
-                  en="seeds in which removing the previous-token head costs at least 0.2 accuracy",
-                  zh="去掉前一个词元头后准确率下降至少 0.2 的种子数")
+report_seed_count(report, "previous_head_needed_seeds", ablated["previous_head"] <= accuracy - 0.2)
 
 # %% [markdown]
 # ## Exercises, answered by the run

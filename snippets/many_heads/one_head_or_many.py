@@ -146,15 +146,9 @@ report_spread(report, "single_previous", single["previous"][:, 0], "{:.2f}",
 report_spread(report, "single_first", single["first"][:, 0], "{:.2f}",
               en="first-token score of the single head", zh="单头的首词元得分")
 report_seed_count(report, "single_averages_seeds",
-                  (single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3),
-                  en="seeds in which the single head puts ≥ 0.3 on the previous AND ≥ 0.3 on the first token",
-                  zh="单头分给前一个词元 ≥ 0.3、同时分给首词元 ≥ 0.3 的种子数")
-report_seed_count(report, "single_slower_seeds", single["steps_to_95"] > runs[2]["steps_to_95"],
-                  en="seeds in which the single head reaches 95 % later than 2 heads (same seed)",
-                  zh="单头比两头（同一种子）更晚达到 95% 的种子数")
-report_seed_count(report, "single_worse_seeds", single["accuracy"] < runs[2]["accuracy"] - 0.01,
-                  en="seeds in which the single head ends more than 0.01 below 2 heads",
-                  zh="单头最终准确率比两头低超过 0.01 的种子数")
+                  (single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3))
+report_seed_count(report, "single_slower_seeds", single["steps_to_95"] > runs[2]["steps_to_95"])
+report_seed_count(report, "single_worse_seeds", single["accuracy"] < runs[2]["accuracy"] - 0.01)
 
 
 def split_heads(run):

@@ -108,16 +108,12 @@ report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}",
 report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), kind="share",
               en="share of sentences in which the animal's key scores above the thing's",
               zh="动物的键分数高于物体的键的句子比例")
-report_seed_count(report, "qk_prefers_antecedent_seeds", (animal_wins.mean(dim=1) > 0.5),
-                  en="seeds in which q(it)·k(animal) > q(it)·k(thing) in most sentences",
-                  zh="多数句子里 q(it)·k(动物) > q(it)·k(物体) 的种子数")
+report_seed_count(report, "qk_prefers_antecedent_seeds", animal_wins.mean(dim=1) > 0.5)
 report_spread(report, "value_share_antecedent", share_animal, "{:.2f}",
               en="share of the entity head's output at it made of v(animal)",
               zh="实体头在 it 处的输出中，由 v(动物) 构成的比例")
 report.number("value_share_thing_mean", share_thing.mean(), "{:.2f}")
-report_seed_count(report, "value_share_antecedent_seeds", (share_animal >= 0.5),
-                  en="seeds in which v(animal) makes up at least half of that output",
-                  zh="v(动物) 至少占这个输出一半的种子数")
+report_seed_count(report, "value_share_antecedent_seeds", share_animal >= 0.5)
 report_spread(report, "cos_output_animal", cos_animal, "{:.2f}",
               en="cosine of the entity head's output at it with v(animal)", zh="实体头在 it 处的输出与 v(动物) 的余弦")
 report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}")

@@ -131,10 +131,7 @@ print("  at the adverbs:             ", int(split_at_adverbs.sum()))
 
 # %%
 report.number("role_bar", ROLE_BAR, "{:.1f}")
-report_seed_count(report, "same_layer_split_seeds", same_layer_split,
-                  en=f"seeds in which one head of the layer has previous-token score ≥ {ROLE_BAR} and another "
-                     f"head of the same layer puts ≥ {ROLE_BAR} from it on the antecedent",
-                  zh=f"同一层里一个头的前一个词元得分 ≥ {ROLE_BAR}、另一个头从 it 指向先行词的权重 ≥ {ROLE_BAR} 的种子数")
+report_seed_count(report, "same_layer_split_seeds", same_layer_split)
 report.number("same_layer_split_at_adverbs_seeds", split_at_adverbs.sum(), "{:.0f}")
 
 # %% [markdown]
@@ -176,30 +173,16 @@ print("seeds with a head in the entity role:        ", int(entity_role.any(dim=1
 print("seeds with the two roles in different heads: ", int(top_pick_split.sum()))
 
 # %%
-report_seed_count(report, "same_layer_split_top_pick_seeds", top_pick_split,
-                  en="seeds in which one head of the layer takes the previous-token role at the adverbs and "
-                     "another head the entity role (top pick in ≥ ½ of the positions, corrected for the heads)",
-                  zh="同一层里一个头在副词处担任前一个词元角色、另一个头担任实体角色的种子数"
-                     "（首选正确 ≥ ½，并对所试的头做校正）")
-report_seed_count(report, "previous_role_top_pick_seeds", previous_role.any(dim=1),
-                  en="seeds with a head taking the previous-token role by the top-pick test",
-                  zh="有一个头按首选检验担任前一个词元角色的种子数")
-report_seed_count(report, "entity_role_top_pick_seeds", entity_role.any(dim=1),
-                  en="seeds with a head taking the entity role by the top-pick test",
-                  zh="有一个头按首选检验担任实体角色的种子数")
+report_seed_count(report, "same_layer_split_top_pick_seeds", top_pick_split)
+report_seed_count(report, "previous_role_top_pick_seeds", previous_role.any(dim=1))
+report_seed_count(report, "entity_role_top_pick_seeds", entity_role.any(dim=1))
 report.number("previous_role_top_pick_share_mean",
               np.mean([share.max() for _, share in top_pick_previous]), "{:.2f}")
 report.number("entity_role_top_pick_share_mean",
               np.mean([share.max() for _, share in top_pick_entity]), "{:.2f}")
-report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1),
-                  en=f"seeds with a head whose previous-token score is ≥ {ROLE_BAR}",
-                  zh=f"有一个头前一个词元得分 ≥ {ROLE_BAR} 的种子数")
-report_seed_count(report, "entity_head_seeds", is_entity.any(dim=1),
-                  en=f"seeds with a head that puts ≥ {ROLE_BAR} from it on the antecedent",
-                  zh=f"有一个头从 it 指向先行词的权重 ≥ {ROLE_BAR} 的种子数")
-report_seed_count(report, "distinct_roles_seeds", (positional != entity),
-                  en="seeds in which the most positional head and the most antecedent-seeking head differ",
-                  zh="最偏位置的头和最会找先行词的头不是同一个头的种子数")
+report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1))
+report_seed_count(report, "entity_head_seeds", is_entity.any(dim=1))
+report_seed_count(report, "distinct_roles_seeds", positional != entity)
 
 report_spread(report, "verb_accuracy", verb_accuracy, "{:.2f}",
               en="accuracy of the agreement predictions (2 heads)", zh="一致关系预测的准确率（两个头）")
@@ -239,9 +222,8 @@ report_spread(report, "single_accuracy", single_final["accuracy"], "{:.2f}",
               en="accuracy with one head of 32", zh="一个 32 维的头的准确率")
 report_spread(report, "two_head_accuracy", final["accuracy"], "{:.2f}",
               en="accuracy with two heads of 16", zh="两个 16 维的头的准确率")
-report_seed_count(report, "two_heads_better_seeds", (final["accuracy"] >= single_final["accuracy"] + 0.02),
-                  en="seeds in which two heads beat one by at least 0.02 accuracy",
-                  zh="两个头比一个头准确率高至少 0.02 的种子数")
+report_seed_count(report, "two_heads_better_seeds",
+                  final["accuracy"] >= single_final["accuracy"] + 0.02)
 report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}")
 report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}")
 report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}",

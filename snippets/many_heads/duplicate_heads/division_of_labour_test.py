@@ -153,12 +153,10 @@ NAMES = {"free": ("free heads", "独立的头"), "shared": ("shared weights", "�
          "wide": ("one wide shared head", "一个加宽的共享头"),
          "noisy": ("noisy copies of a syntax head", "语法头的带噪副本")}
 STAT_ZH = {"mean": "平均", "min": "最小值", "max": "最大值"}
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained in every arm)",
-              zh="随机种子数（每个种子在每一组里各训练一次）")
-report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
-report.number("noise", NOISE, "{:.1f}", en="noise of each copy, relative to the size of the head's weights",
-              zh="每个副本所加噪声相对于该头权重大小的比例")
-report.number("margin", MARGIN, "{:.2f}", en="the rule's margin in nats", zh="判定规则的余量（奈特）")
+report.number("n_seeds", n, "{:.0f}")
+report.number("steps", STEPS, "{:.0f}")
+report.number("noise", NOISE, "{:.1f}")
+report.number("margin", MARGIN, "{:.2f}")
 for arm in ARMS:
     en, zh = NAMES[arm]
     values = loss[arm_of[arm]]
@@ -174,36 +172,20 @@ for arm in ARMS:
                   zh=f"留出句子上的准确率，各种子平均（{zh}）", per_seed=accuracy[arm_of[arm]], of="mean")
 free = loss[arm_of["free"]]
 free_median = float(np.median(free.numpy()))
-report.number("loss_free_median", free_median, "{:.3f}", en="median held-out loss of the free heads",
-              zh="独立的头留出损失的中位数")
+report.number("loss_free_median", free_median, "{:.3f}")
 lower = {arm: loss[arm_of[arm]] - free >= MARGIN for arm in ("shared", "wide")}
-report_seed_count(report, "free_lower_than_shared_seeds", lower["shared"],
-                  en="seeds in which free heads end lower than shared weights by at least the margin",
-                  zh="独立的头最终损失比共享权重的头低至少一个余量的种子数")
-report_seed_count(report, "free_lower_than_wide_seeds", lower["wide"],
-                  en="seeds in which free heads end lower than one wide shared head by at least the margin",
-                  zh="独立的头最终损失比一个加宽的共享头低至少一个余量的种子数")
-report_seed_count(report, "free_lower_than_both_seeds", lower["shared"] & lower["wide"],
-                  en="seeds in which free heads end lower than both shared models by at least the margin",
-                  zh="独立的头最终损失比两种共享模型都低至少一个余量的种子数")
+report_seed_count(report, "free_lower_than_shared_seeds", lower["shared"])
+report_seed_count(report, "free_lower_than_wide_seeds", lower["wide"])
+report_seed_count(report, "free_lower_than_both_seeds", lower["shared"] & lower["wide"])
 for arm in ("shared", "wide", "noisy"):
     en, zh = NAMES[arm]
     report_seed_count(report, f"{arm}_near_free_median_seeds", loss[arm_of[arm]] <= free_median + MARGIN,
                       en=f"seeds of {en} that end at most the margin above the free heads' median (or below it)",
                       zh=f"{zh}最终损失不高于独立的头中位数加一个余量的种子数")
-report_seed_count(report, "free_split_roles_seeds", split[arm_of["free"]],
-                  en="seeds in which one free head takes the previous-token role and the other the entity role",
-                  zh="一个独立的头担任前一个词元角色、另一个担任实体角色的种子数")
-report_seed_count(report, "syntax_head_previous_seeds", previous_start[noisy].all(dim=1),
-                  en="seeds in which both noisy copies start in the previous-token role",
-                  zh="两个带噪副本一开始都担任前一个词元角色的种子数")
-report_seed_count(report, "noisy_moves_seeds", moved,
-                  en="seeds in which both noisy copies start in the previous-token role and one of them "
-                     "ends in the entity role",
-                  zh="两个带噪副本一开始都担任前一个词元角色、训练后其中一个担任实体角色的种子数")
-report_seed_count(report, "noisy_split_roles_seeds", split[noisy],
-                  en="seeds in which the noisy copies end with one head in each role",
-                  zh="带噪副本训练后一个头担任一种角色的种子数")
+report_seed_count(report, "free_split_roles_seeds", split[arm_of["free"]])
+report_seed_count(report, "syntax_head_previous_seeds", previous_start[noisy].all(dim=1))
+report_seed_count(report, "noisy_moves_seeds", moved)
+report_seed_count(report, "noisy_split_roles_seeds", split[noisy])
 for arm in ("shared", "wide"):
     en, zh = NAMES[arm]
     report_seed_count(report, f"{arm}_both_roles_seeds", (previous & entity)[arm_of[arm], 0],
@@ -211,14 +193,9 @@ for arm in ("shared", "wide"):
                       zh=f"{zh}那一个注意力映射同时担任两种角色的种子数")
 # Total variation between the copies' attention rows (half the summed |difference|), mean over rows.
 start_gap = 0.5 * (start_weights[noisy, :, 0] - start_weights[noisy, :, 1]).abs().sum(-1).mean((1, 2))  # (n,)
-report.number("noisy_start_pattern_gap_max", start_gap.max(), "{:.2f}",
-              en="at the start, how far the two noisy copies' attention rows differ (total variation, "
-                 "mean over rows; largest seed)",
-              zh="开始时两个带噪副本的注意力行相差多少（总变差，各行平均；取最大的种子）")
+report.number("noisy_start_pattern_gap_max", start_gap.max(), "{:.2f}")
 wide_gap = (weights[arm_of["wide"], :, 0] - weights[arm_of["wide"], :, 1]).abs().max()
-report.number("wide_pattern_gap", wide_gap, "{:.1f}",
-              en="largest difference between the attention patterns of the wide model's two head slots",
-              zh="加宽模型两个头位的注意力模式的最大差")
+report.number("wide_pattern_gap", wide_gap, "{:.1f}")
 
 # Sentences of the page, built from the counts.
 count = {arm: int((loss[arm_of[arm]] <= free_median + MARGIN).sum()) for arm in ("shared", "wide")}

@@ -98,8 +98,7 @@ for arm, rows in two_head_arms.items():
           f"largest gap between the heads' patterns {two_head_gap[rows].numpy().round(2)}")
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -115,9 +114,8 @@ pattern_gap = largest_pattern_gap(model)                                    # (M
 # ## Over the seeds
 
 # %%
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained with free and with shared heads)",
-              zh="随机种子数（每个都训练独立的头和共享的头各一次）")
-report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
+report.number("n_seeds", n, "{:.0f}")
+report.number("steps", STEPS, "{:.0f}")
 NAMES_ZH = {"free": "独立的头", "shared": "共享权重的头"}
 STAT_ZH = {"mean": "平均", "std": "标准差", "min": "最小值", "max": "最大值"}
 back = STEPS // EVERY - 100 // EVERY                                         # the eval 100 steps before the end
@@ -140,12 +138,8 @@ for arm in ARMS:
     print(f"{arm:>6}: loss {loss[s].mean():.4f} ± {loss[s].std():.4f}  per seed {[round(x, 4) for x in loss[s].tolist()]}")
 
 free_wins = loss[arm_of["free"]] < loss[arm_of["shared"]]
-report_seed_count(report, "free_wins_seeds", free_wins,
-                  en="seeds in which free heads end with the lower held-out loss",
-                  zh="独立的头最终留出损失更低的种子数")
-report.number("loss_gap_mean", (loss[arm_of["shared"]] - loss[arm_of["free"]]).mean(), "{:.3f}",
-              en="loss of shared heads minus loss of free heads, mean over seeds",
-              zh="共享权重的头与独立的头损失之差，各种子平均")
+report_seed_count(report, "free_wins_seeds", free_wins)
+report.number("loss_gap_mean", (loss[arm_of["shared"]] - loss[arm_of["free"]]).mean(), "{:.3f}")
 # The page's conclusions, built from these numbers.
 wins, n_models = int(free_wins.sum()), len(free_wins)
 free_mean, shared_mean = loss[arm_of["free"]].mean(), loss[arm_of["shared"]].mean()
@@ -168,12 +162,8 @@ gap = abs(float(shared_mean - free_mean))
 flat = all(abs(float((curve[arm_of[arm], back] - curve[arm_of[arm], -1]).mean())) < gap / 10 for arm in ARMS)
 report.text("flattened", en="have flattened" if flat else "have not quite flattened",
             zh="已经走平" if flat else "还没有完全走平")
-report.number("shared_pattern_gap", pattern_gap[arm_of["shared"]].max(), "{:.1f}",
-              en="largest difference between the shared heads' attention patterns",
-              zh="共享权重的两个头注意力模式的最大差")
-report.number("free_pattern_gap_mean", pattern_gap[arm_of["free"]].mean(), "{:.2f}",
-              en="largest difference between the free heads' attention patterns, mean over seeds",
-              zh="独立的两个头注意力模式的最大差，各种子平均")
+report.number("shared_pattern_gap", pattern_gap[arm_of["shared"]].max(), "{:.1f}")
+report.number("free_pattern_gap_mean", pattern_gap[arm_of["free"]].mean(), "{:.2f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run

@@ -122,12 +122,8 @@ top_two = before.topk(2, dim=1).values                                      # (M
 
 report.number("n_seeds", n, "{:.0f}")
 report.number("n_heads", N_HEADS, "{:.0f}")
-report_seed_count(report, "positional_seeds", positional,
-                  en="seeds in which a positional head emerged (previous-token score >= 0.5)",
-                  zh="出现了位置头（前一个词元得分 ≥ 0.5）的种子数")
-report_seed_count(report, "kept_lead_seeds", kept_lead,
-                  en="seeds in which the positional head is the head that started most positional",
-                  zh="位置头正是起初最偏向前一个词元的那个头的种子数")
+report_seed_count(report, "positional_seeds", positional)
+report_seed_count(report, "kept_lead_seeds", kept_lead)
 report.number("chance", chance, "{:.3f}")
 report.number("expected_by_chance", chance * n, "{:.0f}")
 report.number("binomial_p", binomial_p, "{:.2g}", per_seed=kept_lead, of="binomial_p",
@@ -141,9 +137,7 @@ report.number("start_lead_margin_mean", (top_two[:, 0] - top_two[:, 1]).mean(), 
 report.number("end_positional_score_mean", after.amax(dim=1).mean(), "{:.2f}")
 end_top_two = after.topk(2, dim=1).values                                  # (M, 2)
 report.number("end_lead_margin_mean", (end_top_two[:, 0] - end_top_two[:, 1]).mean(), "{:.2f}")
-report_seed_count(report, "single_positional_seeds", ((after >= 0.5).sum(dim=1) == 1),
-                  en="seeds in which exactly one head ends with previous-token score >= 0.5",
-                  zh="训练后恰好只有一个头的前一个词元得分 ≥ 0.5 的种子数")
+report_seed_count(report, "single_positional_seeds", (after >= 0.5).sum(dim=1) == 1)
 # Several heads can share the previous-token job; a looser question than "which head wins":
 # do heads that start higher end higher? Spearman rank correlation over the heads of a seed.
 spearman = rank_correlation(before, after)                                  # (M,)
@@ -155,8 +149,7 @@ for stat, about_en, about_zh in (("mean", "mean over seeds", "各种子平均"),
                   en=f"rank correlation between heads' previous-token scores before and after training, "
                      f"{about_en} (0 = none)",
                   zh=f"各头训练前后前一个词元得分的秩相关，{about_zh}（0 = 无关）")
-report_seed_count(report, "positive_correlation_seeds", (spearman > 0),
-                  en="seeds with a positive rank correlation", zh="秩相关为正的种子数")
+report_seed_count(report, "positive_correlation_seeds", spearman > 0)
 # Two notes that help read the correlation: how far the step-0 order itself is measurable
 # (the same heads on another probe batch), and what is left without the head that ends on top.
 report_spread(report, "start_order_repeatability", rank_correlation(before, before_other_probe), "{:.2f}",

@@ -139,9 +139,7 @@ antecedent = per_model(attention_to, weights, it_at, animal_at)             # (M
 # %%
 report.number("n_seeds", n, "{:.0f}")
 stays = (gap_curves == 0).all(dim=1)                                        # (M,)
-report_seed_count(report, "identical_stay_seeds", stays[arm_of["identical"]],
-                  en="seeds in which the copied heads stay bit-identical at every step",
-                  zh="拷贝的两个头每一步都逐位相同的种子数")
+report_seed_count(report, "identical_stay_seeds", stays[arm_of["identical"]])
 report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f}")
 NAMES_ZH = {"identical": "完全相同", "nudged": "相差 1e-6", "random": "随机",
             "identical_dropout": "完全相同 + dropout"}

@@ -482,161 +482,91 @@ row_change = changes(p, unit_step(p, tgt, loss_chases, wrong, QK)[0], tgt)["row"
 
 # %%
 # Recording the decisive counts (the rule's cases read them) and the planted check.
-report.number("n_seeds", n, "{:.0f}", en="random seeds of the tested corpus", zh="被检验语料的随机种子数")
-report_seed_count(report, "tested_seeds", tested,
-                  en="seeds that mistranslate 猫追逐激光点's verb at some step (tested seeds)",
-                  zh="在某一步把“猫追逐激光点”的动词译错的种子数（参与检验的种子）")
-report_seed_count(report, "link_built_seeds", half["link_built"] & tested,
-                  en="tested seeds where the steps on the encoder's W_Q, W_K build the link 追逐 → 激光点 (both readings)",
-                  zh="在编码器 W_Q、W_K 上走的几步建立了“追逐 → 激光点”关联的种子数（两种读法都成立）")
-report_seed_count(report, "any_gain_seeds", half["any_gain"] & tested,
-                  en="tested seeds where the L_c step raises 激光点 against 猫 in 追逐's row (either reading)",
-                  zh="L_c 的一步在“追逐”那一行里让“激光点”胜过“猫”的种子数（任一读法）")
-report_seed_count(report, "reverse_link_seeds", half["reverse"] & tested,
-                  en="tested seeds where the L_c step raises 追逐 against 猫 in 激光点's row",
-                  zh="L_c 的一步在“激光点”那一行里让“追逐”胜过“猫”的种子数")
-report_seed_count(report, "cross_link_seeds", cross_gain & tested,
-                  en="tested seeds where an L_c step on the cross-attention's W_Q, W_K raises 激光点 against 猫 at the verb's place",
-                  zh="在交叉注意力的 W_Q、W_K 上走一步 L_c 后，动词位置上“激光点”胜过“猫”的种子数")
-report_seed_count(report, "content_specific_seeds", content & tested,
-                  en="tested seeds where the L_c step (all but the attention W_Q, W_K) raises log p(chases) for 追逐's sentences, and more than for their matched sentences",
-                  zh="L_c 的一步（注意力的 W_Q、W_K 以外的全部权重）抬高“追逐”句子的 log p(chases)，且比配对句子抬得多的种子数")
-report.number("planted_draws", PLANTED_DRAWS, kind="count", en="draws of the planted toy", zh="植入玩具的抽样数")
-report.number("planted_tested_draws", planted_tested.sum(), kind="count",
-              en="planted draws that mistranslate 猫追逐激光点's verb at some step", zh="在某一步译错动词的植入抽样数")
-report.number("planted_detected", planted_detected.sum(), kind="count",
-              en="planted draws where both the L_c and the L_m step raise 激光点 against 猫 (full gradient)",
-              zh="L_c 和 L_m 两步都让“激光点”胜过“猫”的植入抽样数（全梯度）")
-report.number("planted_detection_share", planted_detected.sum() / PLANTED_DRAWS, kind="share",
-              en="share of planted draws the test detects", zh="检验能检出的植入抽样比例")
+report.number("n_seeds", n, "{:.0f}")
+report_seed_count(report, "tested_seeds", tested)
+report_seed_count(report, "link_built_seeds", half["link_built"] & tested)
+report_seed_count(report, "any_gain_seeds", half["any_gain"] & tested)
+report_seed_count(report, "reverse_link_seeds", half["reverse"] & tested)
+report_seed_count(report, "cross_link_seeds", cross_gain & tested)
+report_seed_count(report, "content_specific_seeds", content & tested)
+report.number("planted_draws", PLANTED_DRAWS, kind="count")
+report.number("planted_tested_draws", planted_tested.sum(), kind="count")
+report.number("planted_detected", planted_detected.sum(), kind="count")
+report.number("planted_detection_share", planted_detected.sum() / PLANTED_DRAWS, kind="share")
 
 # %%
 # The notes, not in the verdict.
 from explainer.translation_toy import chase_laser_link  # C17's link test, for a note at the end
 
-report.number("step_size", STEP, "{:g}", en="length of each descent step", zh="每一步下降的步长")
-report.number("large_step_size", 1e-2, "{:g}", en="length of the longer step (note)", zh="旁注用的较长步长")
-report.number("tested_share", k / n, kind="share", en="share of seeds that mistranslate the verb (the premise rate)",
-              zh="译错动词的种子比例（前提出现率）")
-report.number("checkpoint_step_mean", steps_kept.mean(), "{:.1f}", en="step of the first mistranslation (mean over tested seeds)",
-              zh="第一次译错的那一步（参与检验的种子平均）")
-report.number("checkpoint_step_min", steps_kept.min(), kind="count", en="earliest first mistranslation (step)",
-              zh="最早的第一次译错（步数）")
-report.number("checkpoint_step_max", steps_kept.max(), kind="count", en="latest first mistranslation (step)",
-              zh="最晚的第一次译错（步数）")
-report_seed_count(report, "wrong_verb_pursues_seeds", tested & (wrong == tgt_id["pursues"]),
-                  en="tested seeds whose wrong verb is “pursues”", zh="错译动词是 pursues 的种子数")
-report_seed_count(report, "wrong_verb_watches_seeds", tested & (wrong == tgt_id["watches"]),
-                  en="tested seeds whose wrong verb is “watches”", zh="错译动词是 watches 的种子数")
-report_seed_count(report, "wrong_verb_likes_seeds", tested & (wrong == tgt_id["likes"]),
-                  en="tested seeds whose wrong verb is “likes”", zh="错译动词是 likes 的种子数")
-report_seed_count(report, "wrong_verb_bites_seeds", tested & (wrong == tgt_id["bites"]),
-                  en="tested seeds whose wrong verb is “bites”", zh="错译动词是 bites 的种子数")
-report_seed_count(report, "premise_seeds", premise & tested,
-                  en="tested seeds where 激光点 does not yet hold the largest share of 追逐's row",
-                  zh="“激光点”还没有占到“追逐”那一行最大份额的种子数")
-report_seed_count(report, "gain_full_seeds", half["gain"]["full"] & tested,
-                  en="tested seeds where 激光点 gains on 猫 (full gradient)", zh="“激光点”胜过“猫”的种子数（全梯度）")
-report_seed_count(report, "gain_row_seeds", half["gain"]["row"] & tested,
-                  en="tested seeds where 激光点 gains on 猫 (row-only gradient)", zh="“激光点”胜过“猫”的种子数（本行梯度）")
-report_seed_count(report, "link_built_full_seeds", half["built"]["full"] & tested,
-                  en="tested seeds where the link is built (full gradient)", zh="关联在建立的种子数（全梯度）")
-report_seed_count(report, "link_built_row_seeds", half["built"]["row"] & tested,
-                  en="tested seeds where the link is built (row-only gradient)", zh="关联在建立的种子数（本行梯度）")
-report_seed_count(report, "margin_gain_seeds", (half["steps"]["full", "m"]["object_subject"].mean(-1) > 0) & tested,
-                  en="tested seeds where the L_m step raises 激光点 against 猫 (full gradient)",
-                  zh="L_m 的一步让“激光点”胜过“猫”的种子数（全梯度）")
-report.number("logodds_object_subject_mean", gain_delta.mean() if k else 0, "{:+.3f}",
-              en="change of 激光点's log-odds against 猫 in 追逐's row after the L_c step, ×10⁴ (mean over tested seeds)",
-              zh="L_c 的一步之后“追逐”那一行里“激光点”对“猫”的对数几率变化，×10⁴（参与检验的种子平均）")
-report.number("logodds_object_subject_ci95_low", boot_means.quantile(0.025), "{:+.3f}",
-              en="its 95% seed-bootstrap interval, low end", zh="它按种子自助法的 95% 区间下端")
-report.number("logodds_object_subject_ci95_high", boot_means.quantile(0.975), "{:+.3f}",
-              en="its 95% seed-bootstrap interval, high end", zh="它按种子自助法的 95% 区间上端")
-report.number("logodds_object_self_mean", (full_c["object_self"].mean(-1)[kept] * 1e4).mean() if k else 0, "{:+.3f}",
-              en="change of 激光点's log-odds against 追逐 after the L_c step, ×10⁴ (mean)",
-              zh="L_c 的一步之后“激光点”对“追逐”的对数几率变化，×10⁴（平均）")
+report.number("step_size", STEP, "{:g}")
+report.number("large_step_size", 1e-2, "{:g}")
+report.number("tested_share", k / n, kind="share")
+report.number("checkpoint_step_mean", steps_kept.mean(), "{:.1f}")
+report.number("checkpoint_step_min", steps_kept.min(), kind="count")
+report.number("checkpoint_step_max", steps_kept.max(), kind="count")
+report_seed_count(report, "wrong_verb_pursues_seeds", tested & (wrong == tgt_id["pursues"]))
+report_seed_count(report, "wrong_verb_watches_seeds", tested & (wrong == tgt_id["watches"]))
+report_seed_count(report, "wrong_verb_likes_seeds", tested & (wrong == tgt_id["likes"]))
+report_seed_count(report, "wrong_verb_bites_seeds", tested & (wrong == tgt_id["bites"]))
+report_seed_count(report, "premise_seeds", premise & tested)
+report_seed_count(report, "gain_full_seeds", half["gain"]["full"] & tested)
+report_seed_count(report, "gain_row_seeds", half["gain"]["row"] & tested)
+report_seed_count(report, "link_built_full_seeds", half["built"]["full"] & tested)
+report_seed_count(report, "link_built_row_seeds", half["built"]["row"] & tested)
+report_seed_count(report, "margin_gain_seeds",
+                  (half["steps"]["full", "m"]["object_subject"].mean(-1) > 0) & tested)
+report.number("logodds_object_subject_mean", gain_delta.mean() if k else 0, "{:+.3f}")
+report.number("logodds_object_subject_ci95_low", boot_means.quantile(0.025), "{:+.3f}")
+report.number("logodds_object_subject_ci95_high", boot_means.quantile(0.975), "{:+.3f}")
+report.number("logodds_object_self_mean",
+              (full_c["object_self"].mean(-1)[kept] * 1e4).mean() if k else 0, "{:+.3f}")
 report.number("margin_logodds_object_subject_mean",
-              (half["steps"]["full", "m"]["object_subject"].mean(-1)[kept] * 1e4).mean() if k else 0, "{:+.3f}",
-              en="change of 激光点's log-odds against 猫 after the L_m step, ×10⁴ (mean)",
-              zh="L_m 的一步之后“激光点”对“猫”的对数几率变化，×10⁴（平均）")
-report.number("change_subject_mean", row_change[:, SUBJECT_POS].mean() if k else 0, "{:+.3f}",
-              en="change of 追逐's attention to 猫 after the L_c step, ×10⁴ (mean)", zh="L_c 的一步之后“追逐”对“猫”注意力的变化，×10⁴（平均）")
-report.number("change_verb_mean", row_change[:, VERB_POS].mean() if k else 0, "{:+.3f}",
-              en="change of 追逐's attention to itself after the L_c step, ×10⁴ (mean)", zh="L_c 的一步之后“追逐”对自己注意力的变化，×10⁴（平均）")
-report.number("change_object_mean", row_change[:, OBJECT_POS].mean() if k else 0, "{:+.3f}",
-              en="change of 追逐's attention to 激光点 after the L_c step, ×10⁴ (mean)", zh="L_c 的一步之后“追逐”对“激光点”注意力的变化，×10⁴（平均）")
-report.number("start_attention_object_mean", start["attention"][kept].mean() if k else 0, kind="share",
-              en="追逐's attention to 激光点 at the checkpoint (head mean, mean over tested seeds)",
-              zh="检查点上“追逐”对“激光点”的注意力（两个头平均，参与检验的种子平均）")
-report.number("gain_binomial_p", binomial_p, kind="p",
-              en="one-sided binomial p of the full-gradient gain count at ½", zh="全梯度下“胜过”计数相对 ½ 的单侧二项检验 p 值")
-report_seed_count(report, "some_head_over_subject_seeds", (per_head > 0).any(-1) & tested,
-                  en="tested seeds where at least one head alone raises 激光点 against 猫 (chance ¾)",
-                  zh="至少一个头单独让“激光点”胜过“猫”的种子数（偶然水平 ¾）")
-report_seed_count(report, "picked_head_gain_seeds", picked_gain & tested,
-                  en="tested seeds where the head with the larger L_c gradient at 追逐 raises 激光点 against 猫",
-                  zh="“追逐”位置上 L_c 梯度较大的那个头让“激光点”胜过“猫”的种子数")
-report.number("gradient_norm_min", decisive_norms.min() if k else 0, "{:.1e}",
-              en="smallest gradient norm of a decisive step", zh="判定用的各步中最小的梯度范数")
-report_seed_count(report, "tiny_gradient_seeds", (torch.stack([half["norm"], cross_norm, content_norm]).amin(0) < 1e-10) & tested,
-                  en="tested seeds with a decisive gradient norm below 10⁻¹⁰", zh="判定用的梯度范数小于 10⁻¹⁰ 的种子数")
-report_seed_count(report, "qk_loss_falls_seeds", (half["steps"]["full", "c"]["loss"] < 0) & tested,
-                  en="tested seeds whose L_c falls after the step on W_Q, W_K", zh="在 W_Q、W_K 上走一步后 L_c 下降的种子数")
-report_seed_count(report, "content_loss_falls_seeds", content_falls & tested,
-                  en="tested seeds whose L_c falls after the content step", zh="内容那一步之后 L_c 下降的种子数")
-report.number("content_delta_a_mean", delta_a[kept].mean() * 1e4 if k else 0, "{:+.3f}",
-              en="mean change of log p(chases) over set A, ×10⁴", zh="集合 A 上 log p(chases) 的平均变化，×10⁴")
-report.number("content_delta_b_mean", delta_b[kept].mean() * 1e4 if k else 0, "{:+.3f}",
-              en="mean change of log p(chases) over the matched set B, ×10⁴", zh="配对集合 B 上 log p(chases) 的平均变化，×10⁴")
-report.number("content_a_pairs", len(a_rows), kind="count", en="sentence pairs in set A", zh="集合 A 的句对数")
-report.number("content_b_pairs", len(b_rows), kind="count", en="sentence pairs in set B", zh="集合 B 的句对数")
-report_seed_count(report, "content_specific_all_weights_seeds", v1_content & tested,
-                  en="the same with v1's step (all but the encoder's W_Q, W_K) and unmatched B",
-                  zh="用第一版的一步（编码器 W_Q、W_K 以外的全部权重）和不配对的 B 时的种子数")
-report_seed_count(report, "subject_slot_gain_seeds", placebo & tested,
-                  en="tested seeds where a step driven by “cat” at its place raises 激光点 against 猫 (placebo)",
-                  zh="由主语位置 cat 的损失驱动的一步让“激光点”胜过“猫”的种子数（安慰剂）")
-report_seed_count(report, "large_step_gain_seeds", large["gain"]["full"] & tested,
-                  en="tested seeds where 激光点 gains on 猫 at the longer step", zh="较长步长下“激光点”胜过“猫”的种子数")
-report_seed_count(report, "large_step_link_built_seeds", large["link_built"] & tested,
-                  en="tested seeds where the link is built at the longer step", zh="较长步长下关联在建立的种子数")
-report_seed_count(report, "last_wrong_gain_seeds", last["gain"]["full"] & tested,
-                  en="tested seeds where 激光点 gains on 猫 at the last mistranslation", zh="最后一次译错时“激光点”胜过“猫”的种子数")
-report_seed_count(report, "last_wrong_link_built_seeds", last["link_built"] & tested,
-                  en="tested seeds where the link is built at the last mistranslation", zh="最后一次译错时关联在建立的种子数")
-report_seed_count(report, "step0_gain_seeds", step0["gain"]["full"],
-                  en="seeds where 激光点 gains on 猫 at step 0 (random weights)", zh="第 0 步（随机权重）“激光点”胜过“猫”的种子数")
-report_seed_count(report, "step0_link_built_seeds", step0["link_built"],
-                  en="seeds where the link is built at step 0", zh="第 0 步关联在建立的种子数")
+              (half["steps"]["full", "m"]["object_subject"].mean(-1)[kept] * 1e4).mean() if k else 0,
+              "{:+.3f}")
+report.number("change_subject_mean", row_change[:, SUBJECT_POS].mean() if k else 0, "{:+.3f}")
+report.number("change_verb_mean", row_change[:, VERB_POS].mean() if k else 0, "{:+.3f}")
+report.number("change_object_mean", row_change[:, OBJECT_POS].mean() if k else 0, "{:+.3f}")
+report.number("start_attention_object_mean", start["attention"][kept].mean() if k else 0,
+              kind="share")
+report.number("gain_binomial_p", binomial_p, kind="p")
+report_seed_count(report, "some_head_over_subject_seeds", (per_head > 0).any(-1) & tested)
+report_seed_count(report, "picked_head_gain_seeds", picked_gain & tested)
+report.number("gradient_norm_min", decisive_norms.min() if k else 0, "{:.1e}")
+report_seed_count(report, "tiny_gradient_seeds",
+                  (torch.stack([half["norm"], cross_norm, content_norm]).amin(0) < 1e-10) & tested)
+report_seed_count(report, "qk_loss_falls_seeds", (half["steps"]["full", "c"]["loss"] < 0) & tested)
+report_seed_count(report, "content_loss_falls_seeds", content_falls & tested)
+report.number("content_delta_a_mean", delta_a[kept].mean() * 1e4 if k else 0, "{:+.3f}")
+report.number("content_delta_b_mean", delta_b[kept].mean() * 1e4 if k else 0, "{:+.3f}")
+report.number("content_a_pairs", len(a_rows), kind="count")
+report.number("content_b_pairs", len(b_rows), kind="count")
+report_seed_count(report, "content_specific_all_weights_seeds", v1_content & tested)
+report_seed_count(report, "subject_slot_gain_seeds", placebo & tested)
+report_seed_count(report, "large_step_gain_seeds", large["gain"]["full"] & tested)
+report_seed_count(report, "large_step_link_built_seeds", large["link_built"] & tested)
+report_seed_count(report, "last_wrong_gain_seeds", last["gain"]["full"] & tested)
+report_seed_count(report, "last_wrong_link_built_seeds", last["link_built"] & tested)
+report_seed_count(report, "step0_gain_seeds", step0["gain"]["full"])
+report_seed_count(report, "step0_link_built_seeds", step0["link_built"])
 has_onset = onset_step > 0
-report_seed_count(report, "verb_onset_seeds", has_onset,
-                  en="seeds whose verbs reach half the softmax at some step", zh="动词概率合计在某一步达到一半的种子数")
-report_seed_count(report, "verb_onset_gain_seeds", onset["gain"]["full"] & has_onset,
-                  en="of those, seeds where 激光点 gains on 猫 at that step", zh="其中在那一步“激光点”胜过“猫”的种子数")
-report_seed_count(report, "verb_onset_link_built_seeds", onset["link_built"] & has_onset,
-                  en="of those, seeds where the link is built at that step", zh="其中在那一步关联在建立的种子数")
-report_seed_count(report, "fixed_tested_seeds", fixed_tested,
-                  en="fixed corpus: seeds that mistranslate the verb", zh="固定译法语料：译错动词的种子数")
-report_seed_count(report, "fixed_link_built_seeds", fixed["link_built"] & fixed_tested,
-                  en="fixed corpus: seeds where the link is built", zh="固定译法语料：关联在建立的种子数")
-report_seed_count(report, "fixed_any_gain_seeds", fixed["any_gain"] & fixed_tested,
-                  en="fixed corpus: seeds where 激光点 gains on 猫", zh="固定译法语料：“激光点”胜过“猫”的种子数")
-report_seed_count(report, "fixed_content_specific_seeds", fixed_content & fixed_tested,
-                  en="fixed corpus: seeds where the content link strengthens", zh="固定译法语料：内容关联加强的种子数")
-report.number("planted_row_detected_share", planted_row_detected.sum() / PLANTED_DRAWS, kind="share",
-              en="planted draws detected under the row-only gradient", zh="本行梯度下检出的植入抽样比例")
-report.number("planted_link_built_share", (planted_half["link_built"] & planted_tested).sum() / PLANTED_DRAWS, kind="share",
-              en="planted draws where the link is built (both readings)", zh="关联在建立的植入抽样比例（两种读法）")
-report.number("planted_checkpoint_step_mean", planted_step[planted_tested].double().mean() if planted_tested.any() else 0,
-              "{:.1f}", en="planted toy: step of the first mistranslation (mean)", zh="植入玩具：第一次译错的那一步（平均）")
-report.number("planted_verb_right_share", planted_right.mean(), kind="share",
-              en="planted toy after training: sentences of 追逐 with the right verb (teacher-forced, mean over draws)",
-              zh="植入玩具训练后：“追逐”句子里动词译对的比例（教师强制，各抽样平均）")
+report_seed_count(report, "verb_onset_seeds", has_onset)
+report_seed_count(report, "verb_onset_gain_seeds", onset["gain"]["full"] & has_onset)
+report_seed_count(report, "verb_onset_link_built_seeds", onset["link_built"] & has_onset)
+report_seed_count(report, "fixed_tested_seeds", fixed_tested)
+report_seed_count(report, "fixed_link_built_seeds", fixed["link_built"] & fixed_tested)
+report_seed_count(report, "fixed_any_gain_seeds", fixed["any_gain"] & fixed_tested)
+report_seed_count(report, "fixed_content_specific_seeds", fixed_content & fixed_tested)
+report.number("planted_row_detected_share", planted_row_detected.sum() / PLANTED_DRAWS,
+              kind="share")
+report.number("planted_link_built_share",
+              (planted_half["link_built"] & planted_tested).sum() / PLANTED_DRAWS, kind="share")
+report.number("planted_checkpoint_step_mean",
+              planted_step[planted_tested].double().mean() if planted_tested.any() else 0, "{:.1f}")
+report.number("planted_verb_right_share", planted_right.mean(), kind="share")
 # A note for C17: its link test (attention, and a cut that breaks the masked greedy translation) on the
 # planted toy's final weights, whose corpus makes 追逐's verb the minority word (C17's planted arm does not).
-report.number("planted_toy_link_seeds", chase_laser_link(runs["planted"][0]["final"]["params"], planted_tgt)["link"].sum(),
-              kind="count", en="planted toy after training: draws whose 追逐 → 激光点 link forms by C17's rule (note)",
-              zh="植入玩具训练后：按 C17 的规则形成“追逐 → 激光点”关联的抽样数（旁注）")
+report.number("planted_toy_link_seeds",
+              chase_laser_link(runs["planted"][0]["final"]["params"], planted_tgt)["link"].sum(),
+              kind="count")
 
 report.save()
