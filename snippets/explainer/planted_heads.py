@@ -23,3 +23,26 @@ def plant_rows(rows: torch.Tensor, head: int, chosen, targets) -> torch.Tensor:
         planted[n, head, :] = 0.0
         planted[n, head, int(targets[n])] = 1.0
     return planted
+
+
+def planted_top_picks(rows: torch.Tensor, allowed: list[list[int]], chosen, targets) -> np.ndarray:
+    """(N,) one head's top picks among the allowed positions once its rows ``rows`` (N, S) are
+    planted: in every chosen item all its attention on ``targets[n]``; in every other item its own
+    attention, except that where its own top pick is the target, the target's weight moves onto
+    its second choice. The head then picks the target in exactly the chosen items."""
+    from explainer.head_picks import mask_of, top_among
+
+    chosen, targets = np.asarray(chosen, dtype=bool), np.asarray(targets)
+    own = top_among(rows[:, None, :], allowed)[:, 0]
+    mask = mask_of(allowed, rows.shape[-1])
+    planted = plant_rows(rows[:, None, :], 0, chosen, targets)[:, 0, :]
+    for n in np.flatnonzero(~chosen & (own == targets)):
+        target = int(targets[n])
+        others = planted[n].masked_fill(~mask[n], -1.0)
+        others[target] = -1.0
+        second = int(others.argmax())
+        planted[n, second] += planted[n, target]
+        planted[n, target] = 0.0
+    top = top_among(planted[:, None, :], allowed)[:, 0]
+    assert ((top == targets) == chosen).all(), "a planted head must pick the target in the chosen items only"
+    return top

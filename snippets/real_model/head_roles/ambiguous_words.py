@@ -256,4 +256,38 @@ report.text("c21_explorer_links",
                 f"no head passes; the largest difference is {c21_made[0][0]}"),
             zh=("、".join(m[1] for m in c21_made) if c21_linked else f"没有头通过；差值最大的是{c21_made[0][1]}"))
 
+# %% [markdown]
+# ## Could the test see such a head? A planted one (G1)
+#
+# C21 is refuted only if no head's difference reaches 0.1 (and no head settles the sense).
+# Would a head whose difference is 0.25, the ambiguity test's size, have escaped? In each of
+# 200 draws a head is drawn at random; each frame's row from the ambiguous word is overridden,
+# independently with one probability p, to put all its weight on the cue (a hit); elsewhere,
+# and from the plain noun always, the head keeps its own attention. p is solved for the head so
+# that its expected mean difference over the frames is 0.25 (0 if its own already is; a head
+# that would need p > 1 is drawn again). Draw j is read on the j-th draw of the templates
+# above: the largest mean difference over the 72 heads, with the planted column, on those
+# frames; detected when it reaches 0.1 (the refuted case does not hold).
+
+# %% tags=["planted"]
+from explainer.planted_gaps import planted_hits, planted_probability
+
+PLANTED_DRAWS, REFUTED_GAP = 200, 0.1      # REFUTED_GAP: the refuted case's bar, from the rule
+planted_rng = np.random.default_rng(1)
+planted_detected, planted_redrawn = [], 0
+for items in c21_draws[:PLANTED_DRAWS]:
+    flat = int(planted_rng.integers(L * H))
+    p_plant = planted_probability(hit_ambiguous[:, flat].mean(), hit_plain[:, flat].mean(), GAP_MIN)
+    while p_plant > 1:
+        planted_redrawn += 1
+        flat = int(planted_rng.integers(L * H))
+        p_plant = planted_probability(hit_ambiguous[:, flat].mean(), hit_plain[:, flat].mean(), GAP_MIN)
+    planted_ambiguous = hit_ambiguous.copy()
+    planted_ambiguous[:, flat] = planted_hits(hit_ambiguous[:, flat], p_plant, planted_rng)
+    planted_detected.append((planted_ambiguous - hit_plain)[items].mean(axis=0).max() >= REFUTED_GAP)
+print(f"planted heads detected in {np.mean(planted_detected):.0%} of {PLANTED_DRAWS} draws "
+      f"({planted_redrawn} heads drawn again)")
+report.number("c21_planted_detection_share", np.mean(planted_detected), kind="share")
+report.number("c21_planted_redrawn", planted_redrawn, "{:.0f}", kind="count")
+
 report.save()

@@ -106,4 +106,50 @@ report.data("issue19", {
             for name, r in c07.items()},
 })
 
+# %% [markdown]
+# ## Could the test see such heads? Planted ones (G1)
+#
+# C07 is refuted in MiniLM only if no head may take either role. Would a layer that has both
+# roles have escaped? In each of 200 draws, one layer and two distinct heads of it are drawn
+# at random: the first takes the previous-token role, the second the entity role, each at
+# the role's bar in expectation: every row of that head is overridden, with probability ½ and
+# independently, to put all its weight on the target; in the other rows the head keeps its
+# own attention, except that where its own top pick is the target, the target's weight moves
+# to its second choice. The same max-statistic test (a fresh seed in each draw) runs over all
+# 72 heads with the planted columns, and the draw counts as detected when some head may take
+# either role (the refuted case does not hold).
+
+# %% tags=["planted"]
+from explainer.planted_heads import planted_top_picks
+
+PLANTED_DRAWS = 200
+planted_rng = np.random.default_rng(1)
+c07_roles = {"previous_token": (nm_attention, nm_second, np.array([q - 1 for q in nm_second])),
+             "entity": (co_attention, it_pos, np.array(referent))}
+c07_rows = {name: query_rows(attention, queries) for name, (attention, queries, _) in c07_roles.items()}
+c07_everything = {name: [list(range(a.shape[-1])) for a in attention]
+                  for name, (attention, _, _) in c07_roles.items()}
+c07_top = {name: top_among(c07_rows[name], c07_everything[name]) for name in c07_roles}
+planted_counts = {name: [] for name in c07_roles}
+planted_detected = []
+for _ in range(PLANTED_DRAWS):
+    layer = int(planted_rng.integers(L))
+    pair = layer * H + planted_rng.choice(H, size=2, replace=False)     # previous-token head, entity head
+    possible = 0
+    for (name, (_, queries, targets)), flat in zip(c07_roles.items(), pair):
+        chosen = planted_rng.random(len(queries)) < 0.5
+        top = c07_top[name].copy()
+        top[:, flat] = planted_top_picks(c07_rows[name][:, flat], c07_everything[name], chosen, targets)
+        hits, p = top_pick_max_statistic(top, targets, c07_everything[name], n_draws=DRAWS,
+                                         seed=int(planted_rng.integers(1 << 30)))
+        low, high = wilson_interval(hits, len(queries))
+        possible += int(((high >= 0.5) & (p < ALPHA)).sum())
+        planted_counts[name].append(int(chosen.sum()))
+    planted_detected.append(possible > 0)
+print(f"planted heads detected in {np.mean(planted_detected):.0%} of {PLANTED_DRAWS} draws; mean counts "
+      + ", ".join(f"{name} {np.mean(k):.1f}" for name, k in planted_counts.items()))
+report.number("c07_planted_detection_share", np.mean(planted_detected), kind="share")
+report.number("c07_planted_k_previous", np.mean(planted_counts["previous_token"]), "{:.1f}")
+report.number("c07_planted_k_entity", np.mean(planted_counts["entity"]), "{:.1f}")
+
 report.save()

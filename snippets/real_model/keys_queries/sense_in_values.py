@@ -159,4 +159,43 @@ else:
                "这次运行分辨不出是否有头的值向量可靠地带着词义。")
 report.text("sense_outcome", en=outcome[0], zh=outcome[1])
 
+# %% [markdown]
+# ## Could the test see such a head? A planted one (G1)
+#
+# C36 is refuted only if the best head's whole interval lies below 0.6. Would a head that
+# reads the sense at 0.8 on average have escaped? In each of 200 draws one of the 60 heads
+# of layers 2-6, drawn at random, has its values replaced, word by word: the two senses'
+# class means removed, then ±s/2 standard deviations (of that word along u) added by sense
+# along one random unit direction u. s is the smallest step of 0.1 at which 50 planted
+# heads reach a mean held-out accuracy of 0.8 (the same probe). The planted head's accuracy
+# replaces its own, the best head is chosen again, its interval comes from 1,000 redraws of
+# the frames (a fresh seed in each draw), and the draw counts as detected when the upper end
+# reaches 0.6 (the refuted case does not hold).
+
+# %% tags=["planted"]
+from explainer.planted_senses import frame_interval, planted_draws, planted_size
+
+PLANTED_BAR, PLANTED_DRAWS, CALIBRATION_DRAWS = 0.8, 200, 50
+later_values = sense_vectors["V"][1:].permute(0, 2, 1, 3).reshape((L - 1) * H, len(sense_items), hs)
+planted_s, _ = planted_size(later_values, sense_truth, sense_frame_ids, sense_word_of, PLANTED_BAR,
+                            np.round(np.arange(1, 201) * 0.1, 1), CALIBRATION_DRAWS, seed=0)
+planted_rng = np.random.default_rng(1)
+planted_heads, planted_hits = planted_draws(later_values, sense_truth, sense_frame_ids, sense_word_of,
+                                            planted_s, PLANTED_DRAWS, planted_rng)
+planted_accuracy = planted_hits.double().mean(-1)                              # (draws,)
+planted_detected = []
+for flat, hits, accuracy in zip(planted_heads, planted_hits, planted_accuracy):
+    observed = sense_observed.clone()
+    observed[1 + flat // H, flat % H] = accuracy
+    best_layer, best_head = divmod(int(observed[1:].argmax()), H)
+    best_hits = hits if (best_layer, best_head) == (flat // H, flat % H) else sense_correct["V"][0, best_layer + 1, best_head]
+    _, high = frame_interval(best_hits, sense_frame_ids, len(FRAMES),
+                             np.random.default_rng(int(planted_rng.integers(1 << 30))))
+    planted_detected.append(high >= 0.6)
+print(f"planted size {planted_s:.1f} sd: mean accuracy {float(planted_accuracy.mean()):.2f}, "
+      f"detected in {np.mean(planted_detected):.0%} of {PLANTED_DRAWS} draws")
+report.number("planted_detection_share", np.mean(planted_detected), kind="share")
+report.number("planted_size", planted_s, "{:.1f}")
+report.number("planted_accuracy_mean", planted_accuracy.mean(), kind="share")
+
 report.save()

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "snippets"))
@@ -61,3 +62,41 @@ def test_drawing_every_frame_once_is_the_probe_on_the_items_as_they_are():
         hits.append(centroid_probe_correct(seen, torch.as_tensor(truth[mine])[None], frame_ids[mine], 5)[0])
     accuracy = torch.cat(hits, dim=1).double().mean(-1).view(2, 3)
     assert got["best"] == float(accuracy[1].max()) and got["layer1"] == float(accuracy[0].max())
+
+
+def _planted_design(n_frames=10, words=("a", "b"), d=6, seed=0):
+    """Random vectors for two words x n_frames frames x 2 senses, no sense in them."""
+    truth = np.tile(np.repeat([0, 1], n_frames), len(words))
+    frame_ids = np.tile(np.tile(np.arange(n_frames), 2), len(words))
+    word_of = np.repeat(words, 2 * n_frames)
+    vectors = torch.randn(len(truth), d, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    return vectors, truth, frame_ids, word_of
+
+
+def test_a_planted_sense_lies_along_u_at_its_size_word_by_word():
+    from explainer.planted_senses import planted_senses
+    from explainer.projection_baseline import without_class_means
+    vectors, truth, _, word_of = _planted_design()
+    u = torch.tensor([3.0, 4.0, 0, 0, 0, 0], dtype=torch.float64)   # normalised inside: (0.6, 0.8, 0, ...)
+    unit = u / u.norm()
+    planted = planted_senses(vectors, truth, word_of, 2.0, u)
+    for word in ("a", "b"):
+        rows = word_of == word
+        base = without_class_means(vectors[rows], truth[rows])
+        gap = planted[rows][truth[rows] == 1].mean(0) - planted[rows][truth[rows] == 0].mean(0)
+        # the senses differ only along u, by size (2) standard deviations of the word along u
+        assert torch.allclose(gap, 2.0 * (base @ unit).std() * unit, atol=1e-10)
+    assert torch.allclose(planted_senses(vectors, truth, word_of, 0.0, u).mean(0), vectors.mean(0), atol=1e-10)
+
+
+def test_a_large_planted_sense_is_read_always_and_the_size_search_finds_the_first_step():
+    from explainer.planted_senses import frame_interval, planted_draws, planted_size, probe_hits
+    vectors, truth, frame_ids, word_of = _planted_design()
+    heads = torch.stack([vectors, vectors.flip(0)])                  # two "heads"
+    chosen, hits = planted_draws(heads, truth, frame_ids, word_of, 100.0, 5, np.random.default_rng(0))
+    assert chosen.shape == (5,) and set(chosen) <= {0, 1} and bool(hits.all())
+    assert frame_interval(hits[0], frame_ids, 10, np.random.default_rng(0)) == (1.0, 1.0)
+    assert planted_size(heads, truth, frame_ids, word_of, 0.99, np.array([0.0, 100.0]), 5) == (100.0, 1.0)
+    assert probe_hits(vectors[None], truth, frame_ids, word_of).shape == (1, len(truth))
+    with pytest.raises(ValueError):
+        planted_size(heads, truth, frame_ids, word_of, 1.01, np.array([0.0, 100.0]), 5)
