@@ -340,9 +340,11 @@ def chase_laser_link(p, tgt):
             "cat_to_laser": w[:, :, SUBJECT_POS, OBJECT_POS].amax(-1)}        # (M,): larger head
 
 
-def train(params, tgt, steps, batch_size=32, after_step=None):
+def train(params, tgt, steps, batch_size=32, after_step=None, extra_loss=None):
     """Adam on all models at once, each on its own corpus; every model sees the same sentences.
-    ``after_step(t)``, if given, is called without gradients after update t = 1 … steps."""
+    ``after_step(t)``, if given, is called without gradients after update t = 1 … steps.
+    ``extra_loss(self_weights, rows)``, if given, adds an (M,) term computed from the encoder's
+    self-attention weights of the same pass (the planted arm of C17)."""
     train_index = torch.tensor(train_rows)
     # foreach: one update for all parameter tensors at once (much faster for many small ones).
     optimizer = torch.optim.Adam(params.values(), lr=3e-3, foreach=True)
@@ -350,13 +352,15 @@ def train(params, tgt, steps, batch_size=32, after_step=None):
     for step in range(steps):
         rows = train_index[torch.randint(len(train_rows), (batch_size,), generator=batches)]  # (B,)
         tgt_in, tgt_out = batch_targets(tgt, rows)         # (M, B, L): each model's own English
-        logits, _ = decode(params, encode(params, src_all[rows])[0], tgt_in,   # (M, B, L, vocab)
-                           reads=tgt[2])
+        memory, self_weights = encode(params, src_all[rows])
+        logits, _ = decode(params, memory, tgt_in, reads=tgt[2])    # (M, B, L, vocab)
         M = len(logits)
         per_model = F.cross_entropy(logits.flatten(0, 2), tgt_out.flatten(), ignore_index=PAD,
                                     reduction="none").view(M, -1)
         # Sum of each model's mean loss: each model gets its own loss's gradient.
         loss = ((per_model.sum(-1)) / (tgt_out != PAD).view(M, -1).sum(-1)).sum()
+        if extra_loss is not None:
+            loss = loss + extra_loss(self_weights, rows).sum()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

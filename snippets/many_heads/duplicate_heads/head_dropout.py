@@ -277,4 +277,84 @@ for lang in LANGS:
     fig.tight_layout()
     report.figure("what_heads_carry", fig, lang, alt=text["alt"], caption=text["caption"])
 
+# %% [markdown]
+# ## Could the R² comparison see complementary heads? The planted check
+#
+# The rule refutes the source when head dropout makes the heads *more*
+# predictable from each other. That stands only if the same R² comparison
+# finds heads that certainly are complementary. 32 draws (seed *i*, fixed
+# whatever the run above uses): the no-dropout and head-dropout models again
+# (stack A), and a planted model per draw (stack B) trained like the dropout
+# model plus a penalty that makes its heads look at different places: at the
+# adverbs and *it*, the heads' patterns must end at least a tenth less alike
+# (`scored_similarity`) than the no-dropout model's of the same draw, on
+# sentences used by neither the fit nor the test (seeded 777). The penalty's
+# weight is the first of 1, 10, 100 at which 29 of 32 draws meet this; R² is
+# computed only then. A draw is valid if the penalty was met, every head's
+# removal raises the loss by at least 0.01, and pairs of heads are less
+# duplicated than in both the no-dropout and the dropout model of the draw
+# (Red: what removing two heads costs beyond the two singles, on the 777
+# sentences); it is detected if valid and its R² is below the no-dropout
+# model's.
+
+# %%
+from explainer.pattern_hinge import PatternHinge, hinge, similarity_on
+
+DRAWS, LAMBDAS, MARGIN = list(range(32)), (1.0, 10.0, 100.0), 0.9
+hinge_tokens, hinge_targets, _ = batch(random.Random(777), 400)   # neither the fit nor the test sentences
+stack_a, arms_a = train_with_and_without(DRAWS)
+none_a, dropout_a = arms_a["none"], arms_a["dropout"]
+target = similarity_on(stack_a, hinge_tokens)[none_a]               # T_i: (32,)
+for lam in LAMBDAS:                                                 # the ladder reads S on 777 only
+    planted = PatternHinge.from_seeds(config, DRAWS)
+    train_batched(planted, task, steps=STEPS, batch_size=16, data_seeds=DRAWS,
+                  head_dropout=torch.full((len(DRAWS),), HEAD_DROPOUT),
+                  extra_loss=lambda m: hinge(m, target, lam, MARGIN))
+    planted_similarity = similarity_on(planted, hinge_tokens)
+    hinge_met = planted_similarity <= MARGIN * target                # (32,)
+    print(f"lambda {lam:g}: hinge met in {int(hinge_met.sum())} of {len(DRAWS)} draws")
+    if hinge_met.sum() >= 29:
+        break
+
+
+def duplication(model):
+    """Red per model on the 777 sentences: mean over the 6 pairs of heads of what removing both
+    costs beyond removing each alone, (M,); and each head's own cost, (M, nh)."""
+    single = torch.stack([loss_rise(model, [h], hinge_tokens, hinge_targets) for h in range(N_HEADS)], 1)
+    pairs = [(g, h) for g in range(N_HEADS) for h in range(g + 1, N_HEADS)]
+    extra = [loss_rise(model, [g, h], hinge_tokens, hinge_targets) - single[:, g] - single[:, h] for g, h in pairs]
+    return torch.stack(extra, 1).mean(1), single
+
+
+red_a, _ = duplication(stack_a)
+red_planted, single_planted = duplication(planted)
+heads_all_used = single_planted.amin(1) >= 0.01
+less_duplicated = red_planted < red_a[none_a]
+less_duplicated_than_dropout = red_planted < red_a[dropout_a]
+valid = hinge_met & heads_all_used & less_duplicated & less_duplicated_than_dropout
+r2_none_a = predictability(head_outputs(stack_a, fit_tokens)[none_a],
+                           head_outputs(stack_a, test_tokens)[none_a]).mean(1)        # (32,)
+r2_planted = predictability(head_outputs(planted, fit_tokens), head_outputs(planted, test_tokens)).mean(1)
+planted_less_redundant = r2_planted - r2_none_a < 0                                   # the rule's test
+detected = valid & planted_less_redundant
+_, planted_accuracy = evaluate_batched(planted, test_tokens, test_targets)
+print({"valid": valid.int().tolist(), "less_redundant": planted_less_redundant.int().tolist()})
+
+# %%
+report.number("planted_draws", len(DRAWS), kind="count")
+report.number("planted_detected", detected.sum(), kind="count")
+report.number("planted_detection_share", detected.float().mean(), kind="share")
+report.number("planted_valid_draws", valid.sum(), kind="count")
+report.number("planted_hinge_met_draws", hinge_met.sum(), kind="count")
+report.number("planted_heads_all_used_draws", heads_all_used.sum(), kind="count")
+report.number("planted_less_duplicated_draws", less_duplicated.sum(), kind="count")
+report.number("planted_less_duplicated_than_dropout_draws", less_duplicated_than_dropout.sum(), kind="count")
+report.number("planted_lambda", lam, "{:g}")
+report.number("planted_hinge_failed", int(hinge_met.sum() < 29), kind="count")
+report.number("planted_less_redundant_draws", planted_less_redundant.sum(), kind="count")
+report.number("planted_pattern_similarity_mean", planted_similarity.mean(), "{:.3f}")
+report.number("none_pattern_similarity_mean", target.mean(), "{:.3f}")
+report.number("planted_accuracy_mean", planted_accuracy.mean(), kind="share")
+report.number("planted_margin", MARGIN, "{:.1f}")
+
 report.save()

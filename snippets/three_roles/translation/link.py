@@ -35,6 +35,7 @@ import numpy as np
 import torch
 
 from explainer.translation_toy import ARMS, make_models, measure, model_targets, train
+from explainer.translation_planted import link_by_head
 
 torch.set_num_threads(1)
 SEEDS = list(range(n_seeds(8)))   # the build trains more when a verdict is undecided
@@ -285,5 +286,13 @@ for lang in LANGS:
     report.figure("self_attention", fig, lang, alt=text["self_alt"].format(n=N_SEEDS),
                   caption=text["self_caption"].format(n=N_SEEDS, full=int(got["object_dependent_link_seeds"]),
                                                       forced=int(got["forced_link_seeds"])))
+
+# A note the rule never reads (C17's planted check, version 2): the seeds of the full model whose link
+# fires only in heads where the control (the edge keeps its weight, carrying 红球's value) breaks it too.
+heads = link_by_head({k: v[in_object_dependent].detach() for k, v in params.items()},
+                     tuple(x[in_object_dependent] for x in tgt))
+fragile = heads["link"].any(-1) & ~(heads["link"] & ~heads["control_breaks"]).any(-1)      # (n,)
+report.number("object_dependent_control_breaks_seeds", fragile.sum(), kind="count",
+              per_seed=fragile.float(), of="count")
 
 report.save()

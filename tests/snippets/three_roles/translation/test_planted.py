@@ -1,8 +1,10 @@
-"""C17's planted arm (three_roles.translation.planted): the verb's-place mask of the shared toy
-(explainer.translation_toy.make_planted), greedy decoding under a per-position mask, the
-"plant took" diagnostic, and the recorded counts recomputed from their per-seed values; the
-verdict is the rule's (docs/claims.yml)."""
+"""C17's planted arms (three_roles.translation.planted, version 2): the verb's-place mask of the
+shared toy (explainer.translation_toy.make_planted), greedy decoding under a per-position mask,
+the "plant took" diagnostic; plant 2's hinge (explainer.translation_planted), the 红球 control,
+the per-head link test against the rule's, and the recorded counts; the verdict is the rule's
+(docs/claims.yml)."""
 
+import math
 import sys
 from pathlib import Path
 
@@ -115,16 +117,84 @@ def test_the_verb_follows_the_object_means_the_three_reference_verbs_teacher_for
         assert not t.verb_by_object(biased, tgt).any()
 
 
-def test_the_counts_are_their_per_seed_values(results):
+def test_the_hinge_is_zero_with_no_gradient_once_its_comparison_holds():
+    from explainer.translation_planted import chase_aux_loss
+    rows = torch.tensor([t.sources.index(["猫", "追逐", "激光点"]), t.sources.index(["狗", "看着", "猫"])])
+    # head 0 of 追逐's row: object 0.6, subject 0.3 (0.6 ≥ 1.1 · 0.3): met; then 0.3 and 0.6: not met
+    for obj, subj, zero in ((0.6, 0.3, True), (0.3, 0.6, False)):
+        w = torch.full((2, 2, 2, 3, 3), 1 / 3)
+        w[:, :, 0, t.VERB_POS] = torch.tensor([subj, 1 - obj - subj, obj])
+        w.requires_grad_()
+        loss = chase_aux_loss(torch.tensor([1.0, 10.0]))(w, rows)            # (M,)
+        loss.sum().backward()
+        if zero:
+            assert torch.equal(loss, torch.zeros(2)) and torch.equal(w.grad, torch.zeros_like(w))
+        else:
+            gap = math.log(1.1) + math.log(subj) - math.log(obj)
+            # only the row whose verb is 追逐 counts, averaged over those rows (one here)
+            assert torch.allclose(loss, torch.tensor([gap, 10 * gap]))
+            assert w.grad[:, 1].abs().sum() == 0 and w.grad[:, 0, 1].abs().sum() == 0
+
+
+def test_a_batch_without_a_chase_row_adds_nothing():
+    from explainer.translation_planted import chase_aux_loss
+    rows = torch.tensor([t.sources.index(["狗", "看着", "猫"])])
+    assert torch.equal(chase_aux_loss(torch.ones(3))(torch.rand(3, 1, 2, 3, 3), rows), torch.zeros(3))
+
+
+def test_with_weight_zero_the_plant_trains_as_the_tested_model():
+    params, tgt = planted((0, 1))
+    tgt = (tgt[0], tgt[1], torch.ones_like(tgt[2]))
+    from explainer.translation_planted import chase_aux_loss
+    twin = {k: v.detach().clone().requires_grad_() for k, v in params.items()}
+    t.train(params, tgt, 3)
+    t.train(twin, tgt, 3, extra_loss=chase_aux_loss(torch.zeros(2)))
+    for k in params:
+        assert torch.equal(params[k], twin[k]), k
+
+
+def test_the_control_keeps_the_edge_weight_and_changes_only_its_value():
+    from explainer.translation_planted import encode_stand_in
+    params, _ = planted((0, 1))
+    src = t.src_all[[t.sources.index(t.TEST)]]
+    with torch.no_grad():
+        memory, weights = t.encode(params, src)
+        same, same_weights = encode_stand_in(params, src, 0, word="激光点")   # its own object: no change
+        other, other_weights = encode_stand_in(params, src, 1)                 # 红球 in head 1
+    assert torch.equal(weights, same_weights) and torch.equal(weights, other_weights)
+    assert torch.allclose(memory, same, atol=1e-6)
+    # the edge 追逐 → object only: the other positions are untouched, the verb's changes
+    assert torch.equal(memory[:, :, [t.SUBJECT_POS, t.OBJECT_POS]], other[:, :, [t.SUBJECT_POS, t.OBJECT_POS]])
+    assert not torch.allclose(memory[:, :, t.VERB_POS], other[:, :, t.VERB_POS])
+
+
+def test_the_link_per_head_is_the_rules_link_test():
+    from explainer.translation_planted import link_by_head, translate_memory
+    params, tgt = planted((0, 1))
+    full = (tgt[0], tgt[1], torch.ones_like(tgt[2]))
+    t.train(params, full, 60)
+    for target in (tgt, full):
+        heads, rule = link_by_head(params, target), t.chase_laser_link(params, target)
+        for key in ("link", "link_attention", "link_breaks"):
+            assert torch.equal(heads[key].any(-1), rule[key].bool()), key
+        test = [t.sources.index(t.TEST)]
+        with torch.no_grad():
+            plain = translate_memory(params, target, test, t.encode(params, t.src_all[test])[0])
+        assert torch.equal(plain, t.translate(params, target, test))
+
+
+def test_the_counts_add_up(results):
     r = results("three_roles.translation.planted")
-    n = r.number("n_seeds")
-    link, attention, breaks = (r.per_seed(k) for k in ("planted_link_seeds", "planted_link_attention_seeds",
-                                                       "planted_link_breaks_seeds"))
-    correct = r.per_seed("planted_correct_seeds")
-    assert len(link) == n
-    for key in ("planted_link_seeds", "planted_correct_seeds", "planted_link_attention_seeds",
-                "planted_link_breaks_seeds", "planted_object_used_seeds"):
-        assert r.number(key) == sum(r.per_seed(key))
-    # a link is its attention conditions and a cut that breaks a translation that was exact
-    assert all(k <= min(a, b, c) for k, a, b, c in zip(link, attention, breaks, correct))
-    assert r.number("planted_detection_share") == r.number("planted_link_seeds") / n
+    n = r.number("planted_draws")
+    assert n == 32
+    for plant in ("masked", "unmasked"):
+        detected, valid = r.number(f"planted_{plant}_detected"), r.number(f"planted_{plant}_valid_draws")
+        link = r.number(f"planted_{plant}_link_draws")
+        assert detected + r.number(f"planted_{plant}_control_breaks_draws") <= min(valid, link)
+        assert link <= min(r.number(f"planted_{plant}_link_attention_draws"),
+                           r.number(f"planted_{plant}_link_breaks_draws"), r.number(f"planted_{plant}_correct_draws"))
+    assert r.number("planted_valid_draws") == min(r.number("planted_masked_valid_draws"),
+                                                  r.number("planted_unmasked_valid_draws"))
+    assert r.number("planted_detection_share") == min(r.number("planted_masked_detected"),
+                                                      r.number("planted_unmasked_detected")) / n
+    assert r.number("planted_unmasked_weight") in (1, 10, 100)
