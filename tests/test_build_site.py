@@ -48,3 +48,32 @@ def test_the_inputs_key_changes_with_what_a_build_reads_and_only_with_that(tmp_p
     assert build_site.inputs_key(tmp_path / "elsewhere", tmp_path) != key
     monkeypatch.setenv("EXPLAINER_NO_EXEC", "1")
     assert build_site.inputs_key(site, tmp_path) != key
+
+
+def test_a_site_dir_becomes_a_copy_of_the_other_only_when_that_one_is_current(tmp_path, monkeypatch):
+    """make test after make build: the tests' site dir is copied from site/ when site/ was built
+    from the inputs there are now, and built anew when it was not (or was never finished)."""
+    monkeypatch.setattr(build_site, "BUILT", tmp_path / "built")
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "page.md").write_text("a page")
+    site, tests_site = root / "site", root / "test-site"
+    for d in (site, site / "zh"):
+        d.mkdir(parents=True)
+        (d / "index.html").write_text(f"<p>{d.name}</p>")
+
+    def copied() -> bool:
+        return build_site.copy_of_current(tests_site, (site,), root) == site
+
+    assert not copied()                                   # site/ carries no stamp: never finished
+    build_site.BUILT.mkdir()
+    build_site._stamp(site).write_text(build_site.inputs_key(site, root))
+    (root / "docs" / "page.md").write_text("a page, edited after the build")
+    assert not copied() and not tests_site.exists()       # built from other inputs
+    (root / "docs" / "page.md").write_text("a page")
+    assert copied()
+    assert (tests_site / "zh" / "index.html").read_text() == "<p>zh</p>"
+    assert build_site.is_current(tests_site, root)
+    (site / "zh" / "index.html").unlink()
+    tests_site_again = root / "test-site-2"
+    assert build_site.copy_of_current(tests_site_again, (site,), root) is None   # half a site
