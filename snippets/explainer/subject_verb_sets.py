@@ -1,5 +1,7 @@
 """C32's sentences at issue 33's size: the templates of head_role_sets.subject_verb_sentences
-(its word lists, imported, not copied), grown to 168 sentences.
+(its word lists, imported, not copied), grown to 168 sentences — or to 240, the claim's
+item_cap, for G2's one more look (128 object relatives, 56 subject relatives, 56 prepositional
+phrases: the same templates, the same cycles of inner lengths and sentence shapes).
 
 - 96 of 168 carry an object relative clause whose inner material (the words between the
   relative pronoun and the clause's verb) is 1 to 4 words long, 24 sentences each: a pronoun
@@ -21,7 +23,8 @@ from dataclasses import dataclass, field
 from explainer.head_role_sets import (ACTOR_ADJECTIVES, ACTORS, LATER, MAIN_VERBS, PLACES,
                                       SUBJECT_NOUNS, TRANSITIVE)
 
-KINDS = (("object_relative", 96), ("subject_relative", 36), ("prepositional", 36))
+KINDS = {168: (("object_relative", 96), ("subject_relative", 36), ("prepositional", 36)),
+         240: (("object_relative", 128), ("subject_relative", 56), ("prepositional", 56))}
 PRONOUNS = ["they", "we", "she", "he"]                 # inner material of one word
 DETERMINERS = ["the", "a", "his", "her", "their"]
 AFTER_VERB = ["at", "near", "by"]                      # a prepositional phrase after the verb
@@ -40,11 +43,11 @@ class SubjectVerbItem:
     verb_final: bool = False    # is the subject's verb the sentence's last word?
 
 
-def subject_verb_items(seed: int = 0) -> list[SubjectVerbItem]:
-    """168 sentences, the same on every run (``seed``)."""
+def subject_verb_items(n: int = 168, seed: int = 0) -> list[SubjectVerbItem]:
+    """``n`` sentences (168, or 240 for the one more look), the same on every run (``seed``)."""
     rng = random.Random(seed)
     out = []
-    for kind, count in KINDS:
+    for kind, count in KINDS[n]:
         for i in range(count):
             subject, actor = rng.choice(SUBJECT_NOUNS), rng.choice(ACTORS)
             inner, verb = rng.choice(TRANSITIVE), rng.choice(MAIN_VERBS)

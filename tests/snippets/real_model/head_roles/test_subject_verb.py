@@ -53,10 +53,11 @@ def test_resampling_draws_whole_items_within_their_kind():
     assert (draws == stratified_draws(kinds, draws=50, seed=3)).all()
 
 
-def test_sentence_set_meets_the_rule():
+@pytest.mark.parametrize("n", [168, 240])     # the first look, and the one more look at item_cap
+def test_sentence_set_meets_the_rule(n):
     from explainer.minilm import Tokenizer
-    tokens, items = Tokenizer().tokens, subject_verb_items()
-    assert len(items) >= 160 and len({s.text for s in items}) == len(items)
+    tokens, items = Tokenizer().tokens, subject_verb_items(n)
+    assert len(items) == n and len({s.text for s in items}) == len(items)
     relative = [s for s in items if s.kind == "object_relative"]
     assert len(relative) >= len(items) / 2
     assert {s.inner_words for s in relative} == {1, 2, 3, 4}
