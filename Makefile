@@ -41,8 +41,12 @@ serve: build
 preview: setup
 	$(BIN)/python -m tools.pages.preview --port $(PORT)
 
+# The tests' site is built first (the snippets, both languages, the PDFs; a copy of site/ when
+# make build made that from the same inputs), so that the test files can then run on every core
+# (pytest-xdist, one file per worker at a time), none of them building or running anything again.
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m tools.pages.build_site --site-dir .cache/test-site
+	$(BIN)/python -m pytest --numprocesses auto --maxprocesses 4 --dist loadfile
 
 # Every notebook run in full in a fresh kernel outside the checkout (make test runs their cells
 # once, in the build, as a notebook does, and one notebook of each kind in a fresh kernel).
