@@ -45,27 +45,7 @@ report.number("weight_it_street", weights[STREET], "{:.1%}")
 # ## The picture
 
 # %%
-TEXT = {
-    "en": {
-        "steps": ["a claim from the\nsource explanations", "code that tests it,\nrun at build time",
-                  "numbers, figures\nand a verdict"],
-        "label": "a layer built by hand: {:.0%} of the attention of “it”",
-        "alt": "The sentence The animal didn't cross the street because it was too tired, with "
-               "arcs from it to every word in a layer built by hand; the arc to animal is by far the thickest. Below, "
-               "three boxes joined by arrows: a claim from the source explanations, code that "
-               "tests it, numbers, figures and a verdict.",
-        "caption": "Every page works like this: take a claim, build it in code, run it, and "
-                   "report what was measured.",
-    },
-    "zh": {
-        "steps": ["原文里的一条论断", "检验它的代码，\n构建时运行", "数字、图表\n和结论"],
-        "label": "手工搭出的注意力层：“it”的注意力有 {:.0%}",
-        "alt": "句子 The animal didn't cross the street because it was too tired，从 it 向每个词元"
-               "画出弧线（一个手工搭出的注意力层），通向 animal 的那条最粗。下方三个方框用箭头相连：原文里的一条论断、"
-               "检验它的代码、数字图表和结论。",
-        "caption": "每一页都是这样做的：拿一条论断，用代码搭出来，跑一遍，报告测到了什么。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: index.strings.toml
 ARC, BOX = "#d95f02", "#1b9e77"
 
 

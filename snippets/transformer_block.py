@@ -228,25 +228,7 @@ report.number("exercise_mlp_params_1x", sum(p.numel() for p in narrow.parameters
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {"key": "position attended to (key)", "query": "position attending (query)",
-           "weight": "attention weight", "position": "position", "change": "change of the output",
-           "masked": "with the causal mask", "unmasked": "without the mask",
-           "mask_alt": "An 8 by 8 heatmap of attention weights with the causal mask: every cell above "
-                       "the diagonal is empty (weight 0), so each position attends only to itself and "
-                       "earlier positions.",
-           "mask_caption": "With the causal mask, no position gives any weight to a later one.",
-           "change_alt": "Bars per position: how much each output changes when only the last token is "
-                         "changed. With the mask only position 8 moves; without it every position moves.",
-           "change_caption": "Change the last token: with the mask, only the last position notices."},
-    "zh": {"key": "被关注的位置（键）", "query": "发出关注的位置（查询）",
-           "weight": "注意力权重", "position": "位置", "change": "输出的变化",
-           "masked": "有因果掩码", "unmasked": "无掩码",
-           "mask_alt": "8×8 的注意力权重热图，带因果掩码：对角线以上的格子全空（权重为 0），每个位置只关注自己和之前的位置。",
-           "mask_caption": "有了因果掩码，任何位置都不会给后面的位置分配权重。",
-           "change_alt": "每个位置一根柱子：只改动最后一个词元时，各位置的输出变化多少。有掩码时只有第 8 个位置变了；没有掩码时每个位置都变了。",
-           "change_caption": "只改最后一个词元：有掩码时，只有最后一个位置察觉得到。"},
-}
+TEXT = report.figure_text()   # the figures' words: transformer_block.strings.toml
 labels = [str(i + 1) for i in range(T)]
 for lang in LANGS:
     t = TEXT[lang]

@@ -115,9 +115,27 @@ def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_withou
     for strings in sorted((ROOT / "snippets").rglob("*.strings.toml")):
         snippet = strings.with_name(strings.name.removesuffix(".strings.toml") + ".py")
         described, bare = described_in_code_and_bare(snippet.read_text(encoding="utf-8"))
-        keys = set(tomllib.loads(strings.read_text(encoding="utf-8")))
+        keys = set(tomllib.loads(strings.read_text(encoding="utf-8"))) - {"figure_text"}   # figures' words
         if keys != bare:
             wrong[strings.relative_to(ROOT).as_posix()] = {
                 "no such bare call": sorted(keys - bare), "not in the file": sorted(bare - keys),
                 "described twice": sorted(keys & described)}
+    assert wrong == {}, wrong
+
+
+def test_a_snippet_reads_figure_words_exactly_when_its_strings_file_has_them():
+    """``report.figure_text()`` in a snippet, and ``[figure_text.en]``/``[figure_text.zh]`` in its
+    strings file with the same names in both: one without the other fails without running anything."""
+    import tomllib
+
+    wrong = {}
+    for snippet in sorted((ROOT / "snippets").rglob("*.py")):
+        if "build" in snippet.relative_to(ROOT / "snippets").parts:
+            continue
+        reads = "report.figure_text()" in snippet.read_text(encoding="utf-8")
+        strings = snippet.with_suffix(".strings.toml")
+        words = tomllib.loads(strings.read_text(encoding="utf-8")).get("figure_text") if strings.is_file() else None
+        has = words is not None and set(words) == {"en", "zh"} and set(words["en"]) == set(words["zh"])
+        if reads != has:
+            wrong[snippet.relative_to(ROOT).as_posix()] = {"reads": reads, "has both languages' words": has}
     assert wrong == {}, wrong

@@ -257,3 +257,50 @@ def test_a_description_cites_a_recorded_number_as_each_language_writes_it(tmp_pa
     path.write_text('[seeds]\nen = "≥ {gone}"\nzh = "≥ {gone}"\n', encoding="utf-8")
     with pytest.raises(snippet_runner.SnippetError, match="no number the snippet records"):
         snippet_runner.with_strings({"numbers": {"seeds": {"value": 3.0}}}, path)
+
+
+FIGURE_WORDS = ('[heads]\nen = "heads that pass"\nzh = "通过检验的头数"\n\n'
+                '[figure_text.en]\ntitle = "Two heads"\nticks = ["one", "two"]\n\n'
+                '[figure_text.zh]\ntitle = "两个头"\nticks = ["一", "二"]\n')
+
+
+def test_a_figures_words_are_read_by_the_run_and_key_its_cache_but_a_description_does_not(tmp_path, monkeypatch):
+    """The figures' words (``[figure_text.en]``/``.zh``) are drawn by the run: editing them runs the
+    snippet again; editing a number's description does not (it is read at every build)."""
+    from explainer import report as report_module
+
+    snippet = tmp_path / "views.py"
+    snippet.write_text("x = 1\n", encoding="utf-8")
+    strings = tmp_path / "views.strings.toml"
+    strings.write_text(FIGURE_WORDS, encoding="utf-8")
+    monkeypatch.setattr(report_module, "STRINGS_DIR", tmp_path)
+    monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path / "out"))
+    words = report_module.Report("views").figure_text()
+    assert words == {"en": {"title": "Two heads", "ticks": ["one", "two"]},
+                     "zh": {"title": "两个头", "ticks": ["一", "二"]}}
+    assert snippet_runner.figure_text(snippet) == words
+    key = snippet_runner.cache_key(snippet, "env")
+    strings.write_text(FIGURE_WORDS.replace("heads that pass", "heads that passed"), encoding="utf-8")
+    assert snippet_runner.cache_key(snippet, "env") == key
+    strings.write_text(FIGURE_WORDS.replace("Two heads", "Both heads"), encoding="utf-8")
+    assert snippet_runner.cache_key(snippet, "env") != key
+    # the build's reading of the descriptions passes the figures' table by
+    results = {"numbers": {"heads": {"value": 2.0, "text": "2"}}}
+    assert snippet_runner.with_strings(results, strings)["numbers"]["heads"]["about"]["en"] == "heads that pass"
+    strings.write_text(FIGURE_WORDS.replace('ticks = ["一", "二"]\n', ""), encoding="utf-8")
+    with pytest.raises(ValueError, match="the same names"):
+        report_module.Report("views").figure_text()
+
+
+def test_a_notebook_carries_the_figures_words_written_out(tmp_path):
+    """Colab has no strings file beside the notebook: the cell that reads the words shows them."""
+    from tools.running import notebooks
+
+    snippet = tmp_path / "views.py"
+    snippet.write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "views.strings.toml").write_text(FIGURE_WORDS, encoding="utf-8")
+    cell = notebooks.with_figure_text("import numpy as np\nTEXT = report.figure_text()   # words\nLANGS = 2", snippet)
+    namespace = {}
+    exec(cell.replace("import numpy as np\n", ""), namespace)
+    assert namespace["TEXT"] == snippet_runner.figure_text(snippet) and namespace["LANGS"] == 2
+    assert notebooks.with_figure_text("y = other.figure_text()", snippet) == "y = other.figure_text()"

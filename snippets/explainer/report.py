@@ -100,6 +100,9 @@ def formatted(value: float, fmt: str = "{:.3f}", kind: str = "") -> dict[str, st
     return {"en": text, "zh": text}
 
 
+STRINGS_DIR = Path(__file__).resolve().parents[1]   # snippets/: each snippet's strings file beside it
+
+
 class Report:
     def __init__(self, name: str | None = None):
         self.name = name or Path(sys.argv[0]).stem
@@ -156,6 +159,19 @@ class Report:
             self.numbers[key]["resampled"] = resampled
         print(f"{key} = {self.numbers[key]['text']}")
         return value
+
+    def figure_text(self) -> dict[str, dict]:
+        """The words of this snippet's figures (titles, labels, alt texts, captions), by
+        language: the ``[figure_text.en]`` and ``[figure_text.zh]`` tables of its strings file
+        beside it (snippets/three_roles/views.strings.toml for "three_roles.views"). A notebook
+        carries them written out in its cell instead (tools/running/notebooks.py)."""
+        import tomllib
+
+        path = STRINGS_DIR.joinpath(*self.name.split(".")).with_suffix(".strings.toml")
+        tables = tomllib.loads(path.read_text(encoding="utf-8")).get("figure_text", {})
+        if set(tables) != {"en", "zh"} or set(tables["en"]) != set(tables["zh"]):
+            raise ValueError(f"{path}: [figure_text.en] and [figure_text.zh] need the same names")
+        return tables
 
     def text(self, key: str, *, en: str, zh: str) -> None:
         """Keep a phrase that states an outcome, built from the numbers by the snippet (so a

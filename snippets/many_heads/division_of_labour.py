@@ -273,39 +273,7 @@ model.position_embedding.data.copy_(saved)
 # the curves show every seed faintly and the mean over seeds boldly.
 
 # %%
-TEXT = {
-    "en": {
-        "head": "layer {} head {}", "previous": "previous-token {:.2f}", "induction": "induction {:.2f}",
-        "key": "key position", "query": "query position",
-        "maps_alt": "Attention maps of the four heads of the first seed's model for one sequence whose "
-                    "segment appears twice. A layer-0 head is bright on the diagonal just below the main "
-                    "one (previous token). Layer-1 heads, inside the second copy, are bright on an "
-                    "off-diagonal stripe that points at the token after the earlier copy.",
-        "maps_caption": "First seed: best previous-token score {p:.2f} in layer 0, best induction score {i:.2f} in layer 1.",
-        "step": "training step", "score": "score / accuracy",
-        "acc": "accuracy, 2 layers", "prev": "best previous-token score, layer 0",
-        "ind": "best induction score, layer 1", "c_acc": "accuracy, 1-layer control",
-        "curve_alt": "Scores over 300 training steps, one faint line per seed and a bold mean: the "
-                     "layer-0 previous-token score, the layer-1 induction score and the accuracy of the "
-                     "2-layer model, and the 1-layer control's accuracy.",
-        "curve_caption": "{split} of {seeds} seeds end with a previous-token head in layer 0 and an induction "
-                         "head in layer 1; mean accuracy {acc:.2f}, against {control:.2f} for the 1-layer control.",
-    },
-    "zh": {
-        "head": "第 {} 层 头 {}", "previous": "前一个词元 {:.2f}", "induction": "归纳 {:.2f}",
-        "key": "键的位置", "query": "查询的位置",
-        "maps_alt": "第一个种子的模型在一条含重复片段的序列上，四个头的注意力图。第 0 层有一个头在主对角线下方那条斜线上发亮"
-                    "（前一个词元）。第 1 层的头在第二份拷贝里沿一条偏离对角线的斜线发亮，指向上一次出现之后的那个词。",
-        "maps_caption": "第一个种子：第 0 层最高的前一个词元得分 {p:.2f}，第 1 层最高的归纳得分 {i:.2f}。",
-        "step": "训练步数", "score": "得分 / 准确率",
-        "acc": "准确率（两层）", "prev": "第 0 层最高的前一个词元得分",
-        "ind": "第 1 层最高的归纳得分", "c_acc": "准确率（单层对照）",
-        "curve_alt": "300 步训练中各项得分的变化，每个种子一条淡线，粗线是平均：两层模型第 0 层的前一个词元得分、"
-                     "第 1 层的归纳得分和准确率，以及单层对照模型的准确率。",
-        "curve_caption": "{split}/{seeds} 个种子在训练结束时第 0 层有前一个词元头、第 1 层有归纳头；"
-                         "平均准确率 {acc:.2f}，单层对照模型为 {control:.2f}。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: division_of_labour.strings.toml
 example_seed = 0
 example = int((probe[1] != IGNORE).sum(dim=1).argmax())        # a sequence with a long repeat
 steps = [h["step"] for h in history]

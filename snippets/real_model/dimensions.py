@@ -280,26 +280,7 @@ report.number("exercise_all_verbs_heads", (all_p < 0.05).sum(), "{:.0f}", kind="
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {"null": "rotated spaces: best of 72 heads", "observed": "MiniLM's own basis: best head",
-           "statistic": "shared coordinate, min(AUC_q, AUC_k)", "draws": "rotations",
-           "terms": "q_i k_i (sorted)", "coordinate_rank": "coordinates, largest term first",
-           "head": "head {}-{}",
-           "alt": "Left: histogram of the best shared-coordinate statistic over the 72 heads in {n} random "
-                  "rotations, with a line at MiniLM's own best head ({s}). Right: the 32 terms q_i k_i of the "
-                  "eating verbs' advantage in head {l}-{h}, sorted; the largest carries {t} of the sum.",
-           "caption": "Left: MiniLM's best shared coordinate against the best of randomly rotated coordinates "
-                      "(p = {p}). Right: how the eating-verb advantage of head {l}-{h} splits over its 32 "
-                      "coordinates."},
-    "zh": {"null": "旋转后的空间：72 个头中的最大值", "observed": "MiniLM 自己的基底：最好的头",
-           "statistic": "共享坐标 min(AUC_q, AUC_k)", "draws": "旋转次数",
-           "terms": "q_i k_i（排序后）", "coordinate_rank": "坐标，按该项从大到小",
-           "head": "头 {}-{}",
-           "alt": "左图：{n} 次随机旋转中，72 个头的最佳共享坐标统计量的最大值的直方图，竖线标出 MiniLM 自己的基底里"
-                  "最好的头（{s}）。右图：头 {l}-{h} 里吃类动词得分优势的 32 项 q_i k_i，排序后画出；最大的一项占总和的 {t}。",
-           "caption": "左：MiniLM 最好的共享坐标，对照随机旋转后坐标中的最好者（p = {p}）。右：头 {l}-{h} 里吃类动词的"
-                      "得分优势如何分摊到 32 个坐标上。"},
-}
+TEXT = report.figure_text()   # the figures' words: dimensions.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
     fig, (left, right) = plt.subplots(1, 2, figsize=(7.2, 3.6))

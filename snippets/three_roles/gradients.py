@@ -272,38 +272,7 @@ report.number("exercise_norm_K_when_W_K_is_zero", np.linalg.norm(grads_without_k
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "rows": "input feature", "cols": "head dimension",
-        "moved": r"$W_K$ moved towards another matrix ($t$)",
-        "change": "relative change of the gradient",
-        "replaced": "matrix replaced", "measured": "gradient measured",
-        "coupling_title": "replace one, measure all",
-        "updates_alt": "Three heat maps of the same size: the gradients of the loss with respect "
-                       "to W_Q, W_K and W_V. Their patterns and scales differ.",
-        "updates_caption": "One loss, three gradients of the same shape, with different patterns "
-                           "and sizes.",
-        "coupling_alt": "Top: as W_K alone moves from its value towards another random matrix, "
-                        "the gradients for W_Q and W_V change as well as the one for W_K, all "
-                        "growing from zero. Bottom: a 3 by 3 grid; replacing any one matrix "
-                        "changes the gradient of every other one by tens of percent or more.",
-        "coupling_caption": "Moving one matrix changes the gradients of the other two: the three "
-                            "updates are coupled through the scores.",
-    },
-    "zh": {
-        "rows": "输入特征", "cols": "头的维度",
-        "moved": "键矩阵朝另一个矩阵移动的程度 t",
-        "change": "梯度的相对变化",
-        "replaced": "被替换的矩阵", "measured": "被测量的梯度",
-        "coupling_title": "换掉一个，测量全部",
-        "updates_alt": "三幅同样大小的热力图：损失对 W_Q、W_K、W_V 的梯度。三者的图案和数值大小各不相同。",
-        "updates_caption": "同一个损失，三个形状相同的梯度，图案和大小却各不相同。",
-        "coupling_alt": "上：只让 W_K 从原值朝另一个随机矩阵移动，W_Q 和 W_V 的梯度也跟着变，"
-                        "与 W_K 自己的梯度一样从零开始增长。下：3×3 的方格；换掉任何一个矩阵，"
-                        "其余每个矩阵的梯度都会变化几十个百分点以上。",
-        "coupling_caption": "动一个矩阵，另外两个的梯度也跟着变：三个更新通过分数耦合在一起。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: gradients.strings.toml
 COLORS = {"Q": "#1b9e77", "K": "#d95f02", "V": "#7570b3"}
 # Math labels read the same in both languages: ∂L/∂W_Q.
 GRADIENT = {name: rf"$\partial L/\partial W_{name}$" for name in "QKV"}

@@ -351,7 +351,7 @@ def notebook(snippet: Path, lang: str, repo_url: str, article_url: str,
             text = translated.get(english_hash(cell.source), cell.source)
             notebook_cells.append(_markdown_cell(text))
             continue
-        code = _code_cell(cell.source, {"tags": list(cell.tags)} if cell.tags else {})
+        code = _code_cell(with_figure_text(cell.source, snippet), {"tags": list(cell.tags)} if cell.tags else {})
         if index in ran:
             count += 1
             code["execution_count"] = count
@@ -371,6 +371,21 @@ def notebook(snippet: Path, lang: str, repo_url: str, article_url: str,
     # of the build's notebook time).
     nbformat.validate(nbformat.from_dict(book), version=4)
     return json.dumps(book, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+FIGURE_TEXT_CALL = re.compile(r"^(\w+) = report\.figure_text\(\)[ \t]*(?:#.*)?$", re.M)
+
+
+def with_figure_text(source: str, snippet: Path) -> str:
+    """A code cell as a notebook shows it: ``TEXT = report.figure_text()`` (the figures' words,
+    read from the strings file beside the snippet) written out, since a notebook in Colab has
+    no file beside it."""
+    from tools.running import snippet_runner
+
+    def written_out(match: re.Match) -> str:
+        words = snippet_runner.figure_text(snippet)
+        return f"{match[1]} = " + json.dumps(words, ensure_ascii=False, indent=4)
+    return FIGURE_TEXT_CALL.sub(written_out, source)
 
 
 def _markdown_cell(source: str) -> dict:

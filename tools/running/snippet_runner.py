@@ -51,6 +51,7 @@ NOT_SNIPPETS = {SHARED_PACKAGE, "notebooks", "zh", "build", "__pycache__"}
 TIMEOUT_S = float(os.environ.get("SNIPPET_TIMEOUT", 600))
 WALL_TIMEOUT_S = float(os.environ.get("SNIPPET_WALL_TIMEOUT", 20 * TIMEOUT_S))
 CPU_LIMIT_EXIT = 124  # what the child exits with when it ran out of CPU time (as timeout(1))
+FIGURE_TEXT = "figure_text"   # the strings file's table of the figures' words (Report.figure_text)
 CACHE_FORMAT = "3"  # bump when the layout of cached results changes (3: state.json, cell_state.py)
 
 
@@ -175,7 +176,16 @@ def cache_key(path: Path, environment: str, seeds: int | None = None, items: int
     for source in [path, *sorted(shared_modules(path))]:
         digest.update(_shown(source).encode())
         digest.update(source.read_bytes())
+    if words := figure_text(path):
+        digest.update(json.dumps(words, ensure_ascii=False, sort_keys=True).encode())
     return digest.hexdigest()
+
+
+def figure_text(path: Path) -> dict:
+    """The snippet's figure words from its strings file (``[figure_text.en]``/``.zh``): the
+    run draws them, so they are part of its cache key; the numbers' descriptions are not."""
+    strings = path.with_suffix(".strings.toml")
+    return tomllib.loads(strings.read_text(encoding="utf-8")).get(FIGURE_TEXT, {}) if strings.is_file() else {}
 
 
 def _shown(path: Path) -> str:
@@ -515,6 +525,8 @@ def with_strings(results: dict, path: Path) -> dict:
         return results
     numbers = results["numbers"]
     for key, about in tomllib.loads(path.read_text(encoding="utf-8")).items():
+        if key == FIGURE_TEXT:
+            continue  # the figures' words: drawn by the run (Report.figure_text)
         where = f"{_shown(path)} [{key}]"
         if key not in numbers:
             raise SnippetError(f"{where}: the snippet records no number '{key}'")

@@ -114,19 +114,7 @@ report.number("exercise_cos_d16384_theory", np.sqrt(2 / (np.pi * d_big)), "{:.4f
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {"measured": "measured mean |cos|", "theory": "√(2/(πd))", "d": "dimension d",
-           "cos": "mean |cosine| of\ntwo random vectors",
-           "alt": "Log-log plot of the mean absolute cosine between two random vectors against the "
-                  "dimension, from 2 to 4096. The measured points fall on a straight line of slope "
-                  "minus one half, on top of the curve square root of 2 over pi d.",
-           "caption": "Two random vectors are nearly orthogonal in high dimension: the mean |cos| falls like 1/√d."},
-    "zh": {"measured": "实测平均 |cos|", "theory": "√(2/(πd))", "d": "维度 d",
-           "cos": "两个随机向量\n余弦绝对值的均值",
-           "alt": "双对数坐标图：两个随机向量余弦绝对值的均值随维度（2 到 4096）的变化。"
-                  "实测点落在一条斜率为负二分之一的直线上，与曲线 √(2/(πd)) 重合。",
-           "caption": "高维空间里两个随机向量几乎正交：平均 |cos| 按 1/√d 下降。"},
-}
+TEXT = report.figure_text()   # the figures' words: near_orthogonal.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = plt.subplots(figsize=(6, 4))

@@ -75,21 +75,7 @@ report.number("exercise_previous_token_mean_weight_heads", (previous_weight > 0.
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {"layer": "layer", "weight": "mean attention weight",
-           "title": "average over the 12 heads of each layer",
-           "lines": {"cls": "on [CLS]", "sep": "on [SEP]", "previous": "on the previous token",
-                     "next": "on the next token"},
-           "alt": "Line chart over layers 1 to 6 of the mean weight on [CLS], on [SEP], on the "
-                  "previous and on the next token.",
-           "caption": "The share of a layer's attention that parks on [CLS] reaches {cls:.2f}; "
-                      "[SEP] gets at most {sep:.2f}."},
-    "zh": {"layer": "层", "weight": "平均注意力权重", "title": "每层 12 个头的平均",
-           "lines": {"cls": "给 [CLS]", "sep": "给 [SEP]", "previous": "给前一个词元",
-                     "next": "给后一个词元"},
-           "alt": "折线图，第 1 到第 6 层：放在 [CLS]、[SEP]、前一个词元、后一个词元上的平均权重。",
-           "caption": "一层注意力中停在 [CLS] 上的份额最高达 {cls:.2f}；[SEP] 最多只分到 {sep:.2f}。"},
-}
+TEXT = report.figure_text()   # the figures' words: mean_weights.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = plt.subplots(figsize=(7.2, 3.2))

@@ -147,25 +147,7 @@ report.number("cka_v6_embedding_null95", v6_embedding_null95, "{:.3f}")
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "cka": "CKA with the embedding", "cka_layer": "layer",
-        "names": {"input": "layer input x", "Q": "Q", "K": "K", "V": "V"},
-        "consecutive": "V of this layer vs the previous layer's V",
-        "cka_alt": "Line chart over layers 1 to 6 of the linear CKA with the input embedding for "
-                   "the layer input, Q, K and V, and the CKA between the values of consecutive "
-                   "layers.",
-        "cka_caption": "How much of the embedding's structure the layer input, Q, K and V keep, and "
-                       "how alike the values of consecutive layers are.",
-    },
-    "zh": {
-        "cka": "与嵌入的 CKA", "cka_layer": "层",
-        "names": {"input": "层输入 x", "Q": "Q", "K": "K", "V": "V"},
-        "consecutive": "本层的 V 对上一层的 V",
-        "cka_alt": "第 1 到第 6 层的折线图：层输入、Q、K、V 与输入嵌入的线性 CKA，以及相邻两层值向量之间的 CKA。",
-        "cka_caption": "层输入、Q、K、V 各自保留了多少嵌入的结构，相邻两层的值向量又有多像。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: cka.strings.toml
 STYLE = {"input": ("o-", "#444444"), "Q": ("s-", "#1b9e77"), "K": ("^-", "#7570b3"),
          "V": ("d-", "#d95f02")}
 for lang in LANGS:

@@ -115,25 +115,7 @@ report.number("attention_above_residual_layers", (shares[:, 1] > shares[:, 0]).s
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "layer": "layer", "share": "share of the layer's output", "parts": {
-            "residual": "incoming residual stream", "attention": "attention output (values)",
-            "ffn": "feed-forward output", "offset": "LayerNorm offset"},
-        "share_alt": "Stacked bars for layers 1 to 6: the shares of each layer's output that are "
-                     "the incoming residual stream, the attention output, the feed-forward output "
-                     "and LayerNorm's offset.",
-        "share_caption": "What the next layer reads: each layer's output split into its four parts.",
-    },
-    "zh": {
-        "layer": "层", "share": "在该层输出中的份额", "parts": {
-            "residual": "流进来的残差流", "attention": "注意力输出（值向量）",
-            "ffn": "前馈网络输出", "offset": "层归一化的偏移"},
-        "share_alt": "第 1 到第 6 层的堆叠柱状图：每层输出中，流进来的残差流、注意力输出、前馈网络输出和"
-                     "层归一化的偏移各占的份额。",
-        "share_caption": "下一层读到的是什么：把每层的输出拆成四个部分。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: input_parts.strings.toml
 PART_COLOURS = {"residual": "#440154", "attention": "#d95f02", "ffn": "#21918c", "offset": "#cccccc"}
 for lang in LANGS:
     text = TEXT[lang]

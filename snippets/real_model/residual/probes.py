@@ -222,31 +222,7 @@ report.number("sense_probe_gain_high", sense_gain_high, "{:+.3f}")
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "layer": "layer",
-        "probe": "neighbour words named right (held out)", "majority": "always the most frequent neighbour",
-        "probe_y": "share named right (held out)", "sense": "word senses named right (C36's frames)",
-        "g1": "neighbour probe on the layer-6 residual stream (G1)",
-        "probe_alt": "Line chart over layers 1 to 6 of the share of held-out tokens whose word before "
-                     "or after a linear probe names right from the token's values, with a horizontal "
-                     "line for always guessing the most frequent neighbour word and one point for the "
-                     "same probe on the layer-6 residual stream; a second line gives the share of "
-                     "sentences whose word sense C36's probe names right from the word's values.",
-        "probe_caption": "What a probe reads from the values, layer by layer: a token's neighbouring "
-                         "words (sentences held out) and a word's sense (frames held out).",
-    },
-    "zh": {
-        "layer": "层",
-        "probe": "说对相邻词的比例（留出句子）", "majority": "总猜最常见的相邻词",
-        "probe_y": "说对的比例（留出）", "sense": "说对词义的比例（C36 的句框）",
-        "g1": "相邻词探针用在第 6 层残差流上（G1）",
-        "probe_alt": "第 1 到第 6 层的折线图：线性探针从词元的值向量里说对它前一个或后一个词的比例"
-                     "（在留出的句子上），一条水平线表示总猜最常见相邻词的水平，一个点表示同一探针用在"
-                     "第 6 层残差流上的结果；另一条折线是 C36 的探针从词的值向量里说对词义的句子比例。",
-        "probe_caption": "逐层看探针能从值向量里读出什么：词元的相邻词（留出句子）和词的词义（留出句框）。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: probes.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = plt.subplots(figsize=(5.6, 4.2))

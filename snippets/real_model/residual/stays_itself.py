@@ -110,26 +110,7 @@ report.number("exercise_own_no_attention_layer6", own_na[L], "{:.2f}")
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "own": "own embedding, residual as trained", "other": "other tokens' embeddings",
-        "own_nr": "own embedding, residual removed",
-        "cos": "cosine with the input embedding", "layer": "after layer (0 = embedding)",
-        "cos_alt": "Line chart over layers 0 to 6 of the mean cosine between a token's vector and "
-                   "its own input embedding, with the residual path as trained and with it removed, "
-                   "and, as a baseline, the mean cosine with the other tokens' embeddings.",
-        "cos_caption": "A token's vector compared with its own embedding, layer by layer, with and "
-                       "without the residual path.",
-    },
-    "zh": {
-        "own": "自己的嵌入（保留残差）", "other": "同句其他词元的嵌入",
-        "own_nr": "自己的嵌入（去掉残差）",
-        "cos": "与输入嵌入的余弦", "layer": "第几层之后（0 = 嵌入）",
-        "cos_alt": "第 0 到第 6 层的折线图：词元向量与自己输入嵌入的平均余弦，分别在保留和去掉残差通路时计算；"
-                   "作为基线，还画了与其他词元嵌入的平均余弦。",
-        "cos_caption": "逐层比较词元向量与它自己的嵌入：保留残差与去掉残差。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: stays_itself.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = plt.subplots(figsize=(5.6, 3.8))

@@ -175,22 +175,7 @@ report.text("outcome", en=outcome[0], zh=outcome[1])
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {"x": "the pair's null, 95th percentile", "y": "overlap of two heads' forms",
-           "apart": "read apart (≤ null median)", "together": "read together (> 95th percentile)",
-           "neither": "neither", "planted": "planted pairs (top 4 shared)",
-           "alt": "A scatter plot: one dot per pair of heads in one layer of MiniLM, its overlap against the "
-                  "95th percentile of its null, with the diagonal where the two are equal. Dots above the "
-                  "diagonal read together, {together:.0%} of them; pale grey crosses are the planted pairs.",
-           "caption": "Each pair of heads against its own null: random heads with the pair's singular values, "
-                      "their forms computed on the same covariance."},
-    "zh": {"x": "该头对零分布的第 95 百分位数", "y": "两个头的双线性型的重叠度",
-           "apart": "读取互不相干（≤ 零分布中位数）", "together": "读取彼此重合（> 第 95 百分位数）",
-           "neither": "两者都不是", "planted": "植入的头对（共享前 4 个方向）",
-           "alt": "散点图：MiniLM 同一层内的每个头对一个点，纵轴是它的重叠度，横轴是它的零分布的第 95 百分位数，"
-                  "对角线上两者相等。对角线以上的点读取彼此重合，占 {together:.0%}；浅灰色的叉是植入的头对。",
-           "caption": "每个头对都与自己的零分布比较：奇异值与这对头相同的随机头，它们的双线性型在同一个协方差上计算。"},
-}
+TEXT = report.figure_text()   # the figures' words: subspace_overlap.strings.toml
 neither = ~apart & ~together
 for lang in LANGS:
     text = TEXT[lang]

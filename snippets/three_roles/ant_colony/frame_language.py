@@ -357,24 +357,7 @@ report.text("causal_outcome",
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {"panels": ["(a) the frame (four)", "(b) transitive or not"], "model": "model (random seed)",
-           "accuracy": "held-out accuracy", "query": "the verb's query", "p95": "random projections: 95th percentile",
-           "bar": "bar", "chance": "chance",
-           "alt": "Two panels, one per question (the frame; transitive or not). For each of {n} models, a dot "
-                  "for the probe's held-out accuracy on the verb's query and a grey mark for the 95th percentile "
-                  "of the same probe on {p} random 32-dimensional projections of the verb's input, with a dashed "
-                  "line at the bar and a dotted line at chance.",
-           "caption": "Frame: {a} of {n} models pass (query at {bar} or more, above the projections' 95th "
-                      "percentile); transitivity: {b} of {n}."},
-    "zh": {"panels": ["(a) 句型（四种）", "(b) 及物与否"], "model": "模型（随机种子）",
-           "accuracy": "留出动词上的准确率", "query": "动词的查询", "p95": "随机投影：第 95 百分位",
-           "bar": "门槛", "chance": "偶然水平",
-           "alt": "两幅图，各对应一个问题（句型；及物与否）。{n} 个模型中的每一个：一个点是探针在动词查询上的留出准确率，"
-                  "一个灰色记号是同一探针在动词输入的 {p} 个随机 32 维投影上准确率的第 95 百分位；虚线是门槛，点线是偶然水平。",
-           "caption": "句型：{n} 个模型中有 {a} 个达标（查询准确率不低于 {bar}，且高于投影的第 95 百分位）；"
-                      "及物与否：{n} 个中有 {b} 个。"},
-}
+TEXT = report.figure_text()   # the figures' words: frame_language.strings.toml
 counts = {task: int(((end[f"{task}_query"] >= PASS_BAR) & (end[f"{task}_query"] > end[f"{task}_p95"])).sum())
           for task in names}
 chance = {"frame": 1 / len(FRAMES), "transitive": 0.5}

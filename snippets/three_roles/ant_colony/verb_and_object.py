@@ -319,37 +319,7 @@ report.number("exercise_reversed_accuracy_mean", trained(accuracy(params, revers
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "example": ["cat", "at", "apple", "beside", "laser dot"], "example_label": "weight from “chase”",
-        "object_first": "sentences where the verb\nlooks hardest at its object",
-        "attention": "verb's weight on\nits object (mean)",
-        "each_seed": "one seed", "mean": "mean of {} seeds", "uniform": "even spread",
-        "training_step": "training step", "bar": "95 % bar", "start": "step 0", "end": "after training",
-        "example_alt": "Bars of where chase looks in 'the cat, next to the apple, chases the laser "
-                       "dot', at step 0 and after training, one dot per seed. Laser dot gets "
-                       "{start:.2f} of the weight at step 0 and {end:.2f} after training (mean over seeds).",
-        "example_caption": "猫 在 苹果 旁边 追逐 激光点: where “chase” looks, each dot one seed.",
-        "curves_alt": "Over training, for each of {n} seeds (faint lines) and their mean (bold): "
-                      "the share of sentences in which the verb looks hardest at its object, and the "
-                      "verb's mean attention weight on its object, with a line for the even spread.",
-        "curves_caption": "{k} of {n} colonies end with the verb looking hardest at its object in at "
-                          "least 95 % of sentences (mean share {m:.0%}).",
-    },
-    "zh": {
-        "example": ["猫", "在", "苹果", "旁边", "激光点"], "example_label": "“追逐”给出的权重",
-        "object_first": "动词最关注宾语的\n句子占比",
-        "attention": "动词落在宾语上的\n平均权重",
-        "each_seed": "单个种子", "mean": "{} 个种子的平均", "uniform": "平均分配",
-        "training_step": "训练步数", "bar": "95% 门槛", "start": "第 0 步", "end": "训练后",
-        "example_alt": "柱状图：在“猫在苹果旁边追逐激光点”里，“追逐”看向哪里，第 0 步与训练后各一组，"
-                       "每个点是一个种子。激光点分到的权重：第 0 步 {start:.2f}，训练后 {end:.2f}（各种子平均）。",
-        "example_caption": "“猫在苹果旁边追逐激光点”里，“追逐”看向哪里：每个点是一个种子。",
-        "curves_alt": "训练过程中，{n} 个种子各自（细线）及其平均（粗线）的两条曲线：动词最关注宾语的句子占比，"
-                      "以及动词落在宾语上的平均注意力权重；另有一条线标出平均分配。",
-        "curves_caption": "训练结束时，{n} 窝里有 {k} 窝在至少 95% 的句子里，动词最关注的都是宾语（平均占比 {m:.0%}）。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: verb_and_object.strings.toml
 plt.rcParams.update({"font.size": 10})
 VIRIDIS = plt.get_cmap("viridis")
 COLOR_A, COLOR_B = VIRIDIS(0.15), VIRIDIS(0.7)
