@@ -182,6 +182,8 @@ report.number("planted_backup_twin_is_partner_share", twin_is_partner.sum() / re
               kind="share")
 report.number("planted_smoothers_in_removable_draws", smoothers_removable.sum(), kind="count")
 report.number("planted_smoothing_level_in_range_draws", level_in_range.sum(), kind="count")
+report.number("planted_smoothers_clean_cost_mean", smoothers_clean_cost.mean(), "{:.3f}")
+report.number("planted_smoothers_noisy_drop_mean", smoothers_noisy_drop.mean(), "{:.3f}")
 report.number("planted_backup_full_accuracy_mean", full_a.mean(), "{:.3f}")
 report.number("planted_smoothing_full_accuracy_mean", full_b.mean(), "{:.3f}")
 report.number("planted_twin_noise_level_mean", twin_level.mean(), "{:.2f}")
