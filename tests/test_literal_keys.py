@@ -116,6 +116,8 @@ def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_withou
         snippet = strings.with_name(strings.name.removesuffix(".strings.toml") + ".py")
         described, bare = described_in_code_and_bare(snippet.read_text(encoding="utf-8"))
         keys = set(tomllib.loads(strings.read_text(encoding="utf-8"))) - {"figure_text"}   # figures' words
+        if not keys:
+            continue  # the figures' words only: its numbers are described in code, as without a file
         if keys != bare:
             wrong[strings.relative_to(ROOT).as_posix()] = {
                 "no such bare call": sorted(keys - bare), "not in the file": sorted(bare - keys),
