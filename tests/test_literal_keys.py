@@ -34,7 +34,6 @@ NOT_YET_LITERAL = {
     "real_model/keys_queries/layer1_probes.py": 12,
     "real_model/keys_queries/word_identity.py": 4,
     "real_model/pruning.py": 2,
-    "real_model/weights.py": 1,
     "three_roles/translation.py": 1,
     "three_roles/translation/link.py": 1,
     "three_roles/views/tied_qk.py": 3,
