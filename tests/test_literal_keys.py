@@ -24,7 +24,6 @@ NOT_YET_LITERAL = {
     "real_model/explorer.py": 1,
     "real_model/head_roles/ambiguous_words.py": 1,
     "real_model/head_roles/angles.py": 9,
-    "real_model/head_roles/coreference.py": 2,
     "real_model/head_roles/noun_between.py": 7,
     "real_model/head_roles/previous_and_entity.py": 8,
     "real_model/head_roles/roles.py": 11,
