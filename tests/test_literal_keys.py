@@ -25,7 +25,6 @@ NOT_YET_LITERAL = {
     "real_model/head_roles/ambiguous_words.py": 1,
     "real_model/head_roles/angles.py": 9,
     "real_model/head_roles/noun_between.py": 7,
-    "real_model/head_roles/previous_and_entity.py": 8,
     "real_model/head_roles/roles.py": 11,
     "real_model/keys_queries/directions.py": 4,
     "real_model/keys_queries/edible_dimension.py": 3,
