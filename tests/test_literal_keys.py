@@ -23,7 +23,6 @@ NOT_YET_LITERAL = {
     "many_heads/why_heads_differ/head_symmetry.py": 3,
     "real_model/explorer.py": 1,
     "real_model/head_roles/ambiguous_words.py": 1,
-    "real_model/head_roles/noun_between.py": 7,
     "real_model/head_roles/roles.py": 11,
     "real_model/keys_queries/directions.py": 4,
     "real_model/keys_queries/edible_dimension.py": 3,
