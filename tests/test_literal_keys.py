@@ -28,7 +28,6 @@ NOT_YET_LITERAL = {
     "real_model/keys_queries/edible_dimension.py": 3,
     "real_model/keys_queries/index_and_views.py": 16,
     "real_model/keys_queries/layer1_probes.py": 12,
-    "real_model/keys_queries/word_identity.py": 4,
     "real_model/pruning.py": 2,
     "three_roles/translation.py": 1,
     "three_roles/translation/link.py": 1,
