@@ -17,7 +17,6 @@ NOT_YET_LITERAL = {
     "explainer/seeds.py": 3,
     "many_heads/duplicate_heads/head_dropout.py": 2,
     "many_heads/why_heads_differ/butterfly_heads.py": 2,
-    "many_heads/why_heads_differ/head_symmetry.py": 3,
     "real_model/explorer.py": 1,
     "real_model/head_roles/ambiguous_words.py": 1,
     "real_model/head_roles/roles.py": 11,
