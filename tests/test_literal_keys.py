@@ -20,7 +20,6 @@ NOT_YET_LITERAL = {
     "real_model/explorer.py": 1,
     "real_model/head_roles/roles.py": 11,
     "real_model/keys_queries/index_and_views.py": 16,
-    "real_model/pruning.py": 2,
     "three_roles/translation.py": 1,
     "three_roles/translation/link.py": 1,
 }
