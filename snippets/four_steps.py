@@ -134,11 +134,10 @@ print(f"cosine with v(animal): {cosine(output[IT], V[ANIMAL]):.2f}, "
 # %%
 report.number("cos_output_animal", cosine(output[IT], V[ANIMAL]), "{:.2f}")
 report.number("cos_output_street", cosine(output[IT], V[STREET]), "{:.2f}")
-FEATURE_NAMES = {"animate": ("animate", "有生命"), "can_tire": ("can get tired", "会累"),
-                 "place": ("place", "地点"), "pronoun": ("pronoun", "代词")}
-for f, (en, zh) in FEATURE_NAMES.items():
-    report.number(f"output_it_{f}", output[IT, features.index(f)], "{:.2f}",
-                  en=f"feature “{en}” of the output at it", zh=f"it 处输出的“{zh}”特征")
+report.number("output_it_animate", output[IT, features.index("animate")], "{:.2f}")
+report.number("output_it_can_tire", output[IT, features.index("can_tire")], "{:.2f}")
+report.number("output_it_place", output[IT, features.index("place")], "{:.2f}")
+report.number("output_it_pronoun", output[IT, features.index("pronoun")], "{:.2f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run

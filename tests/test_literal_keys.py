@@ -15,30 +15,13 @@ RECORDING = {"number", "figure", "text", "data"}
 # Snippets that still build report keys at run time, and how many calls do (2026-12-03).
 NOT_YET_LITERAL = {
     "explainer/seeds.py": 3,
-    "four_steps.py": 1,
-    "many_heads/duplicate_heads/division_of_labour_test.py": 3,
     "many_heads/duplicate_heads/head_dropout.py": 2,
-    "many_heads/duplicate_heads/shared_heads.py": 4,
-    "many_heads/one_head_or_many.py": 4,
     "many_heads/why_heads_differ/butterfly_heads.py": 2,
-    "many_heads/why_heads_differ/head_symmetry.py": 3,
     "real_model/explorer.py": 1,
-    "real_model/head_roles/ambiguous_words.py": 1,
-    "real_model/head_roles/angles.py": 9,
-    "real_model/head_roles/coreference.py": 2,
-    "real_model/head_roles/noun_between.py": 7,
-    "real_model/head_roles/previous_and_entity.py": 8,
     "real_model/head_roles/roles.py": 11,
-    "real_model/keys_queries/directions.py": 4,
-    "real_model/keys_queries/edible_dimension.py": 3,
     "real_model/keys_queries/index_and_views.py": 16,
-    "real_model/keys_queries/layer1_probes.py": 12,
-    "real_model/keys_queries/word_identity.py": 4,
-    "real_model/pruning.py": 2,
-    "real_model/weights.py": 1,
     "three_roles/translation.py": 1,
     "three_roles/translation/link.py": 1,
-    "three_roles/views/tied_qk.py": 3,
 }
 
 

@@ -112,9 +112,10 @@ for n_heads in HEAD_COUNTS:
                          first=per_head(first_token_score, weights))                # (S, nh)
     print(f"{n_heads} heads: accuracy per seed {accuracy.numpy().round(3)}")
 
-for n_heads, run in runs.items():
-    report.number(f"parameters_{n_heads}", run["parameters"], "{:,.0f}",
-                  en=f"parameters of the {n_heads}-head model (one seed)", zh=f"{n_heads} 头模型的参数量（一个种子）")
+report.number("parameters_1", runs[1]["parameters"], "{:,.0f}")
+report.number("parameters_2", runs[2]["parameters"], "{:,.0f}")
+report.number("parameters_4", runs[4]["parameters"], "{:,.0f}")
+report.number("parameters_8", runs[8]["parameters"], "{:,.0f}")
 
 
 def steps_to(curve, level=0.95):
@@ -124,14 +125,29 @@ def steps_to(curve, level=0.95):
     return torch.where(reached, steps[:, None], STEPS + EVAL_EVERY).min(dim=0).values  # (S,)
 
 
-for n_heads, run in runs.items():
+for run in runs.values():
     run["steps_to_95"] = steps_to(run["curve"])
-    report_spread(report, f"accuracy_{n_heads}", run["accuracy"], "{:.3f}",
-                  en=f"test accuracy on the sum, {n_heads} head(s)", zh=f"求和任务的测试准确率，{n_heads} 个头")
-    report_spread(report, f"steps_to_95_{n_heads}", run["steps_to_95"], "{:.0f}",
-                  en=f"first evaluated step with accuracy ≥ 95 %, {n_heads} head(s) "
-                     f"({STEPS + EVAL_EVERY} = never)",
-                  zh=f"准确率首次达到 95% 的步数，{n_heads} 个头（{STEPS + EVAL_EVERY} 表示没有达到）")
+never = STEPS + EVAL_EVERY                                                   # what steps_to gives for "never"
+report_spread(report, "accuracy_1", runs[1]["accuracy"], "{:.3f}",
+              en="test accuracy on the sum, 1 head(s)", zh="求和任务的测试准确率，1 个头")
+report_spread(report, "steps_to_95_1", runs[1]["steps_to_95"], "{:.0f}",
+              en=f"first evaluated step with accuracy ≥ 95 %, 1 head(s) ({never} = never)",
+              zh=f"准确率首次达到 95% 的步数，1 个头（{never} 表示没有达到）")
+report_spread(report, "accuracy_2", runs[2]["accuracy"], "{:.3f}",
+              en="test accuracy on the sum, 2 head(s)", zh="求和任务的测试准确率，2 个头")
+report_spread(report, "steps_to_95_2", runs[2]["steps_to_95"], "{:.0f}",
+              en=f"first evaluated step with accuracy ≥ 95 %, 2 head(s) ({never} = never)",
+              zh=f"准确率首次达到 95% 的步数，2 个头（{never} 表示没有达到）")
+report_spread(report, "accuracy_4", runs[4]["accuracy"], "{:.3f}",
+              en="test accuracy on the sum, 4 head(s)", zh="求和任务的测试准确率，4 个头")
+report_spread(report, "steps_to_95_4", runs[4]["steps_to_95"], "{:.0f}",
+              en=f"first evaluated step with accuracy ≥ 95 %, 4 head(s) ({never} = never)",
+              zh=f"准确率首次达到 95% 的步数，4 个头（{never} 表示没有达到）")
+report_spread(report, "accuracy_8", runs[8]["accuracy"], "{:.3f}",
+              en="test accuracy on the sum, 8 head(s)", zh="求和任务的测试准确率，8 个头")
+report_spread(report, "steps_to_95_8", runs[8]["steps_to_95"], "{:.0f}",
+              en=f"first evaluated step with accuracy ≥ 95 %, 8 head(s) ({never} = never)",
+              zh=f"准确率首次达到 95% 的步数，8 个头（{never} 表示没有达到）")
 
 # %% [markdown]
 # ## What the single head does, and what several heads do
@@ -159,18 +175,17 @@ def split_heads(run):
 
 
 # The strongest previous-token and first-token head of each model.
-for n_heads, run in runs.items():
-    report.number(f"best_previous_{n_heads}_mean", run["previous"].max(dim=1).values.mean(), "{:.2f}",
-                  en=f"strongest previous-token score, {n_heads} head(s) (mean over seeds)",
-                  zh=f"最强的前一个词元得分，{n_heads} 个头（各种子的平均）")
-    report.number(f"best_first_{n_heads}_mean", run["first"].max(dim=1).values.mean(), "{:.2f}",
-                  en=f"strongest first-token score, {n_heads} head(s) (mean over seeds)",
-                  zh=f"最强的首词元得分，{n_heads} 个头（各种子的平均）")
-    if n_heads > 1:
-        report.number(f"split_seeds_{n_heads}", split_heads(run).sum(), "{:.0f}",
-                      en=f"seeds in which, of {n_heads} heads, one is a previous-token head (≥ 0.5) "
-                         f"and another a first-token head (≥ 0.5)",
-                      zh=f"{n_heads} 个头里，一个是前一个词元头（≥ 0.5）、另一个是首词元头（≥ 0.5）的种子数")
+report.number("best_previous_1_mean", runs[1]["previous"].max(dim=1).values.mean(), "{:.2f}")
+report.number("best_first_1_mean", runs[1]["first"].max(dim=1).values.mean(), "{:.2f}")
+report.number("best_previous_2_mean", runs[2]["previous"].max(dim=1).values.mean(), "{:.2f}")
+report.number("best_first_2_mean", runs[2]["first"].max(dim=1).values.mean(), "{:.2f}")
+report.number("split_seeds_2", split_heads(runs[2]).sum(), "{:.0f}")
+report.number("best_previous_4_mean", runs[4]["previous"].max(dim=1).values.mean(), "{:.2f}")
+report.number("best_first_4_mean", runs[4]["first"].max(dim=1).values.mean(), "{:.2f}")
+report.number("split_seeds_4", split_heads(runs[4]).sum(), "{:.0f}")
+report.number("best_previous_8_mean", runs[8]["previous"].max(dim=1).values.mean(), "{:.2f}")
+report.number("best_first_8_mean", runs[8]["first"].max(dim=1).values.mean(), "{:.2f}")
+report.number("split_seeds_8", split_heads(runs[8]).sum(), "{:.0f}")
 
 # The page's answers, built from the counts above.
 n_averages = int(((single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3)).sum())
@@ -207,9 +222,11 @@ for n_heads in (1, 2):
     pair_runs[n_heads] = dict(accuracy=accuracy, weights=weights,
                               previous=per_head(previous_token_score, weights),
                               first=per_head(first_token_score, weights))
-    report_spread(report, f"pair_accuracy_{n_heads}", accuracy, "{:.3f}",
-                  en=f"test accuracy on the ordered pair, {n_heads} head(s)", zh=f"有序词对的测试准确率，{n_heads} 个头")
     print(f"ordered pair, {n_heads} heads: accuracy per seed {accuracy.numpy().round(3)}")
+report_spread(report, "pair_accuracy_1", pair_runs[1]["accuracy"], "{:.3f}",
+              en="test accuracy on the ordered pair, 1 head(s)", zh="有序词对的测试准确率，1 个头")
+report_spread(report, "pair_accuracy_2", pair_runs[2]["accuracy"], "{:.3f}",
+              en="test accuracy on the ordered pair, 2 head(s)", zh="有序词对的测试准确率，2 个头")
 pair_single, pair_two = pair_runs[1], pair_runs[2]
 report_spread(report, "pair_previous", pair_single["previous"][:, 0], "{:.2f}",
               en="previous-token score of the single head, ordered pair", zh="有序词对任务中单头的前一个词元得分")

@@ -220,14 +220,10 @@ print("score on half B, share of full, by heads removed:",
       ", ".join(f"{k}: {curve[k] / full_judging:.0%}" for k in (0, L * H // 4, L * H // 2, L * H)))
 
 # %%
-for half, heads in (("a", prunable_a), ("b", prunable_b)):
-    report.number(f"prunable_heads_half_{half}", heads, "{:.0f}", kind="count",
-                  en=f"heads removed together (least important first, ranked on the other half) "
-                     f"while the score on half {half.upper()} stays ≥ 95 %",
-                  zh=f"按另一半上的重要性从低到高一起去掉、{half.upper()} 半上的分数仍不低于 95% 时最多去掉的头数")
-    report.number(f"prunable_share_half_{half}", heads / (L * H), "{:.0%}", kind="share",
-                  en=f"prunable share judged on half {half.upper()}",
-                  zh=f"在 {half.upper()} 半上评判的可剪比例")
+report.number("prunable_heads_half_a", prunable_a, "{:.0f}", kind="count")
+report.number("prunable_share_half_a", prunable_a / (L * H), "{:.0%}", kind="share")
+report.number("prunable_heads_half_b", prunable_b, "{:.0f}", kind="count")
+report.number("prunable_share_half_b", prunable_b / (L * H), "{:.0%}", kind="share")
 report.number("prunable_share", prunable_share, "{:.0%}", kind="share")
 report.number("split_half_difference", abs(prunable_a - prunable_b) / (L * H), "{:.0%}",
               kind="share")

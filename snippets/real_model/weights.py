@@ -179,12 +179,10 @@ report.number("subspace_pairs", len(below), "{:.0f}", kind="count")
 report.number("subspace_below_both_share", below.mean(), "{:.0%}", kind="share")
 report.number("subspace_above_both_share", above.mean(), "{:.0%}", kind="share")
 report.number("subspace_between_share", between.mean(), "{:.0%}", kind="share")
-for name, (en, zh) in {"Q": ("W_Q reads", "W_Q 的读取"), "K": ("W_K reads", "W_K 的读取"),
-                       "V": ("W_V reads (note)", "W_V 的读取（附注）"),
-                       "O": ("W_O writes (note)", "W_O 的写入（附注）")}.items():
-    report.number(f"overlap_{name}_median", float(torch.cat(overlaps[name]).median()), "{:.2f}",
-                  en=f"median overlap of two heads' {en} (mean squared cosine of principal angles)",
-                  zh=f"两个头的{zh}重叠度的中位数（主角余弦平方的平均）")
+report.number("overlap_Q_median", float(torch.cat(overlaps["Q"]).median()), "{:.2f}")
+report.number("overlap_K_median", float(torch.cat(overlaps["K"]).median()), "{:.2f}")
+report.number("overlap_V_median", float(torch.cat(overlaps["V"]).median()), "{:.2f}")
+report.number("overlap_O_median", float(torch.cat(overlaps["O"]).median()), "{:.2f}")
 if below.mean() >= 0.75:
     outcome = ("Most pairs of heads read apart: their subspaces overlap less than random ones.",
                "大多数头对读取互不相干：它们的子空间比随机子空间重叠得还少。")

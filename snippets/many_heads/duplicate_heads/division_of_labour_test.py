@@ -149,27 +149,32 @@ print("a noisy copy moved to the antecedent:", moved.tolist())
 # %%
 # Bookkeeping: per-seed comparisons and every number the page and the rule read.
 MARGIN = 0.01    # nats: the rule's margin
-NAMES = {"free": ("free heads", "独立的头"), "shared": ("shared weights", "共享权重的头"),
-         "wide": ("one wide shared head", "一个加宽的共享头"),
-         "noisy": ("noisy copies of a syntax head", "语法头的带噪副本")}
-STAT_ZH = {"mean": "平均", "min": "最小值", "max": "最大值"}
 report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}")
 report.number("noise", NOISE, "{:.1f}")
 report.number("margin", MARGIN, "{:.2f}")
-for arm in ARMS:
-    en, zh = NAMES[arm]
-    values = loss[arm_of[arm]]
-    for stat in ("mean", "min", "max"):
-        report.number(f"loss_{arm}_{stat}", getattr(values, stat)(), "{:.3f}",
-                      en=f"loss on held-out sentences, {stat} over seeds ({en})",
-                      zh=f"{zh}在留出句子上的损失（各种子的{STAT_ZH[stat]}）", per_seed=values, of=stat)
-    report.number(f"parameters_{arm}", in_use[arm_of[arm]].max(), kind="count",
-                  en=f"parameters training can move (gradient not zero), {en}",
-                  zh=f"训练能改变的参数个数（梯度不为零），{zh}")
-    report.number(f"accuracy_{arm}_mean", accuracy[arm_of[arm]].mean(), "{:.3f}",
-                  en=f"accuracy on held-out sentences, mean over seeds ({en})",
-                  zh=f"留出句子上的准确率，各种子平均（{zh}）", per_seed=accuracy[arm_of[arm]], of="mean")
+loss_of = {arm: loss[arm_of[arm]] for arm in ARMS}                        # (n,) each
+accuracy_of = {arm: accuracy[arm_of[arm]] for arm in ARMS}                # (n,) each
+report.number("loss_free_mean", loss_of["free"].mean(), "{:.3f}", per_seed=loss_of["free"], of="mean")
+report.number("loss_free_min", loss_of["free"].min(), "{:.3f}", per_seed=loss_of["free"], of="min")
+report.number("loss_free_max", loss_of["free"].max(), "{:.3f}", per_seed=loss_of["free"], of="max")
+report.number("parameters_free", in_use[arm_of["free"]].max(), kind="count")
+report.number("accuracy_free_mean", accuracy_of["free"].mean(), "{:.3f}", per_seed=accuracy_of["free"], of="mean")
+report.number("loss_shared_mean", loss_of["shared"].mean(), "{:.3f}", per_seed=loss_of["shared"], of="mean")
+report.number("loss_shared_min", loss_of["shared"].min(), "{:.3f}", per_seed=loss_of["shared"], of="min")
+report.number("loss_shared_max", loss_of["shared"].max(), "{:.3f}", per_seed=loss_of["shared"], of="max")
+report.number("parameters_shared", in_use[arm_of["shared"]].max(), kind="count")
+report.number("accuracy_shared_mean", accuracy_of["shared"].mean(), "{:.3f}", per_seed=accuracy_of["shared"], of="mean")
+report.number("loss_wide_mean", loss_of["wide"].mean(), "{:.3f}", per_seed=loss_of["wide"], of="mean")
+report.number("loss_wide_min", loss_of["wide"].min(), "{:.3f}", per_seed=loss_of["wide"], of="min")
+report.number("loss_wide_max", loss_of["wide"].max(), "{:.3f}", per_seed=loss_of["wide"], of="max")
+report.number("parameters_wide", in_use[arm_of["wide"]].max(), kind="count")
+report.number("accuracy_wide_mean", accuracy_of["wide"].mean(), "{:.3f}", per_seed=accuracy_of["wide"], of="mean")
+report.number("loss_noisy_mean", loss_of["noisy"].mean(), "{:.3f}", per_seed=loss_of["noisy"], of="mean")
+report.number("loss_noisy_min", loss_of["noisy"].min(), "{:.3f}", per_seed=loss_of["noisy"], of="min")
+report.number("loss_noisy_max", loss_of["noisy"].max(), "{:.3f}", per_seed=loss_of["noisy"], of="max")
+report.number("parameters_noisy", in_use[arm_of["noisy"]].max(), kind="count")
+report.number("accuracy_noisy_mean", accuracy_of["noisy"].mean(), "{:.3f}", per_seed=accuracy_of["noisy"], of="mean")
 free = loss[arm_of["free"]]
 free_median = float(np.median(free.numpy()))
 report.number("loss_free_median", free_median, "{:.3f}")
@@ -177,20 +182,15 @@ lower = {arm: loss[arm_of[arm]] - free >= MARGIN for arm in ("shared", "wide")}
 report_seed_count(report, "free_lower_than_shared_seeds", lower["shared"])
 report_seed_count(report, "free_lower_than_wide_seeds", lower["wide"])
 report_seed_count(report, "free_lower_than_both_seeds", lower["shared"] & lower["wide"])
-for arm in ("shared", "wide", "noisy"):
-    en, zh = NAMES[arm]
-    report_seed_count(report, f"{arm}_near_free_median_seeds", loss[arm_of[arm]] <= free_median + MARGIN,
-                      en=f"seeds of {en} that end at most the margin above the free heads' median (or below it)",
-                      zh=f"{zh}最终损失不高于独立的头中位数加一个余量的种子数")
+report_seed_count(report, "shared_near_free_median_seeds", loss_of["shared"] <= free_median + MARGIN)
+report_seed_count(report, "wide_near_free_median_seeds", loss_of["wide"] <= free_median + MARGIN)
+report_seed_count(report, "noisy_near_free_median_seeds", loss_of["noisy"] <= free_median + MARGIN)
 report_seed_count(report, "free_split_roles_seeds", split[arm_of["free"]])
 report_seed_count(report, "syntax_head_previous_seeds", previous_start[noisy].all(dim=1))
 report_seed_count(report, "noisy_moves_seeds", moved)
 report_seed_count(report, "noisy_split_roles_seeds", split[noisy])
-for arm in ("shared", "wide"):
-    en, zh = NAMES[arm]
-    report_seed_count(report, f"{arm}_both_roles_seeds", (previous & entity)[arm_of[arm], 0],
-                      en=f"seeds in which the one map of {en} takes both roles",
-                      zh=f"{zh}那一个注意力映射同时担任两种角色的种子数")
+report_seed_count(report, "shared_both_roles_seeds", (previous & entity)[arm_of["shared"], 0])
+report_seed_count(report, "wide_both_roles_seeds", (previous & entity)[arm_of["wide"], 0])
 # Total variation between the copies' attention rows (half the summed |difference|), mean over rows.
 start_gap = 0.5 * (start_weights[noisy, :, 0] - start_weights[noisy, :, 1]).abs().sum(-1).mean((1, 2))  # (n,)
 report.number("noisy_start_pattern_gap_max", start_gap.max(), "{:.2f}")

@@ -145,36 +145,54 @@ NAMES_ZH = {"identical": "完全相同", "nudged": "相差 1e-6", "random": "随
             "identical_dropout": "完全相同 + dropout"}
 for arm in ARMS:
     s = arm_of[arm]
-    report_seed_count(report, f"{arm}_differ_seeds", (similarity[s] < 0.9),
-                      en=f"seeds in which the two heads end with pattern similarity below 0.9 ({arm})",
-                      zh=f"训练后两个头模式相似度低于 0.9 的种子数（{NAMES_ZH[arm]}）")
     report_spread(report, f"{arm}_similarity", similarity[s], "{:.2f}",
                   en=f"pattern similarity of the two heads ({arm})", zh=f"两个头的模式相似度（{NAMES_ZH[arm]}）")
-    report.number(f"{arm}_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
-                  en=f"largest weight difference after {STEPS} steps, mean over seeds ({arm})",
-                  zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（{NAMES_ZH[arm]}）")
     report_spread(report, f"{arm}_accuracy", accuracy[s], "{:.3f}",
                   en=f"accuracy on held-out sentences ({arm})", zh=f"留出句子上的准确率（{NAMES_ZH[arm]}）")
-    report.number(f"{arm}_loss_mean", loss[s].mean(), "{:.3f}",
-                  en=f"loss on held-out sentences, mean over seeds ({arm})",
-                  zh=f"留出句子上的损失，各种子平均（{NAMES_ZH[arm]}）")
     print(f"{arm:>17}: similarity {similarity[s].mean():.2f} [{similarity[s].min():.2f}, "
           f"{similarity[s].max():.2f}]  accuracy {accuracy[s].mean():.3f}  final gap {gap_curves[s, -1].mean():.1e}")
+report_seed_count(report, "identical_differ_seeds", similarity[arm_of["identical"]] < 0.9)
+report.number("identical_final_gap_mean", gap_curves[arm_of["identical"], -1].mean(), "{:.2g}",
+              en=f"largest weight difference after {STEPS} steps, mean over seeds (identical)",
+              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（完全相同）")
+report.number("identical_loss_mean", loss[arm_of["identical"]].mean(), "{:.3f}")
+report_seed_count(report, "nudged_differ_seeds", similarity[arm_of["nudged"]] < 0.9)
+report.number("nudged_final_gap_mean", gap_curves[arm_of["nudged"], -1].mean(), "{:.2g}",
+              en=f"largest weight difference after {STEPS} steps, mean over seeds (nudged)",
+              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（相差 1e-6）")
+report.number("nudged_loss_mean", loss[arm_of["nudged"]].mean(), "{:.3f}")
+report_seed_count(report, "random_differ_seeds", similarity[arm_of["random"]] < 0.9)
+report.number("random_final_gap_mean", gap_curves[arm_of["random"], -1].mean(), "{:.2g}",
+              en=f"largest weight difference after {STEPS} steps, mean over seeds (random)",
+              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（随机）")
+report.number("random_loss_mean", loss[arm_of["random"]].mean(), "{:.3f}")
+report_seed_count(report, "identical_dropout_differ_seeds", similarity[arm_of["identical_dropout"]] < 0.9)
+report.number("identical_dropout_final_gap_mean", gap_curves[arm_of["identical_dropout"], -1].mean(), "{:.2g}",
+              en=f"largest weight difference after {STEPS} steps, mean over seeds (identical_dropout)",
+              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（完全相同 + dropout）")
+report.number("identical_dropout_loss_mean", loss[arm_of["identical_dropout"]].mean(), "{:.3f}")
 
 better = (accuracy[arm_of["random"]] > accuracy[arm_of["identical"]]).sum()
 report.number("random_more_accurate_seeds", better, "{:.0f}")
 
 # When does a tiny asymmetry become visible? First recorded step with a gap above 0.01.
-for arm in ("nudged", "identical_dropout"):
-    above = gap_curves[arm_of[arm]] > 0.01                                  # (n, K)
-    separated = above.any(dim=1)
-    first = torch.where(separated, steps[above.int().argmax(dim=1)], torch.tensor(STEPS))
-    report_seed_count(report, f"{arm}_separated_seeds", separated,
-                      en=f"seeds in which the weight gap passes 0.01 within {STEPS} steps ({arm})",
-                      zh=f"{STEPS} 步内两个头的权重差超过 0.01 的种子数（{NAMES_ZH[arm]}）")
-    report.number(f"{arm}_step_gap_above_0_01_mean", first.float().mean(), "{:.0f}",
-                  en=f"first step at which the weight gap passes 0.01, mean over seeds ({arm})",
-                  zh=f"两个头的权重差首次超过 0.01 的步数，各种子平均（{NAMES_ZH[arm]}）")
+def first_step_above(gaps, level=0.01):
+    """Per seed: whether the weight gap passes ``level``, and the first recorded step it does (STEPS if never)."""
+    above = gaps > level                                                    # (n, K)
+    separated = above.any(dim=1)                                            # (n,)
+    return separated, torch.where(separated, steps[above.int().argmax(dim=1)], torch.tensor(STEPS))
+
+
+nudged_separated, nudged_first = first_step_above(gap_curves[arm_of["nudged"]])
+dropout_separated, dropout_first = first_step_above(gap_curves[arm_of["identical_dropout"]])
+report_seed_count(report, "nudged_separated_seeds", nudged_separated,
+                  en=f"seeds in which the weight gap passes 0.01 within {STEPS} steps (nudged)",
+                  zh=f"{STEPS} 步内两个头的权重差超过 0.01 的种子数（相差 1e-6）")
+report.number("nudged_step_gap_above_0_01_mean", nudged_first.float().mean(), "{:.0f}")
+report_seed_count(report, "identical_dropout_separated_seeds", dropout_separated,
+                  en=f"seeds in which the weight gap passes 0.01 within {STEPS} steps (identical_dropout)",
+                  zh=f"{STEPS} 步内两个头的权重差超过 0.01 的种子数（完全相同 + dropout）")
+report.number("identical_dropout_step_gap_above_0_01_mean", dropout_first.float().mean(), "{:.0f}")
 report.number("nudged_start_gap", gap_curves[arm_of["nudged"], 0].max(), "{:.0e}")
 
 # Roles: one score per head; the identical pair has one score for both heads.

@@ -132,14 +132,13 @@ for claim, weights in target_weight.items():
           f"{chosen.max() if len(chosen) else 0.0:.2f}, at least 0.3 in {(chosen >= 0.3).sum()} of them")
 
 # %%
-for claim, weights in target_weight.items():
-    chosen = weights[passing_of[claim]]
-    report.number(f"c23_{claim}_max_target_weight", chosen.max() if len(chosen) else 0.0, "{:.2f}",
-                  en=f"largest mean weight on the target among {claim.upper()}'s passing heads (0 if none)",
-                  zh=f"{claim.upper()} 通过的头里，目标得到的平均权重的最大值（没有通过的头时记 0）")
-    report.number(f"c23_{claim}_heads_at_0_3", (chosen >= 0.3).sum(), "{:.0f}",
-                  en=f"{claim.upper()}'s passing heads whose target takes ≥ 0.3 of the attention",
-                  zh=f"{claim.upper()} 通过的头里，目标至少拿到 0.3 注意力的头数")
+passing_weight = {claim: weights[passing_of[claim]] for claim, weights in target_weight.items()}
+report.number("c23_c02_max_target_weight", max(passing_weight["c02"], default=0.0), "{:.2f}")
+report.number("c23_c02_heads_at_0_3", (passing_weight["c02"] >= 0.3).sum(), "{:.0f}")
+report.number("c23_c21_max_target_weight", max(passing_weight["c21"], default=0.0), "{:.2f}")
+report.number("c23_c21_heads_at_0_3", (passing_weight["c21"] >= 0.3).sum(), "{:.0f}")
+report.number("c23_c22_max_target_weight", max(passing_weight["c22"], default=0.0), "{:.2f}")
+report.number("c23_c22_heads_at_0_3", (passing_weight["c22"] >= 0.3).sum(), "{:.0f}")
 report.data("issue19", {
     "c23_target_weight": {claim: {head_name(int(f) % (L * H)) + ("" if f < L * H else " (object → verb)"):
                                   round(float(target_weight[claim][f]), 3)
@@ -204,23 +203,17 @@ for name, d in direction.items():
 
 # %%
 report.number("direction_verb_object_is_object_to_verb", vo_role == "object_verb", "{:.0f}")
-for name, d in direction.items():
-    en, zh = ("it → referent", "it → 所指") if name == "coreference" else ("verb–object", "动词–宾语")
-    report.number(f"direction_{name}_cos_share", d["cos"].mean(), "{:.0%}",
-                  en=f"sentences where the cosine alone picks the winning key ({en} head)",
-                  zh=f"只看余弦就能挑出胜出的键的句子比例（{zh}头）")
-    report.number(f"direction_{name}_norm_share", d["norm"].mean(), "{:.0%}",
-                  en=f"sentences where the key's length alone picks the winning key ({en} head)",
-                  zh=f"只看键的长度就能挑出胜出的键的句子比例（{zh}头）")
-    report.number(f"direction_{name}_winner_cos", d["winner_cos"].mean(), "{:.2f}",
-                  en=f"mean cosine between q and the winning k ({en} head)",
-                  zh=f"q 与胜出的 k 之间余弦的平均值（{zh}头）")
-    report.number(f"direction_{name}_winner_angle", np.degrees(np.arccos(d["winner_cos"])).mean(),
-                  "{:.0f}", en=f"mean angle between q and the winning k, degrees ({en} head)",
-                  zh=f"q 与胜出的 k 之间夹角的平均值，单位度（{zh}头）")
-    report.number(f"direction_{name}_score_matches_attention", d["attention"].mean(), "{:.0%}",
-                  en=f"sentences where the largest q·k is also the most attended candidate ({en} head)",
-                  zh=f"q·k 最大的候选同时也是注意力最大的候选的句子比例（{zh}头）")
+co, vo = direction["coreference"], direction["verb_object"]
+report.number("direction_coreference_cos_share", co["cos"].mean(), "{:.0%}")
+report.number("direction_coreference_norm_share", co["norm"].mean(), "{:.0%}")
+report.number("direction_coreference_winner_cos", co["winner_cos"].mean(), "{:.2f}")
+report.number("direction_coreference_winner_angle", np.degrees(np.arccos(co["winner_cos"])).mean(), "{:.0f}")
+report.number("direction_coreference_score_matches_attention", co["attention"].mean(), "{:.0%}")
+report.number("direction_verb_object_cos_share", vo["cos"].mean(), "{:.0%}")
+report.number("direction_verb_object_norm_share", vo["norm"].mean(), "{:.0%}")
+report.number("direction_verb_object_winner_cos", vo["winner_cos"].mean(), "{:.2f}")
+report.number("direction_verb_object_winner_angle", np.degrees(np.arccos(vo["winner_cos"])).mean(), "{:.0f}")
+report.number("direction_verb_object_score_matches_attention", vo["attention"].mean(), "{:.0%}")
 
 # %%
 # The same count in every head: is "the cosine alone picks the winner" special to the best
@@ -231,10 +224,10 @@ cos_everywhere = {
     "coreference": cosine_picks_winner(model, co_outputs, it_pos, [n.nonzero()[:, 0] for n in nouns]),
     "verb_object": cosine_picks_winner(model, vo_outputs, vo_queries, [c.nonzero()[:, 0] for c in vo_hits[vo_role][2]]),
 }
-for name, share in cos_everywhere.items():
-    report.number(f"direction_{name}_cos_heads_75", (share >= 0.75).sum(), "{:.0f}", kind="count",
-                  en=f"heads (of 72) in which the cosine alone picks the winner in ≥ 75 % of the sentences ({name.replace('_', ' ')} sentences)",
-                  zh=f"72 个头里，只看余弦就能在至少 75% 的句子里挑出胜者的头数（{'it 指代' if name == 'coreference' else '动词–宾语'}句子）")
+report.number("direction_coreference_cos_heads_75", (cos_everywhere["coreference"] >= 0.75).sum(), "{:.0f}",
+              kind="count")
+report.number("direction_verb_object_cos_heads_75", (cos_everywhere["verb_object"] >= 0.75).sum(), "{:.0f}",
+              kind="count")
 
 # %% [markdown]
 # ### C23's rule: the angle between q and the target's key
@@ -325,11 +318,8 @@ report.number("c23_small_heads", sum(small), "{:.0f}", kind="count",
 report.number("c23_large_heads", sum(large), "{:.0f}", kind="count",
               resampled=[a["large_heads"] for a in again])
 first = max(c23, key=lambda h: h["weight"]) if c23 else None   # the one the page describes
-for key, en, zh in (("target", "median angle between q and the target's key", "q 与目标的键之间的中位夹角"),
-                    ("others", "median angle between q and the other candidates' keys", "q 与其他候选的键之间的中位夹角")):
-    report.number(f"c23_{key}_angle", first[key] if first else 0.0, "{:.0f}",
-                  en=f"{en}, centred, degrees (the qualifying head with the largest target weight; 0 if none)",
-                  zh=f"{zh}（减去句子的平均键之后；单位：度；取目标权重最大的合格头，没有合格的头时记 0）")
+report.number("c23_target_angle", first["target"] if first else 0.0, "{:.0f}")
+report.number("c23_others_angle", first["others"] if first else 0.0, "{:.0f}")
 report.number("c23_smallest_angle_share", first["smallest"] if first else 0.0, "{:.0%}")
 # The page's sentences about it, from the counts.
 if first:

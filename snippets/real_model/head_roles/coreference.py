@@ -219,17 +219,14 @@ best_values = judged.get(best, dict(accuracy=np.nan, ratio=np.nan, margin=np.nan
 report.number("n_pairs", n_pairs, "{:.0f}", kind="count")
 report.number("n_items", n_pairs, "{:.0f}", kind="count")
 report.number("n_templates", len(TEMPLATES), "{:.0f}", kind="count")
-for key, value, en, zh in [
-    ("chosen_heads", len(found["chosen"]), "heads chosen on the choosing templates (max-statistic p < 0.025)",
-     "在挑选模板上挑中的头数（最大统计量 p < 0.025）"),
-    ("judged_significant_heads", found["significant"], "chosen heads beyond chance on the judging templates",
-     "在评判模板上超出偶然水平的挑中头数"),
-    ("passing_heads", found["passing"], "chosen heads that pass all four conditions on the judging templates",
-     "在评判模板上四条都满足的挑中头数"),
-    ("judging_any_heads", found["judging_any"], "heads of 72 beyond chance on the judging templates (max statistic)",
-     "评判模板上 72 个头中超出偶然水平的头数（最大统计量）"),
-]:
-    report.number(key, value, "{:.0f}", kind="count", en=en, zh=zh, resampled=resampled[key])
+report.number("chosen_heads", len(found["chosen"]), "{:.0f}", kind="count",
+              resampled=resampled["chosen_heads"])
+report.number("judged_significant_heads", found["significant"], "{:.0f}", kind="count",
+              resampled=resampled["judged_significant_heads"])
+report.number("passing_heads", found["passing"], "{:.0f}", kind="count",
+              resampled=resampled["passing_heads"])
+report.number("judging_any_heads", found["judging_any"], "{:.0f}", kind="count",
+              resampled=resampled["judging_any_heads"])
 report.number("probe_accuracy", probe_correct.mean(), kind="share",
               resampled=resampled["probe_accuracy"])
 report.number("probe_p", max(probe_p(probe_correct), 1e-300), kind="p",
@@ -237,18 +234,21 @@ report.number("probe_p", max(probe_p(probe_correct), 1e-300), kind="p",
 report.number("planted_detection_share", np.mean(detected), kind="share")
 report.number("best_judged_layer", best // H + 1, "{:.0f}")
 report.number("best_judged_head", best % H + 1, "{:.0f}")
-for key, value, fmt, kind, en, zh in [
-    ("best_judged_accuracy", best_values["accuracy"], "{:.0%}", "share", "its accuracy on the judging templates",
-     "它在评判模板上的准确率"),
-    ("best_judged_ratio", best_values["ratio"], "{:.2f}", "", "its mean share on the right noun over the wrong one",
-     "它给正确名词与错误名词的平均份额之比"),
-    ("best_judged_was_margin", best_values["margin"], "{:.2f}", "", "its accuracy from it minus from was",
-     "它从 it 出发与从 was 出发的准确率之差"),
-    ("best_judged_p", best_values["p"], "{:.4f}", "p", "its permutation p on the judging templates",
-     "它在评判模板上的置换检验 p 值"),
-]:
-    if np.isfinite(value):
-        report.number(key, value, fmt, kind=kind, en=en, zh=zh)
+# No head judged: these four are not recorded (so they keep their descriptions here, where
+# the recording is, rather than in the strings file, which names only numbers always recorded).
+if np.isfinite(best_values["accuracy"]):
+    report.number("best_judged_accuracy", best_values["accuracy"], "{:.0%}", kind="share",
+                  en="its accuracy on the judging templates", zh="它在评判模板上的准确率")
+if np.isfinite(best_values["ratio"]):
+    report.number("best_judged_ratio", best_values["ratio"], "{:.2f}",
+                  en="its mean share on the right noun over the wrong one",
+                  zh="它给正确名词与错误名词的平均份额之比")
+if np.isfinite(best_values["margin"]):
+    report.number("best_judged_was_margin", best_values["margin"], "{:.2f}",
+                  en="its accuracy from it minus from was", zh="它从 it 出发与从 was 出发的准确率之差")
+if np.isfinite(best_values["p"]):
+    report.number("best_judged_p", best_values["p"], "{:.4f}", kind="p",
+                  en="its permutation p on the judging templates", zh="它在评判模板上的置换检验 p 值")
 report.text("chosen_heads_list", en=", ".join(head_name(h) for h in found["chosen"]) or "none",
             zh="、".join(head_name(h) for h in found["chosen"]) or "没有")
 report.save()

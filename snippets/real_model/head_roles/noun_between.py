@@ -24,9 +24,6 @@ model, tokenizer = MiniLM.from_pretrained(), Tokenizer()         # all-MiniLM-L6
 L, H = model.config.n_layers, model.config.n_heads
 ALPHA = 0.05       # corrected significance level, as for every role on this page
 
-ROLE_NAMES = {"en": {"verb_object": "verb → object", "object_verb": "object → verb"},
-              "zh": {"verb_object": "动词 → 宾语", "object_verb": "宾语 → 动词"}}
-
 # %% [markdown]
 # ## One per-head test, corrected by the best of the heads tried
 #
@@ -185,62 +182,41 @@ report.number("c22_best_pick_low", r["pick_low"][c22_best], "{:.0%}")
 report.number("c22_best_prefer_low", r["prefer_low"][c22_best], "{:.0%}")
 report.number("c22_beats_half_heads", r["beats_half"].sum(), "{:.0f}",
               resampled=[a["artefacts_beats_half"] for a in again])
-for key, values, fmt, en, zh in (
-        ("pick", r["pick"], "{:.0%}", "picks its target", "选中目标"),
-        ("prefer", r["prefer_share"], "{:.0%}", "prefers the object to the intervening noun",
-         "偏好宾语胜过中间名词"),
-        ("between_verb", r["between_verb"], "{:.0%}", "from the intervening noun, picks the verb (object → verb only)",
-         "从中间名词出发也选中动词（仅宾语 → 动词）")):
-    report.number(f"c22_best_{key}", values[c22_best], fmt,
-                  en=f"C22's best head-direction: share of sentences where it {en}",
-                  zh=f"C22 最好的“头-方向”：{zh}的句子比例")
+report.number("c22_best_pick", r["pick"][c22_best], "{:.0%}")
+report.number("c22_best_prefer", r["prefer_share"][c22_best], "{:.0%}")
+report.number("c22_best_between_verb", r["between_verb"][c22_best], "{:.0%}")
 report.number("c22_best_prefer_p", r["prefer_p"][c22_best], kind="p")
 report.number("c22_best_is_object_to_verb", c22_best >= L * H, "{:.0f}")
 report.number("c22_best_layer", c22_best % (L * H) // H + 1, "{:.0f}")
 report.number("c22_best_head", c22_best % H + 1, "{:.0f}")
-for name in ("verb_object", "object_verb"):
-    report.number(f"c22_{name}_best_pick", r["pick_max"][name], "{:.0%}",
-                  en=f"best head's pick share, {ROLE_NAMES['en'][name]} (noun in between)",
-                  zh=f"最好的头选中的比例，{ROLE_NAMES['zh'][name]}（中间有名词）")
-    report.number(f"c22_{name}_pick_heads", r["pick_heads"][name].sum(), "{:.0f}",
-                  en=f"heads whose top pick is the target in ≥ ½ beyond chance (corrected), {ROLE_NAMES['en'][name]}",
-                  zh=f"首选为目标 ≥ ½ 且超出偶然（校正后）的头数，{ROLE_NAMES['zh'][name]}")
+report.number("c22_verb_object_best_pick", r["pick_max"]["verb_object"], "{:.0%}")
+report.number("c22_verb_object_pick_heads", r["pick_heads"]["verb_object"].sum(), "{:.0f}")
+report.number("c22_object_verb_best_pick", r["pick_max"]["object_verb"], "{:.0%}")
+report.number("c22_object_verb_pick_heads", r["pick_heads"]["object_verb"].sum(), "{:.0f}")
 
 # %%
 # The second set (people): every number the rule reads, under its own literal key
-AGAIN = {"c22_people_n_sentences": "people_n", "c22_people_share_2_3_adjectives": "people_adjectives",
-         "c22_people_share_compound_or_possessive": "people_compound_or_possessive",
-         "c22_people_clear_heads": "people_clear", "c22_people_possible_heads": "people_possible",
-         "c22_people_beats_half_heads": "people_beats_half", "c22_both_clear_heads": "both_clear",
-         "c22_both_possible_heads": "both_possible"}           # each one's name in the draws above
 pp_set, p, pb = sets["people"], c22["people"], c22["people"]["best"]
-for key, value, fmt, en, zh in (
-        ("c22_people_n_sentences", len(pp_set), "{:.0f}", "sentences", "句子数"),
-        ("c22_people_share_2_3_adjectives", np.mean([s.n_adjectives >= 2 for s in pp_set]), "{:.0%}",
-         "share with 2–3 adjectives on the object", "宾语带 2–3 个形容词的句子比例"),
-        ("c22_people_share_compound_or_possessive", np.mean([s.object_form != "plain" for s in pp_set]),
-         "{:.0%}", "share whose object is a compound or a possessive", "宾语是复合名词或所有格的句子比例"),
-        ("c22_people_heads", p["passes"].sum(), "{:.0f}", "head-directions that pass", "通过的“头-方向”数"),
-        ("c22_people_clear_heads", p["clear"].sum(), "{:.0f}", "head-directions that clearly pass (95 % intervals)",
-         "确定通过（95% 区间）的“头-方向”数"),
-        ("c22_people_possible_heads", p["possible"].sum(), "{:.0f}", "head-directions that may pass",
-         "可能通过的“头-方向”数"),
-        ("c22_people_beats_half_heads", p["beats_half"].sum(), "{:.0f}",
-         "head-directions that prefer the object beyond ½ (corrected over 144)",
-         "偏好宾语超出 ½ 的“头-方向”数（按 144 个校正）"),
-        ("c22_people_best_pick", p["pick"][pb], "{:.0%}", "best head-direction: pick share", "最好的“头-方向”：选中比例"),
-        ("c22_people_best_pick_low", p["pick_low"][pb], "{:.0%}", "best head-direction: lower end of the pick share's 95 % interval",
-         "最好的“头-方向”：选中比例 95% 区间的下端"),
-        ("c22_people_best_prefer", p["prefer_share"][pb], "{:.0%}", "best head-direction: preference share",
-         "最好的“头-方向”：偏好宾语的比例"),
-        ("c22_people_best_prefer_low", p["prefer_low"][pb], "{:.0%}",
-         "best head-direction: lower end of the preference share's 95 % interval", "最好的“头-方向”：偏好比例 95% 区间的下端"),
-        ("c22_people_best_is_object_to_verb", pb >= L * H, "{:.0f}", "1 if the best head-direction is object → verb",
-         "若最好的“头-方向”是宾语 → 动词，则为 1"),
-        ("c22_people_best_layer", pb % (L * H) // H + 1, "{:.0f}", "best head's layer", "最好的头所在的层"),
-        ("c22_people_best_head", pb % H + 1, "{:.0f}", "best head's number in its layer", "最好的头在层内的编号")):
-    report.number(key, value, fmt, en=f"C22 second set (people): {en}", zh=f"C22 第二组（人作宾语）：{zh}",
-                  resampled=[a[AGAIN[key]] for a in again] if key in AGAIN else None)
+report.number("c22_people_n_sentences", len(pp_set), "{:.0f}",
+              resampled=[a["people_n"] for a in again])
+report.number("c22_people_share_2_3_adjectives", np.mean([s.n_adjectives >= 2 for s in pp_set]), "{:.0%}",
+              resampled=[a["people_adjectives"] for a in again])
+report.number("c22_people_share_compound_or_possessive", np.mean([s.object_form != "plain" for s in pp_set]), "{:.0%}",
+              resampled=[a["people_compound_or_possessive"] for a in again])
+report.number("c22_people_heads", p["passes"].sum(), "{:.0f}")
+report.number("c22_people_clear_heads", p["clear"].sum(), "{:.0f}",
+              resampled=[a["people_clear"] for a in again])
+report.number("c22_people_possible_heads", p["possible"].sum(), "{:.0f}",
+              resampled=[a["people_possible"] for a in again])
+report.number("c22_people_beats_half_heads", p["beats_half"].sum(), "{:.0f}",
+              resampled=[a["people_beats_half"] for a in again])
+report.number("c22_people_best_pick", p["pick"][pb], "{:.0%}")
+report.number("c22_people_best_pick_low", p["pick_low"][pb], "{:.0%}")
+report.number("c22_people_best_prefer", p["prefer_share"][pb], "{:.0%}")
+report.number("c22_people_best_prefer_low", p["prefer_low"][pb], "{:.0%}")
+report.number("c22_people_best_is_object_to_verb", pb >= L * H, "{:.0f}")
+report.number("c22_people_best_layer", pb % (L * H) // H + 1, "{:.0f}")
+report.number("c22_people_best_head", pb % H + 1, "{:.0f}")
 # Both sets: the SAME head-direction; and how the first set's best head does on the second
 from explainer.head_picks import query_rows, top_among, words_of
 
@@ -250,41 +226,37 @@ queries, targets = (pp_verbs, pp_objects) if first < L * H else (pp_objects, pp_
 first_top = top_among(query_rows(pp_attention, queries), [words_of(t, q) for t, q in zip(pp_tokens, queries)])
 first_hit = first_top[:, first % (L * H)] == np.array(targets)
 clause = np.array([s.clause_verb is not None for s in pp_set])
-for key, value, fmt, en, zh in (
-        ("c22_both_clear_heads", both_clear.sum(), "{:.0f}", "the same head-directions that clearly pass on both sets",
-         "在两组句子上都确定通过的同一个“头-方向”数"),
-        ("c22_both_possible_heads", both_possible.sum(), "{:.0f}", "the same head-directions that may pass on both sets",
-         "在两组句子上都可能通过的同一个“头-方向”数"),
-        ("c22_both_best_layer", both_best % (L * H) // H + 1, "{:.0f}", "layer of the head-direction best on both sets",
-         "在两组上都最好的“头-方向”所在的层"),
-        ("c22_both_best_head", both_best % H + 1, "{:.0f}", "its head's number in its layer", "它在层内的编号"),
-        ("c22_both_best_is_object_to_verb", both_best >= L * H, "{:.0f}", "1 if it is object → verb",
-         "若它是宾语 → 动词，则为 1"),
-        ("c22_both_best_pick_artefacts", c22["artefacts"]["pick"][both_best], "{:.0%}", "its pick share, first set",
-         "它在第一组上的选中比例"),
-        ("c22_both_best_pick_people", p["pick"][both_best], "{:.0%}", "its pick share, second set", "它在第二组上的选中比例"),
-        ("c22_people_first_best_pick", first_hit.mean(), "{:.0%}",
-         "the first set's best head-direction: share of second-set sentences where it picks its target",
-         "第一组最好的“头-方向”在第二组句子里选中目标的比例"),
-        ("c22_people_first_best_pick_without_clause", first_hit[~clause].mean(), "{:.0%}",
-         "the same, in the second-set sentences without a clause between verb and object",
-         "同上，只看第二组中动词与宾语之间没有从句的句子"),
-        ("c22_people_first_best_pick_with_clause", first_hit[clause].mean(), "{:.0%}",
-         "the same, in the second-set sentences with a clause between verb and object",
-         "同上，只看第二组中动词与宾语之间有从句的句子")):
-    report.number(key, value, fmt, en=f"C22, both sets: {en}", zh=f"C22 两组句子：{zh}",
-                  resampled=[a[AGAIN[key]] for a in again] if key in AGAIN else None)
+report.number("c22_both_clear_heads", both_clear.sum(), "{:.0f}",
+              resampled=[a["both_clear"] for a in again])
+report.number("c22_both_possible_heads", both_possible.sum(), "{:.0f}",
+              resampled=[a["both_possible"] for a in again])
+report.number("c22_both_best_layer", both_best % (L * H) // H + 1, "{:.0f}")
+report.number("c22_both_best_head", both_best % H + 1, "{:.0f}")
+report.number("c22_both_best_is_object_to_verb", both_best >= L * H, "{:.0f}")
+report.number("c22_both_best_pick_artefacts", c22["artefacts"]["pick"][both_best], "{:.0%}")
+report.number("c22_both_best_pick_people", p["pick"][both_best], "{:.0%}")
+report.number("c22_people_first_best_pick", first_hit.mean(), "{:.0%}")
+report.number("c22_people_first_best_pick_without_clause", first_hit[~clause].mean(), "{:.0%}")
+report.number("c22_people_first_best_pick_with_clause", first_hit[clause].mean(), "{:.0%}")
 report.number("c22_people_best_prefer_p", p["prefer_p"][pb], kind="p")
 
 # %%
-for name, share in rules["artefacts"].items():
-    report.number(f"c22_rule_{name}", share, "{:.0%}",
-                  en=f"C22 position-only rule, share right: {name.replace('_', ' ')}",
-                  zh=f"C22 只看位置的规则的准确率：{name.replace('_', ' ')}")
-for name, share in rules["people"].items():
-    report.number(f"c22_people_rule_{name}", share, "{:.0%}",
-                  en=f"C22 second set (people), position-only rule, share right: {name.replace('_', ' ')}",
-                  zh=f"C22 第二组（人作宾语）只看位置的规则的准确率：{name.replace('_', ' ')}")
+report.number("c22_rule_verb_object_fixed_offset", rules["artefacts"]["verb_object_fixed_offset"], "{:.0%}")
+report.number("c22_rule_verb_object_next_noun", rules["artefacts"]["verb_object_next_noun"], "{:.0%}")
+report.number("c22_rule_verb_object_nearest_noun", rules["artefacts"]["verb_object_nearest_noun"], "{:.0%}")
+report.number("c22_rule_verb_object_second_noun", rules["artefacts"]["verb_object_second_noun"], "{:.0%}")
+report.number("c22_rule_verb_object_last_noun", rules["artefacts"]["verb_object_last_noun"], "{:.0%}")
+report.number("c22_rule_object_verb_fixed_offset", rules["artefacts"]["object_verb_fixed_offset"], "{:.0%}")
+report.number("c22_rule_object_verb_nearest_verb_left", rules["artefacts"]["object_verb_nearest_verb_left"], "{:.0%}")
+report.number("c22_rule_object_verb_nearest_verb", rules["artefacts"]["object_verb_nearest_verb"], "{:.0%}")
+report.number("c22_people_rule_verb_object_fixed_offset", rules["people"]["verb_object_fixed_offset"], "{:.0%}")
+report.number("c22_people_rule_verb_object_next_noun", rules["people"]["verb_object_next_noun"], "{:.0%}")
+report.number("c22_people_rule_verb_object_nearest_noun", rules["people"]["verb_object_nearest_noun"], "{:.0%}")
+report.number("c22_people_rule_verb_object_second_noun", rules["people"]["verb_object_second_noun"], "{:.0%}")
+report.number("c22_people_rule_verb_object_last_noun", rules["people"]["verb_object_last_noun"], "{:.0%}")
+report.number("c22_people_rule_object_verb_fixed_offset", rules["people"]["object_verb_fixed_offset"], "{:.0%}")
+report.number("c22_people_rule_object_verb_nearest_verb_left", rules["people"]["object_verb_nearest_verb_left"], "{:.0%}")
+report.number("c22_people_rule_object_verb_nearest_verb", rules["people"]["object_verb_nearest_verb"], "{:.0%}")
 report.number("c22_position_rule_max", max(rules["artefacts"].values()), "{:.0%}",
               resampled=[a["artefacts_rule_max"] for a in again])
 report.number("c22_people_position_rule_max", max(rules["people"].values()), "{:.0%}",

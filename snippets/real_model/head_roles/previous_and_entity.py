@@ -60,26 +60,21 @@ for name, attention, queries, targets in (
                      weight=weight_on(attention, queries, targets).mean(axis=0))
 
 # %%
-for name, r in c07.items():
-    share, p = r["share"], r["p"]
-    en, zh = {"previous_token": ("previous token (two-word names)", "前一个词元（双词专名）"),
-              "entity": ("it → referent, of all tokens", "it → 所指（在全部词元里）")}[name]
-    report.number(f"c07_{name}_heads", c07[name]["passes"].sum(), "{:.0f}",
-                  en=f"C07 heads taking the role: {en}", zh=f"C07 担任该角色的头数：{zh}")
-    report.number(f"c07_{name}_clear_heads", c07[name]["clear"].sum(), "{:.0f}",
-                  en=f"C07 heads whose whole 95 % interval is at or above ½: {en}",
-                  zh=f"95% 区间整个不低于 ½ 的 C07 头数：{zh}")
-    report.number(f"c07_{name}_possible_heads", c07[name]["possible"].sum(), "{:.0f}",
-                  en=f"C07 heads beyond chance whose 95 % interval reaches ½: {en}",
-                  zh=f"超出偶然、且 95% 区间够得着 ½ 的 C07 头数：{zh}")
-    report.number(f"c07_{name}_best_share", share.max(), "{:.0%}",
-                  en=f"C07 best head's top-pick share: {en}", zh=f"C07 最好的头首选正确的比例：{zh}")
-    report.number(f"c07_{name}_best_layer", c07[name]["best"] // H + 1, "{:.0f}",
-                  en=f"layer of C07's best head: {en}", zh=f"C07 最好的头所在的层：{zh}")
-    report.number(f"c07_{name}_best_head", c07[name]["best"] % H + 1, "{:.0f}",
-                  en=f"C07's best head's number in its layer: {en}", zh=f"C07 最好的头在层内的编号：{zh}")
-    report.number(f"c07_{name}_best_p", p[c07[name]["best"]], kind="p",
-                  en=f"C07 best head's corrected p: {en}", zh=f"C07 最好的头校正后的 p 值：{zh}")
+prev, entity = c07["previous_token"], c07["entity"]
+report.number("c07_previous_token_heads", prev["passes"].sum(), "{:.0f}")
+report.number("c07_previous_token_clear_heads", prev["clear"].sum(), "{:.0f}")
+report.number("c07_previous_token_possible_heads", prev["possible"].sum(), "{:.0f}")
+report.number("c07_previous_token_best_share", prev["share"].max(), "{:.0%}")
+report.number("c07_previous_token_best_layer", prev["best"] // H + 1, "{:.0f}")
+report.number("c07_previous_token_best_head", prev["best"] % H + 1, "{:.0f}")
+report.number("c07_previous_token_best_p", prev["p"][prev["best"]], kind="p")
+report.number("c07_entity_heads", entity["passes"].sum(), "{:.0f}")
+report.number("c07_entity_clear_heads", entity["clear"].sum(), "{:.0f}")
+report.number("c07_entity_possible_heads", entity["possible"].sum(), "{:.0f}")
+report.number("c07_entity_best_share", entity["share"].max(), "{:.0%}")
+report.number("c07_entity_best_layer", entity["best"] // H + 1, "{:.0f}")
+report.number("c07_entity_best_head", entity["best"] % H + 1, "{:.0f}")
+report.number("c07_entity_best_p", entity["p"][entity["best"]], kind="p")
 report.number("c07_n_names", len(nm_set), "{:.0f}")
 
 
@@ -91,13 +86,9 @@ def split_layers(kind: str) -> int:
                for l in range(L))
 
 
-for kind, en, zh in (("passes", "", ""), ("clear", ", each share's whole 95 % interval at or above ½",
-                                           "，且每个比例的 95% 区间都整个不低于 ½"),
-                     ("possible", ", each share's 95 % interval reaching ½", "，且每个比例的 95% 区间都够得着 ½")):
-    report.number("c07_minilm_split_layers" + ("" if kind == "passes" else f"_{kind}"), split_layers(kind),
-                  "{:.0f}", en="MiniLM layers in which one head takes the previous-token role and another "
-                               f"the entity role{en}",
-                  zh=f"MiniLM 中一个头担任前一个词元角色、另一个头担任实体角色的层数{zh}")
+report.number("c07_minilm_split_layers", split_layers("passes"), "{:.0f}")
+report.number("c07_minilm_split_layers_clear", split_layers("clear"), "{:.0f}")
+report.number("c07_minilm_split_layers_possible", split_layers("possible"), "{:.0f}")
 
 
 # %%

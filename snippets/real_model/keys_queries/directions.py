@@ -86,23 +86,21 @@ report.number("keys_wider_heads", (keys_over_queries > 1).sum(), "{:.0f}")
 report.number("pr_ratio_median", np.median(keys_over_queries), "{:.2f}")
 report.number("pr_ratio_min", keys_over_queries.min(), "{:.2f}")
 report.number("pr_ratio_max", keys_over_queries.max(), "{:.2f}")
-for name in ("Q", "K", "V"):
-    label = {"Q": ("queries", "查询"), "K": ("keys", "键"), "V": ("values", "值")}[name]
-    report.number(f"pr_{label[0]}_median", np.median(ratio[name]), "{:.1f}",
-                  en=f"median over heads of the directions the {label[0]} span (of {hs})",
-                  zh=f"各头{label[1]}张成的方向数的中位数（共 {hs} 维）")
-for layer in range(L):
-    report.number(f"keys_wider_heads_layer{layer + 1}", (keys_over_queries[layer] > 1).sum(),
-                  "{:.0f}", en=f"heads of layer {layer + 1} whose keys span more directions",
-                  zh=f"第 {layer + 1} 层里键的方向更多的头数")
+report.number("pr_queries_median", np.median(ratio["Q"]), "{:.1f}")
+report.number("pr_keys_median", np.median(ratio["K"]), "{:.1f}")
+report.number("pr_values_median", np.median(ratio["V"]), "{:.1f}")
+report.number("keys_wider_heads_layer1", (keys_over_queries[0] > 1).sum(), "{:.0f}")
+report.number("keys_wider_heads_layer2", (keys_over_queries[1] > 1).sum(), "{:.0f}")
+report.number("keys_wider_heads_layer3", (keys_over_queries[2] > 1).sum(), "{:.0f}")
+report.number("keys_wider_heads_layer4", (keys_over_queries[3] > 1).sum(), "{:.0f}")
+report.number("keys_wider_heads_layer5", (keys_over_queries[4] > 1).sum(), "{:.0f}")
+report.number("keys_wider_heads_layer6", (keys_over_queries[5] > 1).sum(), "{:.0f}")
 widest = np.unravel_index(keys_over_queries.argmax(), (L, H))
 narrowest = np.unravel_index(keys_over_queries.argmin(), (L, H))
-for tag, (layer, head) in (("widest", widest), ("narrowest", narrowest)):
-    report.number(f"{tag}_layer", layer + 1, "{:.0f}",
-                  en=f"layer of the head with the {'largest' if tag == 'widest' else 'smallest'} "
-                     "keys/queries ratio", zh=f"键/查询之比{'最大' if tag == 'widest' else '最小'}的头所在的层")
-    report.number(f"{tag}_head", head + 1, "{:.0f}",
-                  en=f"that head's number in its layer", zh="该头在层内的编号")
+report.number("widest_layer", widest[0] + 1, "{:.0f}")
+report.number("widest_head", widest[1] + 1, "{:.0f}")
+report.number("narrowest_layer", narrowest[0] + 1, "{:.0f}")
+report.number("narrowest_head", narrowest[1] + 1, "{:.0f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run

@@ -156,15 +156,14 @@ report.number("coordinate_near_direction_spaces", (coordinate_true >= direction_
               "{:.0f}")
 report.number("n_spaces", len(spaces), "{:.0f}")
 report.number("n_shuffles", N_SHUFFLES, "{:.0f}")
-for tag, values in (("coordinate", coordinate_true), ("direction", direction_true)):
-    projection, layer, head = space_name(int(values.argmax()))
-    report.number(f"{tag}_best_is_key", projection == "K", "{:.0f}",
-                  en=f"1 if the best {tag} is in a key space, 0 if in a query space",
-                  zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}在键空间为 1，在查询空间为 0")
-    report.number(f"{tag}_best_layer", layer, "{:.0f}",
-                  en=f"layer of the best {tag}", zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}所在的层")
-    report.number(f"{tag}_best_head", head, "{:.0f}",
-                  en=f"head of the best {tag}", zh=f"最佳{'单坐标' if tag == 'coordinate' else '方向'}所在的头")
+coordinate_projection, coordinate_layer, coordinate_head = space_name(int(coordinate_true.argmax()))
+direction_projection, direction_layer, direction_head = space_name(int(direction_true.argmax()))
+report.number("coordinate_best_is_key", coordinate_projection == "K", "{:.0f}")
+report.number("coordinate_best_layer", coordinate_layer, "{:.0f}")
+report.number("coordinate_best_head", coordinate_head, "{:.0f}")
+report.number("direction_best_is_key", direction_projection == "K", "{:.0f}")
+report.number("direction_best_layer", direction_layer, "{:.0f}")
+report.number("direction_best_head", direction_head, "{:.0f}")
 best_space = int(direction_true.argmax())
 report.number("coordinate_auc_in_best_direction_space", coordinate_true[best_space], "{:.2f}")
 

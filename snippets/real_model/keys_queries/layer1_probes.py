@@ -72,12 +72,10 @@ report.number("n_verbs", len(verbs), kind="count")
 report.number("n_transitive", is_transitive.sum(), kind="count")
 report.number("n_intransitive", (1 - is_transitive).sum(), kind="count")
 report.number("n_frame_verbs", has_frame.sum(), kind="count")
-FRAME_WORDS = {"none": ("no object", "不带宾语"), "place": ("a place", "带处所"),
-               "object": ("one object", "带一个宾语"), "two_objects": ("two objects", "带两个宾语")}
-for f, frame in enumerate(FRAMES):
-    en, zh = FRAME_WORDS[frame]
-    report.number(f"n_frame_{frame}", (frame_label == f).sum(), kind="count",
-                  en=f"verbs whose frame is {en}", zh=f"句型为{zh}的动词个数")
+report.number("n_frame_none", (frame_label == FRAMES.index("none")).sum(), kind="count")
+report.number("n_frame_place", (frame_label == FRAMES.index("place")).sum(), kind="count")
+report.number("n_frame_object", (frame_label == FRAMES.index("object")).sum(), kind="count")
+report.number("n_frame_two_objects", (frame_label == FRAMES.index("two_objects")).sum(), kind="count")
 report.number("n_words", len(words), kind="count")
 report.number("n_nouns", is_noun.sum(), kind="count")
 report.number("n_other_words", (1 - is_noun).sum(), kind="count")
@@ -139,48 +137,60 @@ report.number("pass_bar", PASS_BAR, "{:.2f}")
 report.number("n_null_sets", N_SETS, kind="count")
 report.number("null_set_size", PER_SET, kind="count")
 report.number("n_folds", N_FOLDS, kind="count")
-WHAT = {"transitive": ("transitivity", "及物与否", "query", "查询"),
-        "frame": ("the frame", "句型", "query", "查询"),
-        "noun": ("concrete noun or not", "是否具体名词", "key", "键")}
-VECTORS = {"query": "queries", "key": "keys"}
+WHAT = {"transitive": "query", "frame": "query", "noun": "key"}   # each question, and the vector meant to carry it
 other = {"transitive": verb_k, "frame": verb_k[has_frame], "noun": word_q}   # the other vector: a note
-passes = {}
-for name, (en, zh, vector, zh_vector) in WHAT.items():
+best, beats, passes, note = {}, {}, {}, {}
+for name, vector in WHAT.items():
     accuracy = per_head[name]
-    best = int(accuracy.argmax())
-    beats = (accuracy > null_p95[name]) & (accuracy > pca_accuracy[name])
-    passes[name] = beats & (accuracy >= PASS_BAR)
-    report.number(f"{name}_chance", 1 / len(np.unique(tasks[name][2])), "{:.2f}",
-                  en=f"chance for {en}", zh=f"{zh}的偶然水平")
-    report.number(f"{name}_best_{vector}", accuracy[best], "{:.2f}",
-                  en=f"best layer-1 head: balanced accuracy reading {en} from its {vector}",
-                  zh=f"第 1 层最好的头：从{zh_vector}读出{zh}的平衡准确率")
-    report.number(f"{name}_best_{vector}_head", best + 1, kind="count",
-                  en="that head (layer 1, 1–12)", zh="那个头（第 1 层，1–12）")
-    report.number(f"{name}_{vector}_median", np.median(accuracy), "{:.2f}",
-                  en=f"median over the 12 heads ({en}, {vector})", zh=f"12 个头的中位数（{zh}，{zh_vector}）")
-    report.number(f"{name}_null_p95", null_p95[name], "{:.2f}",
-                  en=f"95th percentile of the best of 12 random projections ({en})",
-                  zh=f"12 个随机投影中最好者的第 95 百分位（{zh}）")
-    report.number(f"{name}_pca", pca_accuracy[name], "{:.2f}",
-                  en=f"probe on the input's top 32 principal components ({en})", zh=f"探针读输入前 32 个主成分（{zh}）")
-    report.number(f"{name}_input", input_accuracy[name], "{:.2f}",
-                  en=f"probe on the whole 384-dimensional input ({en})", zh=f"探针读完整的 384 维输入（{zh}）")
-    report.number(f"{name}_beating_heads", beats.sum(), kind="count",
-                  en=f"heads above both baselines ({en})", zh=f"高于两个基线的头数（{zh}）")
-    report.number(f"{name}_passing_heads", passes[name].sum(), kind="count",
-                  en=f"heads above both baselines at 0.75 or more ({en})",
-                  zh=f"高于两个基线且不低于 0.75 的头数（{zh}）")
-    note = ridge_balanced_accuracy(other[name].transpose(0, 1), tasks[name][2], folds[name]).numpy()
-    other_vector, zh_other = ("key", "键") if vector == "query" else ("query", "查询")
-    report.number(f"{name}_best_{other_vector}", note.max(), "{:.2f}",
-                  en=f"note: best head reading {en} from its {other_vector}", zh=f"注：最好的头从{zh_other}读出{zh}")
-    per_head[f"{name}_{other_vector}"] = note
-    report.text(f"{name}_outcome",
-                en=f"{passes[name].sum()} of {H} layer-1 heads' {VECTORS[vector]} read {en} at {PASS_BAR:.2f} or more and "
-                   f"above both baselines; {beats.sum()} are above both baselines.",
-                zh=f"第 1 层的 {H} 个头中，有 {passes[name].sum()} 个头的{zh_vector}读出{zh}的平衡准确率不低于 "
-                   f"{PASS_BAR:.2f} 且高于两个基线；高于两个基线的共 {beats.sum()} 个。")
+    best[name] = int(accuracy.argmax())
+    beats[name] = (accuracy > null_p95[name]) & (accuracy > pca_accuracy[name])
+    passes[name] = beats[name] & (accuracy >= PASS_BAR)
+    note[name] = ridge_balanced_accuracy(other[name].transpose(0, 1), tasks[name][2], folds[name]).numpy()
+    per_head[f"{name}_{'key' if vector == 'query' else 'query'}"] = note[name]
+
+
+def outcome(name, vectors_en, what_en, vector_zh, what_zh):
+    """The page's sentence on one question, in both languages."""
+    n_pass, n_beat = passes[name].sum(), beats[name].sum()
+    return dict(en=f"{n_pass} of {H} layer-1 heads' {vectors_en} read {what_en} at {PASS_BAR:.2f} or more and "
+                   f"above both baselines; {n_beat} are above both baselines.",
+                zh=f"第 1 层的 {H} 个头中，有 {n_pass} 个头的{vector_zh}读出{what_zh}的平衡准确率不低于 "
+                   f"{PASS_BAR:.2f} 且高于两个基线；高于两个基线的共 {n_beat} 个。")
+
+
+report.number("transitive_chance", 1 / len(np.unique(tasks["transitive"][2])), "{:.2f}")
+report.number("transitive_best_query", per_head["transitive"][best["transitive"]], "{:.2f}")
+report.number("transitive_best_query_head", best["transitive"] + 1, kind="count")
+report.number("transitive_query_median", np.median(per_head["transitive"]), "{:.2f}")
+report.number("transitive_null_p95", null_p95["transitive"], "{:.2f}")
+report.number("transitive_pca", pca_accuracy["transitive"], "{:.2f}")
+report.number("transitive_input", input_accuracy["transitive"], "{:.2f}")
+report.number("transitive_beating_heads", beats["transitive"].sum(), kind="count")
+report.number("transitive_passing_heads", passes["transitive"].sum(), kind="count")
+report.number("transitive_best_key", note["transitive"].max(), "{:.2f}")
+report.text("transitive_outcome", **outcome("transitive", "queries", "transitivity", "查询", "及物与否"))
+report.number("frame_chance", 1 / len(np.unique(tasks["frame"][2])), "{:.2f}")
+report.number("frame_best_query", per_head["frame"][best["frame"]], "{:.2f}")
+report.number("frame_best_query_head", best["frame"] + 1, kind="count")
+report.number("frame_query_median", np.median(per_head["frame"]), "{:.2f}")
+report.number("frame_null_p95", null_p95["frame"], "{:.2f}")
+report.number("frame_pca", pca_accuracy["frame"], "{:.2f}")
+report.number("frame_input", input_accuracy["frame"], "{:.2f}")
+report.number("frame_beating_heads", beats["frame"].sum(), kind="count")
+report.number("frame_passing_heads", passes["frame"].sum(), kind="count")
+report.number("frame_best_key", note["frame"].max(), "{:.2f}")
+report.text("frame_outcome", **outcome("frame", "queries", "the frame", "查询", "句型"))
+report.number("noun_chance", 1 / len(np.unique(tasks["noun"][2])), "{:.2f}")
+report.number("noun_best_key", per_head["noun"][best["noun"]], "{:.2f}")
+report.number("noun_best_key_head", best["noun"] + 1, kind="count")
+report.number("noun_key_median", np.median(per_head["noun"]), "{:.2f}")
+report.number("noun_null_p95", null_p95["noun"], "{:.2f}")
+report.number("noun_pca", pca_accuracy["noun"], "{:.2f}")
+report.number("noun_input", input_accuracy["noun"], "{:.2f}")
+report.number("noun_beating_heads", beats["noun"].sum(), kind="count")
+report.number("noun_passing_heads", passes["noun"].sum(), kind="count")
+report.number("noun_best_query", note["noun"].max(), "{:.2f}")
+report.text("noun_outcome", **outcome("noun", "keys", "concrete noun or not", "键", "是否具体名词"))
 report.data("per_head", {name: [round(float(a), 4) for a in accuracy] for name, accuracy in per_head.items()})
 
 # %% [markdown]

@@ -112,25 +112,26 @@ again = dict(v_most=(r2["V"] > np.maximum(r2["Q"], r2["K"])).sum(axis=(1, 2)),
 report.number("n_items", n_nouns, kind="count")
 report.number("v_most_specific_heads", v_most.sum(), "{:.0f}", resampled=again["v_most"].tolist())
 report.number("q_or_k_most_specific_heads", L * H - v_most.sum(), "{:.0f}")
-for name in ("Q", "K", "V"):
-    low = name.lower()
-    report.number(f"identity_{low}_median", np.median(identity[name]), "{:.2f}",
-                  resampled=again[f"median_{name}"].tolist(),
-                  en=f"median over heads of the held-out identity R² of {name}",
-                  zh=f"各头 {name} 的留出词身份 R² 的中位数")
-    report.number(f"accuracy_{low}_median", np.median(accuracy[name]), "{:.0%}",
-                  en=f"median over heads of the held-out accuracy at naming the noun from {name}",
-                  zh=f"各头仅凭 {name} 认出是哪个名词的留出准确率（中位数）")
-    for layer in (0, L - 1):
-        report.number(f"identity_{low}_layer{layer + 1}", np.median(identity[name][layer]), "{:.2f}",
-                      en=f"median identity R² of {name} over the heads of layer {layer + 1}",
-                      zh=f"第 {layer + 1} 层各头 {name} 的词身份 R² 中位数")
+report.number("identity_q_median", np.median(identity["Q"]), "{:.2f}", resampled=again["median_Q"].tolist())
+report.number("accuracy_q_median", np.median(accuracy["Q"]), "{:.0%}")
+report.number("identity_q_layer1", np.median(identity["Q"][0]), "{:.2f}")
+report.number("identity_q_layer6", np.median(identity["Q"][L - 1]), "{:.2f}")
+report.number("identity_k_median", np.median(identity["K"]), "{:.2f}", resampled=again["median_K"].tolist())
+report.number("accuracy_k_median", np.median(accuracy["K"]), "{:.0%}")
+report.number("identity_k_layer1", np.median(identity["K"][0]), "{:.2f}")
+report.number("identity_k_layer6", np.median(identity["K"][L - 1]), "{:.2f}")
+report.number("identity_v_median", np.median(identity["V"]), "{:.2f}", resampled=again["median_V"].tolist())
+report.number("accuracy_v_median", np.median(accuracy["V"]), "{:.0%}")
+report.number("identity_v_layer1", np.median(identity["V"][0]), "{:.2f}")
+report.number("identity_v_layer6", np.median(identity["V"][L - 1]), "{:.2f}")
 report.number("identity_min", min(identity[name].min() for name in ("Q", "K", "V")), "{:.2f}")
 report.number("identity_chance_accuracy", 1 / n_nouns, "{:.0%}")
-for layer in range(L):
-    report.number(f"v_most_specific_heads_layer{layer + 1}", v_most[layer].sum(), "{:.0f}",
-                  en=f"heads of layer {layer + 1} in which V is the most word-specific",
-                  zh=f"第 {layer + 1} 层里 V 最“具体”的头数")
+report.number("v_most_specific_heads_layer1", v_most[0].sum(), "{:.0f}")
+report.number("v_most_specific_heads_layer2", v_most[1].sum(), "{:.0f}")
+report.number("v_most_specific_heads_layer3", v_most[2].sum(), "{:.0f}")
+report.number("v_most_specific_heads_layer4", v_most[3].sum(), "{:.0f}")
+report.number("v_most_specific_heads_layer5", v_most[4].sum(), "{:.0f}")
+report.number("v_most_specific_heads_layer6", v_most[5].sum(), "{:.0f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run

@@ -272,20 +272,14 @@ report_spread(report, "cost_partner_causal", cost_partner_causal, "{:.3f}",
               zh="绑定 W_Q = W_K 造成的准确率下降，同组伙伴任务，因果且屏蔽自身（适用范围附注）")
 report_seed_count(report, "causal_tied_harmless_seeds", cost_previous_causal < 0.01)
 report.number("causal_attention_leak", causal_leak, "{:.1e}")
-for a, label in ((0, "separate"), (1, "tied")):
-    zh_label = "分开" if label == "separate" else "绑定"
-    report.number(f"back_{label}_mean", back[a].mean(), "{:.2f}", kind="share", per_seed=back[a], of="mean",
-                  en=f"attention one step back, previous-token task, {label} (mean over seeds)",
-                  zh=f"前一个词元任务中放在前一个词元上的注意力，{zh_label}（各种子平均）")
-    report.number(f"ahead_{label}_mean", ahead[a].mean(), "{:.2f}", kind="share", per_seed=ahead[a], of="mean",
-                  en=f"attention one step ahead, previous-token task, {label} (mean over seeds)",
-                  zh=f"前一个词元任务中放在后一个词元上的注意力，{zh_label}（各种子平均）")
-for label, values in (("low", accuracy_low), ("high", accuracy_high)):
-    words = ("lowest", "最低") if label == "low" else ("highest", "最高")
-    report.number(f"accuracy_previous_tied_offset_{label}_mean", values[1].mean(), "{:.2f}", per_seed=values[1],
-                  of="mean", en=f"held-out accuracy of the tied model, previous token, sequences in the {words[0]} "
-                                f"quarter of offsets (mean over seeds)",
-                  zh=f"绑定模型在前一个词元任务上的留出准确率，偏移位于{words[1]}四分之一的序列（各种子平均）")
+report.number("back_separate_mean", back[0].mean(), "{:.2f}", kind="share", per_seed=back[0], of="mean")
+report.number("ahead_separate_mean", ahead[0].mean(), "{:.2f}", kind="share", per_seed=ahead[0], of="mean")
+report.number("back_tied_mean", back[1].mean(), "{:.2f}", kind="share", per_seed=back[1], of="mean")
+report.number("ahead_tied_mean", ahead[1].mean(), "{:.2f}", kind="share", per_seed=ahead[1], of="mean")
+report.number("accuracy_previous_tied_offset_low_mean", accuracy_low[1].mean(), "{:.2f}", per_seed=accuracy_low[1],
+              of="mean")
+report.number("accuracy_previous_tied_offset_high_mean", accuracy_high[1].mean(), "{:.2f}",
+              per_seed=accuracy_high[1], of="mean")
 report.number("tied_score_asymmetry", asymmetry[tied].max(), "{:.1e}")
 report.number("separate_score_asymmetry", asymmetry[~tied].min(), "{:.2f}")
 # The target makers, checked on fresh sequences: previous = shifted tokens; partner = the
