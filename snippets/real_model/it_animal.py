@@ -177,7 +177,7 @@ print(f"shift toward the referent after the last layer: {final.mean():.3f} on av
 # own template) with replacement; each picks the resolving head again (2,000 sign flips).
 
 # %% tags=["resampled"]
-from explainer.it_animal_resampling import c03_numbers, head_value_shares
+from explainer.it_animal_resampling import c03_numbers, head_value_shares, upper_end
 from explainer.item_resampling import stratified_draws
 
 all_shares = np.stack([head_value_shares(model, outputs[k], it[k], right[k]) for k in range(2, len(sentences))])
@@ -188,6 +188,7 @@ again = [c03_numbers(correct, all_shares, final, drawn, 2000, seed=d)
 report.number("n_items", len(final), kind="count")
 report.number("value_share_mean", shares[:, 0].mean(), "{:.2f}",
               resampled=[r["value_share"] for r in again])
+report.number("value_share_ci95_high", upper_end([r["value_share"] for r in again]), "{:.2f}")
 report.number("lean_shift_mean", final.mean(), "{:.3f}", resampled=[r["shift"] for r in again])
 report.number("lean_pairs_right", (final > 0).sum(), "{:.0f}")
 report.number("lean_p_value", p_value, "{:.4f}", resampled=[r["p"] for r in again])
@@ -196,6 +197,32 @@ report.number("lean_shift_embeddings", shift[:, 0].mean(), "{:.3f}")
 peak = int(shift.mean(axis=0).argmax())
 report.number("lean_peak_layer", peak, "{:.0f}")
 report.number("lean_peak_shift", shift.mean(axis=0)[peak], "{:.3f}")
+
+# %% [markdown]
+# The share's margin: C03 is refuted only if the share's whole 95 % interval lies below 0.5,
+# its upper end the 97.5th percentile of the 1,000 draws above. Could that interval have
+# seen a resolver whose share is 0.5? Its 40 shares are shifted by one constant to a mean of
+# 0.5 (their spread kept); 200 times, 20 pairs are drawn from that planted population, and on
+# them the same 1,000-draw interval is computed, the head picked again in each draw (G1).
+# A true resolver that loses the accuracy argmax to another head is not covered: the plant
+# goes only into the head the rule reads.
+
+# %% tags=["planted"]
+from explainer.it_animal_resampling import planted_share_detection
+
+PLANTED_DRAWS, PLANTED_SEED, SHARE_BAR = 200, 3, 0.5
+assert min(right) >= 0, "every referent is one token of its sentence"
+resolver_flat = int(np.ravel_multi_index(resolver, (L, H)))
+detection, chosen_share = planted_share_detection(correct, all_shares, resolver_flat, SHARE_BAR,
+                                                  outer=PLANTED_DRAWS, seed=PLANTED_SEED)
+print(f"a resolver planted at a mean share of {SHARE_BAR}: its interval reaches {SHARE_BAR} in "
+      f"{detection:.0%} of {PLANTED_DRAWS} samples (the planted head chosen in {chosen_share:.0%} of the draws)")
+
+# %%
+report.number("planted_detection_share", detection, kind="share")
+report.number("planted_chosen_share", chosen_share, kind="share")
+report.number("planted_draws", PLANTED_DRAWS, "{:.0f}", kind="count")
+report.number("planted_seed", PLANTED_SEED, "{:.0f}")
 
 # %% [markdown]
 # ## The source's *bank* sentence, for the explorer

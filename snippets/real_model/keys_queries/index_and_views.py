@@ -81,17 +81,29 @@ for role in ROLES:
                                                            n_draws=N_DRAWS_C18, seed=18)
 passing = {role: [h for h in np.argsort(-role_hits[role], kind="stable") if role_p[role][h] < 0.05]
            for role in ROLES}                                      # best head first
+# the size: the best role-blind position rule's share on the same sentences (every fixed
+# offset from the verb, the nearest content word); a head passes only at or above it
+from explainer.role_margins import position_rules
+
+role_targets = {role: np.array([item.roles[role] for item in role_items]) for role in ROLES}
+verb_at = np.array([item.verb for item in role_items])
+nearest_word = np.array([min(content_positions(item), key=lambda i: abs(i - item.verb)) for item in role_items])
+rules = {role: position_rules(role_targets[role], verb_at, nearest_word == role_targets[role]) for role in ROLES}
+position_bar = {role: rules[role].mean(axis=0).max() for role in ROLES}
+sized = {role: [h for h in passing[role] if role_hits[role][h] / len(role_items) >= position_bar[role]]
+         for role in ROLES}
 # the source's three roles: the agent, the object or tool, the manner
 either = np.maximum(role_hits["object"], role_hits["tool"])
-views = {"agent": passing["agent"],
-         "object_or_tool": sorted(set(passing["object"]) | set(passing["tool"]), key=lambda h: -either[h]),
-         "manner": passing["manner"]}
+views = {"agent": sized["agent"],
+         "object_or_tool": sorted(set(sized["object"]) | set(sized["tool"]), key=lambda h: -either[h]),
+         "manner": sized["manner"]}
 n_views, assignment = distinct_heads(views)
 for role in ROLES:
     best = int(role_hits[role].argmax())
     print(f"{role:>7}: best head {best // H + 1}-{best % H + 1}, top pick in "
           f"{role_hits[role][best] / len(role_items):.0%} (p = {role_p[role][best]:.4f}); "
-          f"{len(passing[role])} heads pass")
+          f"{len(passing[role])} heads beyond chance, {len(sized[role])} also at or above the position rules' "
+          f"{position_bar[role]:.0%}")
 print(f"roles with a head of their own: {n_views} of 3",
       {r: f"{h // H + 1}-{h % H + 1}" for r, h in assignment.items()})
 
@@ -119,21 +131,68 @@ for role in ROLES:
     report.number(f"c18_{role}_chance", np.mean([1 / len(content_positions(item)) for item in role_items]),
                   "{:.0%}", kind="share", en=f"{role}: chance (one content word of the sentence at random)",
                   zh=f"{ROLE_ZH[role]}：偶然水平（随机选句中的一个实词）")
+report.number("c18_agent_position_bar", position_bar["agent"], "{:.0%}", kind="share")
+report.number("c18_object_position_bar", position_bar["object"], "{:.0%}", kind="share")
+report.number("c18_tool_position_bar", position_bar["tool"], "{:.0%}", kind="share")
+report.number("c18_manner_position_bar", position_bar["manner"], "{:.0%}", kind="share")
+report.number("c18_agent_sized_heads", len(sized["agent"]), "{:.0f}", kind="count")
+report.number("c18_object_sized_heads", len(sized["object"]), "{:.0f}", kind="count")
+report.number("c18_tool_sized_heads", len(sized["tool"]), "{:.0f}", kind="count")
+report.number("c18_manner_sized_heads", len(sized["manner"]), "{:.0f}", kind="count")
 report.number("c18_views", n_views, "{:.0f}", kind="count")
 report.number("c18_a_shown", float(n_views >= 2), "{:.0f}")
 report.number("c18_sink_top_median", np.median(sink_top.mean(axis=0)), "{:.0%}", kind="share")
 report.number("c18_sink_top_heads", int((sink_top.mean(axis=0) > 0.5).sum()), "{:.0f}",
               kind="count")
-assigned = [f"{ROLE_ZH[r]}：头 {h // H + 1}-{h % H + 1}" for r, h in assignment.items()]
-report.text("c18_a_outcome",
-            en=(f"{n_views} of the three roles get a head of their own ("
-                + ", ".join(f"{r.replace('_', ' ')}: head {h // H + 1}-{h % H + 1}" for r, h in assignment.items())
-                + ")" if n_views else "No role is the top pick of any head beyond chance")
-               + (": several heads are several views, in this sense." if n_views >= 2 else
-                  ": fewer than two roles have a head of their own."),
-            zh=(f"三种角色中有 {n_views} 种各有自己的头（" + "，".join(assigned) + "）" if n_views
-                else "没有哪种角色超出偶然地成为某个头的首选")
-               + ("：在这个意义上，多个头确实是多个视角。" if n_views >= 2 else "：各有自己的头的角色不到两种。"))
+from explainer.role_margins import c18_outcome, views_outcome
+
+found = {(r.replace("_", " "), ROLE_ZH[r]): (f"{h // H + 1}-{h % H + 1}", f"{(either if r == 'object_or_tool' else role_hits[r])[h] / n_role_items:.0%}",
+                                            f"{sink_top[:, h].mean():.0%}") for r, h in assignment.items()}   # head, share, sinks
+report.text("c18_a_outcome", **views_outcome(n_views, found))
+
+# %% [markdown]
+# When is (a) *clearly* absent? Sentences of one verb share its nouns, so they are resampled together
+# (1,000 draws of the 12 verbs). A head *reaches* a role when the 97.5th percentile of its share minus
+# the position rules' best share, both on the drawn sentences, is at least 0; (a) is clearly absent when
+# fewer than two roles get different reaching heads. G1: 200 times, two heads that pass and reach no role
+# get a role each, planted verb by verb (mean s_r, the spread of the role's best head) where not a sink.
+
+# %% tags=["margin"]
+from explainer.item_resampling import cluster_draws
+from explainer.role_margins import item_counts, margin_upper_ends, padded_rows, planted_detection, reaching_views
+from explainer.role_templates import VERBS
+
+C18_CLUSTER_DRAWS, C18_PLANTED_DRAWS, C18_PLANTED_SEED = 1000, 200, 181
+verb_group = np.array([list(VERBS).index(item.tokens[item.verb]) for item in role_items])
+counts = item_counts(cluster_draws(verb_group, C18_CLUSTER_DRAWS, seed=18), len(role_items))
+role_top = {role: verb_top == role_targets[role][:, None] for role in ROLES}    # (N, L*H) each
+assert all((role_top[role].sum(axis=0) == role_hits[role]).all() for role in ROLES)
+upper = {role: margin_upper_ends(role_top[role], rules[role], counts) for role in ROLES}
+n_reach, _ = distinct_heads(reaching_views(upper))
+verb_rows = padded_rows([logits[:, item.verb].softmax(-1) for item, logits in zip(role_items, role_logits)])
+c18_detection, c18_unplantable, plantable = planted_detection(
+    verb_top, verb_rows, [list(range(len(item.tokens))) for item in role_items], role_targets, role_top, rules,
+    position_bar, verb_group, sink_top, counts, upper, {int(h) for role in ROLES for h in passing[role]},
+    C18_PLANTED_DRAWS, np.random.default_rng(C18_PLANTED_SEED), distinct_heads)
+print(f"roles with different reaching heads: {n_reach} of 3; planted pairs of views seen in "
+      f"{c18_detection:.0%} of {C18_PLANTED_DRAWS} draws ({c18_unplantable} without a head to plant)")
+
+# %%
+report.number("c18_agent_reaching_heads", int((upper["agent"] >= 0).sum()), "{:.0f}", kind="count")
+report.number("c18_object_reaching_heads", int((upper["object"] >= 0).sum()), "{:.0f}", kind="count")
+report.number("c18_tool_reaching_heads", int((upper["tool"] >= 0).sum()), "{:.0f}", kind="count")
+report.number("c18_manner_reaching_heads", int((upper["manner"] >= 0).sum()), "{:.0f}", kind="count")
+report.number("c18_reaching_views", n_reach, "{:.0f}", kind="count")
+report.number("c18_a_absent", float(n_reach < 2), "{:.0f}")
+report.number("c18_cluster_draws", C18_CLUSTER_DRAWS, "{:.0f}", kind="count")
+report.number("c18_planted_detection_share", c18_detection, kind="share")
+report.number("c18_planted_unplantable", c18_unplantable, "{:.0f}", kind="count")
+report.number("c18_planted_draws", C18_PLANTED_DRAWS, "{:.0f}", kind="count")
+report.number("c18_planted_seed", C18_PLANTED_SEED, "{:.0f}")
+report.number("c18_agent_plantable_heads", plantable["agent"], "{:.0f}", kind="count")
+report.number("c18_object_plantable_heads", plantable["object"], "{:.0f}", kind="count")
+report.number("c18_tool_plantable_heads", plantable["tool"], "{:.0f}", kind="count")
+report.number("c18_manner_plantable_heads", plantable["manner"], "{:.0f}", kind="count")
 
 # %%
 # Notes on (a). A head that follows a fixed habit (say, "the word just before the verb") is
@@ -143,12 +202,10 @@ report.text("c18_a_outcome",
 off_rule_hits = {}
 for view, head in assignment.items():
     role = view if view != "object_or_tool" else max(("object", "tool"), key=lambda r: role_hits[r][head])
-    offsets = np.array([item.roles[role] - item.verb for item in role_items])
+    offsets = role_targets[role] - verb_at
     common = np.bincount(offsets - offsets.min()).argmax() + offsets.min()
-    nearest = np.array([min(content_positions(item), key=lambda i: abs(i - item.verb)) == item.roles[role]
-                        for item in role_items])
-    off = (offsets != common) & ~nearest
-    hit = verb_top[:, head] == np.array([item.roles[role] for item in role_items])
+    off = (offsets != common) & (nearest_word != role_targets[role])
+    hit = role_top[role][:, head]
     report.number(f"c18_{view}_assigned_layer", head // H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: the head assigned to it, layer",
                   zh=f"{ROLE_ZH[view]}：分给它的头所在的层")
     report.number(f"c18_{view}_assigned_head", head % H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: that head's number",
@@ -171,16 +228,20 @@ for view, head in assignment.items():
 beyond = [v for v, (share, chance) in off_rule_hits.items() if share > chance]
 habit = [v for v in off_rule_hits if v not in beyond]
 EN_VIEW = {"agent": "the agent's", "object_or_tool": "the object-or-tool", "manner": "the manner"}
+odds = {v: (f"{a:.0%}", f"{c:.0%}") for v, (a, c) in off_rule_hits.items()}    # its share there, chance there
 report.text("c18_off_rule_outcome",
-            en=(("Where no position rule finds the role, " + " and ".join(f"{EN_VIEW[v]} head" for v in beyond)
+            en=(("Where no position rule finds the role, "
+                 + " and ".join(f"{EN_VIEW[v]} head ({odds[v][0]}, chance {odds[v][1]})" for v in beyond)
                  + " still beat" + ("s" if len(beyond) == 1 else "") + " chance" if beyond else
                  "Where no position rule finds the role, no assigned head beats chance")
-                + ("; " + " and ".join(f"{EN_VIEW[v]} head" for v in habit)
+                + ("; " + " and ".join(f"{EN_VIEW[v]} head ({odds[v][0]}, chance {odds[v][1]})" for v in habit)
                    + " do" + ("es" if len(habit) == 1 else "") + " not: there it follows a position habit."
                    if habit else ".")),
-            zh=(("在位置规则找不到角色的句子里，" + "和".join(f"{ROLE_ZH[v]}头" for v in beyond) + "仍高于偶然水平"
+            zh=(("在位置规则找不到角色的句子里，" + "和".join(f"{ROLE_ZH[v]}头（{odds[v][0]}，偶然水平 {odds[v][1]}）"
+                                                      for v in beyond) + "仍高于偶然水平"
                  if beyond else "在位置规则找不到角色的句子里，分到的头都不高于偶然水平")
-                + ("；" + "和".join(f"{ROLE_ZH[v]}头" for v in habit) + "则不然：它跟的是一个位置习惯。"
+                + ("；" + "和".join(f"{ROLE_ZH[v]}头（{odds[v][0]}，偶然水平 {odds[v][1]}）" for v in habit)
+                   + "则不然：它跟的是一个位置习惯。"
                    if habit else "。")))
 
 # %% [markdown]
@@ -255,9 +316,9 @@ for layer in range(L):
         key_accuracy[layer, :, f] = balanced_probe_accuracy(keys, token_labels[name], token_fold).numpy()
 carried = (key_accuracy >= 0.9 * residual_accuracy[:, None, :]).sum(-1).reshape(L * H)   # features the keys carry
 b_holds = (head_share >= 0.5) & (carried >= 4)
-spread = head_needed >= carried                                    # the match spreads as widely as the keys
+spread_heads = head_needed >= carried                              # the match spreads as widely as the keys
 print(f"(b) holds in {b_holds.sum()} of {L * H} heads; keys carry a median of {np.median(carried):.0f} "
-      f"of {len(feature_names)} features; spread ≥ carried in {spread.sum()} heads")
+      f"of {len(feature_names)} features; spread ≥ carried in {spread_heads.sum()} heads")
 
 # %%
 from explainer.logit_features import key_only_share
@@ -277,7 +338,7 @@ report.number("c18_b_heads_above_floor", (b_holds & (head_r2 >= R2_FLOOR)).sum()
               kind="count")
 report.number("c18_carried_median", np.median(carried), "{:.1f}")
 report.number("c18_needed_median", np.median(head_needed), "{:.1f}")
-report.number("c18_spread_heads", spread.sum(), "{:.0f}", kind="count")
+report.number("c18_spread_heads", spread_heads.sum(), "{:.0f}", kind="count")
 report.number("c18_key_only_median", np.median(sink_share), "{:.0%}", kind="share")
 report.number("c18_key_only_heads", (sink_share > 0.5).sum(), "{:.0f}", kind="count")
 top_counts = {name: int((top_feature == name).sum()) for name in feature_names}
@@ -324,24 +385,6 @@ report.data("c18_heads", {  # per head, layer by layer (index = 12 × (layer −
     "role_top_pick": {role: (role_hits[role] / n_role_items).round(3).tolist() for role in ROLES},
     "role_p": {role: np.round(role_p[role], 4).tolist() for role in ROLES},
 })
-a_shown = n_views >= 2
-b_count, spread_count, heads = int(b_holds.sum()), int(spread.sum()), L * H
-if a_shown and b_count >= 0.75 * heads:
-    outcome = (f"(a) holds, and (b) holds in {b_count} of {heads} heads: as far as the rule tests the claim, "
-               "different heads pick different roles, one feature carries each match and the keys carry several.",
-               f"(a) 成立，(b) 在 {heads} 个头中的 {b_count} 个成立：在规则检验得到的范围内，不同的头首选不同的角色，"
-               "每次匹配主要靠一个特征，而键带着好几个特征。")
-elif not a_shown and spread_count >= 0.5 * heads:
-    outcome = (f"(a) fails, and in {spread_count} of {heads} heads the median query's match needs as many "
-               "features as the keys carry: the picture of an index searched by narrow views does not hold.",
-               f"(a) 不成立；{heads} 个头中有 {spread_count} 个，中位查询的匹配用到的特征和键所带的一样多："
-               "“索引 + 狭窄视角”的图景不成立。")
-else:
-    outcome = (f"(a) {'holds' if a_shown else 'fails'}, but (b) holds in only {b_count} of {heads} heads and "
-               f"the matches spread as widely as the keys in {spread_count}: neither case of the rule is met, "
-               "so the run cannot decide the claim.",
-               f"(a) {'成立' if a_shown else '不成立'}，但 (b) 只在 {heads} 个头中的 {b_count} 个成立，"
-               f"匹配和键一样分散的头有 {spread_count} 个：规则的哪一种情形都不满足，这次运行判定不了这个论断。")
-report.text("c18_outcome", en=outcome[0], zh=outcome[1])
+report.text("c18_outcome", **c18_outcome(n_views >= 2, n_reach < 2, int(b_holds.sum()), int(spread_heads.sum()), L * H))
 
 report.save()

@@ -1,6 +1,8 @@
 """Does "it" look at the animal? MiniLM's attention and hidden states, checked for consistency;
 the verdicts on C03 are the rule's (docs/claims.yml)."""
 
+import pytest
+
 
 def test_a_head_looks_from_it_to_animal_on_the_source_sentence(results):
     r = results("real_model.it_animal")
@@ -91,3 +93,45 @@ def test_c03_numbers_of_every_pair_once_are_the_pages_and_a_draw_repeats_pairs()
     again = c03_numbers(correct, shares, shift, np.array([0, 0, 1, 3]), n_flips=100, seed=1)
     assert again["shift"] == np.mean(shift[[0, 0, 1, 3]])               # pairs 0,0,1,3: the best head
     assert again["value_share"] == shares[[0, 1, 0, 1, 2, 3, 6, 7], 1, 2].mean()   # is still 1-2 (five rows right)
+
+
+def test_resolver_shares_pick_the_head_c03_numbers_picks_and_read_its_share():
+    import numpy as np
+    from explainer.it_animal_resampling import c03_numbers, resolver_shares
+    rng = np.random.default_rng(7)
+    correct = rng.random((12, 2, 3)) < 0.5                               # 6 pairs, 2 layers, 3 heads
+    shares, shift = rng.random((12, 2, 3)), rng.random(6)
+    draws = rng.integers(0, 6, size=(25, 6))
+    values, chosen = resolver_shares(correct, shares, draws)
+    for drawn, value, head in zip(draws, values, chosen):
+        rows = np.stack([2 * drawn, 2 * drawn + 1], axis=1).ravel()
+        assert head == correct[rows].mean(axis=0).argmax()              # first head in index order on ties
+        assert value == pytest.approx(c03_numbers(correct, shares, shift, drawn, 10, seed=0)["value_share"])
+
+
+def test_the_upper_end_is_the_97_5th_percentile():
+    import numpy as np
+    from explainer.it_animal_resampling import upper_end
+    assert upper_end(np.arange(1001)) == pytest.approx(975.0)
+    assert upper_end([0.2] * 50) == pytest.approx(0.2)
+
+
+def test_a_planted_resolver_is_seen_when_it_always_wins_and_never_when_another_head_does():
+    import numpy as np
+    from explainer.it_animal_resampling import planted_share_detection
+    correct = np.zeros((20, 1, 3), dtype=bool)                           # 10 pairs, 3 heads
+    shares = np.full((20, 1, 3), 0.25)
+    correct[:, 0, 1] = True                                              # head 1 is right everywhere
+    # planted in head 1: every share moves from 0.25 to exactly 0.5, so every draw reads 0.5
+    detected, chosen = planted_share_detection(correct, shares, 1, 0.5, outer=20, inner=100, seed=0)
+    assert (detected, chosen) == (1.0, 1.0)
+    # planted in head 2, which never wins the argmax: head 1's shares (0.25) are read instead
+    detected, chosen = planted_share_detection(correct, shares, 2, 0.5, outer=20, inner=100, seed=0)
+    assert (detected, chosen) == (0.0, 0.0)
+
+
+def test_the_planted_check_is_a_share_of_its_draws(results):
+    r = results("real_model.it_animal")
+    assert 0 <= r.number("planted_detection_share") <= 1 and 0 <= r.number("planted_chosen_share") <= 1
+    draws = r.number("planted_draws")
+    assert r.number("planted_detection_share") * draws == pytest.approx(round(r.number("planted_detection_share") * draws))
