@@ -28,7 +28,6 @@ NOT_YET_LITERAL = {
     "real_model/head_roles/coreference.py": 2,
     "real_model/head_roles/noun_between.py": 7,
     "real_model/head_roles/previous_and_entity.py": 8,
-    "real_model/head_roles/roles.py": 11,
     "real_model/keys_queries/directions.py": 4,
     "real_model/keys_queries/edible_dimension.py": 3,
     "real_model/keys_queries/index_and_views.py": 16,
