@@ -67,3 +67,24 @@ def task(generator: torch.Generator, batch_size: int):
     seed = int(torch.randint(2 ** 31, (1,), generator=generator))
     tokens, targets, _ = batch(random.Random(seed), batch_size)
     return tokens, targets
+
+
+def training_pool(size: int = 6000, seed: int = 0):
+    """The chapter's training sentences: a fixed pool (cheap to draw from), tokens and targets
+    (size, T) each; explainer.training.sample_from(*training_pool()) draws batches from it."""
+    tokens, targets, _ = batch(random.Random(seed), size)
+    return tokens, targets
+
+
+def probe_set(size: int = 400, seed: int = 1234):
+    """The chapter's held-out probe: tokens and targets (B, T), the positions of it, animal and
+    thing ((B,) each), and the targets of the two agreement predictions alone and of the
+    pronoun's alone ((B, T) each, IGNORE elsewhere)."""
+    tokens, targets, places = batch(random.Random(seed), size)        # (B, T), (B, T), (B, 3)
+    it_at, animal_at, thing_at = places.T                              # (B,) each
+    rows = torch.arange(len(it_at))
+    verb_targets = targets.clone()
+    verb_targets[rows, it_at] = IGNORE                                 # only the two agreement predictions
+    antecedent_targets = torch.full_like(targets, IGNORE)
+    antecedent_targets[rows, it_at] = targets[rows, it_at]
+    return tokens, targets, (it_at, animal_at, thing_at), verb_targets, antecedent_targets

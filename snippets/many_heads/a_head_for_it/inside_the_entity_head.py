@@ -25,7 +25,7 @@ report = Report("many_heads.a_head_for_it.inside_the_entity_head")
 
 # %% tags=["language"]
 from explainer.head_metrics import attention_to   # first: it pins torch's CPU kernels
-from explainer.pronoun_language import ANIMALS, SENTENCE_LENGTH, VOCAB, batch, sentence
+from explainer.pronoun_language import ANIMALS, SENTENCE_LENGTH, VOCAB, probe_set, sentence, training_pool
 from explainer.batched import SeededTransformer, evaluate_batched, train_batched
 from explainer.seeds import n_seeds
 from explainer.tiny_transformer import TransformerConfig
@@ -39,15 +39,9 @@ N_SEEDS = n_seeds(8)   # 8 (the build trains more when a verdict is undecided)
 SEEDS = list(range(N_SEEDS))
 
 # Training sentences come from a pool (cheap to draw from); the probe is held out.
-pool_tokens, pool_targets, _ = batch(random.Random(0), 6000)
-task = sample_from(pool_tokens, pool_targets)
-probe_tokens, probe_targets, places = batch(random.Random(1234), 400)   # (B, T), (B, T), (B, 3)
-it_at, animal_at, thing_at = places.T                        # (B,) each
-rows = torch.arange(len(it_at))
-verb_targets = probe_targets.clone()
-verb_targets[rows, it_at] = IGNORE                           # only the two agreement predictions
-antecedent_targets = torch.full_like(probe_targets, IGNORE)
-antecedent_targets[rows, it_at] = probe_targets[rows, it_at]
+task = sample_from(*training_pool())
+probe_tokens, probe_targets, (it_at, animal_at, thing_at), verb_targets, antecedent_targets = probe_set()
+rows = torch.arange(len(it_at))                                # (B,): one row per probe sentence
 words, *_ = sentence(random.Random(7))
 print("a sentence:", " ".join(words))
 

@@ -1,17 +1,20 @@
 # %% [markdown]
-# # Head roles in a real model, each against chance
+# # Head roles in a real model (2): verb and object, *it*, ambiguous words
 #
 # Source A (§ "visual evidence") names the roles heads are said to take:
 # the previous or next word, a verb and its direct object, a pronoun and the
 # entity it refers to, *bank* and the word that decides its sense. We give each
 # role a named metric, measure all 72 heads of all-MiniLM-L6-v2 on a sentence
 # set made for that role, and say a head *has* the role only when it beats
-# chance after correcting for the 72 heads tried.
+# chance after correcting for the 72 heads tried. This script tests the roles
+# about content; positions.py tests the neighbours and the sinks.
 #
 # The same metric, one recipe: for each item (a query token in a sentence), the
 # head's **most attended key among the candidates** either is the target or not
 # (Clark et al. 2019 measure syntax and coreference this way). Accuracy = share
-# of items where it is. Chance = one over the number of candidates.
+# of items where it is. Chance = one over the number of candidates. The tests
+# are the project's `explainer/role_tests.py`, shared with positions.py; the
+# cells import them and print them.
 
 # %%
 # Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
@@ -30,6 +33,8 @@ from explainer.role_sentences import (ambiguous_word_sentences, context_words,
                                       verb_object_sentences, word_position)
 from explainer.sample_sentences import SENTENCES
 from explainer.significance import bonferroni_binomial, pair_relabelling_max_statistic
+import inspect
+
 import numpy as np
 import torch
 
@@ -40,95 +45,18 @@ print(f"{L} layers × {H} heads = {L * H} heads to test")
 
 
 # %% tags=["has_role"]
-ALPHA = 0.05       # corrected significance level
-MAJORITY = 0.5     # a role also needs the target to be the top pick in half the items
+from explainer.role_tests import ALPHA, MAJORITY, judge_role
+
 roles = {}         # role -> accuracy (72,), corrected p (72,), chance, n, passes (72,), best head
-
-
-def judge_role(role: str, hits: np.ndarray, n: int, chance: float, p: np.ndarray) -> None:
-    """hits (72,): items in which each head's top pick is the target, of n; p (72,): corrected.
-    A head has the role if it beats chance after the correction AND is right in half the items."""
-    accuracy = hits / n                                          # (72,)
-    passes = (p < ALPHA) & (accuracy >= MAJORITY)                # (72,)
-    best = int(accuracy.argmax())
-    roles[role] = dict(accuracy=accuracy, p=p, chance=chance, n=n, passes=passes, best=best)
-    print(f"{role:<17} heads passing: {passes.sum():2d}; best {head_name(best)}, "
-          f"right in {accuracy[best]:.0%} (chance {chance:.0%})")
-
+print(f"ALPHA = {ALPHA}, MAJORITY = {MAJORITY}")
+print(inspect.getsource(judge_role))
 
 # %%
-ROLE_NAMES = {
-    "en": {"previous_token": "previous token", "next_token": "next token",
-           "cls_sink": "[CLS] sink", "sep_sink": "[SEP] sink",
-           "verb_object": "verb → object", "object_verb": "object → verb",
-           "coreference": "it → referent (of two nouns)",
-           "coreference_clark": "it → referent (Clark: of all nouns)",
-           "disambiguation": "ambiguous word → deciding word"},
-    "zh": {"previous_token": "前一个词元", "next_token": "后一个词元",
-           "cls_sink": "停在 [CLS]", "sep_sink": "停在 [SEP]",
-           "verb_object": "动词 → 宾语", "object_verb": "宾语 → 动词",
-           "coreference": "it → 所指（两个名词里选）",
-           "coreference_clark": "it → 所指（Clark：所有名词里选）",
-           "disambiguation": "多义词 → 线索词"},
-}
+# The position and sink roles (positions.py), first, as the page shows them: the [CLS]-sink
+# overlap below, the figures' alt text and the data read them.
+from explainer.role_tests import ROLE_NAMES, position_roles
 
-
-def record_role(role: str) -> None:
-    """Record a judged role's counts and best head (roles[role], from judge_role)."""
-    r = roles[role]
-    accuracy, p, passes, best, chance = r["accuracy"], r["p"], r["passes"], r["best"], r["chance"]
-    en, zh = ROLE_NAMES["en"][role], ROLE_NAMES["zh"][role]
-    report.number(f"{role}_heads", passes.sum(), "{:.0f}",
-                  en=f"heads that pass the corrected test: {en}",
-                  zh=f"“{zh}”角色中通过校正检验的头数")
-    report.number(f"{role}_heads_significant", (p < ALPHA).sum(), "{:.0f}",
-                  en=f"heads beyond chance after correction, majority not required: {en}",
-                  zh=f"“{zh}”角色中校正后超出偶然的头数（不要求过半）")
-    report.number(f"{role}_best_accuracy", accuracy[best], "{:.0%}",
-                  en=f"best head's accuracy: {en}", zh=f"“{zh}”角色中最好的头的准确率")
-    report.number(f"{role}_best_layer", best // H + 1, "{:.0f}",
-                  en=f"layer of the best head: {en}", zh=f"“{zh}”角色中最好的头所在的层")
-    report.number(f"{role}_best_head", best % H + 1, "{:.0f}",
-                  en=f"the best head's number in its layer: {en}", zh=f"“{zh}”角色中最好的头在层内的编号")
-    report.number(f"{role}_best_p", max(p[best], 1e-300), kind="p",   # 0.0 would be an underflow
-                  en=f"corrected p-value of the best head (floored at 1e-300): {en}",
-                  zh=f"“{zh}”角色中最好的头校正后的 p 值（最小记为 1e-300）")
-    report.number(f"{role}_chance", chance, "{:.0%}",
-                  en=f"chance accuracy: {en}", zh=f"“{zh}”角色的偶然水平（准确率）")
-
-
-# %% [markdown]
-# ## Position and sink roles, on the shipped sample text
-#
-# Items: every query token of the sample sentences that is a word (not [CLS] or
-# [SEP]). Previous token: is the top key at t-1? Next token: at t+1? [CLS] /
-# [SEP] sink: is it position 0 / the last position? Chance: one over the number
-# of keys. Tokens of one sentence are not independent, so the binomial p-value is
-# lenient here; the majority condition (top pick in at least half the queries) is
-# what makes these roles strict.
-
-# %% tags=["positions"]
-sample = stacked_attention(run_sentences(model, tokenizer, SENTENCES))   # per sentence (L, nh, T, T)
-positional = {"previous_token": lambda t, T: t - 1 if 2 <= t <= T - 2 else -1,
-              "next_token": lambda t, T: t + 1 if 1 <= t <= T - 3 else -1,
-              "cls_sink": lambda t, T: 0 if 1 <= t <= T - 2 else -1,
-              "sep_sink": lambda t, T: T - 1 if 1 <= t <= T - 2 else -1}
-for role, target_of in positional.items():
-    hits, n, chance_sum = np.zeros(L * H), 0, 0.0
-    for a in sample:                                             # (L, nh, T, T)
-        T = a.shape[-1]
-        target = torch.tensor([[target_of(t, T) for t in range(T)]])  # (1, T)
-        h, count = top_key_hits(a.reshape(1, L * H, T, T), target)
-        hits += h.numpy()
-        n += count
-        chance_sum += count / T
-    position_chance = chance_sum / n
-    judge_role(role, hits, n, position_chance, bonferroni_binomial(hits, n, position_chance))
-
-# %%
-report.number("n_sample_sentences", len(SENTENCES), "{:.0f}")
-for role in positional:
-    record_role(role)
+position_roles(model, tokenizer, roles)
 
 # %% [markdown]
 # ## Verb → direct object, across 1–3 adjectives (C22)
@@ -140,39 +68,36 @@ for role in positional:
 # best *fixed offset* (always pick the word d tokens away), as Clark et al. use.
 
 # %% tags=["verb_object"]
-vo_set = verb_object_sentences()
-vo_outputs = run_sentences(model, tokenizer, [s.text for s in vo_set])
-vo_attention = stacked_attention(vo_outputs)
-vo_tokens = [tokenizer.tokens(s.text) for s in vo_set]
-verbs = [word_position(t, s.verb) for t, s in zip(vo_tokens, vo_set)]
-objects = [word_position(t, s.object) for t, s in zip(vo_tokens, vo_set)]
-n_adjectives = np.array([s.n_adjectives for s in vo_set])
-vo_hits = {}
-for role, queries, targets in (("verb_object", verbs, objects), ("object_verb", objects, verbs)):
-    rows = query_rows(vo_attention, queries)                     # (N, 72, S)
-    candidates = mask_of([[i for i, w in enumerate(t) if w.isalpha() and i != q]  # every word
-                          for t, q in zip(vo_tokens, queries)], rows.shape[-1])
-    hits = top_candidate_hits(rows, candidates, torch.tensor(targets)).numpy()  # (N, 72)
-    vo_hits[role] = (hits, rows, candidates)
-    vo_chance = float(np.mean(1 / candidates.sum(dim=1).numpy()))
-    judge_role(role, hits.sum(axis=0), len(vo_set), vo_chance,
-               bonferroni_binomial(hits.sum(axis=0), len(vo_set), vo_chance))
-    vo_best = roles[role]["best"]
-    print("  its accuracy with 1, 2, 3 adjectives in between:",
-          ", ".join(f"{hits[n_adjectives == k, vo_best].mean():.0%}" for k in (1, 2, 3)))
-offset_rule = best_fixed_offset(verbs, objects)                 # (N,): the best fixed offset finds the object
-print(f"best fixed offset: right in {offset_rule.mean():.0%}")
+from explainer.role_tests import verb_object_roles
+
+print(inspect.getsource(verb_object_roles))
+vo = verb_object_roles(model, tokenizer, roles)
+vo_set, vo_hits, n_adjectives = vo["sentences"], vo["hits"], vo["n_adjectives"]
+vo_outputs, verbs, objects = vo["outputs"], vo["verbs"], vo["objects"]
 
 # %%
 report.number("n_verb_object_sentences", len(vo_set), "{:.0f}")
-for role in ("verb_object", "object_verb"):
-    record_role(role)
-    hits, vo_best = vo_hits[role][0], roles[role]["best"]
-    for k in (1, 2, 3):
-        report.number(f"{role}_best_accuracy_{k}adj", hits[n_adjectives == k, vo_best].mean(), "{:.0%}",
-                      en=f"best head's accuracy with {k} adjective(s) in between ({ROLE_NAMES['en'][role]})",
-                      zh=f"中间隔 {k} 个形容词时最好的头的准确率（{ROLE_NAMES['zh'][role]}）")
-report.number("verb_object_position_baseline", offset_rule.mean(), "{:.0%}")
+report.number("verb_object_heads", roles["verb_object"]["passes"].sum(), "{:.0f}")
+report.number("verb_object_heads_significant", (roles["verb_object"]["p"] < ALPHA).sum(), "{:.0f}")
+report.number("verb_object_best_accuracy", roles["verb_object"]["accuracy"][roles["verb_object"]["best"]], "{:.0%}")
+report.number("verb_object_best_layer", roles["verb_object"]["best"] // H + 1, "{:.0f}")
+report.number("verb_object_best_head", roles["verb_object"]["best"] % H + 1, "{:.0f}")
+report.number("verb_object_best_p", max(roles["verb_object"]["p"][roles["verb_object"]["best"]], 1e-300), kind="p")
+report.number("verb_object_chance", roles["verb_object"]["chance"], "{:.0%}")
+report.number("verb_object_best_accuracy_1adj", vo_hits["verb_object"][0][n_adjectives == 1, roles["verb_object"]["best"]].mean(), "{:.0%}")
+report.number("verb_object_best_accuracy_2adj", vo_hits["verb_object"][0][n_adjectives == 2, roles["verb_object"]["best"]].mean(), "{:.0%}")
+report.number("verb_object_best_accuracy_3adj", vo_hits["verb_object"][0][n_adjectives == 3, roles["verb_object"]["best"]].mean(), "{:.0%}")
+report.number("object_verb_heads", roles["object_verb"]["passes"].sum(), "{:.0f}")
+report.number("object_verb_heads_significant", (roles["object_verb"]["p"] < ALPHA).sum(), "{:.0f}")
+report.number("object_verb_best_accuracy", roles["object_verb"]["accuracy"][roles["object_verb"]["best"]], "{:.0%}")
+report.number("object_verb_best_layer", roles["object_verb"]["best"] // H + 1, "{:.0f}")
+report.number("object_verb_best_head", roles["object_verb"]["best"] % H + 1, "{:.0f}")
+report.number("object_verb_best_p", max(roles["object_verb"]["p"][roles["object_verb"]["best"]], 1e-300), kind="p")
+report.number("object_verb_chance", roles["object_verb"]["chance"], "{:.0%}")
+report.number("object_verb_best_accuracy_1adj", vo_hits["object_verb"][0][n_adjectives == 1, roles["object_verb"]["best"]].mean(), "{:.0%}")
+report.number("object_verb_best_accuracy_2adj", vo_hits["object_verb"][0][n_adjectives == 2, roles["object_verb"]["best"]].mean(), "{:.0%}")
+report.number("object_verb_best_accuracy_3adj", vo_hits["object_verb"][0][n_adjectives == 3, roles["object_verb"]["best"]].mean(), "{:.0%}")
+report.number("verb_object_position_baseline", vo["offset_rule"].mean(), "{:.0%}")
 
 # %% [markdown]
 # ## *it* → its referent (C02; the C07 coreference role)
@@ -186,30 +111,29 @@ report.number("verb_object_position_baseline", offset_rule.mean(), "{:.0%}")
 # other, whichever labels we give.
 
 # %% tags=["coreference"]
-co_set = coreference_sentences()
-co_outputs = run_sentences(model, tokenizer, [s.text for s in co_set])
-co_attention = stacked_attention(co_outputs)
-co_tokens = [tokenizer.tokens(s.text) for s in co_set]
-it_pos = [word_position(t, "it") for t in co_tokens]
-right = torch.tensor([word_position(t, s.right) for t, s in zip(co_tokens, co_set)])
-wrong = torch.tensor([word_position(t, s.wrong) for t, s in zip(co_tokens, co_set)])
-other = torch.tensor([word_position(t, s.other) for t, s in zip(co_tokens, co_set)])
-pair = np.array([s.pair for s in co_set])
-co_rows = query_rows(co_attention, it_pos)                      # (N, 72, S)
-ours_right = prefers(co_rows, right, wrong).numpy()             # (N, 72)
-ours_wrong = prefers(co_rows, wrong, right).numpy()
-nouns = mask_of([[int(o), int(r), int(w)] for o, r, w in zip(other, right, wrong)], co_rows.shape[-1])
-clark_right = top_candidate_hits(co_rows, nouns, right).numpy()
-clark_wrong = top_candidate_hits(co_rows, nouns, wrong).numpy()
-for role, hit_right, hit_wrong, co_chance in (("coreference", ours_right, ours_wrong, 0.5),
-                                              ("coreference_clark", clark_right, clark_wrong, 1 / 3)):
-    p = pair_relabelling_max_statistic(hit_right, hit_wrong, pair)
-    judge_role(role, hit_right.sum(axis=0), len(co_set), co_chance, p)
+from explainer.role_tests import coreference_roles
+
+print(inspect.getsource(coreference_roles))
+co = coreference_roles(model, tokenizer, roles)
+co_set, co_outputs, co_attention, it_pos = co["sentences"], co["outputs"], co["attention"], co["it_pos"]
+right, wrong, other, pair, nouns = co["right"], co["wrong"], co["other"], co["pair"], co["nouns"]
 
 # %%
 report.number("n_coreference_sentences", len(co_set), "{:.0f}")
-for role in ("coreference", "coreference_clark"):
-    record_role(role)
+report.number("coreference_heads", roles["coreference"]["passes"].sum(), "{:.0f}")
+report.number("coreference_heads_significant", (roles["coreference"]["p"] < ALPHA).sum(), "{:.0f}")
+report.number("coreference_best_accuracy", roles["coreference"]["accuracy"][roles["coreference"]["best"]], "{:.0%}")
+report.number("coreference_best_layer", roles["coreference"]["best"] // H + 1, "{:.0f}")
+report.number("coreference_best_head", roles["coreference"]["best"] % H + 1, "{:.0f}")
+report.number("coreference_best_p", max(roles["coreference"]["p"][roles["coreference"]["best"]], 1e-300), kind="p")
+report.number("coreference_chance", roles["coreference"]["chance"], "{:.0%}")
+report.number("coreference_clark_heads", roles["coreference_clark"]["passes"].sum(), "{:.0f}")
+report.number("coreference_clark_heads_significant", (roles["coreference_clark"]["p"] < ALPHA).sum(), "{:.0f}")
+report.number("coreference_clark_best_accuracy", roles["coreference_clark"]["accuracy"][roles["coreference_clark"]["best"]], "{:.0%}")
+report.number("coreference_clark_best_layer", roles["coreference_clark"]["best"] // H + 1, "{:.0f}")
+report.number("coreference_clark_best_head", roles["coreference_clark"]["best"] % H + 1, "{:.0f}")
+report.number("coreference_clark_best_p", max(roles["coreference_clark"]["p"][roles["coreference_clark"]["best"]], 1e-300), kind="p")
+report.number("coreference_clark_chance", roles["coreference_clark"]["chance"], "{:.0%}")
 
 # %% [markdown]
 # ## An ambiguous word → the word that decides its sense (C21)
@@ -220,28 +144,22 @@ for role in ("coreference", "coreference_clark"):
 # Position-only baselines: the best fixed offset, and "the nearest content word".
 
 # %% tags=["ambiguous"]
-am_set = ambiguous_word_sentences()
-am_outputs = run_sentences(model, tokenizer, [s.text for s in am_set])
-am_attention = stacked_attention(am_outputs)
-am_tokens = [tokenizer.tokens(s.text) for s in am_set]
-word_pos = [word_position(t, s.word) for t, s in zip(am_tokens, am_set)]
-cue_pos = [word_position(t, s.cue) for t, s in zip(am_tokens, am_set)]
-am_candidates = [context_words(t, w) for t, w in zip(am_tokens, word_pos)]
-am_rows = query_rows(am_attention, word_pos)                    # (N, 72, S)
-am_hits = top_candidate_hits(am_rows, mask_of(am_candidates, am_rows.shape[-1]),
-                             torch.tensor(cue_pos)).numpy()      # (N, 72)
-am_chance = float(np.mean([1 / len(c) for c in am_candidates]))
-judge_role("disambiguation", am_hits.sum(axis=0), len(am_set), am_chance,
-           bonferroni_binomial(am_hits.sum(axis=0), len(am_set), am_chance))
-fixed_offset = best_fixed_offset(word_pos, cue_pos).mean()
-nearest_word = np.mean([min(c, key=lambda i: (abs(i - w), i)) == cue
-                        for c, w, cue in zip(am_candidates, word_pos, cue_pos)])
-print(f"position-only rules: best fixed offset {fixed_offset:.0%}, nearest content word {nearest_word:.0%}")
+from explainer.role_tests import disambiguation_role
+
+print(inspect.getsource(disambiguation_role))
+am = disambiguation_role(model, tokenizer, roles)
+am_set, word_pos, cue_pos, am_hits, am_chance = am["sentences"], am["word_pos"], am["cue_pos"], am["hits"], am["chance"]
 
 # %%
-record_role("disambiguation")
+report.number("disambiguation_heads", roles["disambiguation"]["passes"].sum(), "{:.0f}")
+report.number("disambiguation_heads_significant", (roles["disambiguation"]["p"] < ALPHA).sum(), "{:.0f}")
+report.number("disambiguation_best_accuracy", roles["disambiguation"]["accuracy"][roles["disambiguation"]["best"]], "{:.0%}")
+report.number("disambiguation_best_layer", roles["disambiguation"]["best"] // H + 1, "{:.0f}")
+report.number("disambiguation_best_head", roles["disambiguation"]["best"] % H + 1, "{:.0f}")
+report.number("disambiguation_best_p", max(roles["disambiguation"]["p"][roles["disambiguation"]["best"]], 1e-300), kind="p")
+report.number("disambiguation_chance", roles["disambiguation"]["chance"], "{:.0%}")
 report.number("n_ambiguous_sentences", len(am_set), "{:.0f}")
-report.number("disambiguation_position_baseline", max(fixed_offset, nearest_word), "{:.0%}")
+report.number("disambiguation_position_baseline", max(am["fixed_offset"], am["nearest_word"]), "{:.0%}")
 
 # %% [markdown]
 # The cue is a noun, and often the only other noun: a head that simply looks from
@@ -269,31 +187,18 @@ report.number("disambiguation_control_heads", ct_passes.sum(), "{:.0f}")
 report.number("disambiguation_heads_also_on_control", (am_passing & ct_passes).sum(), "{:.0f}")
 report.number("disambiguation_best_control_accuracy", ct_hits[:, am_best].mean(), "{:.0%}")
 report.number("disambiguation_control_best_accuracy", ct_hits.mean(axis=0).max(), "{:.0%}")
-for sense in (0, 1):
-    report.number(f"disambiguation_best_accuracy_sense{sense}",
-                  am_hits[[s.sense == sense for s in am_set], am_best].mean(), "{:.0%}",
-                  en=f"best head's accuracy on the sentences of sense {sense + 1}",
-                  zh=f"最好的头在第 {sense + 1} 种词义句子上的准确率")
+report.number("disambiguation_best_accuracy_sense0", am_hits[[s.sense == 0 for s in am_set], am_best].mean(), "{:.0%}")
+report.number("disambiguation_best_accuracy_sense1", am_hits[[s.sense == 1 for s in am_set], am_best].mean(), "{:.0%}")
 
 
 # %%
 # A sink head's top pick is [CLS] for most tokens, not for all: how many content-role
 # heads are also [CLS]-sink heads?
 sinks = roles["cls_sink"]["passes"]
-for role in ("verb_object", "object_verb", "coreference", "disambiguation"):
-    report.number(f"{role}_heads_also_cls_sink", (roles[role]["passes"] & sinks).sum(), "{:.0f}",
-                  en=f"heads passing {ROLE_NAMES['en'][role]} that are also [CLS]-sink heads",
-                  zh=f"通过“{ROLE_NAMES['zh'][role]}”且同时把注意力停在 [CLS] 上的头数")
-
-# Whether any head sinks on [SEP] the way many sink on [CLS]: the page's sentence says
-# what the count is.
-sep_sinks = int(roles["sep_sink"]["passes"].sum())
-report.number("heads_measured", roles["sep_sink"]["passes"].size, "{:.0f}")
-report.text("sep_sink_sentence",
-            en="No head does that with `[SEP]`" if sep_sinks == 0 else
-            f"{sep_sinks} of {roles['sep_sink']['passes'].size} heads do that with `[SEP]`",
-            zh="对 `[SEP]` 这样做的头一个也没有" if sep_sinks == 0 else
-            f"对 `[SEP]` 这样做的头有 {sep_sinks} 个")
+report.number("verb_object_heads_also_cls_sink", (roles["verb_object"]["passes"] & sinks).sum(), "{:.0f}")
+report.number("object_verb_heads_also_cls_sink", (roles["object_verb"]["passes"] & sinks).sum(), "{:.0f}")
+report.number("coreference_heads_also_cls_sink", (roles["coreference"]["passes"] & sinks).sum(), "{:.0f}")
+report.number("disambiguation_heads_also_cls_sink", (roles["disambiguation"]["passes"] & sinks).sum(), "{:.0f}")
 
 # Every head's accuracy and corrected p for every role, for a page's own script
 # (heads in flat order: index = (layer - 1) * 12 + head - 1).
@@ -323,7 +228,10 @@ report.number("exercise_verb_object_significant_uncorrected", (uncorrected_p < A
               "{:.0f}")
 
 # %% [markdown]
-# ## Figures
+# ## Figure
+#
+# The roles about content, each a grid of heads (positions.py draws the neighbours and
+# sinks); its alt text names the passing heads of every role on the page.
 
 # %%
 def passing_heads(role: str) -> str:
@@ -339,9 +247,6 @@ TEXT = {
         "mark": "○ = passes the corrected test",
         "alt_grid": "Grids of 6 layers by 12 heads, one per role, coloured by accuracy; the heads "
                     "that pass the corrected test are circled. Passing heads: {lists}.",
-        "cap_position": "Heads that pass: {prev} for the previous token, {next} for the next; for most "
-                        "tokens, {cls} of {heads} heads put their top weight on [CLS] and {sep} on [SEP].",
-        "none": "none",
         "cap_content": "Heads that pass: {vo} verb → object, {da} ambiguous word; {co} heads pick the "
                        "referent of it beyond chance. In the control, with the ambiguous word replaced "
                        "by a plain noun, {ctall} heads pass, {ct} of them the same heads as with the "
@@ -354,14 +259,9 @@ TEXT = {
         "mark": "○ = 通过校正检验",
         "alt_grid": "每个角色一张 6 层 × 12 个头的网格，颜色表示准确率；通过校正检验的头画了圈。"
                     "通过的头：{lists}。",
-        "cap_position": "通过检验的头：看前一个词元的 {prev} 个，看后一个词元的 {next} 个；{heads} 个头里有 {cls} 个对大多数词元把最大权重放在 [CLS] 上，放在 [SEP] 上的{sep}。",
-        "none": "一个也没有",
         "cap_content": "通过检验的头：动词 → 宾语 {vo} 个，多义词 {da} 个；能超出偶然地挑出 it 所指对象的头有 {co} 个。对照组把多义词换成普通名词，通过的头有 {ctall} 个，其中 {ct} 个与用多义词时是同样的头。",
     },
 }
-ROLE_ORDER = {"position": ["previous_token", "next_token", "cls_sink", "sep_sink"],
-              "content": ["verb_object", "object_verb", "coreference", "coreference_clark",
-                          "disambiguation", "control"]}
 roles["control"] = dict(accuracy=ct_hits.mean(axis=0), passes=ct_passes, chance=am_chance)
 lists = "; ".join(f"{ROLE_NAMES['en'][r]}: {passing_heads(r)}" for r in ROLE_NAMES["en"])
 lists_zh = "；".join(f"{ROLE_NAMES['zh'][r]}：{passing_heads(r)}" for r in ROLE_NAMES["zh"])
@@ -389,27 +289,20 @@ def draw_grid(ax, role: str, text: dict, names: dict) -> None:
 
 for lang in LANGS:
     text, names = TEXT[lang], ROLE_NAMES[lang]
-    for group, rows_, height in (("position", 2, 5.4), ("content", 3, 7.9)):
-        fig, axes = plt.subplots(rows_, 2, figsize=(7.2, height))
-        for ax, role in zip(axes.flat, ROLE_ORDER[group]):
-            image = draw_grid(ax, role, text, names)
-        fig.tight_layout(rect=(0, 0.1 if group == "position" else 0.07, 1, 1))
-        bar = fig.add_axes([0.15, 0.04 if group == "position" else 0.03, 0.7, 0.018])
-        fig.colorbar(image, cax=bar, orientation="horizontal")
-        bar.tick_params(labelsize=9)
-        bar.set_xlabel(f"{text['colour']}    {text['mark']}", fontsize=9)
-        passed = {role: int(r["passes"].sum()) for role, r in roles.items()}
-        caption = (text["cap_position"].format(prev=passed["previous_token"], next=passed["next_token"],
-                                               cls=passed["cls_sink"],
-                                               sep=(passed["sep_sink"] or text["none"]) if lang == "en" else
-                                               (f"有 {passed['sep_sink']} 个" if passed["sep_sink"] else text["none"]),
-                                               heads=roles["cls_sink"]["passes"].size)
-                   if group == "position" else
-                   text["cap_content"].format(vo=passed["verb_object"], da=passed["disambiguation"],
-                                              co=passed["coreference"], ct=int((am_passing & ct_passes).sum()),
-                                              ctall=int(ct_passes.sum())))
-        report.figure(f"roles_{group}", fig, lang,
-                      alt=text["alt_grid"].format(lists=lists if lang == "en" else lists_zh),
-                      caption=caption)
+    fig, axes = plt.subplots(3, 2, figsize=(7.2, 7.9))
+    for ax, role in zip(axes.flat, ["verb_object", "object_verb", "coreference", "coreference_clark",
+                                    "disambiguation", "control"]):
+        image = draw_grid(ax, role, text, names)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    bar = fig.add_axes([0.15, 0.03, 0.7, 0.018])
+    fig.colorbar(image, cax=bar, orientation="horizontal")
+    bar.tick_params(labelsize=9)
+    bar.set_xlabel(f"{text['colour']}    {text['mark']}", fontsize=9)
+    passed = {role: int(r["passes"].sum()) for role, r in roles.items()}
+    caption = text["cap_content"].format(vo=passed["verb_object"], da=passed["disambiguation"],
+                                         co=passed["coreference"], ct=int((am_passing & ct_passes).sum()),
+                                         ctall=int(ct_passes.sum()))
+    report.figure("roles_content", fig, lang, alt=text["alt_grid"].format(lists=lists if lang == "en" else lists_zh),
+                  caption=caption)
 
 report.save()

@@ -16,7 +16,7 @@ def test_the_top_heads_are_heads_of_the_model(results):
 
 
 def test_exercise_answer(results):
-    r, roles = results("real_model.head_roles.mean_weights"), results("real_model.head_roles.roles")
+    r, roles = results("real_model.head_roles.mean_weights"), results("real_model.head_roles.positions")
     # 2: a head that gives the previous token more than half its weight on average beats
     #    chance (1 key in ~14) by far.
     mean_weight_heads = r.number("exercise_previous_token_mean_weight_heads")

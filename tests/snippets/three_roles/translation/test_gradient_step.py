@@ -1,6 +1,7 @@
 """The first mistranslation's gradient step in the translation toy (C38): the computations
 behind the numbers, on known answers and invariants; the verdict is the rule's
-(docs/claims.yml)."""
+(docs/claims.yml). The checkpoint and the step are explainer.translation_step, which the
+snippet's cells import (the planted toy's own tests: test_planted_push.py)."""
 
 import functools
 import sys
@@ -28,7 +29,7 @@ def snip() -> dict:
 
 def models(corpus="tested", seeds=(0, 1), planted=False, dtype=torch.float64):
     """Untrained stacked models of one corpus and their targets."""
-    params, tgt = snip()["stacked"]([(corpus, list(seeds), planted)])
+    params, tgt = snip()["stacked"]([(snip()["CORPUS"][corpus], list(seeds), planted)])
     return {k: v.detach().to(dtype) for k, v in params.items()}, tgt
 
 
@@ -45,26 +46,14 @@ def test_the_snippets_corpora_and_models_are_the_toys():
         expected = translation_toy.targets[translation_toy.CORPORA.index(toy_corpus)]
         assert torch.equal(tgt_in, expected[0]) and torch.equal(tgt_out, expected[1])
     # seed i starts from the same weights in every corpus, and as the toy's make_models draws them
-    params, tgt = s["stacked"]([("tested", [3, 5], False), ("planted", [3, 5], True)])
+    params, tgt = s["stacked"]([(s["CORPUS"]["tested"], [3, 5], False), (s["CORPUS"]["fixed"], [3, 5], True)])
     toy, _, _ = translation_toy.make_models([3, 5])
     for k in params:
         assert torch.equal(params[k][:2], params[k][2:]) and torch.equal(params[k][:2], toy[k][:2])
-    # the planted models' verb reads only 追逐; every other position reads all three words
+    # a model whose verb reads only 追逐 (the planted toy's mask); every other position reads all three words
     reads = tgt[2]
     assert reads[:2].all() and reads[2:, s["VERB_SLOT"]].tolist() == [[False, True, False]] * 2
     assert reads[2:, : s["VERB_SLOT"]].all() and reads[2:, s["VERB_SLOT"] + 1:].all()
-
-
-def test_the_planted_corpus():
-    s = snip()
-    english = s["planted_english"]
-    assert english("猫", "追逐", "激光点") == "the cat chases the laser dot".split()
-    assert english("狗", "追逐", "红球")[2] == "chases"
-    assert english("狗", "追逐", "猫")[2] == "pursues"            # an animal as object
-    assert english("狗", "追逐", "梦想")[2] == "pursues"
-    assert english("狗", "看着", "猫")[2] == "watches"            # other verbs as in the toy
-    chases = {o for s_, v, o in translation_toy.sources if v == "追逐" and english(s_, v, o)[2] == "chases"}
-    assert chases == s["LASER_THINGS"]
 
 
 def test_the_snippets_encoder_is_the_toys_and_row_only_changes_no_value():
@@ -158,7 +147,7 @@ def test_a_built_link_includes_a_gain_and_needs_a_wrong_verb():
     assert not half["built"]["full"][::2].any()
 
 
-def test_the_planted_verb_place_reads_nothing_but_zhuis_memory():
+def test_a_verb_place_that_reads_only_zhui_reads_nothing_but_zhuis_memory():
     s = snip()
     p, tgt = models(seeds=(0, 1), planted=True)
     memory = s["encode_parts"](p, translation_toy.src_all[[s["TEST_ROW"]]])[0].detach().requires_grad_(True)
@@ -194,12 +183,12 @@ def test_the_mistranslation_test_on_hand_built_softmaxes():
 
 def test_training_while_watching_is_the_pages_training():
     s = snip()
-    params, tgt = s["stacked"]([("tested", [0, 1], False)])
+    params, tgt = s["stacked"]([(s["CORPUS"]["tested"], [0, 1], False)])
     toy = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
     watch = s["train_watching"](params, tgt, steps=3)
     translation_toy.train(toy, tgt, 3)
     assert all(torch.equal(watch["final"]["params"][k], toy[k]) for k in toy)
-    assert all(torch.equal(watch["step0"]["params"][k], s["stacked"]([("tested", [0, 1], False)])[0][k])
+    assert all(torch.equal(watch["step0"]["params"][k], s["stacked"]([(s["CORPUS"]["tested"], [0, 1], False)])[0][k])
                for k in toy)
 
 
@@ -240,11 +229,12 @@ def test_a_content_step_that_only_raises_chases_everywhere_does_not_count():
 
 
 def test_a_model_trains_the_same_in_any_stack():
-    # The rule's extension to 64 seeds trains the extra seeds in a stack of their own: each
-    # model's training must not depend on which other models share its stack.
+    # The rule's extension to 64 seeds trains the extra seeds in a stack of their own, and the
+    # planted toy trains in planted_push.py: each model's training must not depend on which
+    # other models share its stack.
     s = snip()
-    params, tgt = s["stacked"]([("tested", [0, 1], False), ("planted", [0], True)])
-    alone, alone_tgt = s["stacked"]([("tested", [1], False)])
+    params, tgt = s["stacked"]([(s["CORPUS"]["tested"], [0, 1], False), (s["CORPUS"]["fixed"], [0], True)])
+    alone, alone_tgt = s["stacked"]([(s["CORPUS"]["tested"], [1], False)])
     together = s["train_watching"](params, tgt, steps=3)["final"]["params"]
     by_itself = s["train_watching"](alone, alone_tgt, steps=3)["final"]["params"]
     assert all(torch.allclose(together[k][1:2], by_itself[k], rtol=0, atol=1e-6) for k in by_itself)
@@ -265,7 +255,4 @@ def test_recorded_counts_are_consistent(results):
         assert all(c <= t for c, t in zip(r.per_seed(key), tested)), key   # untested seeds never count
     assert all(b <= g for b, g in zip(r.per_seed("link_built_seeds"), r.per_seed("any_gain_seeds")))
     assert all(b <= g for b, g in zip(r.per_seed("link_built_full_seeds"), r.per_seed("gain_full_seeds")))
-    assert r.number("planted_detection_share") == r.number("planted_detected") / r.number("planted_draws")
-    assert r.number("planted_detected") <= r.number("planted_tested_draws") <= r.number("planted_draws")
-    assert 0 <= r.number("planted_toy_link_seeds") <= r.number("planted_draws")   # a note for C17
     assert r.number("content_a_pairs") == 39 and r.number("content_b_pairs") == 117
