@@ -304,3 +304,29 @@ def test_a_notebook_carries_the_figures_words_written_out(tmp_path):
     exec(cell.replace("import numpy as np\n", ""), namespace)
     assert namespace["TEXT"] == snippet_runner.figure_text(snippet) and namespace["LANGS"] == 2
     assert notebooks.with_figure_text("y = other.figure_text()", snippet) == "y = other.figure_text()"
+
+
+def test_a_trained_snippet_that_keeps_its_own_seed_count_is_asked_for_more_seeds_only_once(project, monkeypatch):
+    # A planted check trains its own fixed draws (32) whatever EXPLAINER_SEEDS says; its claim is
+    # undecided (6 of 8 wins sits on the 3/4 bar) and its seed_cap allows 64: one more run, not a loop.
+    write(project / "toy.py", """\
+        import json, os, pathlib
+        asked = int(os.environ.get("EXPLAINER_SEEDS", 32))
+        wins = [1.0] * 24 + [0.0] * 8
+        numbers = {"n_seeds": {"value": 32.0, "text": "32"},
+                   "asked": {"value": float(asked), "text": str(asked)},
+                   "wins": {"value": sum(wins), "text": "", "per_seed": wins, "of": "count"}}
+        out = pathlib.Path(os.environ["EXPLAINER_OUTPUT_DIR"])
+        (out / "results.json").write_text(json.dumps({"snippet": "toy", "numbers": numbers,
+                                                      "figures": {}, "claims": []}))
+        """)
+    claim = registry.Claim(
+        id="C97", title={"en": "", "zh": ""}, source=[], type="empirical", text={"en": "", "zh": ""},
+        experiments=[registry.Experiment(kind="trained", snippet="toy")], rule_text={"en": "", "zh": ""},
+        cases=[("verified", "toy.wins >= 0.75 * toy.n_seeds")], otherwise="nuanced", examples={},
+        seed_cap=64)
+    monkeypatch.setattr(registry, "load", lambda *args, **kwargs: {"C97": claim})
+    lines = []
+    outcomes = snippet_runner.run_all(log=lines.append)
+    assert sum(line.startswith("  running") for line in lines) == 2   # its own run, then 64 asked once
+    assert json.loads((outcomes["toy"].output_dir / "results.json").read_text())["numbers"]["asked"]["value"] == 64

@@ -394,6 +394,8 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
     log = shown.log(log)  # lines from the runner's threads never interleave
     pending: dict = {}   # future -> (path, the run's label: its cache folder's name)
     looked: set[str] = set()   # snippets given their one more look at item_cap
+    asked: set[tuple[str, int]] = set()   # (snippet, seeds) already asked for: once each, even when a
+    # snippet's seeds are its own (planted draws) and it records fewer than it was asked for
     try:
         with ThreadPoolExecutor(max_workers=n_workers) as pool:
             def submit(path: Path, seeds: int | None = None, items: int | None = None,
@@ -440,7 +442,9 @@ def run_all(force: bool = False, log=print, only: list[str] | None = None,
                     results[outcome.name] = load_results(outcome)
                     more_seeds, more_items = _more_runs(outcome.name, results, claims, errors)
                     for name, seeds in more_seeds.items():
-                        if name in by_name and by_name[name] not in {p for p, _ in pending.values()}:
+                        if (name in by_name and by_name[name] not in {p for p, _ in pending.values()}
+                                and (name, seeds) not in asked):
+                            asked.add((name, seeds))
                             follow_up(by_name[name], results[name]["numbers"]["n_seeds"]["value"], seeds=seeds)
                     for name, items in more_items.items():   # G2: exactly one more look
                         if name in by_name and name not in looked:
