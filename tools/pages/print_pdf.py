@@ -267,10 +267,11 @@ async def _print(browser, site_dir: Path, lang: str) -> Path:
     missing = [target for target in targets if target not in pages]
     if missing:
         raise RuntimeError(f"{lang} PDF: no destination for contents entries {missing[:5]}")
-    first, last = contents_pages(pdf, targets)
-    await page.evaluate(SET_TOC_PAGES, {target: str(pages[target]) for target in targets})
-    numbered = await page.pdf(page_ranges=f"{first + 1}-{last + 1}", **options)
-    pdf = splice_pages(pdf, first, numbered)
+    if targets:  # the contents' pages again, with the numbers in
+        first, last = contents_pages(pdf, targets)
+        await page.evaluate(SET_TOC_PAGES, {target: str(pages[target]) for target in targets})
+        numbered = await page.pdf(page_ranges=f"{first + 1}-{last + 1}", **options)
+        pdf = splice_pages(pdf, first, numbered)
     target = pdf_path(site_dir, lang)
     target.write_bytes(pdf)
     await page.close()
