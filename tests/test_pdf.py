@@ -265,3 +265,135 @@ def test_a_pdf_is_printed_again_only_when_what_it_is_printed_from_changed(tmp_pa
     (site / "zh" / "print_page" / "index.html").write_text("<html>a changed page</html>")
     with pytest.raises(SystemExit, match="Chromium is missing"):  # zh must be printed again
         print_pdf.print_site(site)
+
+
+# --- one printing of the whole document (issue 35) -------------------------------------------
+# The contents' page numbers come from the one printing; only the contents' pages are printed
+# again, with the numbers in, and put in place of the first printing's (print_pdf.splice_pages).
+
+def small_pdf(pages) -> bytes:
+    """A PDF as Chromium writes one, in miniature: per page (text, links, tag), the text in
+    Helvetica (marked as tagged content of that tag unless None), links to named destinations."""
+    import io
+
+    from pypdf import PdfWriter
+    from pypdf.generic import (ArrayObject, DecodedStreamObject, DictionaryObject, FloatObject,
+                               NameObject)
+
+    def pdf_dict(**entries):
+        return DictionaryObject({NameObject("/" + key): value for key, value in entries.items()})
+
+    writer = PdfWriter()
+    font = writer._add_object(pdf_dict(Type=NameObject("/Font"), Subtype=NameObject("/Type1"),
+                                       BaseFont=NameObject("/Helvetica")))
+    for text, links, tag in pages:
+        page = writer.add_blank_page(595, 842)
+        shown = b"BT /F1 12 Tf 72 720 Td (%s) Tj ET" % text.encode()
+        if tag:
+            shown = b"/%s <</MCID 0 >>BDC %s EMC" % (tag.encode(), shown)
+        content = DecodedStreamObject()
+        content.set_data(shown)
+        page[NameObject("/Contents")] = writer._add_object(content)
+        page[NameObject("/Resources")] = pdf_dict(Font=pdf_dict(F1=font))
+        page[NameObject("/Annots")] = ArrayObject(writer._add_object(pdf_dict(
+            Type=NameObject("/Annot"), Subtype=NameObject("/Link"), Dest=NameObject("/" + dest),
+            Rect=ArrayObject(FloatObject(x) for x in rect))) for dest, rect in links)
+    written = io.BytesIO()
+    writer.write(written)
+    return written.getvalue()
+
+
+ENTRIES = [("a", (72, 700, 500, 712)), ("b", (72, 680, 500, 692))]
+
+
+def test_the_contents_pages_are_the_pages_that_link_its_entries_in_order():
+    pdf = small_pdf([("Cover", [("b", (1, 2, 3, 4))], None), ("Contents", ENTRIES[:1], None),
+                     ("Contents, on", ENTRIES[1:], None), ("A", [("a", (1, 2, 3, 4))], None)])
+    assert print_pdf.contents_pages(pdf, ["a", "b"]) == (1, 2)
+    with pytest.raises(RuntimeError, match="not the entries"):
+        print_pdf.contents_pages(pdf, ["a", "c"])
+    with pytest.raises(RuntimeError, match="no page links"):
+        print_pdf.contents_pages(pdf, ["c"])
+
+
+def test_splicing_the_reprinted_contents_changes_only_the_contents_pages():
+    import io
+    import logging
+
+    from pypdf import PdfReader
+
+    printed = small_pdf([("Cover", [], "P"), ("Contents 888", ENTRIES, "P"), ("Chapter A", [], "P")])
+    reprinted = small_pdf([("Contents 3", ENTRIES, "P")])
+    spliced = print_pdf.splice_pages(printed, 1, reprinted)
+    assert spliced.startswith(printed)  # an update appended: every byte printed stays
+    logger = logging.getLogger("pypdf")
+    warnings = []
+    handler = logging.Handler()
+    handler.emit = warnings.append
+    logger.addHandler(handler)
+    try:
+        reader = PdfReader(io.BytesIO(spliced), strict=True)
+        texts = [page.extract_text() for page in reader.pages]
+    finally:
+        logger.removeHandler(handler)
+    assert texts == ["Cover", "Contents 3", "Chapter A"]
+    assert warnings == [], [record.getMessage() for record in warnings]
+    before = PdfReader(io.BytesIO(printed))
+    # the page objects (what the outline, the links and the tags refer to) and their links stay
+    assert [page.indirect_reference.idnum for page in reader.pages] == \
+           [page.indirect_reference.idnum for page in before.pages]
+    assert [annot.idnum for annot in reader.pages[1]["/Annots"]] == \
+           [annot.idnum for annot in before.pages[1]["/Annots"]]
+
+
+@pytest.mark.parametrize("reprint,refusal", [
+    ([("Contents 3", [ENTRIES[0], ("b", (72, 660, 500, 672))], "P")], "links moved"),
+    ([("Contents 3", ENTRIES, "Span")], "tagged content differs"),
+    ([("Contents 3", ENTRIES, None)], "tagged content differs"),
+])
+def test_a_reprinted_contents_page_laid_out_otherwise_is_refused(reprint, refusal):
+    printed = small_pdf([("Cover", [], "P"), ("Contents 888", ENTRIES, "P"), ("Chapter A", [], "P")])
+    with pytest.raises(RuntimeError, match=refusal):
+        print_pdf.splice_pages(printed, 1, small_pdf(reprint))
+
+
+def test_a_print_page_is_printed_once_and_its_contents_numbered(tmp_path, monkeypatch):
+    """Chromium prints the whole document once and the contents' pages again; each entry's
+    printed number is the page its link leads to, on contents that take two pages."""
+    from playwright.async_api import Page
+    from pypdf import PdfReader
+
+    site = tmp_path / "site"
+    (site / "print_page").mkdir(parents=True)
+    entries = "".join(f'<a class="md-nav__link" href="#s{i}">Section {i}</a>' for i in range(60))
+    sections = "".join(f'<h2 id="s{i}">Section {i}</h2>' + "<p>Text.</p>" * (i % 7 * 20)
+                       for i in range(60))
+    (site / "print_page" / "index.html").write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><style>"
+        "@page { size: A4; margin: 20mm; @bottom-right { content: counter(page) ' / ' counter(pages); } }"
+        "#print-page-toc .md-nav__link { display: flex; margin-top: 0.4em; }"
+        "#print-page-toc .toc-page { margin-left: auto; min-width: 3em; text-align: right; }"
+        "#print-page-toc + h2, h2:nth-of-type(5n) { break-before: page; }"
+        "</style></head><body><div id='print-page-toc'><p>Contents</p>"
+        f"{entries}</div>{sections}</body></html>", encoding="utf-8")
+    monkeypatch.setattr(print_pdf, "CACHE", tmp_path / "cache")
+    printings = []
+    pdf = Page.pdf
+
+    async def counted(self, **options):
+        printings.append(options.get("page_ranges", "all"))
+        return await pdf(self, **options)
+    monkeypatch.setattr(Page, "pdf", counted)
+    [path] = print_pdf.print_site(site, ["en"])
+
+    texts = [page.extract_text() for page in PdfReader(path).pages]
+    numbers = [int(n) for n in re.findall(r"^Section \d+ (\d+)$", texts[0] + "\n" + texts[1], re.M)]
+    pages = print_pdf.anchor_pages(path.read_bytes())
+    assert numbers == [pages[f"s{i}"] for i in range(60)]
+    assert all(f"Section {i}" in texts[pages[f"s{i}"] - 1] for i in range(60))
+    assert len(set(numbers)) > 30  # the sections start on many different pages
+    first, last = print_pdf.contents_pages(path.read_bytes(), [f"s{i}" for i in range(60)])
+    assert (first, last) == (0, 1), "the contents should take two pages here"
+    assert printings == ["all", "1-2"]
+    assert [FOOTER["en"].search(text).groups() for text in texts[:2]] == \
+           [("1", str(len(texts))), ("2", str(len(texts)))]

@@ -3,10 +3,14 @@ a cover, the contents with the page each entry starts on, every page in nav orde
 KaTeX typesets it (its fonts embedded), figures as vectors, Chinese glyphs embedded, a footer
 in the document's language (tools/pages/print_page.py) and a document outline from the headings.
 
-Chromium cannot print a link's target page (CSS target-counter), so the contents get their
-page numbers from a first printing: where each entry's anchor landed (the PDF's named
-destinations). The numbers then go in, in space the first printing already reserved, and
-the second printing is checked to put every entry where the first did.
+Chromium cannot print a link's target page (CSS target-counter), so the document is printed
+once with space reserved for the contents' page numbers, and the numbers are read from that
+printing: where each entry's anchor landed (the PDF's named destinations). The numbers then
+go in and only the contents' pages are printed again (page_ranges: a few seconds, not a
+second printing of the whole document), checked to hold every link and every piece of
+tagged content where the first printing had them, and put in place of the first printing's
+contents pages by an incremental update of the PDF (splice_pages): every other page, the
+outline and the links stay the bytes Chromium wrote.
 
     python -m tools.pages.print_pdf site/   # writes site/attention-en.pdf, site/zh/attention-zh.pdf
 """
@@ -54,6 +58,103 @@ def anchor_pages(pdf: bytes) -> dict[str, int]:
     reader = PdfReader(io.BytesIO(pdf))
     return {name.lstrip("/"): reader.get_destination_page_number(destination) + 1
             for name, destination in reader.named_destinations.items()}
+
+
+def _links(page) -> list[tuple[str, tuple[float, ...]]]:
+    """A page's links within the document: where each leads and where it sits."""
+    return [(str(link["/Dest"]), tuple(round(float(x), 2) for x in link["/Rect"]))
+            for link in (annot.get_object() for annot in page.get("/Annots", []))
+            if "/Dest" in link]
+
+
+def contents_pages(pdf: bytes, targets: list[str]) -> tuple[int, int]:
+    """The first and the last page (counted from 0) of the contents: from the page that holds
+    the link to the first entry, the pages whose links are the entries, in order."""
+    from pypdf import PdfReader
+
+    pages = PdfReader(io.BytesIO(pdf)).pages
+    first = next((index for index, page in enumerate(pages)
+                  if [dest for dest, _ in _links(page)][:1] == ["/" + targets[0]]), None)
+    if first is None:
+        raise RuntimeError(f"no page links the contents' first entry {targets[0]!r}")
+    links, last = [], first
+    for last in range(first, len(pages)):
+        links += [dest.lstrip("/") for dest, _ in _links(pages[last])]
+        if len(links) >= len(targets):
+            break
+    if links != targets:
+        raise RuntimeError(f"the contents' pages link {links[:5]}…, not the entries {targets[:5]}…")
+    return first, last
+
+
+MARKED_CONTENT = re.compile(rb"/(\w+)\s*<<\s*/MCID\s+(\d+)\s*>>\s*BDC")
+
+
+def splice_pages(pdf: bytes, first: int, reprinted: bytes) -> bytes:
+    """``pdf`` with its pages from ``first`` on showing the pages of ``reprinted`` instead
+    (their content and its resources: fonts, images), as an incremental update (objects
+    appended, a new cross-reference section): the page objects stay, and with them the
+    links, the outline's and the tags' references to them. Each reprinted page must hold
+    the same links at the same places and the same tagged content as the page it replaces."""
+    from pypdf import PdfReader
+    from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject, NumberObject
+
+    reader, new = PdfReader(io.BytesIO(pdf)), PdfReader(io.BytesIO(reprinted))
+    # Chromium (Skia) ends its PDFs with a cross-reference table, a trailer and where the table starts
+    tail = re.search(rb"\ntrailer\s*<<.*startxref\s+(\d+)\s+%%EOF\s*$", pdf[-4096:], re.S)
+    if not tail:
+        raise RuntimeError("the PDF does not end with a trailer: cannot update it")
+    size = int(reader.trailer["/Size"])
+    numbers: dict[int, int] = {}  # reprinted's object number -> the update's
+    objects: dict[int, object] = {}
+
+    def adopt(value):
+        """``value`` from ``reprinted`` with what it refers to numbered after ``pdf``'s objects."""
+        if isinstance(value, IndirectObject):
+            if value.idnum not in numbers:
+                numbers[value.idnum] = size + len(numbers)
+                target = value.get_object()
+                if isinstance(target, DictionaryObject) and target.get("/Type") in ("/Page", "/Pages"):
+                    raise RuntimeError("a page's content refers to a page")
+                objects[numbers[value.idnum]] = adopt(target)
+            return IndirectObject(numbers[value.idnum], 0, None)
+        if isinstance(value, DictionaryObject):  # streams too: their data stays as it is
+            for key in list(value):
+                value[key] = adopt(value.raw_get(key))
+        elif isinstance(value, ArrayObject):
+            value[:] = [adopt(item) for item in value]
+        return value
+
+    for offset, page in enumerate(new.pages):
+        old = reader.pages[first + offset]
+        if _links(page) != _links(old):
+            raise RuntimeError(f"page {first + offset + 1}: the reprinted page's links moved")
+        if MARKED_CONTENT.findall(page.get_contents().get_data()) != \
+                MARKED_CONTENT.findall(old.get_contents().get_data()):
+            raise RuntimeError(f"page {first + offset + 1}: the reprinted page's tagged content differs")
+        for key in ("/Resources", "/Contents"):
+            old[NameObject(key)] = adopt(page.raw_get(key))
+        objects[old.indirect_reference.idnum] = old
+
+    update = bytearray(pdf if pdf.endswith(b"\n") else pdf + b"\n")
+    offsets = {}
+    for number, value in sorted(objects.items()):
+        offsets[number] = len(update)
+        written = io.BytesIO()
+        value.write_to_stream(written)
+        update += b"%d 0 obj\n%s\nendobj\n" % (number, written.getvalue())
+    xref = len(update)
+    # object 0 (the head of the free list, as the first table has it) first: a table that does
+    # not start at 0 reads to pypdf as one numbered wrongly, which it then checks object by object
+    update += b"xref\n0 1\n0000000000 65535 f \n"
+    update += b"".join(b"%d 1\n%010d 00000 n \n" % item for item in sorted(offsets.items()))
+    trailer = DictionaryObject({key: reader.trailer.raw_get(key) for key in reader.trailer if key != "/Prev"})
+    trailer[NameObject("/Size")] = NumberObject(size + len(numbers))
+    trailer[NameObject("/Prev")] = NumberObject(int(tail.group(1)))
+    written = io.BytesIO()
+    trailer.write_to_stream(written)
+    update += b"trailer\n%s\nstartxref\n%d\n%%%%EOF\n" % (written.getvalue(), xref)
+    return bytes(update)
 
 
 def pdf_path(site_dir: Path, lang: str) -> Path:
@@ -161,19 +262,16 @@ async def _print(browser, site_dir: Path, lang: str) -> Path:
     # Page size, margins and footer come from the print page's own @page rules.
     options = dict(print_background=True, outline=True, tagged=True, prefer_css_page_size=True)
     await page.evaluate(SET_TOC_PAGES, {target: "888" for target in targets})  # reserve the space
-    pages = anchor_pages(await page.pdf(**options))
-    for _ in range(3):
-        missing = [target for target in targets if target not in pages]
-        if missing:
-            raise RuntimeError(f"{lang} PDF: no destination for contents entries {missing[:5]}")
+    pdf = await page.pdf(**options)
+    pages = anchor_pages(pdf)
+    missing = [target for target in targets if target not in pages]
+    if missing:
+        raise RuntimeError(f"{lang} PDF: no destination for contents entries {missing[:5]}")
+    if targets:  # the contents' pages again, with the numbers in
+        first, last = contents_pages(pdf, targets)
         await page.evaluate(SET_TOC_PAGES, {target: str(pages[target]) for target in targets})
-        pdf = await page.pdf(**options)
-        printed = anchor_pages(pdf)
-        if all(printed.get(target) == pages[target] for target in targets):
-            break
-        pages = printed
-    else:
-        raise RuntimeError(f"{lang} PDF: the contents' page numbers do not settle")
+        numbered = await page.pdf(page_ranges=f"{first + 1}-{last + 1}", **options)
+        pdf = splice_pages(pdf, first, numbered)
     target = pdf_path(site_dir, lang)
     target.write_bytes(pdf)
     await page.close()
