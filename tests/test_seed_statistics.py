@@ -302,6 +302,48 @@ def test_several_planted_effects_are_planted_one_at_a_time_and_the_least_detecte
     assert registry._power("C99", {**entry, "power": {"plant": {"toy.score": 0.5}}}) == {"plant": [{"toy.score": 0.5}]}
 
 
+@pytest.mark.parametrize("n", [8, 10, 16])
+def test_the_verified_bar_shift_puts_at_least_three_quarters_of_the_seeds_at_the_bar(n):
+    # k = n − ⌈3n/4⌉ + 1 (3 for n = 8, 3 for 10, 5 for 16): the k-th smallest lands on the bar.
+    values = np.random.default_rng(n).normal(0.0, 0.02, n)
+    shifted = registry.verified_bar_shift(values, 0.01)
+    k = n - math.ceil(0.75 * n) + 1
+    assert np.sort(shifted)[k - 1] == pytest.approx(0.01)
+    assert (shifted >= 0.01 - 1e-15).sum() >= math.ceil(0.75 * n)
+    assert np.allclose(np.diff(np.sort(shifted)), np.diff(np.sort(values)))     # one constant
+    # Ties: all seeds equal, all at the bar (at least, not exactly, ⌈3n/4⌉).
+    assert (registry.verified_bar_shift(np.zeros(n), 0.01) == 0.01).all()
+
+
+def test_a_plant_at_the_verified_bar_shifts_once_and_keeps_each_seeds_numbers_together():
+    # Two low seeds far below six equal ones: shifted once, the six sit at the bar and the two
+    # 0.1 below; a draw with enough low seeds pulls the interval's upper end under 0.01 and the
+    # refutation returns. Shifting each draw would put every draw at the bar (never refuted).
+    gaps = [0.0] * 6 + [-0.1] * 2
+    runs = {"toy": {"numbers": {
+        "n_seeds": {"value": 8.0, "text": "8"},
+        "gap": {"value": 0.0, "text": "", "per_seed": gaps, "of": "ci95_high"},
+        "twin": {"value": 0.0, "text": "", "per_seed": gaps, "of": "mean"},
+        "learned": {"value": 8.0, "text": "", "per_seed": [1.0] * 8, "of": "count"}}}}
+    base = registry.replace(claim(), cases=[("refuted", "toy.gap < 0.01")], otherwise="nuanced")
+    power = registry.planted(runs, registry.replace(base, plant=[{"toy.gap": {"verified_bar": 0.01}}]), draws=2000)
+    assert 0.75 < power < 0.99
+    # The other per-seed numbers ride on the same picks: 'twin' (a copy of the gaps, unplanted)
+    # is low exactly when the planted gap is; it never is when drawn on its own picks.
+    together = registry.replace(base, cases=[("refuted", "toy.gap < 0.01 and toy.twin > -0.01")])
+    assert registry.planted(runs, registry.replace(together, plant=[{"toy.gap": {"verified_bar": 0.01}}]),
+                            draws=2000) == 1.0
+    # A count of seeds stays at its recorded value in every draw.
+    counted = registry.replace(base, cases=[("refuted", "toy.learned < 8")])
+    assert registry.planted(runs, registry.replace(counted, plant=[{"toy.gap": {"verified_bar": 0.01}}]),
+                            draws=200) == 1.0
+    entry = {"power": {"plant": {"toy.gap": {"verified_bar": 0.01}}},
+             "experiments": [{"snippet": "toy", "kind": "trained"}]}
+    assert registry._power("C99", entry) == {"plant": [{"toy.gap": {"verified_bar": 0.01}}]}
+    with pytest.raises(registry.RegistryError, match="verified_bar"):
+        registry._power("C99", {**entry, "power": {"plant": {"toy.gap": {"bar": 0.01}}}})
+
+
 def test_an_undecided_real_model_claim_asks_for_one_more_look_at_its_item_cap():
     claims = {"C98": registry.replace(real_claim(), item_cap={"real": 120})}
     knife_edge = registry.assess(real_results(30, [30.0] * 60 + [29.0] * 40), claims)

@@ -90,7 +90,7 @@ class Claim:
     related: list[str] = field(default_factory=list)   # other claims the ledger lists beside it
     power: str = ""            # empirical claims that can be refuted: `snippet.key`, the share of
                                # planted effects the same test detects (G1: a refutation needs >= POWERED)
-    plant: list[dict[str, float]] = field(default_factory=list)   # or, for trained claims, the
+    plant: list[dict[str, float | dict[str, float]]] = field(default_factory=list)   # or, for trained claims, the
                                # numbers over seeds to plant at the size that would make the claim
                                # true (planted()); several sets are planted one at a time (power:
                                # the least), where any one of several effects would make it true
@@ -262,7 +262,8 @@ def _item_cap(claim_id: str, entry: dict) -> dict[str, int]:
 def _power(claim_id: str, entry: dict) -> dict:
     """The claim's power check (G1): a recorded detection share (``power: snippet.key``), or
     for a trained claim the numbers to plant (``power: {plant: {snippet.key: size}}``), or a
-    list of such sets, each planted alone (``power: {plant: [{…}, {…}]}``: the least power)."""
+    list of such sets, each planted alone (``power: {plant: [{…}, {…}]}``: the least power).
+    A size is a mean, or ``{verified_bar: x}`` (``verified_bar_shift``)."""
     power = entry.get("power") or ""
     if isinstance(power, dict):
         plant = power.get("plant")
@@ -274,11 +275,32 @@ def _power(claim_id: str, entry: dict) -> dict:
         for name in (name for one in sets for name in one):
             if name.rpartition(".")[0] not in trained:
                 raise RegistryError(f"{claim_id}: power plants {name}, not a number of its trained snippets")
-        return {"plant": [{str(k): float(v) for k, v in one.items()} for one in sets]}
+        return {"plant": [{str(k): _size(claim_id, k, v) for k, v in one.items()} for one in sets]}
     power = str(power)
     if power and (_dotted(ast.parse(power, mode="eval").body) != power):
         raise RegistryError(f"{claim_id}: 'power' names one recorded number, snippet.key, not {power!r}")
     return {"power": power}
+
+
+def _size(claim_id: str, name: str, size) -> float | dict[str, float]:
+    """A planted size: a mean (a number), or ``{verified_bar: x}``, the per-seed values shifted
+    so that at least ⌈3n/4⌉ seeds lie at or above x (``verified_bar_shift``)."""
+    if isinstance(size, dict):
+        if set(size) != {"verified_bar"}:
+            raise RegistryError(f"{claim_id}: power plants {name} at a number or {{verified_bar: x}}, "
+                                f"not {size!r}")
+        return {"verified_bar": float(size["verified_bar"])}
+    return float(size)
+
+
+def verified_bar_shift(per_seed, bar: float) -> np.ndarray:
+    """The per-seed values shifted by the one constant that puts their k-th smallest at ``bar``,
+    k = n − ⌈3n/4⌉ + 1: the ⌈3n/4⌉ seeds ranked k…n then lie at or above it (more on ties), the
+    least a verified case that counts ⌈3n/4⌉ seeds at or above the bar allows."""
+    values = np.asarray(per_seed, dtype=float)
+    n = values.size
+    k = n - math.ceil(0.75 * n) + 1
+    return values + (bar - np.sort(values)[k - 1])
 
 
 def load(path: Path = REGISTRY) -> dict[str, Claim]:
@@ -580,7 +602,12 @@ def planted(results: dict[str, dict], claim: Claim, draws: int = RESAMPLINGS, se
     when the claim is true at its threshold. Each run redraws the claim's seeds (same number);
     a planted number keeps its observed per-seed spread, shifted to the planted mean; the
     other numbers are resampled as in ``resampled``. Several sets of planted numbers are each
-    planted alone, and the power is the least: the effect hardest to see."""
+    planted alone, and the power is the least: the effect hardest to see.
+
+    A size ``{verified_bar: x}`` shifts a number's recorded per-seed values once, before the
+    redraw, by its own constant (``verified_bar_shift``), and keeps each seed's models
+    together: the snippet's other per-seed numbers are redrawn with the same seed picks, except
+    its counts of seeds, which stay as recorded (conditions on the run, not the effect's noise)."""
     return min(_planted_once(results, claim, one, draws, seed) for one in claim.plant)
 
 
@@ -590,6 +617,7 @@ def _planted_once(results: dict[str, dict], claim: Claim, plant: dict[str, float
     samples = resampled(results, claim.trained_snippets(), draws, seed)
     rng = np.random.default_rng([seed, zlib.crc32(claim.id.encode())])
     picks: dict[str, np.ndarray] = {}   # one draw of seeds per snippet, shared by its planted numbers
+    together: set[str] = set()          # snippets planted at a verified bar: all numbers on those picks
     for name, size in plant.items():
         snippet, _, key = name.rpartition(".")
         entry = results[snippet]["numbers"][key]
@@ -604,9 +632,24 @@ def _planted_once(results: dict[str, dict], claim: Claim, plant: dict[str, float
                                 f"power check needs a planted arm, not a shifted measurement")
         if snippet not in picks:
             picks[snippet] = rng.integers(0, n, size=(draws, n))
-        values = (per_seed + (size - per_seed.mean()))[picks[snippet]]         # (draws, n)
+        if isinstance(size, dict):
+            values = verified_bar_shift(per_seed, size["verified_bar"])[picks[snippet]]   # (draws, n)
+            together.add(snippet)
+        else:
+            values = (per_seed + (size - per_seed.mean()))[picks[snippet]]     # (draws, n)
         for sample, value in zip(samples, aggregate(entry, values)):
             sample[name] = float(value)
+    for snippet in sorted(together):   # {verified_bar: x}: the seed's other numbers with it
+        for key, entry in results[snippet]["numbers"].items():
+            name = f"{snippet}.{key}"
+            if "per_seed" not in entry or name in plant:
+                continue
+            if entry["of"] in ("count", "binomial_p") or entry["of"] in PAST_LINE:
+                redrawn = np.full(draws, float(entry["value"]))
+            else:
+                redrawn = aggregate(entry, np.asarray(entry["per_seed"], dtype=float)[picks[snippet]])
+            for sample, value in zip(samples, redrawn):
+                sample[name] = float(value)
     return sum(decide(claim, {**numbers, **sample}) != "refuted" for sample in samples) / draws
 
 

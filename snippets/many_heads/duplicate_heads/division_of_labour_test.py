@@ -197,6 +197,49 @@ report.number("noisy_start_pattern_gap_max", start_gap.max(), "{:.2f}")
 wide_gap = (weights[arm_of["wide"], :, 0] - weights[arm_of["wide"], :, 1]).abs().max()
 report.number("wide_pattern_gap", wide_gap, "{:.1f}")
 
+# %% [markdown]
+# ## Gaps per seed, where the second view is needed, and after twice the training
+#
+# Per seed, shared − free and wide − free: over all held-out predictions, and at the
+# prediction after `it` alone, the one that needs the antecedent (did the free heads
+# learn it?). Then free, shared and wide again for 1,200 steps (decaying over 1,200),
+# from the same draws and batches, in a stack of their own: have the gaps settled?
+
+# %% tags=["gaps"]
+from explainer.report import over_seeds
+
+it_targets = torch.full_like(probe_targets, IGNORE)            # only the prediction after "it"
+it_targets[rows, it_at] = probe_targets[rows, it_at]
+it_loss, it_accuracy = evaluate_batched(model, probe_tokens, it_targets)    # (M,)
+gap = {arm: (loss[arm_of[arm]] - free).tolist() for arm in ("shared", "wide")}
+gap_it = {arm: (it_loss[arm_of[arm]] - it_loss[arm_of["free"]]).tolist() for arm in ("shared", "wide")}
+report.number("gap_shared_mean", over_seeds(gap["shared"], "mean"), "{:+.4f}", per_seed=gap["shared"], of="mean")
+report.number("gap_shared_ci95_high", over_seeds(gap["shared"], "ci95_high"), "{:+.4f}", per_seed=gap["shared"], of="ci95_high")
+report.number("gap_wide_mean", over_seeds(gap["wide"], "mean"), "{:+.4f}", per_seed=gap["wide"], of="mean")
+report.number("gap_wide_ci95_high", over_seeds(gap["wide"], "ci95_high"), "{:+.4f}", per_seed=gap["wide"], of="ci95_high")
+report.number("gap_shared_it_mean", over_seeds(gap_it["shared"], "mean"), "{:+.4f}", per_seed=gap_it["shared"], of="mean")
+report.number("gap_shared_it_ci95_high", over_seeds(gap_it["shared"], "ci95_high"), "{:+.4f}",
+              per_seed=gap_it["shared"], of="ci95_high")
+report.number("gap_wide_it_mean", over_seeds(gap_it["wide"], "mean"), "{:+.4f}", per_seed=gap_it["wide"], of="mean")
+report.number("gap_wide_it_ci95_high", over_seeds(gap_it["wide"], "ci95_high"), "{:+.4f}",
+              per_seed=gap_it["wide"], of="ci95_high")
+free_it = it_accuracy[arm_of["free"]]
+report.number("accuracy_free_it_mean", free_it.mean(), "{:.3f}", per_seed=free_it, of="mean")
+report_seed_count(report, "free_it_learned_seeds", free_it >= 0.9)
+
+STEPS_LONG = 1200
+LONG_ARMS = ("free", "shared", "wide")
+long_model = StackedTransformer.from_seeds(config, [seed for _ in LONG_ARMS for seed in SEEDS])
+long_model.shared[n:2 * n] = True
+long_model.wide[2 * n:] = True
+train_batched(long_model, task, data_seeds=SEEDS * len(LONG_ARMS), **dict(TRAINING, steps=STEPS_LONG))
+long_loss, _ = evaluate_batched(long_model, probe_tokens, probe_targets)    # (3n,)
+long_gap = {arm: over_seeds((long_loss[a * n:(a + 1) * n] - long_loss[:n]).tolist(), "mean")
+            for a, arm in enumerate(LONG_ARMS) if arm != "free"}   # mean gap at 1,200 steps
+report.number("steps_long", STEPS_LONG, "{:.0f}")
+report.number("gap_shared_long_change", abs(long_gap["shared"] - over_seeds(gap["shared"], "mean")), "{:.4f}")
+report.number("gap_wide_long_change", abs(long_gap["wide"] - over_seeds(gap["wide"], "mean")), "{:.4f}")
+
 # Sentences of the page, built from the counts.
 count = {arm: int((loss[arm_of[arm]] <= free_median + MARGIN).sum()) for arm in ("shared", "wide")}
 if count["shared"] == 0 and count["wide"] == 0:

@@ -119,3 +119,17 @@ def test_counts_are_the_per_seed_comparisons(results):
     assert r.number("wide_pattern_gap") == 0.0
     moved, started = r.per_seed("noisy_moves_seeds"), r.per_seed("syntax_head_previous_seeds")
     assert all(m <= s for m, s in zip(moved, started))   # a move needs a syntax start
+
+
+def test_the_gaps_are_each_seeds_loss_minus_the_free_heads_and_the_long_pass_doubles_the_steps(results):
+    r = results("many_heads.duplicate_heads.division_of_labour_test")
+    free = np.array(r.per_seed("loss_free_mean"))
+    for arm in ("shared", "wide"):
+        gap = np.array(r.per_seed(f"gap_{arm}_mean"))
+        assert np.allclose(gap, np.array(r.per_seed(f"loss_{arm}_mean")) - free, atol=1e-6)
+        assert r.per_seed(f"gap_{arm}_ci95_high") == r.per_seed(f"gap_{arm}_mean")
+        assert r.per_seed(f"gap_{arm}_it_ci95_high") == r.per_seed(f"gap_{arm}_it_mean")
+        assert r.number(f"gap_{arm}_long_change") >= 0
+    learned = [float(a >= 0.9) for a in r.per_seed("accuracy_free_it_mean")]
+    assert r.per_seed("free_it_learned_seeds") == learned
+    assert r.number("steps_long") == 2 * r.number("steps")

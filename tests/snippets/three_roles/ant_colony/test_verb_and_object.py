@@ -50,3 +50,32 @@ def test_spread_gives_each_number_its_value_description_and_per_colony_values():
     assert (s["mean"]["value"], s["min"]["value"], s["max"]["value"]) == (pytest.approx(0.5833333), 0.25, 1.0)
     assert s["min"]["of"] == "min" and list(s["max"]["per_seed"]) == [0.5, 1.0, 0.25]
     assert s["mean"]["en"] == "a share (mean over seeds)" and s["max"]["zh"] == "一个比例（最高的种子）"
+
+
+def test_the_least_verified_world_makes_the_highest_starts_learn_ties_to_the_lower_seed():
+    from explainer.least_verified import least_verified_gains
+    # n = 4: ⌈3⌉ = 3 learners, the highest starts 0.6 (seed 2), then 0.5 (seeds 0 and 3).
+    gains = least_verified_gains([0.5, 0.4, 0.6, 0.5])
+    assert np.allclose(gains, [0.45, -0.4, 0.35, 0.45])
+    # n = 5, all tied: ⌈3.75⌉ = 4 learners, seeds 0–3; seed 4 (the highest index) does not learn.
+    assert np.allclose(least_verified_gains([0.5] * 5), [0.45] * 4 + [-0.5])
+
+
+def test_the_detection_share_counts_redraws_whose_upper_end_reaches_the_bar():
+    from explainer.least_verified import detection_share
+    # Equal gains: every redraw has no spread, so its upper end is the gain itself.
+    assert detection_share([0.2] * 6, 0.10, 200, np.random.default_rng(0)) == 1.0
+    assert detection_share([0.05] * 6, 0.10, 200, np.random.default_rng(0)) == 0.0
+    # Two colonies, one learner (+0.45) and one not (−0.5): a redraw of two non-learners
+    # (chance 1/4) has upper end −0.5; any other has an infinite or a wide interval above 0.10.
+    share = detection_share([0.45, -0.5], 0.10, 4000, np.random.default_rng(1))
+    assert abs(share - 0.75) < 0.03
+
+
+def test_the_gain_is_the_share_after_training_minus_at_step_0(results):
+    r = results("three_roles.ant_colony.verb_and_object")
+    gain = np.array(r.per_seed("object_over_distractor_gain_mean"))
+    end, start = np.array(r.per_seed("object_over_distractor_mean")), np.array(r.per_seed("object_over_distractor_start_mean"))
+    assert np.allclose(gain, end - start)
+    assert r.per_seed("object_over_distractor_gain_ci95_high") == r.per_seed("object_over_distractor_gain_mean")
+    assert 0 <= r.number("c16_planted_detection_share") <= 1
