@@ -4,6 +4,7 @@ Chinese text that is real text (a reader can search and copy it), not pictures o
 import hashlib
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -384,7 +385,9 @@ def test_a_print_page_is_printed_once_and_its_contents_numbered(tmp_path, monkey
         printings.append(options.get("page_ranges", "all"))
         return await pdf(self, **options)
     monkeypatch.setattr(Page, "pdf", counted)
-    [path] = print_pdf.print_site(site, ["en"])
+    # in a thread of its own: a browser test before it in this process may hold an event loop
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        [path] = thread.submit(print_pdf.print_site, site, ["en"]).result()
 
     texts = [page.extract_text() for page in PdfReader(path).pages]
     numbers = [int(n) for n in re.findall(r"^Section \d+ (\d+)$", texts[0] + "\n" + texts[1], re.M)]

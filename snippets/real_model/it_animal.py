@@ -140,6 +140,11 @@ shares = np.array([value_shares(k, *resolver) for k in range(2, len(sentences))]
 print(f"v(referent) in the head's output at it: {shares[:, 0].mean():.2f} on average (largest {shares[:, 0].max():.2f}); "
       f"in the whole layer's: {shares[:, 1].mean():.2f}")
 
+# The head's share for every head at once, for the checks below: (40, L*nh)
+from explainer.it_animal_resampling import head_value_shares
+
+all_shares = np.stack([head_value_shares(model, outputs[k], it[k], right[k]) for k in range(2, len(sentences))])
+
 # %%
 report.number("value_share_max", shares[:, 0].max(), "{:.2f}")
 report.number("value_share_layer_mean", shares[:, 1].mean(), "{:.2f}")
@@ -177,10 +182,9 @@ print(f"shift toward the referent after the last layer: {final.mean():.3f} on av
 # own template) with replacement; each picks the resolving head again (2,000 sign flips).
 
 # %% tags=["resampled"]
-from explainer.it_animal_resampling import c03_numbers, head_value_shares, upper_end
+from explainer.it_animal_resampling import c03_numbers, upper_end
 from explainer.item_resampling import stratified_draws
 
-all_shares = np.stack([head_value_shares(model, outputs[k], it[k], right[k]) for k in range(2, len(sentences))])
 again = [c03_numbers(correct, all_shares, final, drawn, 2000, seed=d)
          for d, drawn in enumerate(stratified_draws(np.zeros(len(final)), seed=0))]
 

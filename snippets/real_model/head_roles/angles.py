@@ -203,17 +203,17 @@ for name, d in direction.items():
 
 # %%
 report.number("direction_verb_object_is_object_to_verb", vo_role == "object_verb", "{:.0f}")
-co, vo = direction["coreference"], direction["verb_object"]
-report.number("direction_coreference_cos_share", co["cos"].mean(), "{:.0%}")
-report.number("direction_coreference_norm_share", co["norm"].mean(), "{:.0%}")
-report.number("direction_coreference_winner_cos", co["winner_cos"].mean(), "{:.2f}")
-report.number("direction_coreference_winner_angle", np.degrees(np.arccos(co["winner_cos"])).mean(), "{:.0f}")
-report.number("direction_coreference_score_matches_attention", co["attention"].mean(), "{:.0%}")
-report.number("direction_verb_object_cos_share", vo["cos"].mean(), "{:.0%}")
-report.number("direction_verb_object_norm_share", vo["norm"].mean(), "{:.0%}")
-report.number("direction_verb_object_winner_cos", vo["winner_cos"].mean(), "{:.2f}")
-report.number("direction_verb_object_winner_angle", np.degrees(np.arccos(vo["winner_cos"])).mean(), "{:.0f}")
-report.number("direction_verb_object_score_matches_attention", vo["attention"].mean(), "{:.0%}")
+co_direction, vo_direction = direction["coreference"], direction["verb_object"]
+report.number("direction_coreference_cos_share", co_direction["cos"].mean(), "{:.0%}")
+report.number("direction_coreference_norm_share", co_direction["norm"].mean(), "{:.0%}")
+report.number("direction_coreference_winner_cos", co_direction["winner_cos"].mean(), "{:.2f}")
+report.number("direction_coreference_winner_angle", np.degrees(np.arccos(co_direction["winner_cos"])).mean(), "{:.0f}")
+report.number("direction_coreference_score_matches_attention", co_direction["attention"].mean(), "{:.0%}")
+report.number("direction_verb_object_cos_share", vo_direction["cos"].mean(), "{:.0%}")
+report.number("direction_verb_object_norm_share", vo_direction["norm"].mean(), "{:.0%}")
+report.number("direction_verb_object_winner_cos", vo_direction["winner_cos"].mean(), "{:.2f}")
+report.number("direction_verb_object_winner_angle", np.degrees(np.arccos(vo_direction["winner_cos"])).mean(), "{:.0f}")
+report.number("direction_verb_object_score_matches_attention", vo_direction["attention"].mean(), "{:.0%}")
 
 # %%
 # The same count in every head: is "the cosine alone picks the winner" special to the best

@@ -106,12 +106,12 @@ for role in ROLES:
           f"{position_bar[role]:.0%}")
 print(f"roles with a head of their own: {n_views} of 3",
       {r: f"{h // H + 1}-{h % H + 1}" for r, h in assignment.items()})
+sink_top = np.array([[item.tokens[t] in ("[CLS]", "[SEP]") for t in row]
+                     for item, row in zip(role_items, verb_top)])  # (N, L*H): top pick a [CLS]/[SEP]?
 
 # %%
 n_role_items = len(role_items)
 ROLE_ZH = {"agent": "施事", "object": "受事", "tool": "工具", "manner": "方式", "object_or_tool": "受事或工具"}
-sink_top = np.array([[item.tokens[t] in ("[CLS]", "[SEP]") for t in row]
-                     for item, row in zip(role_items, verb_top)])  # (N, L*H)
 report.number("c18_sentences", n_role_items, "{:.0f}", kind="count")
 report.number("c18_draws", N_DRAWS_C18, "{:.0f}", kind="count")
 for role in ROLES:
