@@ -129,7 +129,8 @@ def test_the_gaps_are_each_seeds_loss_minus_the_free_heads_and_the_long_pass_dou
         assert np.allclose(gap, np.array(r.per_seed(f"loss_{arm}_mean")) - free, atol=1e-6)
         assert r.per_seed(f"gap_{arm}_ci95_high") == r.per_seed(f"gap_{arm}_mean")
         assert r.per_seed(f"gap_{arm}_it_ci95_high") == r.per_seed(f"gap_{arm}_it_mean")
-        assert r.number(f"gap_{arm}_long_change") >= 0
+        change = r.per_seed(f"gap_{arm}_long_change")          # per seed: the gap at 1,200 steps minus at 600
+        assert len(change) == len(gap) and np.isclose(np.mean(change), r.number(f"gap_{arm}_long_change"))
     learned = [float(a >= 0.9) for a in r.per_seed("accuracy_free_it_mean")]
     assert r.per_seed("free_it_learned_seeds") == learned
     assert r.number("steps_long") == 2 * r.number("steps")
