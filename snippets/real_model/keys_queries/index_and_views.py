@@ -200,15 +200,15 @@ report.number("c18_manner_plantable_heads", plantable["manner"], "{:.0f}", kind=
 # assigned head right where the role is neither at its commonest offset nor the nearest
 # content word? And how often is its top pick a sink?
 off_rule_hits = {}
-for view, head in assignment.items():
-    role = view if view != "object_or_tool" else max(("object", "tool"), key=lambda r: role_hits[r][head])
+for view, assigned_head in assignment.items():
+    role = view if view != "object_or_tool" else max(("object", "tool"), key=lambda r: role_hits[r][assigned_head])
     offsets = role_targets[role] - verb_at
     common = np.bincount(offsets - offsets.min()).argmax() + offsets.min()
     off = (offsets != common) & (nearest_word != role_targets[role])
-    hit = role_top[role][:, head]
-    report.number(f"c18_{view}_assigned_layer", head // H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: the head assigned to it, layer",
+    hit = role_top[role][:, assigned_head]
+    report.number(f"c18_{view}_assigned_layer", assigned_head // H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: the head assigned to it, layer",
                   zh=f"{ROLE_ZH[view]}：分给它的头所在的层")
-    report.number(f"c18_{view}_assigned_head", head % H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: that head's number",
+    report.number(f"c18_{view}_assigned_head", assigned_head % H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: that head's number",
                   zh=f"{ROLE_ZH[view]}：这个头在层内的编号")
     report.number(f"c18_{view}_assigned_share", hit.mean(), "{:.0%}", kind="share",
                   en=f"{view.replace('_', ' ')}: that head's top pick is the role word", zh=f"{ROLE_ZH[view]}：这个头首选该角色词的比例")
@@ -218,7 +218,7 @@ for view, head in assignment.items():
     report.number(f"c18_{view}_off_rule_sentences", off.sum(), "{:.0f}", kind="count",
                   en=f"{view.replace('_', ' ')}: sentences where no position rule finds the role",
                   zh=f"{ROLE_ZH[view]}：位置规则找不到该角色的句子数")
-    report.number(f"c18_{view}_assigned_sink", sink_top[:, head].mean(), "{:.0%}", kind="share",
+    report.number(f"c18_{view}_assigned_sink", sink_top[:, assigned_head].mean(), "{:.0%}", kind="share",
                   en=f"{view.replace('_', ' ')}: that head's top pick is [CLS] or [SEP]",
                   zh=f"{ROLE_ZH[view]}：这个头首选 [CLS] 或 [SEP] 的比例")
     off_chance = np.mean([1 / len(content_positions(item)) for item, o in zip(role_items, off) if o])
