@@ -274,3 +274,37 @@ def test_no_caption_or_alt_text_states_a_share_the_run_did_not_record(results):
                               for share in unrecorded_shares(text, recorded, constants)]
     assert shares > 10  # the pattern sees the captions' shares at all
     assert typed == [], "shares no run recorded:\n" + "\n".join(typed)
+
+
+def test_clip_path_ids_follow_the_written_shape_not_its_last_bits(tmp_path):
+    # Two layouts that differ below the written precision: matplotlib names their clip
+    # paths differently (it hashes the full-precision rectangle); the saved files agree.
+    raw = []
+    for shift in (0.0, 1e-12):
+        fig, ax = plt.subplots(figsize=(3, 2), layout="none")
+        ax.plot([0, 1], [0, 1])
+        left, bottom, width, height = ax.get_position().bounds
+        ax.set_position([left + shift, bottom, width, height])
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+        plt.close(fig)
+        raw.append(buffer.getvalue())
+    assert raw[0] != raw[1]
+    first, second = (plotting.stable_clip_ids(svg) for svg in raw)
+    assert first == second
+    ids = re.findall(r'<clipPath id="([^"]+)"', first)
+    assert ids and all(f"url(#{name})" in first for name in ids)
+    assert len(set(ids)) == len(ids)
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1], [0, 1])
+    plotting.save_svg(fig, tmp_path / "saved.svg")
+    assert re.findall(r'<clipPath id="(clip[0-9a-f]{10})"', (tmp_path / "saved.svg").read_text(encoding="utf-8"))
+
+
+def test_clip_paths_written_alike_keep_distinct_ids():
+    svg = ('<clipPath id="p1"><rect x="1"/></clipPath><clipPath id="p2"><rect x="1"/></clipPath>'
+           '<g clip-path="url(#p1)"/><g clip-path="url(#p2)"/>')
+    out = plotting.stable_clip_ids(svg)
+    ids = re.findall(r'<clipPath id="([^"]+)"', out)
+    assert len(set(ids)) == 2
+    assert [f"url(#{name})" in out for name in ids] == [True, True]

@@ -5,7 +5,10 @@ fonts, reproducible SVGs, and a dark twin of every figure for the dark theme.
     fig, axes = plotting.column_figure(height=5, nrows=2) # tall rather than wide
 """
 
+import hashlib
+import io
 import re
+from pathlib import Path
 
 import matplotlib
 
@@ -274,9 +277,30 @@ def legible_data(fig, background=None) -> None:
 
 def save_svg(fig, path, close: bool = True) -> None:
     """Write ``fig`` as a byte-reproducible SVG (and close it unless ``close=False``)."""
-    fig.savefig(path, format="svg", bbox_inches="tight", metadata={"Date": None})
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    Path(path).write_text(stable_clip_ids(buffer.getvalue()), encoding="utf-8")
     if close:
         plt.close(fig)
+
+
+_CLIP_PATH = re.compile(r'<clipPath id="([^"]+)">(.*?)</clipPath>', re.DOTALL)
+
+
+def stable_clip_ids(svg: str) -> str:
+    """Name each clip path after the shape as written, not as computed: matplotlib hashes
+    the full-precision rectangle, whose last bits can differ between two runs of one
+    layout, so the same file could come out with other ids."""
+    renames = {}
+    for old, shape in _CLIP_PATH.findall(svg):
+        digest = hashlib.sha256(f"{matplotlib.rcParams['svg.hashsalt']}{shape}".encode()).hexdigest()
+        new = f"clip{digest[:10]}"
+        while new in renames.values():  # two clips written alike (their last bits differed)
+            new += "a"
+        renames[old] = new
+    for old, new in renames.items():
+        svg = svg.replace(f'id="{old}"', f'id="{new}"').replace(f"url(#{old})", f"url(#{new})")
+    return svg
 
 
 def plain_log_ticks(axis, values=None) -> None:
