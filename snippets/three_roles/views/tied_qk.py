@@ -16,7 +16,9 @@
 #   for A.
 #
 # Positions enter with a random offset per sequence, so "position 3" means
-# nothing: a model can only use where two tokens sit relative to each other.
+# nothing on its own. (A score that falls steadily along the table of positions
+# could still favour the token before over the token after, at every offset: what
+# is measured here holds for this toy's absolute positions.)
 # The models have no biases, so with $W_Q = W_K$ the scores are exactly
 # symmetric. Every token sees every other (bidirectional, as in the source's
 # picture); beside it we measure a causal variant in which a token sees only
@@ -86,7 +88,9 @@ print("partner:       ", sequence[0].tolist(), "->", target[0].tolist())
 # M models stacked on a leading dimension, no biases. A tied model uses its
 # $W_Q$ as its key matrix too; its $W_K$ is never used. A causal model masks
 # every key at or after the query, except that the first token, with nothing
-# before it, sees itself.
+# before it, sees itself. `symmetrise` (M, B) scores the chosen sequences with
+# the symmetric part of the scores, $(S + S^\top)/2$ — used only by the check
+# further down, never in training.
 
 # %% tags=["model"]
 import torch.nn as nn
@@ -121,9 +125,11 @@ class StackedModels(nn.Module):
         k = torch.einsum("mbtc,mcd->mbtd", x, W_K)                                 # (M, B, T, C)
         return q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, x                     # (M, B, T, T)
 
-    def forward(self, tokens, positions):
+    def forward(self, tokens, positions, symmetrise=None):
         w = self.weights
         scores, x = self.scores(tokens, positions)
+        if symmetrise is not None:                                                 # (M, B) bool
+            scores = torch.where(symmetrise[..., None, None], (scores + scores.transpose(-1, -2)) / 2, scores)
         T = scores.shape[-1]
         before = torch.ones(T, T, dtype=torch.bool).tril(-1)                       # key j < query i
         before[0, 0] = True                                                        # the first sees itself
@@ -156,13 +162,13 @@ causal_of = torch.tensor([causal for task, causal, tied in arms for seed in SEED
 model = StackedModels([seed for arm in arms for seed in SEEDS],
                       tied=[tied for task, causal, tied in arms for seed in SEEDS], causal=causal_of)
 M = len(task_of)
-optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.0)
-data = torch.Generator().manual_seed(1)
 
 
-def batch_for_every_model(generator, n):
-    """(tokens, targets, positions), each (M, n, T): every model draws n sequences of its own
-    task (the models of one task are consecutive, so each task draws for all of them at once)."""
+def batch_for_every_model(generator, n, task_of=task_of, causal_of=causal_of):
+    """(tokens, targets, positions), each (M, n, T): every model of a stack (its tasks and causal
+    flags) draws n sequences of its own task (the models of one task are consecutive, so each
+    task draws for all of them at once)."""
+    M = len(task_of)
     tokens, targets = zip(*(TASKS[task](generator, task_of.count(task) * n) for task in TASKS))
     positions = offsets(generator, M * n).view(M, n, LENGTH)
     tokens, targets = torch.cat(tokens).view(M, n, LENGTH), torch.cat(targets).view(M, n, LENGTH)
@@ -170,15 +176,22 @@ def batch_for_every_model(generator, n):
     return tokens, targets, positions
 
 
-for step in range(STEPS):
-    tokens, targets, positions = batch_for_every_model(data, BATCH)
-    logits, _ = model(tokens, positions)                                     # (M, B, T, V)
-    loss = nn.functional.cross_entropy(logits.flatten(0, 2), targets.flatten(), ignore_index=IGNORE,
-                                       reduction="none").view(M, -1)         # (M, B*T)
-    loss = (loss.sum(1) / (targets != IGNORE).view(M, -1).sum(1)).sum()     # sum of per-model means
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
+def train(model, data, task_of=task_of, causal_of=causal_of):
+    """STEPS steps of AdamW on the sum of the models' own mean losses, sequences from `data`."""
+    M = len(task_of)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.0)
+    for step in range(STEPS):
+        tokens, targets, positions = batch_for_every_model(data, BATCH, task_of, causal_of)
+        logits, _ = model(tokens, positions)                                 # (M, B, T, V)
+        loss = nn.functional.cross_entropy(logits.flatten(0, 2), targets.flatten(), ignore_index=IGNORE,
+                                           reduction="none").view(M, -1)     # (M, B*T)
+        loss = (loss.sum(1) / (targets != IGNORE).view(M, -1).sum(1)).sum()  # sum of per-model means
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+train(model, torch.Generator().manual_seed(1))
 
 # %% [markdown]
 # ## Held-out accuracy
@@ -301,6 +314,92 @@ report.text("tying_outcome",
             en=(f"Tying cost at least 0.05 accuracy {verdict_words}."),
             zh=f"在 {n} 个种子中的 {int((cost_previous - cost_partner >= 0.05).sum())} 个里，"
                "绑定在前一个词元任务上造成的准确率下降比在同组伙伴任务上至少多 0.05。")
+
+# %% [markdown]
+# ## Could the test have seen a cost? The separate models with symmetric scores
+#
+# Tying "costs nothing" also where the separate model never needed asymmetric
+# scores: it did not learn the task, or it solved it another way. So each
+# separate model is scored twice on calibration sequences no test uses (another
+# random stream, 1,000 per model): as it is, and with its scores made symmetric,
+# $(S + S^\top)/2$. Per seed, m is what that costs on the previous token beyond
+# what it costs on the partner task; a seed counts towards "tying costs nothing"
+# only when m ≥ 0.05 on the same seed.
+#
+# Then the planted check: 32 more separate models per task (seeds 0–31, a stream
+# of training sequences of their own), trained alike in a stack of their own.
+# Each draw whose m reaches 0.05 is scored on fresh held-out sequences of the
+# test's kind with its scores made symmetric on a random share f = 0.05 / m of
+# them: on average it costs 0.05 more on the previous token than on the partner
+# task, the verified margin. The draw is detected when its cost on the previous
+# token reaches 0.01; a draw with m < 0.05 cannot carry the plant and counts as
+# missed.
+
+# %% tags=["needs_asymmetry"]
+from explainer.symmetric_plant import asymmetry_needed, symmetrised_sequences
+
+MARGIN, HARMLESS = 0.05, 0.01     # the rule's verified margin; tying "costs nothing" below 0.01
+
+
+def accuracy_of(model, tokens, targets, positions, symmetrise=None):
+    """(M,) accuracy over the positions with a target; symmetrise (M, B): sequences scored with (S + S^T)/2."""
+    with torch.no_grad():
+        logits, _ = model(tokens, positions, symmetrise)
+    scored = targets != IGNORE
+    return ((logits.argmax(-1) == targets) & scored).sum((1, 2)) / scored.sum((1, 2))
+
+
+def needs_asymmetry(model, task_of, causal_of, previous_rows, partner_rows):
+    """m for each pair of separate models (previous_rows[i], partner_rows[i]) of a stack, on its
+    calibration sequences (generator 777, 1,000 per model, never a test's)."""
+    tokens, targets, positions = batch_for_every_model(torch.Generator().manual_seed(777), 1000, task_of, causal_of)
+    plain = accuracy_of(model, tokens, targets, positions)
+    symmetric = accuracy_of(model, tokens, targets, positions, torch.ones(tokens.shape[:2], dtype=torch.bool))
+    return asymmetry_needed(plain[previous_rows], symmetric[previous_rows], plain[partner_rows], symmetric[partner_rows])
+
+
+def rows_of(arm):
+    """The rows of the tested stack that hold one arm's n seeds."""
+    return torch.arange(n) + arms.index(arm) * n
+
+
+m = needs_asymmetry(model, task_of, causal_of, rows_of(("previous", False, False)), rows_of(("partner", False, False)))
+needed = m >= MARGIN                                                          # (seeds,)
+harmless_needed = (cost_previous < HARMLESS) & needed                         # on the same seed
+print("symmetric scores cost the separate model, previous minus partner:", [round(v, 3) for v in m.tolist()])
+
+# %%
+report.number("symmetrised_margin_mean", m.mean(), "{:.3f}", per_seed=m, of="mean")
+report_seed_count(report, "separate_needs_asymmetry_seeds", needed)
+report_seed_count(report, "tied_harmless_needed_seeds", harmless_needed)
+
+# %% tags=["planted"]
+PLANTED_DRAWS = 32
+planted_tasks = [task for task in TASKS for draw in range(PLANTED_DRAWS)]      # previous, then partner
+planted_causal = torch.zeros(len(planted_tasks), dtype=torch.bool)
+planted = StackedModels([draw for task in TASKS for draw in range(PLANTED_DRAWS)],
+                        tied=[False] * len(planted_tasks), causal=planted_causal)
+train(planted, torch.Generator().manual_seed(11), planted_tasks, planted_causal)
+previous_rows = torch.arange(PLANTED_DRAWS)
+m_planted = needs_asymmetry(planted, planted_tasks, planted_causal, previous_rows, previous_rows + PLANTED_DRAWS)
+# Held-out sequences of the test's kind, drawn for this stack (generator 2, 1,000 per model).
+held_tokens, held_targets, held_positions = batch_for_every_model(torch.Generator().manual_seed(2), 1000,
+                                                                  planted_tasks, planted_causal)
+symmetrise = torch.zeros(held_tokens.shape[:2], dtype=torch.bool)             # (2 × draws, B)
+for draw in range(PLANTED_DRAWS):
+    chosen = symmetrised_sequences(m_planted[draw].item(), MARGIN, held_tokens.shape[1], 800 + draw)
+    if chosen is not None:                                                    # None: m < 0.05, invalid
+        symmetrise[draw] = chosen
+valid = m_planted >= MARGIN
+planted_cost = (accuracy_of(planted, held_tokens, held_targets, held_positions)
+                - accuracy_of(planted, held_tokens, held_targets, held_positions, symmetrise))[previous_rows]
+detected = valid & (planted_cost >= HARMLESS)
+print(f"planted: {int(valid.sum())} of {PLANTED_DRAWS} draws valid, {int(detected.sum())} detected")
+
+# %%
+report.number("planted_draws", PLANTED_DRAWS, "{:.0f}", kind="count")
+report.number("planted_valid_draws", valid.sum(), "{:.0f}", kind="count")
+report.number("planted_detection_share", detected.sum() / PLANTED_DRAWS, "{:.2f}", kind="share")
 
 # %% [markdown]
 # ## Figure

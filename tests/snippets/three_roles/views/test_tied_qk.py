@@ -56,3 +56,44 @@ def test_causal_costs_are_recomputed_from_per_seed_accuracies(results):
         assert all(abs(s - t - c) < 1e-6 for s, t, c in zip(separate, tied, cost))
     harmless = [float(c < 0.01) for c in r.per_seed("cost_previous_causal_mean")]
     assert r.per_seed("causal_tied_harmless_seeds") == harmless
+
+
+def test_the_asymmetry_needed_is_the_cost_of_symmetric_scores_beyond_the_control():
+    from explainer.symmetric_plant import asymmetry_needed
+    # Symmetric scores cost the previous-token model 0.4 and the partner model 0.1: m = 0.3.
+    m = asymmetry_needed([0.9, 1.0], [0.5, 1.0], [1.0, 0.8], [0.9, 0.9])
+    assert m.dtype.is_floating_point and m.tolist() == [0.9 - 0.5 - (1.0 - 0.9), 0.0 - (0.8 - 0.9)]
+
+
+def test_the_planted_share_of_symmetrised_sequences_gives_the_margin_on_average():
+    import torch
+    from explainer.symmetric_plant import symmetrised_sequences
+    # m below the margin: the plant cannot be built (an invalid draw).
+    assert symmetrised_sequences(0.04, 0.05, 100, 0) is None
+    # m at the margin: f = 1, every sequence is symmetrised.
+    assert symmetrised_sequences(0.05, 0.05, 100, 0).all()
+    # m = 0.2: f = 1/4 of the sequences, each drawn on its own; the same seed draws the same ones.
+    chosen = symmetrised_sequences(0.2, 0.05, 40_000, 800)
+    assert chosen.dtype == torch.bool and abs(chosen.double().mean().item() - 0.25) < 0.01
+    assert torch.equal(chosen, symmetrised_sequences(0.2, 0.05, 40_000, 800))
+    assert not torch.equal(chosen, symmetrised_sequences(0.2, 0.05, 40_000, 801))
+
+
+def test_the_joint_count_needs_both_conditions_on_the_same_seed(results):
+    r = results("three_roles.views.tied_qk")
+    needed = [float(m >= 0.05) for m in r.per_seed("symmetrised_margin_mean")]
+    assert r.per_seed("separate_needs_asymmetry_seeds") == needed
+    harmless = r.per_seed("tied_harmless_seeds")
+    joint = [float(h and s) for h, s in zip(harmless, needed)]
+    assert r.per_seed("tied_harmless_needed_seeds") == joint
+    assert r.number("tied_harmless_needed_seeds") == sum(joint)
+    assert r.number("tied_harmless_needed_seeds") <= min(r.number("tied_harmless_seeds"),
+                                                         r.number("separate_needs_asymmetry_seeds"))
+
+
+def test_the_planted_check_counts_only_valid_draws_as_detected(results):
+    r = results("three_roles.views.tied_qk")
+    draws, valid = r.number("planted_draws"), r.number("planted_valid_draws")
+    detected = r.number("planted_detection_share") * draws
+    assert draws == 32                                   # seeds 0–31, whatever n_seeds is
+    assert abs(detected - round(detected)) < 1e-9 and 0 <= round(detected) <= valid <= draws
