@@ -234,14 +234,40 @@ def cited_from_cells(page: str, cells: list[code_cells.ShownCell]) -> dict[str, 
 
 
 PROBE = '''
-import contextlib, io, json, runpy, sys
-printed = io.StringIO()
-with contextlib.redirect_stdout(printed):
-    namespace = runpy.run_path("page.py", run_name="__main__")
+import contextlib, io, json
+lines = open("page.py", encoding="utf-8").read().split("\\n")
 wanted = json.loads(open("wanted.json", encoding="utf-8").read())
-values = {target: float(eval(expression, namespace)) for target, (expression, *_) in wanted.items()}
+namespace, values, printed = {"__name__": "__main__", "__file__": "page.py"}, {}, io.StringIO()
+with contextlib.redirect_stdout(printed):
+    for position, (start, end) in enumerate(wanted["cells"]):
+        cell = "\\n" * start + "\\n".join(lines[start:end])  # line numbers as in page.py
+        exec(compile(cell, "page.py", "exec"), namespace)
+        values.update({target: float(eval(expression, namespace))
+                       for target, (expression, after) in wanted["numbers"].items() if after == position})
 json.dump({"stdout": printed.getvalue(), "values": values}, open("got.json", "w", encoding="utf-8"))
 '''
+
+
+def evaluated_after(cells: list[code_cells.ShownCell], target: str) -> int:
+    """The page's cell after which a cited number is read: the last cell of its snippet that
+    comes before the cell recording it in the snippet, as the build read it (not the end of the
+    page, where another snippet's cells may have bound the same names to other things)."""
+    name, _, key = target.rpartition(".")
+    recorded_at = recording_cell(SNIPPETS[name], key)
+    own = [p for p, c in enumerate(cells) if c.snippet == name]
+    before = [p for p in own if recorded_at is None or cells[p].index < recorded_at]
+    return (before or own)[-1]
+
+
+def page_program(cells: list[code_cells.ShownCell]) -> tuple[str, list[list[int]]]:
+    """The cells concatenated as a reader copies them, and each cell's lines in it."""
+    text, spans = "", []
+    for cell in cells:
+        text += f"# %% {cell.name}\n"
+        start = text.count("\n")
+        text += f"{cell.source}\n\n"
+        spans.append([start, text.count("\n")])
+    return text, spans
 
 
 def plain_environment() -> Path:
@@ -312,9 +338,12 @@ def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, s
         cells = cells_of(page)
         shared, _ = code_cells.needs(cells)
         folder.mkdir(parents=True)
-        (folder / "page.py").write_text(
-            "\n\n".join(f"# %% {c.name}\n{c.source}" for c in cells) + "\n", encoding="utf-8")
-        (folder / "wanted.json").write_text(json.dumps(cited_from_cells(page, cells)), encoding="utf-8")
+        program, spans = page_program(cells)
+        (folder / "page.py").write_text(program, encoding="utf-8")
+        numbers = {target: [expression, evaluated_after(cells, target)]
+                   for target, (expression, *_) in cited_from_cells(page, cells).items()}
+        (folder / "wanted.json").write_text(json.dumps({"cells": spans, "numbers": numbers}),
+                                            encoding="utf-8")
         (folder / "probe.py").write_text(PROBE, encoding="utf-8")
         remembered = RUNS / f"{run_key(folder, env, shared)}.json"
     if remembered.is_file():  # this exact run passed before: its outcome, not a second run
@@ -576,6 +605,26 @@ def test_the_copy_paste_test_fails_on_a_planted_cell_that_leans_on_hidden_code(t
         for c in original(p, lang)])
     got, error = run_copied_cells(page, plain_environment(), tmp_path / "planted")
     assert got is None and "hidden_offset" in error
+
+
+def test_a_cited_number_is_read_where_its_snippet_computed_it_not_after_another_snippets_cells(tmp_path):
+    cells = [code_cells.ShownCell("first", "best", "best = 3\nprint(best)", 0),
+             code_cells.ShownCell("second", "other", "best = 'a name the first snippet also uses'", 0)]
+    program, spans = page_program(cells)
+    (tmp_path / "page.py").write_text(program, encoding="utf-8")
+    (tmp_path / "wanted.json").write_text(
+        json.dumps({"cells": spans, "numbers": {"first.best": ["best * 2", 0]}}), encoding="utf-8")
+    (tmp_path / "probe.py").write_text(PROBE, encoding="utf-8")
+    subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, check=True)
+    got = json.loads((tmp_path / "got.json").read_text(encoding="utf-8"))
+    assert got == {"stdout": "3\n", "values": {"first.best": 6.0}}
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if len({c.snippet for c in cells_of(p)}) > 1])
+def test_each_cited_number_is_read_after_a_cell_of_its_own_snippet(page):
+    cells = cells_of(page)
+    for target in cited_from_cells(page, cells):
+        assert cells[evaluated_after(cells, target)].snippet == target.rpartition(".")[0]
 
 
 def test_a_remembered_copied_run_is_reused_only_for_the_same_code_and_environment(tmp_path):
