@@ -16,17 +16,14 @@ own layout to ``Report.figure(..., narrow=...)``.
 from __future__ import annotations
 
 import copy
-import io
-import math
 import pickle
-import re
 
 import matplotlib.pyplot as plt
 from matplotlib import transforms
 from matplotlib.gridspec import GridSpec
-from matplotlib.legend import Legend
 from matplotlib.text import Text
-from matplotlib.ticker import AutoLocator, MaxNLocator
+
+from explainer import narrow_text
 
 # 3.45 in, and the 0.1 in that saving leaves around the drawing on each side: 3.65 in =
 # 350 CSS px, which fits a 390-px phone's column (358 px) at natural size.
@@ -117,7 +114,7 @@ def _text_width_pt(text: str, size: float, renderer, fig) -> float:
 def _fitting_labels(labels, size, renderer, fig, room_pt: float) -> list[str]:
     """Legend labels, each broken into lines no wider than the room beside its handle."""
     text_room = room_pt - 3.2 * size
-    return [_wrapped(label, lambda line: _text_width_pt(line, size, renderer, fig) <= text_room)
+    return [narrow_text.wrapped(label, lambda line: _text_width_pt(line, size, renderer, fig) <= text_room)
             if "$" not in label else label for label in labels]
 
 
@@ -151,111 +148,6 @@ def _move_figure_legend_below(fig, legend, renderer, room_pt: float) -> None:
     legend.remove()
     fig.legend(handles, labels, loc="outside lower center", ncols=ncols, fontsize=size,
                frameon=False, **kwargs)
-
-
-CJK = re.compile(r"[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]")
-
-
-def _break_points(text: str) -> list[int]:
-    """Where a line may break: after a space, or between two CJK characters (never inside
-    $…$ math)."""
-    points, in_math = [], False
-    for i, ch in enumerate(text):
-        if ch == "$":
-            in_math = not in_math
-        if in_math or i == 0:
-            continue
-        if ch == " " or (CJK.match(ch) and CJK.match(text[i - 1])) or \
-                (CJK.match(text[i - 1]) and text[i - 1] in "，、；：。）"):
-            points.append(i)
-    return points
-
-
-def _wrapped(text: str, fits) -> str:
-    """``text`` broken into lines for which ``fits(line)`` holds, at spaces or between
-    Chinese characters (a line that cannot break stays whole)."""
-    lines = []
-    for paragraph in text.split("\n"):
-        rest = paragraph
-        while rest and not fits(rest):
-            best = 0
-            for p in _break_points(rest):
-                if fits(rest[:p].rstrip()):
-                    best = p
-                else:
-                    break
-            if not best:
-                break
-            lines.append(rest[:best].rstrip())
-            rest = rest[best:].lstrip()
-        lines.append(rest)
-    return "\n".join(lines)
-
-
-def _wrap(text_artist, renderer, room_px: float) -> None:
-    """Break a text wider than ``room_px`` (along its direction) into lines that fit."""
-    if "$" in text_artist.get_text():
-        return
-    upright = abs(text_artist.get_rotation() % 180 - 90) < 1
-    original = text_artist.get_text()
-
-    def fits(line: str) -> bool:
-        text_artist.set_text(line)
-        box = text_artist.get_window_extent(renderer)
-        return (box.height if upright else box.width) <= room_px
-
-    if fits(original):
-        text_artist.set_text(original)
-        return
-    text_artist.set_text(_wrapped(original, fits))
-
-
-def _overlapping(labels, renderer, vertical: bool = False) -> bool:
-    boxes = [t.get_window_extent(renderer) for t in labels if t.get_visible() and t.get_text().strip()]
-    if vertical:
-        boxes.sort(key=lambda b: b.y0)
-        return any(a.y1 > b.y0 + 0.5 for a, b in zip(boxes, boxes[1:]))
-    boxes.sort(key=lambda b: b.x0)
-    return any(a.x1 > b.x0 - 2 for a, b in zip(boxes, boxes[1:]))
-
-
-def _fewer_ticks(ax) -> None:
-    for axis, nbins in ((ax.xaxis, 6),):  # the y axis keeps about its height
-        if axis.get_scale() != "linear":
-            continue
-        locator = axis.get_major_locator()
-        if type(locator) is AutoLocator or type(locator) is MaxNLocator:
-            axis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
-
-
-def _untangle_tick_labels(ax, renderer) -> None:
-    """Turn colliding x tick labels upright; thin them (every k-th) if they still collide."""
-    labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text().strip()]
-    if len(labels) < 2 or not _overlapping(labels, renderer):
-        return
-    if type(ax.xaxis.get_major_locator()) is MaxNLocator:  # numbers: fewer of them, not upright
-        for nbins in (4, 3, 2):
-            ax.xaxis.set_major_locator(MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10]))
-            labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text().strip()]
-            if not _overlapping(labels, renderer):
-                return
-    for t in labels:
-        t.set_rotation(90)
-        t.set_horizontalalignment("center")
-        t.set_rotation_mode("default")
-    ax.tick_params(axis="x", labelrotation=90)
-    labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text().strip()]
-    heights = [t.get_window_extent(renderer).width for t in labels]
-    ticks = ax.get_xticks()
-    if len(ticks) < 2:
-        return
-    step_px = abs(ax.transData.transform((ticks[1], 0))[0] - ax.transData.transform((ticks[0], 0))[0])
-    line_px = max(heights) * 1.1
-    if step_px and line_px > step_px:
-        every = math.ceil(line_px / step_px)
-        for i, t in enumerate(ax.get_xticklabels()):
-            if i % every:
-                t.set_visible(False)
 
 
 def _outer_below_pt(ax, renderer, fig) -> float:
@@ -299,7 +191,7 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
             if _is_colorbar(ax) and ax.get_subplotspec() is not None and ax not in sum(slots, []):
                 ax._subplotspec = None  # placed by its parents (constrained layout), not a grid
     for ax in panels:
-        _fewer_ticks(ax)
+        narrow_text.fewer_ticks(ax)
         if ax.get_legend() is not None:  # moved below later; until then it squeezes nothing
             ax.get_legend().set_in_layout(False)
     for legend in small.legends:
@@ -309,7 +201,7 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
     small.draw_without_rendering()
     room_pt = width * 72 - 12
     for ax in panels:
-        _untangle_tick_labels(ax, renderer)
+        narrow_text.untangle_tick_labels(ax, renderer)
     # Titles and labels wider than their axes (a y label: taller) break into lines; wider,
     # they would squeeze the axes.
     for ax in small.axes:
@@ -317,13 +209,13 @@ def narrow_copy(fig, width: float = NARROW_WIDTH_IN):
         across = max(box.width + 0.3 * small.dpi, 1.5 * small.dpi)
         for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label):
             if text.get_visible() and text.get_text().strip():
-                _wrap(text, renderer, across)
+                narrow_text.wrap(text, renderer, across)
         if ax.yaxis.label.get_visible() and ax.yaxis.label.get_text().strip():
-            _wrap(ax.yaxis.label, renderer, max(box.height, 1.2 * small.dpi))
+            narrow_text.wrap(ax.yaxis.label, renderer, max(box.height, 1.2 * small.dpi))
     room_px = (width - 0.15) * small.dpi
     for text in (small._suptitle, getattr(small, "_supxlabel", None)):
         if text is not None and text.get_text():
-            _wrap(text, renderer, room_px)
+            narrow_text.wrap(text, renderer, room_px)
     # (No layout again here: what the x axis takes below the axes is a matter of points.)
     for ax in panels:
         legend = ax.get_legend()
