@@ -114,8 +114,12 @@ class SeededTransformer(nn.Module):
         S, B, T, C = x.shape
         return x.view(S, B, T, self.n_heads, self.head_size).transpose(2, 3)  # (S, B, nh, T, hs)
 
-    def attention(self, x, layer):
-        """Causal multi-head self-attention of one layer for every seed: (S, B, T, C) -> same."""
+    def attention(self, x, layer, key_mask=None):
+        """Causal multi-head self-attention of one layer for every seed: (S, B, T, C) -> same.
+
+        ``key_mask`` (S or 1, B or 1, T, T), bool, evaluation only: True removes that key from
+        that query's view in every head (-inf before the softmax, like the causal mask, so the
+        row renormalises over the keys left)."""
         S, B, T, C = x.shape
         q = self.split_heads(per_seed_matmul(x, self.W_Q[:, layer]))               # (S, B, nh, T, hs)
         k = self.split_heads(per_seed_matmul(x, self.W_K[:, layer]))               # (S, B, nh, T, hs)
@@ -123,6 +127,7 @@ class SeededTransformer(nn.Module):
         if torch.is_grad_enabled() or not self.keep_weights:
             # Training (or weights not wanted): PyTorch's fused kernel, the same computation
             # without materialising the weights.
+            assert key_mask is None, "key_mask is for evaluation (no gradient, weights kept)"
             heads = F.scaled_dot_product_attention(
                 q.flatten(0, 1), k.flatten(0, 1), v.flatten(0, 1),
                 is_causal=self.config.causal).view(S, B, self.n_heads, T, self.head_size)
@@ -132,6 +137,8 @@ class SeededTransformer(nn.Module):
             if self.config.causal:
                 future = torch.ones(T, T, dtype=torch.bool).triu(1)
                 scores = scores.masked_fill(future, float("-inf"))
+            if key_mask is not None:                                     # keys removed, every head
+                scores = scores.masked_fill(key_mask[:, :, None], float("-inf"))
             weights = scores.softmax(dim=-1)                             # (S, B, nh, T, T)
             self.last_weights.append(weights.detach())
             heads = weights @ v                                          # (S, B, nh, T, hs)
@@ -143,15 +150,15 @@ class SeededTransformer(nn.Module):
         concat = heads.transpose(2, 3).reshape(S, B, T, C)               # (S, B, T, C)
         return per_seed_matmul(concat, self.W_O[:, layer])                       # (S, B, T, C)
 
-    def forward(self, tokens):
-        """tokens (S, B, T) or (B, T) -> logits (S, B, T, V)."""
+    def forward(self, tokens, key_mask=None):
+        """tokens (S, B, T) or (B, T) -> logits (S, B, T, V); ``key_mask``: see ``attention``."""
         x = self.embed(tokens)                                           # (S, B, T, C)
         if self.input_noise is not None:
             std = torch.as_tensor(self.input_noise, dtype=x.dtype).reshape(-1, 1, 1, 1)  # (S or 1, 1, 1, 1)
             x = x + std * torch.randn(x.shape, generator=self.noise_generator)
         self.last_weights, self.last_head_outputs = [], []
         for layer in range(self.config.n_layers):
-            x = x + self.attention(x, layer)                             # (S, B, T, C)
+            x = x + self.attention(x, layer, key_mask)                   # (S, B, T, C)
             if self.config.d_mlp:
                 hidden = torch.relu(per_seed_matmul(x, self.W_in[:, layer]) + self.b_in[:, None, None, layer])
                 x = x + per_seed_matmul(hidden, self.W_out[:, layer]) + self.b_out[:, None, None, layer]

@@ -226,6 +226,84 @@ report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:
               en="antecedent score of the single head", zh="单头的先行词得分")
 
 # %% [markdown]
+# ## Does the answer after "it" need the word before and the animal? And twice the training
+#
+# The one query of this language with a far target is `it`, which must name the
+# animal. Take the word before `it` ("because"), or the animal, out of every
+# head's view there and score the 2-head models at `it`. Then a single head
+# planted from each seed's own 2-head model, with that word taken out on a share
+# of the probe sentences, the share set on other sentences so that it names the
+# animal in 0.8 of them: would the comparison with two heads (more than 0.01 apart,
+# over all three predictions) see what such a head costs? Last, the single heads
+# trained again for twice the steps, on the same batches.
+
+# %%
+from explainer import token_knockout as knockout
+from explainer.pronoun_language import batch
+
+calibration_tokens, calibration_targets, calibration_places = batch(random.Random(777), 400)  # never probed
+calibration_it, calibration_animal = calibration_places[:, 0], calibration_places[:, 1]     # (B,) each
+at_it = antecedent_targets != IGNORE                                     # (B, T) the query at "it"
+at_it_calibration = torch.zeros_like(at_it)
+at_it_calibration[torch.arange(len(calibration_it)), calibration_it] = True
+all_targets = probe_targets != IGNORE                                   # (B, T) the three predictions
+removed_at_it = {"before": (knockout.key_mask(len(it_at), T, it_at[:, None], it_at[:, None] - 1),
+                            knockout.key_mask(len(calibration_it), T, calibration_it[:, None],
+                                              calibration_it[:, None] - 1)),
+                 "animal": (knockout.key_mask(len(it_at), T, it_at[:, None], animal_at[:, None]),
+                            knockout.key_mask(len(calibration_it), T, calibration_it[:, None],
+                                              calibration_animal[:, None]))}
+intact_at_it = knockout.correct_at(model, probe_tokens, probe_targets)                  # (S, B, T)
+two_at_it = knockout.accuracy(intact_at_it, at_it)                                       # (S,)
+two_at_it_calibration = knockout.accuracy(
+    knockout.correct_at(model, calibration_tokens, calibration_targets), at_it_calibration)
+knocked_at_it, detected_at_it = {}, {}
+for word, (removed, removed_calibration) in removed_at_it.items():
+    knocked = knockout.correct_at(model, probe_tokens, probe_targets, removed)           # (S, B, T)
+    knocked_calibration = knockout.accuracy(
+        knockout.correct_at(model, calibration_tokens, calibration_targets, removed_calibration),
+        at_it_calibration)
+    planted = knockout.planted_accuracy(intact_at_it, knocked, all_targets,
+                                        knockout.mixing_share(two_at_it_calibration, knocked_calibration, 0.8),
+                                        SEEDS)                                          # (S,) all targets
+    knocked_at_it[word] = knockout.accuracy(knocked, at_it)                             # (S,)
+    detected_at_it[word] = ((two_at_it >= 0.95) & (knocked_calibration < 0.8)
+                            & (planted < final["accuracy"] - 0.01))                      # (S,)
+print("2 heads, the animal after it:      ", two_at_it.numpy().round(3))
+print("without the word before it:        ", knocked_at_it["before"].numpy().round(3))
+print("without the animal:                ", knocked_at_it["animal"].numpy().round(3))
+
+# The single heads again, twice the steps, the same data stream (a stack of their own).
+STEPS_LONG = 2 * 300                                                   # twice train_and_watch's 300
+single_long = SeededTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=1, n_layers=1),
+                                SEEDS)
+train_batched(single_long, task, steps=STEPS_LONG, batch_size=32, lr=1e-2)
+single_accuracy_long = evaluate_batched(single_long, probe_tokens, probe_targets)[1]   # (S,)
+print(f"one head, {STEPS_LONG} steps:", single_accuracy_long.numpy().round(2))
+
+# %%
+report.number("steps_long", STEPS_LONG, "{:.0f}")
+report.number("single_accuracy_long_mean", single_accuracy_long.mean(), "{:.2f}",
+              per_seed=single_accuracy_long, of="mean")
+report.number("single_accuracy_long_max", single_accuracy_long.max(), "{:.2f}",
+              per_seed=single_accuracy_long, of="max")
+report_seed_count(report, "single_fails_seeds",
+                  (single_final["accuracy"] < 0.8) & (final["accuracy"] >= 0.95)
+                  & (single_final["previous"][:, 0] >= 0.3) & (single_final["antecedent"][:, 0] >= 0.3)
+                  & (single_accuracy_long < 0.8))
+report_seed_count(report, "no_cost_seeds", single_final["accuracy"] >= final["accuracy"] - 0.01)
+report_seed_count(report, "needs_both_seeds",
+                  (two_at_it >= 0.95) & (knocked_at_it["before"] < 0.8) & (knocked_at_it["animal"] < 0.8))
+report.number("it_without_before_mean", knocked_at_it["before"].mean(), "{:.2f}",
+              per_seed=knocked_at_it["before"], of="mean")
+report.number("it_without_animal_mean", knocked_at_it["animal"].mean(), "{:.2f}",
+              per_seed=knocked_at_it["animal"], of="mean")
+# G1 at "it": the lower of the two knock-outs' counts of detected seeds; its per-seed values
+# are that knock-out's (chosen on the run, the word before on a tie), so the build can redraw them.
+fewer = min(("before", "animal"), key=lambda word: int(detected_at_it[word].sum()))
+report_seed_count(report, "c08_planted_detected_seeds", detected_at_it[fewer])
+
+# %% [markdown]
 # ## Figures
 #
 # Every seed's two heads as points; the attention maps of the first seed (an
