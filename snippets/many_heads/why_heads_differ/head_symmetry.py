@@ -230,6 +230,41 @@ two_heads, one_head = head_0_doubled(model, arm_of["identical"])          # the 
 report.number("one_head_error", (two_heads - one_head).abs().max(), "{:.1e}")
 
 # %% [markdown]
+# ## Could the count have seen heads that differ?
+#
+# The pattern similarity averages over all 14 rows of a sentence, and most rows need no
+# view: row 0 is the same in any two heads, so a pair that differs only in the row of *it*
+# still reads at least 1 − 1/14 ≈ 0.93. So the random pair is also read at the three rows
+# that need a view, *it* and the two adverbs (`view_similarity`), and the random arm is
+# trained a second time, for 600 steps, from the same draws and batches in a stack of its
+# own: do random heads part later? (Whether this count could see heads in different roles
+# at all is the planted check of `head_symmetry_planted.py`.)
+
+# %%
+from explainer.entity_pull import view_similarity
+
+view_rows = torch.stack([it_at, animal_at + 1, places[:, 2] + 1], dim=1)   # (B, 3): it, the two adverbs
+view = torch.stack([view_similarity(w, view_rows)[0, 1] for w in weights])    # (M,)
+random_view = view[arm_of["random"]]
+report_seed_count(report, "random_differ_view_seeds", random_view < 0.9)
+report.number("random_view_similarity_mean", random_view.mean(), "{:.2f}", per_seed=random_view, of="mean")
+
+STEPS_LONG = 600
+long_model = StackedTransformer.from_seeds(config, SEEDS)                   # the random arm's draws
+train_batched(long_model, task, steps=STEPS_LONG, batch_size=16, data_seeds=SEEDS)
+_, long_accuracy = evaluate_batched(long_model, probe_tokens, probe_targets)   # (n,)
+long_similarity = torch.stack([pattern_similarity(w)[0, 1] for w in long_model.last_weights])   # (n,)
+long_view = torch.stack([view_similarity(w, view_rows)[0, 1] for w in long_model.last_weights])  # (n,)
+print(f"random, {STEPS_LONG} steps: similarity {long_similarity.numpy().round(2)}, "
+      f"at the rows that need a view {long_view.numpy().round(2)}")
+report.number("steps_long", STEPS_LONG, kind="count")
+report_seed_count(report, "random_differ_long_seeds", long_similarity < 0.9)
+report_seed_count(report, "random_differ_view_long_seeds", long_view < 0.9)
+report.number("random_long_similarity_mean", long_similarity.mean(), "{:.2f}", per_seed=long_similarity, of="mean")
+report.number("random_view_long_similarity_mean", long_view.mean(), "{:.2f}", per_seed=long_view, of="mean")
+report.number("random_long_accuracy_mean", long_accuracy.mean(), "{:.3f}", per_seed=long_accuracy, of="mean")
+
+# %% [markdown]
 # ## Exercises, answered by the run
 #
 # Each exercise changes one thing above. The cell tries it on the small run;

@@ -6,6 +6,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "snippets"))
 import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
+import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from explainer.batched import StackedTransformer, train_batched  # noqa: E402
@@ -61,3 +62,33 @@ def test_the_exercise_answer_is_a_relative_change(results):
     # pair the same replacement moves the output only by rounding.
     r = results("many_heads.why_heads_differ.head_symmetry")
     assert r.number("exercise_random_one_head_change") >= 0
+
+
+def test_view_similarity_reads_only_the_rows_asked_for():
+    from explainer.entity_pull import view_similarity
+    from explainer.head_metrics import pattern_similarity
+    # Identical heads: 1 at any rows. Every row as a query: the pattern similarity itself.
+    weights = torch.rand(3, 2, 5, 5, generator=torch.Generator().manual_seed(0)).tril()  # (B, nh, T, S), causal
+    weights = weights / weights.sum(-1, keepdim=True)
+    same = weights[:, :1].expand(3, 2, 5, 5)
+    assert torch.allclose(view_similarity(same, torch.tensor([[4, 1]] * 3)), torch.ones(2, 2))
+    every = torch.arange(5).expand(3, 5)
+    assert torch.allclose(view_similarity(weights, every), pattern_similarity(weights), atol=1e-6)
+    # Two heads that differ in one row of 14 only, and there completely (one-hot on different
+    # keys): over all rows the similarity is 1 − 1/14 ≈ 0.93; at that row, 0.
+    length = 14
+    rows = torch.eye(length).repeat(1, 2, 1, 1)                          # (B=1, nh=2, T, S): each row on itself
+    rows[0, 1, 9] = torch.nn.functional.one_hot(torch.tensor(3), length).float()
+    assert abs(pattern_similarity(rows)[0, 1].item() - (1 - 1 / length)) < 1e-6
+    assert view_similarity(rows, torch.tensor([[9]]))[0, 1].item() == 0.0
+    assert view_similarity(rows, torch.tensor([[9, 2, 5]]))[0, 1].item() == pytest.approx(2 / 3)
+
+
+def test_the_recorded_view_and_long_counts_follow_from_their_per_seed_similarities(results):
+    r = results("many_heads.why_heads_differ.head_symmetry")
+    for count, similarity in (("random_differ_view_seeds", "random_view_similarity_mean"),
+                              ("random_differ_long_seeds", "random_long_similarity_mean"),
+                              ("random_differ_view_long_seeds", "random_view_long_similarity_mean")):
+        assert r.per_seed(count) == [float(s < 0.9) for s in r.per_seed(similarity)], count
+    assert len(r.per_seed("random_long_accuracy_mean")) == r.number("n_seeds")
+    assert r.number("steps_long") > 0
