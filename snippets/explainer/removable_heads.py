@@ -1,8 +1,8 @@
 """Claim C25's two tests on the heads a trained seeded model can lose: backups, or noise smoothers?
 
-Used by many_heads/pruning/backup_or_noise.py (the tested models) and
-many_heads/pruning/planted.py (the planted arms, models trained with the effect built in): both
-run the same code, so a planted arm is measured by exactly the rule's test. Heads are numbered
+Used by many_heads/pruning/backup_or_noise.py (the tested models); a planted arm, should one be
+built (docs/proposed_rules/2026-12-03-planted-arms-v3-C25-review.md), would be measured by
+exactly these tests. Heads are numbered
 layer * n_heads + head; every tensor has the seed first (S seeds, H heads in all)."""
 
 from __future__ import annotations
