@@ -160,6 +160,20 @@ def test_an_undecided_claim_asks_for_twice_the_seeds_up_to_its_cap():
     assert registry.more_seeds(settled, claims) == {}
 
 
+def test_a_planted_arm_is_not_counted_among_the_seeds_nor_trained_again():
+    planted_arm = {"n_seeds": {"value": 32.0, "text": "32"},
+                   "detected": {"value": 30.0, "text": "", "per_seed": [1.0] * 30 + [0.0] * 2, "of": "count"}}
+    with_arm = {**results({"wins": [1.0] * 6 + [0.0] * 2}, 8), "arm": {"numbers": planted_arm}}
+    tested = claim(cap=64)
+    tested.experiments.append(registry.Experiment(kind="trained", snippet="arm", planted=True))
+    assessment = registry.assess(with_arm, {"C99": tested})["C99"]
+    assert assessment.seeds == {"toy": 8} and assessment.n_seeds == 8
+    assert registry.more_seeds({"C99": assessment}, {"C99": tested}) == {"toy": 16}
+    unmarked = claim(cap=64)
+    unmarked.experiments.append(registry.Experiment(kind="trained", snippet="arm"))
+    assert registry.assess(with_arm, {"C99": unmarked})["C99"].n_seeds == 32
+
+
 def test_per_seed_values_must_match_the_seed_count():
     bad = results({"wins": [1.0] * 7}, 8)
     with pytest.raises(registry.RegistryError, match="7 per-seed values for 8 seeds"):
@@ -355,3 +369,11 @@ def test_an_undecided_real_model_claim_asks_for_one_more_look_at_its_item_cap():
     without_cap = {"C98": real_claim()}
     assert registry.more_items(registry.assess(real_results(30, [30.0] * 60 + [29.0] * 40),
                                                without_cap), without_cap) == {}
+
+
+def test_only_a_trained_arm_can_be_marked_planted():
+    assert registry._experiment("C99", {"snippet": "arm", "kind": "trained", "planted": True}).planted
+    for entry in ({"snippet": "real", "kind": "real", "planted": True},
+                  {"snippet": "arm", "kind": "trained", "planted": "yes"}):
+        with pytest.raises(registry.RegistryError):
+            registry._experiment("C99", entry)

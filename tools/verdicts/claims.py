@@ -69,6 +69,7 @@ class Experiment:
     numbers: dict[str, float] = field(default_factory=dict)
     note: dict[str, str] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)   # a literature number's name in a table
+    planted: bool = False      # a trained arm with the effect built in (G1): its draws are not the tested seeds
 
 
 @dataclass
@@ -197,7 +198,9 @@ def _experiment(claim_id: str, entry: dict) -> Experiment:
         raise RegistryError(f"{claim_id}: an experiment names either a snippet or a reference")
     if (kind == "literature") != bool(entry.get("reference")):
         raise RegistryError(f"{claim_id}: literature (and only literature) names a reference")
-    return Experiment(kind=kind, snippet=entry.get("snippet", ""),
+    if entry.get("planted", False) not in (True, False) or (entry.get("planted") and kind != "trained"):
+        raise RegistryError(f"{claim_id}: 'planted: true' marks a trained arm with the effect built in")
+    return Experiment(kind=kind, snippet=entry.get("snippet", ""), planted=entry.get("planted", False),
                       reference=entry.get("reference", ""), show=list(entry.get("show", [])),
                       numbers={k: float(v) for k, v in (entry.get("numbers") or {}).items()},
                       note=dict(entry.get("note") or {}),
@@ -509,9 +512,11 @@ def aggregate(entry: dict, per_seed) -> float:
 
 
 def seed_counts(results: dict[str, dict], claim: Claim) -> dict[str, int]:
-    """How many seeds each of the claim's trained snippets trained (its ``n_seeds``)."""
-    return {s: int(results[s]["numbers"]["n_seeds"]["value"])
-            for s in claim.trained_snippets() if s in results and "n_seeds" in results[s]["numbers"]}
+    """How many seeds each of the claim's tested trained snippets trained (its ``n_seeds``); a
+    planted arm's draws are not seeds the verdict rests on, and G2 never trains it again."""
+    planted = {e.snippet for e in claim.experiments if e.planted}
+    return {s: int(results[s]["numbers"]["n_seeds"]["value"]) for s in claim.trained_snippets()
+            if s not in planted and s in results and "n_seeds" in results[s]["numbers"]}
 
 
 def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
