@@ -99,6 +99,10 @@ class Claim:
     def trained_snippets(self) -> list[str]:
         return [e.snippet for e in self.experiments if e.kind == "trained"]
 
+    def tested_snippets(self) -> list[str]:
+        """The trained snippets whose seeds the verdict rests on: not the planted arms."""
+        return [e.snippet for e in self.experiments if e.kind == "trained" and not e.planted]
+
     def reachable(self) -> set[str]:
         """The verdicts this rule can give."""
         return {verdict for verdict, _ in self.cases} | {self.otherwise}
@@ -514,9 +518,8 @@ def aggregate(entry: dict, per_seed) -> float:
 def seed_counts(results: dict[str, dict], claim: Claim) -> dict[str, int]:
     """How many seeds each of the claim's tested trained snippets trained (its ``n_seeds``); a
     planted arm's draws are not seeds the verdict rests on, and G2 never trains it again."""
-    planted = {e.snippet for e in claim.experiments if e.planted}
-    return {s: int(results[s]["numbers"]["n_seeds"]["value"]) for s in claim.trained_snippets()
-            if s not in planted and s in results and "n_seeds" in results[s]["numbers"]}
+    return {s: int(results[s]["numbers"]["n_seeds"]["value"]) for s in claim.tested_snippets()
+            if s in results and "n_seeds" in results[s]["numbers"]}
 
 
 def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
@@ -660,7 +663,7 @@ def _planted_once(results: dict[str, dict], claim: Claim, plant: dict[str, float
 
 def _assess(results: dict[str, dict], claims: dict[str, Claim], draws: int) -> dict[str, Assessment]:
     numbers = measurements(results, claims)
-    trained = {s for claim in claims.values() for s in claim.trained_snippets() if s in results}
+    trained = {s for claim in claims.values() for s in claim.tested_snippets() if s in results}
     samples = resampled(results, trained, draws) if trained else []
     assessments = {}
     for claim_id, claim in claims.items():
