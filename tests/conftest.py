@@ -1,5 +1,7 @@
 """Shared fixtures: snippet results (from the same cache the build uses) and the built site."""
 
+import contextlib
+import fcntl
 import functools
 import subprocess
 import sys
@@ -31,10 +33,26 @@ class SnippetResults:
         return self.data["numbers"][key]["per_seed"]
 
 
+@contextlib.contextmanager
+def one_worker_at_a_time():
+    """Held while a test process brings the snippets or the test site up to date: under
+    pytest-xdist every worker asks, and only the first may run or build; the others wait
+    and then find the cache and the site current."""
+    lock = ROOT / ".cache" / "tests.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def snippet_outcomes() -> dict[str, snippet_runner.Outcome]:
     """Run (or reuse from the build cache) every snippet once per test session."""
-    return snippet_runner.run_all()
+    with one_worker_at_a_time():
+        return snippet_runner.run_all()
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +66,8 @@ def results():
 
     def get(name: str) -> SnippetResults:
         if not outcomes and not failures:
-            outcomes.update(snippet_runner.run_all(failures=failures))
+            with one_worker_at_a_time():
+                outcomes.update(snippet_runner.run_all(failures=failures))
         if name in failures:
             pytest.fail(failures[name], pytrace=False)
         return SnippetResults(outcomes[name])
@@ -59,8 +78,9 @@ def results():
 def built_site(snippet_outcomes) -> Path:
     """Both languages built strictly (a broken link fails here)."""
     site = ROOT / ".cache" / "test-site"  # not site/: a `make serve` may be using it
-    completed = subprocess.run([sys.executable, "-m", "tools.pages.build_site",
-                                "--site-dir", str(site)], cwd=ROOT, capture_output=True, text=True)
+    with one_worker_at_a_time():
+        completed = subprocess.run([sys.executable, "-m", "tools.pages.build_site",
+                                    "--site-dir", str(site)], cwd=ROOT, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     return site
 

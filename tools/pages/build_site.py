@@ -30,7 +30,8 @@ from tools.running import fingerprints, snippet_runner
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ("mkdocs.yml", "mkdocs.zh.yml")
 READ = ("docs", "snippets", "tools", *CONFIGS, "requirements.txt", "package-lock.json")
-SKIPPED_PARTS = {"__pycache__", ".ipynb_checkpoints"}
+SKIPPED_PARTS = {"__pycache__", ".ipynb_checkpoints",
+                 "build", "explainer.egg-info"}   # what pip leaves in snippets/ when it installs it
 NOT_READ = {"tools/running/durations.json",      # how long snippets take: the order they start in,
             "tools/running/fingerprints.json"}   # what their numbers hash to: not the site
 BUILT = ROOT / ".cache" / "built"  # the inputs each site dir was last built from
