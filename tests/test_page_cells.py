@@ -216,8 +216,9 @@ def _recorded_in(source: str) -> dict[str, tuple[str, str, str]]:
 
 
 def cited_from_cells(page: str, cells: list[code_cells.ShownCell]) -> dict[str, tuple[str, str, str]]:
-    """The numbers the page cites that its shown cells compute: name.key -> (expression, format, kind)."""
-    defined = set().union(*(bound_names(c.source) for c in cells)) | set(dir(builtins))
+    """The numbers the page cites that its shown cells compute: name.key -> (expression, format,
+    kind), for each expression whose names the page's cells have bound by the point where it is
+    read (``evaluated_after``)."""
     shown_snippets = {c.snippet for c in cells}
     cited = {}
     for name, key in page_macros.values(page_text(page)):
@@ -227,6 +228,8 @@ def cited_from_cells(page: str, cells: list[code_cells.ShownCell]) -> dict[str, 
         expression = recorded_expressions(SNIPPETS[name]).get(key)
         if expression is None:
             continue
+        until = evaluated_after(cells, target)
+        defined = set().union(*(bound_names(c.source) for c in cells[:until + 1])) | set(dir(builtins))
         used = {n.id for n in ast.walk(ast.parse(expression[0])) if isinstance(n, ast.Name)}
         if used <= defined:
             cited[target] = expression
