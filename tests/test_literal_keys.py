@@ -18,7 +18,6 @@ NOT_YET_LITERAL = {
     "many_heads/duplicate_heads/head_dropout.py": 2,
     "many_heads/why_heads_differ/butterfly_heads.py": 2,
     "real_model/explorer.py": 1,
-    "real_model/keys_queries/index_and_views.py": 16,
     "three_roles/translation.py": 1,
     "three_roles/translation/link.py": 1,
 }
