@@ -15,7 +15,6 @@ RECORDING = {"number", "figure", "text", "data"}
 # Snippets that still build report keys at run time, and how many calls do (2026-12-03).
 NOT_YET_LITERAL = {
     "explainer/seeds.py": 3,
-    "three_roles/translation/link.py": 1,
 }
 
 
