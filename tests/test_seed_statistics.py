@@ -377,3 +377,21 @@ def test_only_a_trained_arm_can_be_marked_planted():
                   {"snippet": "arm", "kind": "trained", "planted": "yes"}):
         with pytest.raises(registry.RegistryError):
             registry._experiment("C99", entry)
+
+
+def test_report_spread_records_the_four_keys_its_caller_named(tmp_path, monkeypatch):
+    """The caller's key and four fixed endings, each with the per-seed values; a count's lowest
+    and highest seed written as whole numbers, its mean and spread with the caller's format."""
+    from explainer.seeds import report_spread
+
+    monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path))
+    report = Report("spread_check")
+    stats = report_spread(report, "hits", [1.0, 2.0, 4.0, 5.0], "{:.1f}", en="hits", zh="命中", kind="count")
+    numbers = report.numbers
+    assert list(numbers) == ["hits_mean", "hits_std", "hits_min", "hits_max"]
+    assert stats == pytest.approx({"mean": 3.0, "std": math.sqrt(2.5), "min": 1.0, "max": 5.0})
+    assert [numbers[k]["text"] for k in numbers] == ["3.0", "1.6", "1", "5"]
+    assert [numbers[k].get("kind", "") for k in numbers] == ["", "", "count", "count"]
+    assert [numbers[k]["of"] for k in numbers] == ["mean", "std", "min", "max"]
+    assert all(numbers[k]["per_seed"] == [1.0, 2.0, 4.0, 5.0] for k in numbers)
+    assert numbers["hits_std"]["about"] == {"en": "hits (standard deviation over seeds)", "zh": "命中（各种子间的标准差）"}

@@ -217,13 +217,14 @@ ablated = {"previous_head": accuracy_without(model, 0, previous_head),
            "other_layer0_head": accuracy_without(model, 0, 1 - previous_head),
            "induction_head": accuracy_without(model, 1, induction_head),
            "other_layer1_head": accuracy_without(model, 1, 1 - induction_head)}
-about = {"previous_head": ("the layer-0 previous-token head", "第 0 层的前一个词元头"),
-         "other_layer0_head": ("the other layer-0 head", "第 0 层的另一个头"),
-         "induction_head": ("the stronger layer-1 induction head", "第 1 层较强的归纳头"),
-         "other_layer1_head": ("the other layer-1 head", "第 1 层的另一个头")}
-for name, values in ablated.items():
-    report_spread(report, f"ablate_{name}", values, "{:.2f}",
-                  en=f"accuracy without {about[name][0]}", zh=f"去掉{about[name][1]}后的准确率")
+report_spread(report, "ablate_previous_head", ablated["previous_head"], "{:.2f}",
+              en="accuracy without the layer-0 previous-token head", zh="去掉第 0 层的前一个词元头后的准确率")
+report_spread(report, "ablate_other_layer0_head", ablated["other_layer0_head"], "{:.2f}",
+              en="accuracy without the other layer-0 head", zh="去掉第 0 层的另一个头后的准确率")
+report_spread(report, "ablate_induction_head", ablated["induction_head"], "{:.2f}",
+              en="accuracy without the stronger layer-1 induction head", zh="去掉第 1 层较强的归纳头后的准确率")
+report_spread(report, "ablate_other_layer1_head", ablated["other_layer1_head"], "{:.2f}",
+              en="accuracy without the other layer-1 head", zh="去掉第 1 层的另一个头后的准确率")
 report_seed_count(report, "previous_head_needed_seeds", ablated["previous_head"] <= accuracy - 0.2)
 
 # %% [markdown]

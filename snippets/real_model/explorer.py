@@ -78,12 +78,36 @@ print("layer 1, head 1, first row of sentence 0, encoded:", encode(attention[0][
 
 # %%
 index = {"layers": model.config.n_layers, "heads": model.config.n_heads, "sentences": []}
-for number, (sentence, weights) in enumerate(zip(SENTENCES, attention)):
-    key = f"sentence_{number}"
+for number, sentence in enumerate(SENTENCES):
     index["sentences"].append({"text": sentence, "tokens": tokenizer.tokens(sentence),
-                               "file": f"{key}.json"})
-    report.data(key, {"attention": [[encode(weights[l, h]) for h in range(weights.shape[1])]
-                                    for l in range(weights.shape[0])]})
+                               "file": f"sentence_{number}.json"})
+
+
+def encoded(weights: torch.Tensor) -> dict:
+    """One sentence's (L, nh, T, T) weights, every layer's heads encoded."""
+    return {"attention": [[encode(weights[l, h]) for h in range(weights.shape[1])]
+                          for l in range(weights.shape[0])]}
+
+
+assert len(attention) == 18   # one file per sentence, below
+report.data("sentence_0", encoded(attention[0]))
+report.data("sentence_1", encoded(attention[1]))
+report.data("sentence_2", encoded(attention[2]))
+report.data("sentence_3", encoded(attention[3]))
+report.data("sentence_4", encoded(attention[4]))
+report.data("sentence_5", encoded(attention[5]))
+report.data("sentence_6", encoded(attention[6]))
+report.data("sentence_7", encoded(attention[7]))
+report.data("sentence_8", encoded(attention[8]))
+report.data("sentence_9", encoded(attention[9]))
+report.data("sentence_10", encoded(attention[10]))
+report.data("sentence_11", encoded(attention[11]))
+report.data("sentence_12", encoded(attention[12]))
+report.data("sentence_13", encoded(attention[13]))
+report.data("sentence_14", encoded(attention[14]))
+report.data("sentence_15", encoded(attention[15]))
+report.data("sentence_16", encoded(attention[16]))
+report.data("sentence_17", encoded(attention[17]))
 
 report.data("attention", index)  # the explorer page fetches these files from the site itself
 

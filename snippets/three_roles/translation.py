@@ -180,10 +180,6 @@ train_exact = translate(params, tgt, train_rows).float().mean(-1)        # (M,)
 N_SEEDS = len(SEEDS)
 report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds per arm", zh="每组的随机种子数")
 report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
-FIXED_ARM = ("one translation per verb", "每个动词一种译法")
-OBJECT_DEPENDENT_ARM = ("追逐 translated by its object", "“追逐”看宾语来译")
-FORCED_ARM = ("forced arm: 追逐 translated by its object, the decoder reads only the verb",
-              "强制组：“追逐”看宾语来译，解码器只能读动词")
 
 
 def per_arm(arm):
@@ -197,64 +193,37 @@ def per_arm(arm):
 in_fixed, fixed_seeds = per_arm(0)
 in_object_dependent, object_dependent_seeds = per_arm(1)
 in_forced, forced_seeds = per_arm(2)
-COUNTED = {  # what a seed count counts (English, Chinese)
-    "correct_start": ("seeds translating 猫追逐激光点 exactly at step 0", "第 0 步就把“猫追逐激光点”译对的种子数"),
-    "correct": ("seeds translating 猫追逐激光点 exactly after training", "训练后把“猫追逐激光点”译对的种子数"),
-}
-MEASURED = {  # what a spread over seeds is of (English, Chinese)
-    "held_out_exact": ("held-out sentences translated exactly", "留出句子完全译对的占比"),
-    "train_exact": ("training sentences translated exactly", "训练句子完全译对的占比"),
-    "alignment_accuracy_start": ("content words whose cross-attention is largest on their source word, step 0",
-                                 "第 0 步交叉注意力最大处落在来源词上的实词占比"),
-    "alignment_accuracy": ("content words whose cross-attention is largest on their source word, after training",
-                           "训练后交叉注意力最大处落在来源词上的实词占比"),
-}
-OVER_SEEDS = {"mean": ("mean over seeds", "各种子平均"), "min": ("lowest seed", "最低的种子"),
-              "max": ("highest seed", "最高的种子")}
-
-
-def count(key, per_seed, counted, arm):
-    """Record key: in how many of the arm's seeds per_seed holds."""
-    en, zh = COUNTED[counted]
-    report_seed_count(report, key, per_seed, en=f"{en} — {arm[0]}", zh=f"{zh}（{arm[1]}）")
-
-
-def spread(key, values, of, fmt, measured, arm):
-    """Record key: the mean, lowest or highest (of) of one arm's per-seed values."""
-    (en, zh), (en_of, zh_of) = MEASURED[measured], OVER_SEEDS[of]
-    report.number(key, getattr(values, of)(), fmt, en=f"{en} — {arm[0]} ({en_of})", zh=f"{zh}——{arm[1]}（{zh_of}）",
-                  per_seed=values, of=of)
 
 
 # fixed
-count("correct_start_seeds", start["test_correct"][in_fixed], "correct_start", FIXED_ARM)
-count("correct_seeds", end["test_correct"][in_fixed], "correct", FIXED_ARM)
-spread("held_out_exact_mean", fixed_seeds["held_out_exact"], "mean", "{:.0%}", "held_out_exact", FIXED_ARM)
-spread("held_out_exact_min", fixed_seeds["held_out_exact"], "min", "{:.0%}", "held_out_exact", FIXED_ARM)
-spread("held_out_exact_max", fixed_seeds["held_out_exact"], "max", "{:.0%}", "held_out_exact", FIXED_ARM)
-spread("train_exact_mean", fixed_seeds["train_exact"], "mean", "{:.0%}", "train_exact", FIXED_ARM)
-spread("train_exact_min", fixed_seeds["train_exact"], "min", "{:.0%}", "train_exact", FIXED_ARM)
-spread("train_exact_max", fixed_seeds["train_exact"], "max", "{:.0%}", "train_exact", FIXED_ARM)
+report_seed_count(report, "correct_start_seeds", start["test_correct"][in_fixed])
+report_seed_count(report, "correct_seeds", end["test_correct"][in_fixed])
+report.number("held_out_exact_mean", fixed_seeds["held_out_exact"].mean(), "{:.0%}", per_seed=fixed_seeds["held_out_exact"], of="mean")
+report.number("held_out_exact_min", fixed_seeds["held_out_exact"].min(), "{:.0%}", per_seed=fixed_seeds["held_out_exact"], of="min")
+report.number("held_out_exact_max", fixed_seeds["held_out_exact"].max(), "{:.0%}", per_seed=fixed_seeds["held_out_exact"], of="max")
+report.number("train_exact_mean", fixed_seeds["train_exact"].mean(), "{:.0%}", per_seed=fixed_seeds["train_exact"], of="mean")
+report.number("train_exact_min", fixed_seeds["train_exact"].min(), "{:.0%}", per_seed=fixed_seeds["train_exact"], of="min")
+report.number("train_exact_max", fixed_seeds["train_exact"].max(), "{:.0%}", per_seed=fixed_seeds["train_exact"], of="max")
 
 # object dependent
-count("object_dependent_correct_start_seeds", start["test_correct"][in_object_dependent], "correct_start", OBJECT_DEPENDENT_ARM)
-count("object_dependent_correct_seeds", end["test_correct"][in_object_dependent], "correct", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_held_out_exact_mean", object_dependent_seeds["held_out_exact"], "mean", "{:.0%}", "held_out_exact", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_held_out_exact_min", object_dependent_seeds["held_out_exact"], "min", "{:.0%}", "held_out_exact", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_held_out_exact_max", object_dependent_seeds["held_out_exact"], "max", "{:.0%}", "held_out_exact", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_train_exact_mean", object_dependent_seeds["train_exact"], "mean", "{:.0%}", "train_exact", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_train_exact_min", object_dependent_seeds["train_exact"], "min", "{:.0%}", "train_exact", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_train_exact_max", object_dependent_seeds["train_exact"], "max", "{:.0%}", "train_exact", OBJECT_DEPENDENT_ARM)
+report_seed_count(report, "object_dependent_correct_start_seeds", start["test_correct"][in_object_dependent])
+report_seed_count(report, "object_dependent_correct_seeds", end["test_correct"][in_object_dependent])
+report.number("object_dependent_held_out_exact_mean", object_dependent_seeds["held_out_exact"].mean(), "{:.0%}", per_seed=object_dependent_seeds["held_out_exact"], of="mean")
+report.number("object_dependent_held_out_exact_min", object_dependent_seeds["held_out_exact"].min(), "{:.0%}", per_seed=object_dependent_seeds["held_out_exact"], of="min")
+report.number("object_dependent_held_out_exact_max", object_dependent_seeds["held_out_exact"].max(), "{:.0%}", per_seed=object_dependent_seeds["held_out_exact"], of="max")
+report.number("object_dependent_train_exact_mean", object_dependent_seeds["train_exact"].mean(), "{:.0%}", per_seed=object_dependent_seeds["train_exact"], of="mean")
+report.number("object_dependent_train_exact_min", object_dependent_seeds["train_exact"].min(), "{:.0%}", per_seed=object_dependent_seeds["train_exact"], of="min")
+report.number("object_dependent_train_exact_max", object_dependent_seeds["train_exact"].max(), "{:.0%}", per_seed=object_dependent_seeds["train_exact"], of="max")
 
 # forced (the forced arm)
-count("forced_correct_start_seeds", start["test_correct"][in_forced], "correct_start", FORCED_ARM)
-count("forced_correct_seeds", end["test_correct"][in_forced], "correct", FORCED_ARM)
-spread("forced_held_out_exact_mean", forced_seeds["held_out_exact"], "mean", "{:.0%}", "held_out_exact", FORCED_ARM)
-spread("forced_held_out_exact_min", forced_seeds["held_out_exact"], "min", "{:.0%}", "held_out_exact", FORCED_ARM)
-spread("forced_held_out_exact_max", forced_seeds["held_out_exact"], "max", "{:.0%}", "held_out_exact", FORCED_ARM)
-spread("forced_train_exact_mean", forced_seeds["train_exact"], "mean", "{:.0%}", "train_exact", FORCED_ARM)
-spread("forced_train_exact_min", forced_seeds["train_exact"], "min", "{:.0%}", "train_exact", FORCED_ARM)
-spread("forced_train_exact_max", forced_seeds["train_exact"], "max", "{:.0%}", "train_exact", FORCED_ARM)
+report_seed_count(report, "forced_correct_start_seeds", start["test_correct"][in_forced])
+report_seed_count(report, "forced_correct_seeds", end["test_correct"][in_forced])
+report.number("forced_held_out_exact_mean", forced_seeds["held_out_exact"].mean(), "{:.0%}", per_seed=forced_seeds["held_out_exact"], of="mean")
+report.number("forced_held_out_exact_min", forced_seeds["held_out_exact"].min(), "{:.0%}", per_seed=forced_seeds["held_out_exact"], of="min")
+report.number("forced_held_out_exact_max", forced_seeds["held_out_exact"].max(), "{:.0%}", per_seed=forced_seeds["held_out_exact"], of="max")
+report.number("forced_train_exact_mean", forced_seeds["train_exact"].mean(), "{:.0%}", per_seed=forced_seeds["train_exact"], of="mean")
+report.number("forced_train_exact_min", forced_seeds["train_exact"].min(), "{:.0%}", per_seed=forced_seeds["train_exact"], of="min")
+report.number("forced_train_exact_max", forced_seeds["train_exact"].max(), "{:.0%}", per_seed=forced_seeds["train_exact"], of="max")
 
 # The page's answers, built from the counts above (both corpora).
 learned = (report.numbers["correct_seeds"]["value"] == N_SEEDS
@@ -273,18 +242,18 @@ report.text("all_learn", en="all learn the translation" if learned else "not all
 # does its cross-attention weigh its own Chinese source word most?
 
 # %%
-spread("alignment_accuracy_start_mean", fixed_seeds["alignment_accuracy_start"], "mean", "{:.0%}", "alignment_accuracy_start", FIXED_ARM)
-spread("alignment_accuracy_start_min", fixed_seeds["alignment_accuracy_start"], "min", "{:.0%}", "alignment_accuracy_start", FIXED_ARM)
-spread("alignment_accuracy_start_max", fixed_seeds["alignment_accuracy_start"], "max", "{:.0%}", "alignment_accuracy_start", FIXED_ARM)
-spread("alignment_accuracy_mean", fixed_seeds["alignment_accuracy"], "mean", "{:.0%}", "alignment_accuracy", FIXED_ARM)
-spread("alignment_accuracy_min", fixed_seeds["alignment_accuracy"], "min", "{:.0%}", "alignment_accuracy", FIXED_ARM)
-spread("alignment_accuracy_max", fixed_seeds["alignment_accuracy"], "max", "{:.0%}", "alignment_accuracy", FIXED_ARM)
-spread("object_dependent_alignment_accuracy_start_mean", object_dependent_seeds["alignment_accuracy_start"], "mean", "{:.0%}", "alignment_accuracy_start", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_alignment_accuracy_start_min", object_dependent_seeds["alignment_accuracy_start"], "min", "{:.0%}", "alignment_accuracy_start", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_alignment_accuracy_start_max", object_dependent_seeds["alignment_accuracy_start"], "max", "{:.0%}", "alignment_accuracy_start", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_alignment_accuracy_mean", object_dependent_seeds["alignment_accuracy"], "mean", "{:.0%}", "alignment_accuracy", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_alignment_accuracy_min", object_dependent_seeds["alignment_accuracy"], "min", "{:.0%}", "alignment_accuracy", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_alignment_accuracy_max", object_dependent_seeds["alignment_accuracy"], "max", "{:.0%}", "alignment_accuracy", OBJECT_DEPENDENT_ARM)
+report.number("alignment_accuracy_start_mean", fixed_seeds["alignment_accuracy_start"].mean(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy_start"], of="mean")
+report.number("alignment_accuracy_start_min", fixed_seeds["alignment_accuracy_start"].min(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy_start"], of="min")
+report.number("alignment_accuracy_start_max", fixed_seeds["alignment_accuracy_start"].max(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy_start"], of="max")
+report.number("alignment_accuracy_mean", fixed_seeds["alignment_accuracy"].mean(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy"], of="mean")
+report.number("alignment_accuracy_min", fixed_seeds["alignment_accuracy"].min(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy"], of="min")
+report.number("alignment_accuracy_max", fixed_seeds["alignment_accuracy"].max(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy"], of="max")
+report.number("object_dependent_alignment_accuracy_start_mean", object_dependent_seeds["alignment_accuracy_start"].mean(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy_start"], of="mean")
+report.number("object_dependent_alignment_accuracy_start_min", object_dependent_seeds["alignment_accuracy_start"].min(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy_start"], of="min")
+report.number("object_dependent_alignment_accuracy_start_max", object_dependent_seeds["alignment_accuracy_start"].max(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy_start"], of="max")
+report.number("object_dependent_alignment_accuracy_mean", object_dependent_seeds["alignment_accuracy"].mean(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy"], of="mean")
+report.number("object_dependent_alignment_accuracy_min", object_dependent_seeds["alignment_accuracy"].min(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy"], of="min")
+report.number("object_dependent_alignment_accuracy_max", object_dependent_seeds["alignment_accuracy"].max(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy"], of="max")
 
 # %% [markdown]
 # ## Exercises, answered by the run

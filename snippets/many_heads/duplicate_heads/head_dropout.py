@@ -162,28 +162,48 @@ report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained with and wi
               zh="随机种子数（每个都加与不加头 dropout 各训练一次）")
 report.number("head_dropout", HEAD_DROPOUT, "{:.2f}", en="probability of switching a head off in training",
               zh="训练中关掉一个头的概率")
-NAMES_ZH = {"none": "不加 dropout", "dropout": "头 dropout"}
-STAT_ZH = {"mean": "平均", "min": "最小值", "max": "最大值"}
 per_seed = {"r2": r2.mean(dim=1), "ablation_cost": ablation_cost.mean(dim=1),
             "worst_ablation_cost": ablation_cost.amax(dim=1), "accuracy": accuracy, "loss": loss,
             "pattern_similarity": similarity}
-ABOUT = {"r2": ("R² of a head's output predicted from the other heads' (mean over heads)",
-                "用其余头的输出预测一个头的输出的 R²（各头平均）"),
-         "ablation_cost": ("loss rise when one head is removed (mean over heads)", "去掉一个头后损失的上升（各头平均）"),
-         "worst_ablation_cost": ("loss rise when the most needed head is removed", "去掉最要紧的那个头后损失的上升"),
-         "accuracy": ("accuracy on held-out sentences", "留出句子上的准确率"),
-         "loss": ("loss on held-out sentences", "留出句子上的损失"),
-         "pattern_similarity": ("mean pattern similarity between two heads", "两个头注意力模式的平均相似度")}
+by_arm = {(key, arm): values[arm_of[arm]] for key, values in per_seed.items() for arm in ARMS}   # per-seed values
+report.number("r2_none_mean", by_arm["r2", "none"].mean(), "{:.3f}", per_seed=by_arm["r2", "none"], of="mean")
+report.number("r2_none_min", by_arm["r2", "none"].min(), "{:.3f}", per_seed=by_arm["r2", "none"], of="min")
+report.number("r2_none_max", by_arm["r2", "none"].max(), "{:.3f}", per_seed=by_arm["r2", "none"], of="max")
+report.number("r2_dropout_mean", by_arm["r2", "dropout"].mean(), "{:.3f}", per_seed=by_arm["r2", "dropout"], of="mean")
+report.number("r2_dropout_min", by_arm["r2", "dropout"].min(), "{:.3f}", per_seed=by_arm["r2", "dropout"], of="min")
+report.number("r2_dropout_max", by_arm["r2", "dropout"].max(), "{:.3f}", per_seed=by_arm["r2", "dropout"], of="max")
+report.number("ablation_cost_none_mean", by_arm["ablation_cost", "none"].mean(), "{:.3f}", per_seed=by_arm["ablation_cost", "none"], of="mean")
+report.number("ablation_cost_none_min", by_arm["ablation_cost", "none"].min(), "{:.3f}", per_seed=by_arm["ablation_cost", "none"], of="min")
+report.number("ablation_cost_none_max", by_arm["ablation_cost", "none"].max(), "{:.3f}", per_seed=by_arm["ablation_cost", "none"], of="max")
+report.number("ablation_cost_dropout_mean", by_arm["ablation_cost", "dropout"].mean(), "{:.3f}", per_seed=by_arm["ablation_cost", "dropout"], of="mean")
+report.number("ablation_cost_dropout_min", by_arm["ablation_cost", "dropout"].min(), "{:.3f}", per_seed=by_arm["ablation_cost", "dropout"], of="min")
+report.number("ablation_cost_dropout_max", by_arm["ablation_cost", "dropout"].max(), "{:.3f}", per_seed=by_arm["ablation_cost", "dropout"], of="max")
+report.number("worst_ablation_cost_none_mean", by_arm["worst_ablation_cost", "none"].mean(), "{:.3f}", per_seed=by_arm["worst_ablation_cost", "none"], of="mean")
+report.number("worst_ablation_cost_none_min", by_arm["worst_ablation_cost", "none"].min(), "{:.3f}", per_seed=by_arm["worst_ablation_cost", "none"], of="min")
+report.number("worst_ablation_cost_none_max", by_arm["worst_ablation_cost", "none"].max(), "{:.3f}", per_seed=by_arm["worst_ablation_cost", "none"], of="max")
+report.number("worst_ablation_cost_dropout_mean", by_arm["worst_ablation_cost", "dropout"].mean(), "{:.3f}", per_seed=by_arm["worst_ablation_cost", "dropout"], of="mean")
+report.number("worst_ablation_cost_dropout_min", by_arm["worst_ablation_cost", "dropout"].min(), "{:.3f}", per_seed=by_arm["worst_ablation_cost", "dropout"], of="min")
+report.number("worst_ablation_cost_dropout_max", by_arm["worst_ablation_cost", "dropout"].max(), "{:.3f}", per_seed=by_arm["worst_ablation_cost", "dropout"], of="max")
+report.number("accuracy_none_mean", by_arm["accuracy", "none"].mean(), "{:.3f}", per_seed=by_arm["accuracy", "none"], of="mean")
+report.number("accuracy_none_min", by_arm["accuracy", "none"].min(), "{:.3f}", per_seed=by_arm["accuracy", "none"], of="min")
+report.number("accuracy_none_max", by_arm["accuracy", "none"].max(), "{:.3f}", per_seed=by_arm["accuracy", "none"], of="max")
+report.number("accuracy_dropout_mean", by_arm["accuracy", "dropout"].mean(), "{:.3f}", per_seed=by_arm["accuracy", "dropout"], of="mean")
+report.number("accuracy_dropout_min", by_arm["accuracy", "dropout"].min(), "{:.3f}", per_seed=by_arm["accuracy", "dropout"], of="min")
+report.number("accuracy_dropout_max", by_arm["accuracy", "dropout"].max(), "{:.3f}", per_seed=by_arm["accuracy", "dropout"], of="max")
+report.number("loss_none_mean", by_arm["loss", "none"].mean(), "{:.3f}", per_seed=by_arm["loss", "none"], of="mean")
+report.number("loss_none_min", by_arm["loss", "none"].min(), "{:.3f}", per_seed=by_arm["loss", "none"], of="min")
+report.number("loss_none_max", by_arm["loss", "none"].max(), "{:.3f}", per_seed=by_arm["loss", "none"], of="max")
+report.number("loss_dropout_mean", by_arm["loss", "dropout"].mean(), "{:.3f}", per_seed=by_arm["loss", "dropout"], of="mean")
+report.number("loss_dropout_min", by_arm["loss", "dropout"].min(), "{:.3f}", per_seed=by_arm["loss", "dropout"], of="min")
+report.number("loss_dropout_max", by_arm["loss", "dropout"].max(), "{:.3f}", per_seed=by_arm["loss", "dropout"], of="max")
+report.number("pattern_similarity_none_mean", by_arm["pattern_similarity", "none"].mean(), "{:.3f}", per_seed=by_arm["pattern_similarity", "none"], of="mean")
+report.number("pattern_similarity_none_min", by_arm["pattern_similarity", "none"].min(), "{:.3f}", per_seed=by_arm["pattern_similarity", "none"], of="min")
+report.number("pattern_similarity_none_max", by_arm["pattern_similarity", "none"].max(), "{:.3f}", per_seed=by_arm["pattern_similarity", "none"], of="max")
+report.number("pattern_similarity_dropout_mean", by_arm["pattern_similarity", "dropout"].mean(), "{:.3f}", per_seed=by_arm["pattern_similarity", "dropout"], of="mean")
+report.number("pattern_similarity_dropout_min", by_arm["pattern_similarity", "dropout"].min(), "{:.3f}", per_seed=by_arm["pattern_similarity", "dropout"], of="min")
+report.number("pattern_similarity_dropout_max", by_arm["pattern_similarity", "dropout"].max(), "{:.3f}", per_seed=by_arm["pattern_similarity", "dropout"], of="max")
 for key, values in per_seed.items():
-    for arm in ARMS:
-        v = values[arm_of[arm]]
-        en, zh = ABOUT[key]
-        for stat, number in (("mean", v.mean()), ("min", v.min()), ("max", v.max())):
-            report.number(f"{key}_{arm}_{stat}", number, "{:.3f}", per_seed=v, of=stat,
-                          en=f"{en}, {stat} over seeds ({'no dropout' if arm == 'none' else 'head dropout'})",
-                          zh=f"{zh}，各种子的{STAT_ZH[stat]}（{NAMES_ZH[arm]}）")
     print(f"{key:>20}: none {values[arm_of['none']].mean():.3f}  dropout {values[arm_of['dropout']].mean():.3f}")
-
 
 r2_change = per_seed["r2"][arm_of["dropout"]] - per_seed["r2"][arm_of["none"]]   # (n,): below 0, less redundant
 less_redundant = r2_change < 0
@@ -238,10 +258,8 @@ for arm, rows in small_arms.items():
 # %%
 # The full run's answer to exercise 1.
 pair_cost = torch.stack([loss_rise(model, pair) for pair in ([0, 1], [2, 3])], dim=1)  # (M, 2)
-for arm in ARMS:
-    report.number(f"exercise_pair_ablation_cost_{arm}_mean", pair_cost[arm_of[arm]].mean(), "{:.3f}",
-                  en=f"exercise: loss rise when two heads are removed (heads 0 and 1, heads 2 and 3), mean ({arm})",
-                  zh=f"练习：去掉两个头（头 0 和 1、头 2 和 3）后损失的上升，取平均（{NAMES_ZH[arm]}）")
+report.number("exercise_pair_ablation_cost_none_mean", pair_cost[arm_of["none"]].mean(), "{:.3f}")
+report.number("exercise_pair_ablation_cost_dropout_mean", pair_cost[arm_of["dropout"]].mean(), "{:.3f}")
 
 # %% [markdown]
 # ## Figure: each seed, with and without head dropout

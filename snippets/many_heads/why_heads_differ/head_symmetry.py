@@ -141,14 +141,24 @@ report.number("n_seeds", n, "{:.0f}")
 stays = (gap_curves == 0).all(dim=1)                                        # (M,)
 report_seed_count(report, "identical_stay_seeds", stays[arm_of["identical"]])
 report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f}")
-NAMES_ZH = {"identical": "完全相同", "nudged": "相差 1e-6", "random": "随机",
-            "identical_dropout": "完全相同 + dropout"}
+report_spread(report, "identical_similarity", similarity[arm_of["identical"]], "{:.2f}",
+              en="pattern similarity of the two heads (identical)", zh="两个头的模式相似度（完全相同）")
+report_spread(report, "identical_accuracy", accuracy[arm_of["identical"]], "{:.3f}",
+              en="accuracy on held-out sentences (identical)", zh="留出句子上的准确率（完全相同）")
+report_spread(report, "nudged_similarity", similarity[arm_of["nudged"]], "{:.2f}",
+              en="pattern similarity of the two heads (nudged)", zh="两个头的模式相似度（相差 1e-6）")
+report_spread(report, "nudged_accuracy", accuracy[arm_of["nudged"]], "{:.3f}",
+              en="accuracy on held-out sentences (nudged)", zh="留出句子上的准确率（相差 1e-6）")
+report_spread(report, "random_similarity", similarity[arm_of["random"]], "{:.2f}",
+              en="pattern similarity of the two heads (random)", zh="两个头的模式相似度（随机）")
+report_spread(report, "random_accuracy", accuracy[arm_of["random"]], "{:.3f}",
+              en="accuracy on held-out sentences (random)", zh="留出句子上的准确率（随机）")
+report_spread(report, "identical_dropout_similarity", similarity[arm_of["identical_dropout"]], "{:.2f}",
+              en="pattern similarity of the two heads (identical_dropout)", zh="两个头的模式相似度（完全相同 + dropout）")
+report_spread(report, "identical_dropout_accuracy", accuracy[arm_of["identical_dropout"]], "{:.3f}",
+              en="accuracy on held-out sentences (identical_dropout)", zh="留出句子上的准确率（完全相同 + dropout）")
 for arm in ARMS:
     s = arm_of[arm]
-    report_spread(report, f"{arm}_similarity", similarity[s], "{:.2f}",
-                  en=f"pattern similarity of the two heads ({arm})", zh=f"两个头的模式相似度（{NAMES_ZH[arm]}）")
-    report_spread(report, f"{arm}_accuracy", accuracy[s], "{:.3f}",
-                  en=f"accuracy on held-out sentences ({arm})", zh=f"留出句子上的准确率（{NAMES_ZH[arm]}）")
     print(f"{arm:>17}: similarity {similarity[s].mean():.2f} [{similarity[s].min():.2f}, "
           f"{similarity[s].max():.2f}]  accuracy {accuracy[s].mean():.3f}  final gap {gap_curves[s, -1].mean():.1e}")
 report_seed_count(report, "identical_differ_seeds", similarity[arm_of["identical"]] < 0.9)

@@ -114,23 +114,32 @@ n_role_items = len(role_items)
 ROLE_ZH = {"agent": "施事", "object": "受事", "tool": "工具", "manner": "方式", "object_or_tool": "受事或工具"}
 report.number("c18_sentences", n_role_items, "{:.0f}", kind="count")
 report.number("c18_draws", N_DRAWS_C18, "{:.0f}", kind="count")
-for role in ROLES:
-    best = int(role_hits[role].argmax())
-    report.number(f"c18_{role}_best_share", role_hits[role][best] / n_role_items, "{:.0%}", kind="share",
-                  en=f"{role}: top pick of the best head from the verb", zh=f"{ROLE_ZH[role]}：从动词出发，最好的头首选它的比例")
-    report.number(f"c18_{role}_best_layer", best // H + 1, "{:.0f}", en=f"{role}: that head's layer",
-                  zh=f"{ROLE_ZH[role]}：这个头所在的层")
-    report.number(f"c18_{role}_best_head", best % H + 1, "{:.0f}", en=f"{role}: that head's number",
-                  zh=f"{ROLE_ZH[role]}：这个头在层内的编号")
-    report.number(f"c18_{role}_best_p", role_p[role][best], kind="p",
-                  en=f"{role}: its p-value (max-statistic permutation over the 72 heads)",
-                  zh=f"{ROLE_ZH[role]}：它的 p 值（72 个头的最大统计量置换检验）")
-    report.number(f"c18_{role}_heads", len(passing[role]), "{:.0f}", kind="count",
-                  en=f"{role}: heads whose top pick it is beyond chance (corrected)",
-                  zh=f"{ROLE_ZH[role]}：首选它超出偶然（校正后）的头数")
-    report.number(f"c18_{role}_chance", np.mean([1 / len(content_positions(item)) for item in role_items]),
-                  "{:.0%}", kind="share", en=f"{role}: chance (one content word of the sentence at random)",
-                  zh=f"{ROLE_ZH[role]}：偶然水平（随机选句中的一个实词）")
+best_head = {role: int(role_hits[role].argmax()) for role in ROLES}   # each role's best head
+role_chance = np.mean([1 / len(content_positions(item)) for item in role_items])   # the same for every role
+report.number("c18_agent_best_share", role_hits["agent"][best_head["agent"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_agent_best_layer", best_head["agent"] // H + 1, "{:.0f}")
+report.number("c18_agent_best_head", best_head["agent"] % H + 1, "{:.0f}")
+report.number("c18_agent_best_p", role_p["agent"][best_head["agent"]], kind="p")
+report.number("c18_agent_heads", len(passing["agent"]), "{:.0f}", kind="count")
+report.number("c18_agent_chance", role_chance, "{:.0%}", kind="share")
+report.number("c18_object_best_share", role_hits["object"][best_head["object"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_object_best_layer", best_head["object"] // H + 1, "{:.0f}")
+report.number("c18_object_best_head", best_head["object"] % H + 1, "{:.0f}")
+report.number("c18_object_best_p", role_p["object"][best_head["object"]], kind="p")
+report.number("c18_object_heads", len(passing["object"]), "{:.0f}", kind="count")
+report.number("c18_object_chance", role_chance, "{:.0%}", kind="share")
+report.number("c18_tool_best_share", role_hits["tool"][best_head["tool"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_tool_best_layer", best_head["tool"] // H + 1, "{:.0f}")
+report.number("c18_tool_best_head", best_head["tool"] % H + 1, "{:.0f}")
+report.number("c18_tool_best_p", role_p["tool"][best_head["tool"]], kind="p")
+report.number("c18_tool_heads", len(passing["tool"]), "{:.0f}", kind="count")
+report.number("c18_tool_chance", role_chance, "{:.0%}", kind="share")
+report.number("c18_manner_best_share", role_hits["manner"][best_head["manner"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_manner_best_layer", best_head["manner"] // H + 1, "{:.0f}")
+report.number("c18_manner_best_head", best_head["manner"] % H + 1, "{:.0f}")
+report.number("c18_manner_best_p", role_p["manner"][best_head["manner"]], kind="p")
+report.number("c18_manner_heads", len(passing["manner"]), "{:.0f}", kind="count")
+report.number("c18_manner_chance", role_chance, "{:.0%}", kind="share")
 report.number("c18_agent_position_bar", position_bar["agent"], "{:.0%}", kind="share")
 report.number("c18_object_position_bar", position_bar["object"], "{:.0%}", kind="share")
 report.number("c18_tool_position_bar", position_bar["tool"], "{:.0%}", kind="share")
@@ -199,32 +208,65 @@ report.number("c18_manner_plantable_heads", plantable["manner"], "{:.0f}", kind=
 # right as often as that habit, up to half the time by construction: how often is each
 # assigned head right where the role is neither at its commonest offset nor the nearest
 # content word? And how often is its top pick a sink?
-off_rule_hits = {}
+off_rule_hits, assigned = {}, {}
 for view, assigned_head in assignment.items():
     role = view if view != "object_or_tool" else max(("object", "tool"), key=lambda r: role_hits[r][assigned_head])
     offsets = role_targets[role] - verb_at
     common = np.bincount(offsets - offsets.min()).argmax() + offsets.min()
     off = (offsets != common) & (nearest_word != role_targets[role])
     hit = role_top[role][:, assigned_head]
-    report.number(f"c18_{view}_assigned_layer", assigned_head // H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: the head assigned to it, layer",
-                  zh=f"{ROLE_ZH[view]}：分给它的头所在的层")
-    report.number(f"c18_{view}_assigned_head", assigned_head % H + 1, "{:.0f}", en=f"{view.replace('_', ' ')}: that head's number",
-                  zh=f"{ROLE_ZH[view]}：这个头在层内的编号")
-    report.number(f"c18_{view}_assigned_share", hit.mean(), "{:.0%}", kind="share",
-                  en=f"{view.replace('_', ' ')}: that head's top pick is the role word", zh=f"{ROLE_ZH[view]}：这个头首选该角色词的比例")
-    report.number(f"c18_{view}_off_rule_share", hit[off].mean(), "{:.0%}", kind="share",
-                  en=f"{view.replace('_', ' ')}: the same, in the sentences where no position rule finds the role",
-                  zh=f"{ROLE_ZH[view]}：同上，只看位置规则找不到该角色的句子")
-    report.number(f"c18_{view}_off_rule_sentences", off.sum(), "{:.0f}", kind="count",
-                  en=f"{view.replace('_', ' ')}: sentences where no position rule finds the role",
-                  zh=f"{ROLE_ZH[view]}：位置规则找不到该角色的句子数")
-    report.number(f"c18_{view}_assigned_sink", sink_top[:, assigned_head].mean(), "{:.0%}", kind="share",
-                  en=f"{view.replace('_', ' ')}: that head's top pick is [CLS] or [SEP]",
-                  zh=f"{ROLE_ZH[view]}：这个头首选 [CLS] 或 [SEP] 的比例")
     off_chance = np.mean([1 / len(content_positions(item)) for item, o in zip(role_items, off) if o])
-    report.number(f"c18_{view}_off_rule_chance", off_chance, "{:.0%}", kind="share",
-                  en=f"{view.replace('_', ' ')}: chance in those sentences", zh=f"{ROLE_ZH[view]}：这些句子里的偶然水平")
+    assigned[view] = {"layer": assigned_head // H + 1, "head": assigned_head % H + 1, "share": hit.mean(),
+                      "off_rule_share": hit[off].mean(), "off_rule_sentences": off.sum(),
+                      "sink": sink_top[:, assigned_head].mean(), "off_rule_chance": off_chance}
     off_rule_hits[view] = (hit[off].mean(), off_chance)
+# A role without a head of its own records none of its numbers, so they are described here: the
+# strings file describes only numbers every run records.
+if "agent" in assigned:
+    report.number("c18_agent_assigned_layer", assigned["agent"]["layer"], "{:.0f}",
+                  en="agent: the head assigned to it, layer", zh="施事：分给它的头所在的层")
+    report.number("c18_agent_assigned_head", assigned["agent"]["head"], "{:.0f}",
+                  en="agent: that head's number", zh="施事：这个头在层内的编号")
+    report.number("c18_agent_assigned_share", assigned["agent"]["share"], "{:.0%}", kind="share",
+                  en="agent: that head's top pick is the role word", zh="施事：这个头首选该角色词的比例")
+    report.number("c18_agent_off_rule_share", assigned["agent"]["off_rule_share"], "{:.0%}", kind="share",
+                  en="agent: the same, in the sentences where no position rule finds the role", zh="施事：同上，只看位置规则找不到该角色的句子")
+    report.number("c18_agent_off_rule_sentences", assigned["agent"]["off_rule_sentences"], "{:.0f}", kind="count",
+                  en="agent: sentences where no position rule finds the role", zh="施事：位置规则找不到该角色的句子数")
+    report.number("c18_agent_assigned_sink", assigned["agent"]["sink"], "{:.0%}", kind="share",
+                  en="agent: that head's top pick is [CLS] or [SEP]", zh="施事：这个头首选 [CLS] 或 [SEP] 的比例")
+    report.number("c18_agent_off_rule_chance", assigned["agent"]["off_rule_chance"], "{:.0%}", kind="share",
+                  en="agent: chance in those sentences", zh="施事：这些句子里的偶然水平")
+if "object_or_tool" in assigned:
+    report.number("c18_object_or_tool_assigned_layer", assigned["object_or_tool"]["layer"], "{:.0f}",
+                  en="object or tool: the head assigned to it, layer", zh="受事或工具：分给它的头所在的层")
+    report.number("c18_object_or_tool_assigned_head", assigned["object_or_tool"]["head"], "{:.0f}",
+                  en="object or tool: that head's number", zh="受事或工具：这个头在层内的编号")
+    report.number("c18_object_or_tool_assigned_share", assigned["object_or_tool"]["share"], "{:.0%}", kind="share",
+                  en="object or tool: that head's top pick is the role word", zh="受事或工具：这个头首选该角色词的比例")
+    report.number("c18_object_or_tool_off_rule_share", assigned["object_or_tool"]["off_rule_share"], "{:.0%}", kind="share",
+                  en="object or tool: the same, in the sentences where no position rule finds the role", zh="受事或工具：同上，只看位置规则找不到该角色的句子")
+    report.number("c18_object_or_tool_off_rule_sentences", assigned["object_or_tool"]["off_rule_sentences"], "{:.0f}", kind="count",
+                  en="object or tool: sentences where no position rule finds the role", zh="受事或工具：位置规则找不到该角色的句子数")
+    report.number("c18_object_or_tool_assigned_sink", assigned["object_or_tool"]["sink"], "{:.0%}", kind="share",
+                  en="object or tool: that head's top pick is [CLS] or [SEP]", zh="受事或工具：这个头首选 [CLS] 或 [SEP] 的比例")
+    report.number("c18_object_or_tool_off_rule_chance", assigned["object_or_tool"]["off_rule_chance"], "{:.0%}", kind="share",
+                  en="object or tool: chance in those sentences", zh="受事或工具：这些句子里的偶然水平")
+if "manner" in assigned:
+    report.number("c18_manner_assigned_layer", assigned["manner"]["layer"], "{:.0f}",
+                  en="manner: the head assigned to it, layer", zh="方式：分给它的头所在的层")
+    report.number("c18_manner_assigned_head", assigned["manner"]["head"], "{:.0f}",
+                  en="manner: that head's number", zh="方式：这个头在层内的编号")
+    report.number("c18_manner_assigned_share", assigned["manner"]["share"], "{:.0%}", kind="share",
+                  en="manner: that head's top pick is the role word", zh="方式：这个头首选该角色词的比例")
+    report.number("c18_manner_off_rule_share", assigned["manner"]["off_rule_share"], "{:.0%}", kind="share",
+                  en="manner: the same, in the sentences where no position rule finds the role", zh="方式：同上，只看位置规则找不到该角色的句子")
+    report.number("c18_manner_off_rule_sentences", assigned["manner"]["off_rule_sentences"], "{:.0f}", kind="count",
+                  en="manner: sentences where no position rule finds the role", zh="方式：位置规则找不到该角色的句子数")
+    report.number("c18_manner_assigned_sink", assigned["manner"]["sink"], "{:.0%}", kind="share",
+                  en="manner: that head's top pick is [CLS] or [SEP]", zh="方式：这个头首选 [CLS] 或 [SEP] 的比例")
+    report.number("c18_manner_off_rule_chance", assigned["manner"]["off_rule_chance"], "{:.0%}", kind="share",
+                  en="manner: chance in those sentences", zh="方式：这些句子里的偶然水平")
 beyond = [v for v, (share, chance) in off_rule_hits.items() if share > chance]
 habit = [v for v in off_rule_hits if v not in beyond]
 EN_VIEW = {"agent": "the agent's", "object_or_tool": "the object-or-tool", "manner": "the manner"}
@@ -345,19 +387,25 @@ top_counts = {name: int((top_feature == name).sum()) for name in feature_names}
 report.number("c18_top_pos_share", top_counts["pos"] / top_feature.size, "{:.0%}", kind="share")
 report.number("c18_top_position_share", top_counts["position"] / top_feature.size, "{:.0%}",
               kind="share")
-FEATURE_WORDS = {"pos": ("part of speech", "词性"), "animacy": ("animacy", "有生性"),
-                 "number": ("number", "单复数"), "concreteness": ("concreteness", "具体性"),
-                 "position": ("position bucket", "位置段")}
-for f, name in enumerate(feature_names):
-    report.number(f"c18_keys_carry_{name}", (key_accuracy[..., f] >= 0.9 * residual_accuracy[:, None, f]).sum(),
-                  "{:.0f}", kind="count", en=f"heads whose keys carry the feature “{FEATURE_WORDS[name][0]}”",
-                  zh=f"键带着特征“{FEATURE_WORDS[name][1]}”的头数")
-    report.number(f"c18_residual_accuracy_{name}", np.median(residual_accuracy[:, f]), "{:.0%}", kind="share",
-                  en=f"“{FEATURE_WORDS[name][0]}” read from the residual stream: median over layers (balanced accuracy)",
-                  zh=f"从残差流读出“{FEATURE_WORDS[name][1]}”：各层中位数（平衡准确率）")
-    report.number(f"c18_key_accuracy_{name}", np.median(key_accuracy[..., f]), "{:.0%}", kind="share",
-                  en=f"“{FEATURE_WORDS[name][0]}” read from a head's keys: median over heads",
-                  zh=f"从一个头的键读出“{FEATURE_WORDS[name][1]}”：各头中位数")
+keys_carry = {name: (key_accuracy[..., f] >= 0.9 * residual_accuracy[:, None, f]).sum()
+              for f, name in enumerate(feature_names)}
+residual_median = {name: np.median(residual_accuracy[:, f]) for f, name in enumerate(feature_names)}
+key_median = {name: np.median(key_accuracy[..., f]) for f, name in enumerate(feature_names)}
+report.number("c18_keys_carry_pos", keys_carry["pos"], "{:.0f}", kind="count")
+report.number("c18_keys_carry_animacy", keys_carry["animacy"], "{:.0f}", kind="count")
+report.number("c18_keys_carry_number", keys_carry["number"], "{:.0f}", kind="count")
+report.number("c18_keys_carry_concreteness", keys_carry["concreteness"], "{:.0f}", kind="count")
+report.number("c18_keys_carry_position", keys_carry["position"], "{:.0f}", kind="count")
+report.number("c18_residual_accuracy_pos", residual_median["pos"], "{:.0%}", kind="share")
+report.number("c18_residual_accuracy_animacy", residual_median["animacy"], "{:.0%}", kind="share")
+report.number("c18_residual_accuracy_number", residual_median["number"], "{:.0%}", kind="share")
+report.number("c18_residual_accuracy_concreteness", residual_median["concreteness"], "{:.0%}", kind="share")
+report.number("c18_residual_accuracy_position", residual_median["position"], "{:.0%}", kind="share")
+report.number("c18_key_accuracy_pos", key_median["pos"], "{:.0%}", kind="share")
+report.number("c18_key_accuracy_animacy", key_median["animacy"], "{:.0%}", kind="share")
+report.number("c18_key_accuracy_number", key_median["number"], "{:.0%}", kind="share")
+report.number("c18_key_accuracy_concreteness", key_median["concreteness"], "{:.0%}", kind="share")
+report.number("c18_key_accuracy_position", key_median["position"], "{:.0%}", kind="share")
 # The reviewer's worry: a sink head's logits depend on the key alone, and one feature ([CLS]/[SEP]
 # or not) explains them. Remove each key's mean over the queries and ask again.
 query_part = [logits - (logits - logits.mean(-1, keepdim=True)).mean(-2, keepdim=True) for logits in role_logits]

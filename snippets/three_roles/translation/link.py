@@ -57,10 +57,6 @@ N_SEEDS = len(SEEDS)
 report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds per arm", zh="每组的随机种子数")
 report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
 LINK = 0.5                                                 # of three words, more than half is the largest
-FIXED_ARM = ("one translation per verb", "每个动词一种译法")
-OBJECT_DEPENDENT_ARM = ("追逐 translated by its object", "“追逐”看宾语来译")
-FORCED_ARM = ("forced arm: 追逐 translated by its object, the decoder reads only the verb",
-              "强制组：“追逐”看宾语来译，解码器只能读动词")
 
 
 def per_arm(arm):
@@ -76,126 +72,80 @@ def per_arm(arm):
 in_fixed, fixed_seeds = per_arm(0)
 in_object_dependent, object_dependent_seeds = per_arm(1)
 in_forced, forced_seeds = per_arm(2)
-COUNTED = {  # what a seed count counts (English, Chinese)
-    "chase_laser_linked_start": ("seeds where 追逐 gives 激光点 at least half its attention at step 0 (some encoder head)",
-                                 "第 0 步就有编码器的头把“追逐”至少一半的注意力给“激光点”的种子数"),
-    "chase_laser_linked": ("seeds where 追逐 gives 激光点 at least half its attention after training (some encoder head)",
-                           "训练后有编码器的头把“追逐”至少一半的注意力给“激光点”的种子数"),
-    # The rule's link (docs/claims.yml, C17): attention, beyond 猫's, and a cut that breaks it.
-    "link": ("seeds whose 追逐 → 激光点 link forms (some encoder head: largest share among the other words, "
-             "more than 猫 → 激光点, and removing that edge breaks the exact translation)",
-             "“追逐 → 激光点”关联形成的种子数（某个编码器头里：在其他词中占比最大、大于“猫 → 激光点”，"
-             "且去掉这条边后译文不再完全正确）"),
-    "link_start": ("seeds whose 追逐 → 激光点 link has formed at step 0", "第 0 步“追逐 → 激光点”关联就已形成的种子数"),
-    "link_attention": ("seeds with an encoder head where 激光点 takes the largest share of 追逐's attention among the "
-                       "other words and more than 猫 gives 激光点 (the weights alone, no cut)",
-                       "有编码器头让“激光点”在其他词中占“追逐”注意力最大、且大于“猫”给“激光点”的注意力的种子数（只看权重，不去边）"),
-    "link_breaks": ("seeds where removing 追逐 → 激光点 in some encoder head breaks the exact translation",
-                    "在某个编码器头里去掉“追逐 → 激光点”这条边后译文不再完全正确的种子数"),
-    "link_breaks_unmarked": ("seeds where removing 追逐 → 激光点 breaks the exact translation while no encoder head passes "
-                             "the rule's attention conditions", "去掉“追逐 → 激光点”会破坏译文、却没有哪个编码器头满足规则里注意力条件的种子数"),
-}
-MEASURED = {  # what a spread over seeds is of (English, Chinese)
-    "cat_to_laser_weight": ("encoder self-attention 猫 → 激光点 after training, larger head", "训练后编码器自注意力 猫 → 激光点（取较大的头）"),
-    "chase_laser_weight_start": ("encoder self-attention 追逐 → 激光点 at step 0, larger head",
-                                 "第 0 步编码器自注意力 追逐 → 激光点（取较大的头）"),
-    "chase_laser_weight": ("encoder self-attention 追逐 → 激光点 after training, larger head",
-                           "训练后编码器自注意力 追逐 → 激光点（取较大的头）"),
-    "verb_object_linked_start": ("sentences whose verb gives its object at least half its attention, step 0",
-                                 "第 0 步动词把至少一半注意力给宾语的句子占比"),
-    "verb_object_linked": ("sentences whose verb gives its object at least half its attention, after training",
-                           "训练后动词把至少一半注意力给宾语的句子占比"),
-}
-OVER_SEEDS = {"mean": ("mean over seeds", "各种子平均"), "min": ("lowest seed", "最低的种子"),
-              "max": ("highest seed", "最高的种子")}
-
-
-def count(key, per_seed, counted, arm):
-    """Record key: in how many of the arm's seeds per_seed holds."""
-    en, zh = COUNTED[counted]
-    # one bracket, not two side by side: "…的种子数（某个编码器头里：…；“追逐”看宾语来译）"
-    zh = f"{zh[:-1]}；{arm[1]}）" if zh.endswith("）") else f"{zh}（{arm[1]}）"
-    report_seed_count(report, key, per_seed, en=f"{en} — {arm[0]}", zh=zh)
-
-
-def spread(key, values, of, fmt, measured, arm):
-    """Record key: the mean, lowest or highest (of) of one arm's per-seed values."""
-    (en, zh), (en_of, zh_of) = MEASURED[measured], OVER_SEEDS[of]
-    report.number(key, getattr(values, of)(), fmt, en=f"{en} — {arm[0]} ({en_of})", zh=f"{zh}——{arm[1]}（{zh_of}）",
-                  per_seed=values, of=of)
 
 
 # fixed
-count("chase_laser_linked_start_seeds", start["chase_laser_weight"][in_fixed] >= LINK, "chase_laser_linked_start", FIXED_ARM)
-count("chase_laser_linked_seeds", end["chase_laser_weight"][in_fixed] >= LINK, "chase_laser_linked", FIXED_ARM)
-count("link_seeds", end["link"][in_fixed], "link", FIXED_ARM)
-count("link_start_seeds", start["link"][in_fixed], "link_start", FIXED_ARM)
-count("link_attention_seeds", end["link_attention"][in_fixed], "link_attention", FIXED_ARM)
-count("link_breaks_seeds", end["link_breaks"][in_fixed], "link_breaks", FIXED_ARM)
-count("link_breaks_unmarked_seeds", end["link_breaks"][in_fixed].bool() & ~end["link_attention"][in_fixed].bool(), "link_breaks_unmarked", FIXED_ARM)
-spread("cat_to_laser_weight_mean", fixed_seeds["cat_to_laser_weight"], "mean", "{:.2f}", "cat_to_laser_weight", FIXED_ARM)
-spread("cat_to_laser_weight_min", fixed_seeds["cat_to_laser_weight"], "min", "{:.2f}", "cat_to_laser_weight", FIXED_ARM)
-spread("cat_to_laser_weight_max", fixed_seeds["cat_to_laser_weight"], "max", "{:.2f}", "cat_to_laser_weight", FIXED_ARM)
-spread("chase_laser_weight_start_mean", fixed_seeds["chase_laser_weight_start"], "mean", "{:.2f}", "chase_laser_weight_start", FIXED_ARM)
-spread("chase_laser_weight_start_min", fixed_seeds["chase_laser_weight_start"], "min", "{:.2f}", "chase_laser_weight_start", FIXED_ARM)
-spread("chase_laser_weight_start_max", fixed_seeds["chase_laser_weight_start"], "max", "{:.2f}", "chase_laser_weight_start", FIXED_ARM)
-spread("chase_laser_weight_mean", fixed_seeds["chase_laser_weight"], "mean", "{:.2f}", "chase_laser_weight", FIXED_ARM)
-spread("chase_laser_weight_min", fixed_seeds["chase_laser_weight"], "min", "{:.2f}", "chase_laser_weight", FIXED_ARM)
-spread("chase_laser_weight_max", fixed_seeds["chase_laser_weight"], "max", "{:.2f}", "chase_laser_weight", FIXED_ARM)
-spread("verb_object_linked_start_mean", fixed_seeds["verb_object_linked_start"], "mean", "{:.0%}", "verb_object_linked_start", FIXED_ARM)
-spread("verb_object_linked_start_min", fixed_seeds["verb_object_linked_start"], "min", "{:.0%}", "verb_object_linked_start", FIXED_ARM)
-spread("verb_object_linked_start_max", fixed_seeds["verb_object_linked_start"], "max", "{:.0%}", "verb_object_linked_start", FIXED_ARM)
-spread("verb_object_linked_mean", fixed_seeds["verb_object_linked"], "mean", "{:.0%}", "verb_object_linked", FIXED_ARM)
-spread("verb_object_linked_min", fixed_seeds["verb_object_linked"], "min", "{:.0%}", "verb_object_linked", FIXED_ARM)
-spread("verb_object_linked_max", fixed_seeds["verb_object_linked"], "max", "{:.0%}", "verb_object_linked", FIXED_ARM)
+report_seed_count(report, "chase_laser_linked_start_seeds", start["chase_laser_weight"][in_fixed] >= LINK)
+report_seed_count(report, "chase_laser_linked_seeds", end["chase_laser_weight"][in_fixed] >= LINK)
+# The rule's link (docs/claims.yml, C17): attention, beyond 猫's, and a cut that breaks it.
+report_seed_count(report, "link_seeds", end["link"][in_fixed])
+report_seed_count(report, "link_start_seeds", start["link"][in_fixed])
+report_seed_count(report, "link_attention_seeds", end["link_attention"][in_fixed])
+report_seed_count(report, "link_breaks_seeds", end["link_breaks"][in_fixed])
+report_seed_count(report, "link_breaks_unmarked_seeds", end["link_breaks"][in_fixed].bool() & ~end["link_attention"][in_fixed].bool())
+report.number("cat_to_laser_weight_mean", fixed_seeds["cat_to_laser_weight"].mean(), "{:.2f}", per_seed=fixed_seeds["cat_to_laser_weight"], of="mean")
+report.number("cat_to_laser_weight_min", fixed_seeds["cat_to_laser_weight"].min(), "{:.2f}", per_seed=fixed_seeds["cat_to_laser_weight"], of="min")
+report.number("cat_to_laser_weight_max", fixed_seeds["cat_to_laser_weight"].max(), "{:.2f}", per_seed=fixed_seeds["cat_to_laser_weight"], of="max")
+report.number("chase_laser_weight_start_mean", fixed_seeds["chase_laser_weight_start"].mean(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight_start"], of="mean")
+report.number("chase_laser_weight_start_min", fixed_seeds["chase_laser_weight_start"].min(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight_start"], of="min")
+report.number("chase_laser_weight_start_max", fixed_seeds["chase_laser_weight_start"].max(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight_start"], of="max")
+report.number("chase_laser_weight_mean", fixed_seeds["chase_laser_weight"].mean(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight"], of="mean")
+report.number("chase_laser_weight_min", fixed_seeds["chase_laser_weight"].min(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight"], of="min")
+report.number("chase_laser_weight_max", fixed_seeds["chase_laser_weight"].max(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight"], of="max")
+report.number("verb_object_linked_start_mean", fixed_seeds["verb_object_linked_start"].mean(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked_start"], of="mean")
+report.number("verb_object_linked_start_min", fixed_seeds["verb_object_linked_start"].min(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked_start"], of="min")
+report.number("verb_object_linked_start_max", fixed_seeds["verb_object_linked_start"].max(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked_start"], of="max")
+report.number("verb_object_linked_mean", fixed_seeds["verb_object_linked"].mean(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked"], of="mean")
+report.number("verb_object_linked_min", fixed_seeds["verb_object_linked"].min(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked"], of="min")
+report.number("verb_object_linked_max", fixed_seeds["verb_object_linked"].max(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked"], of="max")
 
 # object dependent
-count("object_dependent_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_object_dependent] >= LINK, "chase_laser_linked_start", OBJECT_DEPENDENT_ARM)
-count("object_dependent_chase_laser_linked_seeds", end["chase_laser_weight"][in_object_dependent] >= LINK, "chase_laser_linked", OBJECT_DEPENDENT_ARM)
-count("object_dependent_link_seeds", end["link"][in_object_dependent], "link", OBJECT_DEPENDENT_ARM)
-count("object_dependent_link_start_seeds", start["link"][in_object_dependent], "link_start", OBJECT_DEPENDENT_ARM)
-count("object_dependent_link_attention_seeds", end["link_attention"][in_object_dependent], "link_attention", OBJECT_DEPENDENT_ARM)
-count("object_dependent_link_breaks_seeds", end["link_breaks"][in_object_dependent], "link_breaks", OBJECT_DEPENDENT_ARM)
-count("object_dependent_link_breaks_unmarked_seeds", end["link_breaks"][in_object_dependent].bool() & ~end["link_attention"][in_object_dependent].bool(), "link_breaks_unmarked", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_cat_to_laser_weight_mean", object_dependent_seeds["cat_to_laser_weight"], "mean", "{:.2f}", "cat_to_laser_weight", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_cat_to_laser_weight_min", object_dependent_seeds["cat_to_laser_weight"], "min", "{:.2f}", "cat_to_laser_weight", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_cat_to_laser_weight_max", object_dependent_seeds["cat_to_laser_weight"], "max", "{:.2f}", "cat_to_laser_weight", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_chase_laser_weight_start_mean", object_dependent_seeds["chase_laser_weight_start"], "mean", "{:.2f}", "chase_laser_weight_start", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_chase_laser_weight_start_min", object_dependent_seeds["chase_laser_weight_start"], "min", "{:.2f}", "chase_laser_weight_start", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_chase_laser_weight_start_max", object_dependent_seeds["chase_laser_weight_start"], "max", "{:.2f}", "chase_laser_weight_start", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_chase_laser_weight_mean", object_dependent_seeds["chase_laser_weight"], "mean", "{:.2f}", "chase_laser_weight", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_chase_laser_weight_min", object_dependent_seeds["chase_laser_weight"], "min", "{:.2f}", "chase_laser_weight", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_chase_laser_weight_max", object_dependent_seeds["chase_laser_weight"], "max", "{:.2f}", "chase_laser_weight", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_verb_object_linked_start_mean", object_dependent_seeds["verb_object_linked_start"], "mean", "{:.0%}", "verb_object_linked_start", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_verb_object_linked_start_min", object_dependent_seeds["verb_object_linked_start"], "min", "{:.0%}", "verb_object_linked_start", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_verb_object_linked_start_max", object_dependent_seeds["verb_object_linked_start"], "max", "{:.0%}", "verb_object_linked_start", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_verb_object_linked_mean", object_dependent_seeds["verb_object_linked"], "mean", "{:.0%}", "verb_object_linked", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_verb_object_linked_min", object_dependent_seeds["verb_object_linked"], "min", "{:.0%}", "verb_object_linked", OBJECT_DEPENDENT_ARM)
-spread("object_dependent_verb_object_linked_max", object_dependent_seeds["verb_object_linked"], "max", "{:.0%}", "verb_object_linked", OBJECT_DEPENDENT_ARM)
+report_seed_count(report, "object_dependent_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_object_dependent] >= LINK)
+report_seed_count(report, "object_dependent_chase_laser_linked_seeds", end["chase_laser_weight"][in_object_dependent] >= LINK)
+report_seed_count(report, "object_dependent_link_seeds", end["link"][in_object_dependent])
+report_seed_count(report, "object_dependent_link_start_seeds", start["link"][in_object_dependent])
+report_seed_count(report, "object_dependent_link_attention_seeds", end["link_attention"][in_object_dependent])
+report_seed_count(report, "object_dependent_link_breaks_seeds", end["link_breaks"][in_object_dependent])
+report_seed_count(report, "object_dependent_link_breaks_unmarked_seeds", end["link_breaks"][in_object_dependent].bool() & ~end["link_attention"][in_object_dependent].bool())
+report.number("object_dependent_cat_to_laser_weight_mean", object_dependent_seeds["cat_to_laser_weight"].mean(), "{:.2f}", per_seed=object_dependent_seeds["cat_to_laser_weight"], of="mean")
+report.number("object_dependent_cat_to_laser_weight_min", object_dependent_seeds["cat_to_laser_weight"].min(), "{:.2f}", per_seed=object_dependent_seeds["cat_to_laser_weight"], of="min")
+report.number("object_dependent_cat_to_laser_weight_max", object_dependent_seeds["cat_to_laser_weight"].max(), "{:.2f}", per_seed=object_dependent_seeds["cat_to_laser_weight"], of="max")
+report.number("object_dependent_chase_laser_weight_start_mean", object_dependent_seeds["chase_laser_weight_start"].mean(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight_start"], of="mean")
+report.number("object_dependent_chase_laser_weight_start_min", object_dependent_seeds["chase_laser_weight_start"].min(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight_start"], of="min")
+report.number("object_dependent_chase_laser_weight_start_max", object_dependent_seeds["chase_laser_weight_start"].max(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight_start"], of="max")
+report.number("object_dependent_chase_laser_weight_mean", object_dependent_seeds["chase_laser_weight"].mean(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight"], of="mean")
+report.number("object_dependent_chase_laser_weight_min", object_dependent_seeds["chase_laser_weight"].min(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight"], of="min")
+report.number("object_dependent_chase_laser_weight_max", object_dependent_seeds["chase_laser_weight"].max(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight"], of="max")
+report.number("object_dependent_verb_object_linked_start_mean", object_dependent_seeds["verb_object_linked_start"].mean(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked_start"], of="mean")
+report.number("object_dependent_verb_object_linked_start_min", object_dependent_seeds["verb_object_linked_start"].min(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked_start"], of="min")
+report.number("object_dependent_verb_object_linked_start_max", object_dependent_seeds["verb_object_linked_start"].max(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked_start"], of="max")
+report.number("object_dependent_verb_object_linked_mean", object_dependent_seeds["verb_object_linked"].mean(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked"], of="mean")
+report.number("object_dependent_verb_object_linked_min", object_dependent_seeds["verb_object_linked"].min(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked"], of="min")
+report.number("object_dependent_verb_object_linked_max", object_dependent_seeds["verb_object_linked"].max(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked"], of="max")
 
 # forced (the forced arm)
-count("forced_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_forced] >= LINK, "chase_laser_linked_start", FORCED_ARM)
-count("forced_chase_laser_linked_seeds", end["chase_laser_weight"][in_forced] >= LINK, "chase_laser_linked", FORCED_ARM)
-count("forced_link_seeds", end["link"][in_forced], "link", FORCED_ARM)
-count("forced_link_start_seeds", start["link"][in_forced], "link_start", FORCED_ARM)
-count("forced_link_attention_seeds", end["link_attention"][in_forced], "link_attention", FORCED_ARM)
-count("forced_link_breaks_seeds", end["link_breaks"][in_forced], "link_breaks", FORCED_ARM)
-count("forced_link_breaks_unmarked_seeds", end["link_breaks"][in_forced].bool() & ~end["link_attention"][in_forced].bool(), "link_breaks_unmarked", FORCED_ARM)
-spread("forced_cat_to_laser_weight_mean", forced_seeds["cat_to_laser_weight"], "mean", "{:.2f}", "cat_to_laser_weight", FORCED_ARM)
-spread("forced_cat_to_laser_weight_min", forced_seeds["cat_to_laser_weight"], "min", "{:.2f}", "cat_to_laser_weight", FORCED_ARM)
-spread("forced_cat_to_laser_weight_max", forced_seeds["cat_to_laser_weight"], "max", "{:.2f}", "cat_to_laser_weight", FORCED_ARM)
-spread("forced_chase_laser_weight_start_mean", forced_seeds["chase_laser_weight_start"], "mean", "{:.2f}", "chase_laser_weight_start", FORCED_ARM)
-spread("forced_chase_laser_weight_start_min", forced_seeds["chase_laser_weight_start"], "min", "{:.2f}", "chase_laser_weight_start", FORCED_ARM)
-spread("forced_chase_laser_weight_start_max", forced_seeds["chase_laser_weight_start"], "max", "{:.2f}", "chase_laser_weight_start", FORCED_ARM)
-spread("forced_chase_laser_weight_mean", forced_seeds["chase_laser_weight"], "mean", "{:.2f}", "chase_laser_weight", FORCED_ARM)
-spread("forced_chase_laser_weight_min", forced_seeds["chase_laser_weight"], "min", "{:.2f}", "chase_laser_weight", FORCED_ARM)
-spread("forced_chase_laser_weight_max", forced_seeds["chase_laser_weight"], "max", "{:.2f}", "chase_laser_weight", FORCED_ARM)
-spread("forced_verb_object_linked_start_mean", forced_seeds["verb_object_linked_start"], "mean", "{:.0%}", "verb_object_linked_start", FORCED_ARM)
-spread("forced_verb_object_linked_start_min", forced_seeds["verb_object_linked_start"], "min", "{:.0%}", "verb_object_linked_start", FORCED_ARM)
-spread("forced_verb_object_linked_start_max", forced_seeds["verb_object_linked_start"], "max", "{:.0%}", "verb_object_linked_start", FORCED_ARM)
-spread("forced_verb_object_linked_mean", forced_seeds["verb_object_linked"], "mean", "{:.0%}", "verb_object_linked", FORCED_ARM)
-spread("forced_verb_object_linked_min", forced_seeds["verb_object_linked"], "min", "{:.0%}", "verb_object_linked", FORCED_ARM)
-spread("forced_verb_object_linked_max", forced_seeds["verb_object_linked"], "max", "{:.0%}", "verb_object_linked", FORCED_ARM)
+report_seed_count(report, "forced_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_forced] >= LINK)
+report_seed_count(report, "forced_chase_laser_linked_seeds", end["chase_laser_weight"][in_forced] >= LINK)
+report_seed_count(report, "forced_link_seeds", end["link"][in_forced])
+report_seed_count(report, "forced_link_start_seeds", start["link"][in_forced])
+report_seed_count(report, "forced_link_attention_seeds", end["link_attention"][in_forced])
+report_seed_count(report, "forced_link_breaks_seeds", end["link_breaks"][in_forced])
+report_seed_count(report, "forced_link_breaks_unmarked_seeds", end["link_breaks"][in_forced].bool() & ~end["link_attention"][in_forced].bool())
+report.number("forced_cat_to_laser_weight_mean", forced_seeds["cat_to_laser_weight"].mean(), "{:.2f}", per_seed=forced_seeds["cat_to_laser_weight"], of="mean")
+report.number("forced_cat_to_laser_weight_min", forced_seeds["cat_to_laser_weight"].min(), "{:.2f}", per_seed=forced_seeds["cat_to_laser_weight"], of="min")
+report.number("forced_cat_to_laser_weight_max", forced_seeds["cat_to_laser_weight"].max(), "{:.2f}", per_seed=forced_seeds["cat_to_laser_weight"], of="max")
+report.number("forced_chase_laser_weight_start_mean", forced_seeds["chase_laser_weight_start"].mean(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight_start"], of="mean")
+report.number("forced_chase_laser_weight_start_min", forced_seeds["chase_laser_weight_start"].min(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight_start"], of="min")
+report.number("forced_chase_laser_weight_start_max", forced_seeds["chase_laser_weight_start"].max(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight_start"], of="max")
+report.number("forced_chase_laser_weight_mean", forced_seeds["chase_laser_weight"].mean(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight"], of="mean")
+report.number("forced_chase_laser_weight_min", forced_seeds["chase_laser_weight"].min(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight"], of="min")
+report.number("forced_chase_laser_weight_max", forced_seeds["chase_laser_weight"].max(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight"], of="max")
+report.number("forced_verb_object_linked_start_mean", forced_seeds["verb_object_linked_start"].mean(), "{:.0%}", per_seed=forced_seeds["verb_object_linked_start"], of="mean")
+report.number("forced_verb_object_linked_start_min", forced_seeds["verb_object_linked_start"].min(), "{:.0%}", per_seed=forced_seeds["verb_object_linked_start"], of="min")
+report.number("forced_verb_object_linked_start_max", forced_seeds["verb_object_linked_start"].max(), "{:.0%}", per_seed=forced_seeds["verb_object_linked_start"], of="max")
+report.number("forced_verb_object_linked_mean", forced_seeds["verb_object_linked"].mean(), "{:.0%}", per_seed=forced_seeds["verb_object_linked"], of="mean")
+report.number("forced_verb_object_linked_min", forced_seeds["verb_object_linked"].min(), "{:.0%}", per_seed=forced_seeds["verb_object_linked"], of="min")
+report.number("forced_verb_object_linked_max", forced_seeds["verb_object_linked"].max(), "{:.0%}", per_seed=forced_seeds["verb_object_linked"], of="max")
 
 # The page's answers, built from the counts above (both corpora, then the forced arm).
 got = {key: report.numbers[key]["value"] for key in report.numbers}

@@ -261,14 +261,30 @@ causal_leak = attention[causal_of][..., at_or_after].max()
 report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}", kind="count")
 report.number("offsets", OFFSETS, "{:.0f}", kind="count")
-TASK_NAMES = {"previous": ("previous token", "前一个词元"), "partner": ("partner", "同组伙伴")}
-TIED_NAMES = {False: ("separate W_Q and W_K", "W_Q 与 W_K 分开"), True: ("tied W_Q = W_K", "W_Q = W_K 绑定")}
-for (task, causal, tied_arm), values in accuracy.items():
-    key = f"accuracy_{task}_{'tied' if tied_arm else 'separate'}{'_causal' if causal else ''}"
-    where = (", causal, self masked", "，因果、屏蔽自身") if causal else ("", "")
-    report_spread(report, key, values, "{:.3f}",
-                  en=f"held-out accuracy, {TASK_NAMES[task][0]}, {TIED_NAMES[tied_arm][0]}{where[0]}",
-                  zh=f"留出数据上的准确率，{TASK_NAMES[task][1]}，{TIED_NAMES[tied_arm][1]}{where[1]}")
+report_spread(report, "accuracy_previous_separate", accuracy["previous", False, False], "{:.3f}",
+              en="held-out accuracy, previous token, separate W_Q and W_K",
+              zh="留出数据上的准确率，前一个词元，W_Q 与 W_K 分开")
+report_spread(report, "accuracy_previous_tied", accuracy["previous", False, True], "{:.3f}",
+              en="held-out accuracy, previous token, tied W_Q = W_K",
+              zh="留出数据上的准确率，前一个词元，W_Q = W_K 绑定")
+report_spread(report, "accuracy_previous_separate_causal", accuracy["previous", True, False], "{:.3f}",
+              en="held-out accuracy, previous token, separate W_Q and W_K, causal, self masked",
+              zh="留出数据上的准确率，前一个词元，W_Q 与 W_K 分开，因果、屏蔽自身")
+report_spread(report, "accuracy_previous_tied_causal", accuracy["previous", True, True], "{:.3f}",
+              en="held-out accuracy, previous token, tied W_Q = W_K, causal, self masked",
+              zh="留出数据上的准确率，前一个词元，W_Q = W_K 绑定，因果、屏蔽自身")
+report_spread(report, "accuracy_partner_separate", accuracy["partner", False, False], "{:.3f}",
+              en="held-out accuracy, partner, separate W_Q and W_K",
+              zh="留出数据上的准确率，同组伙伴，W_Q 与 W_K 分开")
+report_spread(report, "accuracy_partner_tied", accuracy["partner", False, True], "{:.3f}",
+              en="held-out accuracy, partner, tied W_Q = W_K",
+              zh="留出数据上的准确率，同组伙伴，W_Q = W_K 绑定")
+report_spread(report, "accuracy_partner_separate_causal", accuracy["partner", True, False], "{:.3f}",
+              en="held-out accuracy, partner, separate W_Q and W_K, causal, self masked",
+              zh="留出数据上的准确率，同组伙伴，W_Q 与 W_K 分开，因果、屏蔽自身")
+report_spread(report, "accuracy_partner_tied_causal", accuracy["partner", True, True], "{:.3f}",
+              en="held-out accuracy, partner, tied W_Q = W_K, causal, self masked",
+              zh="留出数据上的准确率，同组伙伴，W_Q = W_K 绑定，因果、屏蔽自身")
 report_spread(report, "cost_previous", cost_previous, "{:.3f}",
               en="accuracy lost by tying W_Q = W_K, previous-token task (separate minus tied)",
               zh="绑定 W_Q = W_K 造成的准确率下降，前一个词元任务（分开减去绑定）")
