@@ -87,8 +87,8 @@ def scroll_cues(page, count: int, selector: str = "[data-clip-scroller='{}']") -
             top = min(rect["y"] for _, rect in shown)
             bottom = max(rect["y"] + rect["height"] for _, rect in shown)
             width = page.evaluate("() => window.innerWidth")
-            band = Image.open(io.BytesIO(page.screenshot(
-                clip={"x": 0, "y": top, "width": width, "height": bottom - top}))).convert("RGB")
+            band = Image.open(io.BytesIO(page.screenshot(  # slow on a busy 2-core machine: 2 min
+                clip={"x": 0, "y": top, "width": width, "height": bottom - top}, timeout=120_000))).convert("RGB")
             for i, rect in shown:
                 box = (round(rect["x"]), round(rect["y"] - top), round(rect["x"] + rect["width"]),
                        round(rect["y"] - top + rect["height"]))

@@ -124,13 +124,13 @@ def test_fitted_rules_break_ties_as_the_rule_says():
     assert best_offset_rule(q, t).tolist() == [True, True, False, False]
     # in tokens +3 everywhere beats any word offset
     assert best_offset_rule(q, t, np.zeros(4), np.full(4, 3)).all()
-    # a tie between words (+2: 2 of 4) and tokens (+2: 2 of 4, other items): words first
+    # a tie between words (+2, right in items 0 and 1) and tokens (+2, right in items 2 and 3): words first
     assert best_offset_rule(q, t, np.zeros(4), np.array([9, 9, 2, 2])).tolist() == [True, True, False, False]
     verbs = [[3, 6, 9], [6, 9], [4, 5]]
     assert verb_ordinal_picks(2, verbs[0]) == [3, 6, 9, 9, 6, 3]
     assert verb_ordinal_picks(5, verbs[1]) == [6, 9, -1, 9, 6, -1]
     # targets 6, 6, 5 from queries 2, 5, 3: "2nd to the right" is right in items 0 and 2, "second-last"
-    # in items 0 and 1 (2 of 3 each): the tie goes to the one listed first, the 2nd to the right
+    # in items 0 and 1 (two items each): the tie goes to the one listed first, the 2nd to the right
     assert best_verb_ordinal([2, 5, 3], [6, 6, 5], verbs).tolist() == [True, False, True]
     assert last_verb([9, 6, 5], verbs).tolist() == [True, False, True]
     assert adjacent_verb([5, 9, 5], [[4, 5, 9], [6, 9], [4, 5]]).tolist() == [True, False, True]
