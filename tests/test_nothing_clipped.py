@@ -83,6 +83,9 @@ def scroll_cues(page, count: int, selector: str = "[data-clip-scroller='{}']") -
         pending = list(range(count))
         while pending:
             shown = page.evaluate(SHOW, [pending[0], pending, selector])
+            # the shades follow scroll events: two frames for them to be drawn (a busy machine
+            # once shot the band before the shade came)
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
             # the band of the window that holds their strips, shot once
             top = min(rect["y"] for _, rect in shown)
             bottom = max(rect["y"] + rect["height"] for _, rect in shown)
