@@ -1,0 +1,28 @@
+"""tools/contributing/house.py counts a snippet's code lines and its bookkeeping lines right."""
+
+from tools.contributing.house import bookkeeping_lines, code_lines
+
+SNIPPET = '''"""A docstring
+over two lines."""
+import numpy as np
+from explainer.report import Report   # recording: bookkeeping
+
+report = Report("x")
+# a comment
+
+weights = np.ones(3) / 3
+report.number("mean_weight", weights.mean(), "{:.2f}",
+              en="mean weight", zh="平均权重")
+for w in weights:
+    ax.set_title(f"{w}")
+'''
+
+
+def test_code_lines_leave_out_blank_lines_comments_and_docstrings():
+    assert code_lines(SNIPPET) == {3, 4, 6, 9, 10, 11, 12, 13}
+
+
+def test_a_statement_that_records_labels_or_styles_counts_with_all_its_lines():
+    # the import of the recorder, report (a name the recording uses), the two-line recording
+    # call, and the styling call inside the loop; not the loop's own line, not the computation
+    assert bookkeeping_lines(SNIPPET) == {4, 6, 10, 11, 13}
