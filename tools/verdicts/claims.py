@@ -109,7 +109,7 @@ class Claim:
 
     def names(self) -> set[str]:
         """Every ``source.key`` the rule reads."""
-        return {name for _, condition in self.cases for name in _names(_parse(self.id, condition))}
+        return {name for _, condition in self.cases for name in _names(_parsed(self.id, condition))}
 
 
 _COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
