@@ -1,6 +1,6 @@
 """Nothing in an article is cut off without a cue (issue 37): every printed output, code
 block and table either fits its column, or scrolls sideways with a shade drawn on the side
-that has more. Display math has its own tests (test_figures_in_browser.py, WIDE_MATH)."""
+that has more. Display math has its own tests (test_math_in_browser.py, WIDE_MATH)."""
 
 import io
 
@@ -9,7 +9,7 @@ from PIL import Image
 
 import remembered
 from test_browser import reading_pages
-from test_figures_in_browser import colour_distance, edge_strips
+from test_math_in_browser import colour_distance, edge_strips
 
 # Each block's boxes, from its innermost box out to the page, and what each does with what
 # does not fit: a box wider than it shows either scrolls (then a cue must be drawn) or cuts.
