@@ -23,6 +23,7 @@ Two kinds of notebook come from the same cells:
 
 from __future__ import annotations
 
+import argparse
 import ast
 import base64
 import contextlib
@@ -455,6 +456,9 @@ def write_committed(snippets: list[Path], log=print, langs=LANGS) -> None:
 
 
 def main(argv: list[str]) -> int:
+    usage = argparse.ArgumentParser(description=__doc__.split("\n\nA snippet")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    usage.add_argument("command", nargs="*", help="nothing (write the committed notebooks), run S.py, or zh-todo")
+    argv = usage.parse_args(argv).command
     if argv[:1] == ["run"]:
         run(Path(argv[1]))
         return 0
