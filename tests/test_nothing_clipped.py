@@ -153,13 +153,11 @@ def article_pages(built_site, lang_root):
     return reading_pages(built_site, lang_root, "<article")
 
 
-@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)])
-@pytest.mark.parametrize("lang_root", ["", "zh/"])
-def test_no_output_code_or_table_is_cut_off_without_a_scroll_cue(
-        browser, site_url, built_site, lang_root, width, height):
-    """Every article page at a phone's and a desktop's width, each visited once and its scroll
-    cues shot in both schemes (one visit per page: the blocks' layout does not depend on the
-    scheme, the cues' colours do)."""
+def no_block_cut_off(browser, site_url, built_site, lang_root, width, height):
+    """Every article page at one width, each visited once and its scroll cues shot in both
+    schemes (one visit per page: the blocks' layout does not depend on the scheme, the cues'
+    colours do). The desktop's width is tested in test_nothing_clipped_at_1280.py, so that two
+    test workers share the pages out."""
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     pages = article_pages(built_site, lang_root)
@@ -176,6 +174,12 @@ def test_no_output_code_or_table_is_cut_off_without_a_scroll_cue(
     print(f"{blocks} blocks, {scrolling} scroll sideways ({lang_root or 'en'}, {width} px)")
     assert blocks > 100
     assert cut == []
+
+
+@pytest.mark.parametrize("lang_root", ["", "zh/"])
+def test_on_a_phone_no_output_code_or_table_is_cut_off_without_a_scroll_cue(
+        browser, site_url, built_site, lang_root):
+    no_block_cut_off(browser, site_url, built_site, lang_root, 390, 844)
 
 
 PLANTED = """<div id="planted">
