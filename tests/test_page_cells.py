@@ -168,7 +168,7 @@ def shown_command(html: str) -> list[str] | None:
     """The `pip install …` the built page's line on what its cells need shows, as the
     arguments of pip (from "install" on)."""
     line = re.search(r'<p class="cell-needs">(.*?)</p>', html, re.S)
-    command = line and re.search(r"<code>(pip install [^<]*)</code>", line.group(1))
+    command = line and re.search(r"<code[^>]*>(pip install [^<]*)</code>", line.group(1))
     return shlex.split(unescape(command.group(1)))[1:] if command else None
 
 
