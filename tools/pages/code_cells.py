@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.pages import page_macros
-from tools.running import notebooks, snippet_runner
+from tools.running import notebooks
 
 PLAIN_PACKAGES = ("numpy", "torch", "matplotlib")  # what a copied cell may need without explainer
 SHARED_PACKAGE = "explainer"
@@ -107,11 +107,13 @@ def imported_modules(source: str) -> set[str]:
 
 def explainer_files(cells: list[ShownCell]) -> set[Path]:
     """The files of the explainer package the cells import, followed transitively."""
+    from tools.running import snippet_runner  # here: it imports numpy, which explainer wants first
     return snippet_runner.shared_modules_of([n for c in cells for n in snippet_runner.imported_names_of(c.source)])
 
 
 def extras(cells: list[ShownCell]) -> tuple[str, ...]:
     """The explainer extras the cells need: those of the modules they reach, directly or not."""
+    from tools.running import snippet_runner
     reached = {".".join(f.relative_to(snippet_runner.SNIPPETS).with_suffix("").parts)
                for f in explainer_files(cells)}
     return tuple(sorted({extra for module, extra in EXTRAS.items() if module in reached}))
@@ -129,6 +131,8 @@ def install_arguments(cells: list[ShownCell], repo_url: str) -> list[str]:
     install them (tools/running/notebooks.py pins_for), of the distributions the cells import and,
     when they import explainer, of those its modules import and of all its pyproject makes pip
     install by name; then the package itself, from the repository."""
+    from tools.running import snippet_runner
+
     shared, packages = needs(cells)
     if not shared:
         return notebooks.pins_for(set(packages), explainer=False)
