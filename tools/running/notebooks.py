@@ -235,34 +235,57 @@ def packages(snippet: Path) -> list[str]:
     modules = set()
     for source in [snippet, *snippet_runner.shared_modules(snippet)]:
         modules |= _imported_modules(source)
-    modules -= set(sys.stdlib_module_names) | {snippet_runner.SHARED_PACKAGE, "__future__"}
+    try:
+        return pins_for(modules, explainer=True)
+    except KeyError as error:
+        raise RuntimeError(f"{snippet.name} {error.args[0]}") from None
+
+
+def pins_for(modules: set[str], explainer: bool, extras: tuple[str, ...] = ()) -> list[str]:
+    """The pins of requirements.txt (sorted) of the distributions that provide ``modules``
+    (top-level names), and, when pip installs the ``explainer`` package too, of everything its
+    pyproject makes pip install by name (its dependencies, those of ``extras``): each of them
+    pinned, not left to pip (an unpinned torch is a multi-GB CUDA build)."""
+    from tools.running import snippet_runner
+    modules = modules - set(sys.stdlib_module_names) - {snippet_runner.SHARED_PACKAGE, "__future__"}
     by_module = _distributions_by_module()
     pins = requirements_pins()
-    wanted = {pins[name] for name in explainer_dependencies()}  # pinned, not left to pip
+    wanted = {pins[name] for name in explainer_dependencies(extras)} if explainer else set()
     for module in modules:
         for dist in by_module.get(module, [module]):
             key = re.sub(r"[-_.]+", "-", dist).lower()
             if key not in pins:
-                raise RuntimeError(f"{snippet.name} imports {module} ({dist}), which "
-                                   "requirements.txt does not pin")
+                raise KeyError(f"imports {module} ({dist}), which requirements.txt does not pin")
             wanted.add(pins[key])
     return sorted(wanted, key=str.lower)
 
 
 @functools.cache
-def explainer_dependencies() -> list[str]:
-    """What snippets/pyproject.toml says the explainer package needs."""
+def explainer_dependencies(extras: tuple[str, ...] = ()) -> list[str]:
+    """What snippets/pyproject.toml says the explainer package needs (with these extras)."""
     import tomllib
 
     project = tomllib.loads((SNIPPETS / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return [re.split(r"[<>=!~ \[;]", dep)[0].lower() for dep in project["dependencies"]]
+    declared = project["dependencies"] + [d for e in extras for d in project["optional-dependencies"][e]]
+    return [re.sub(r"[-_.]+", "-", re.split(r"[<>=!~ \[;]", dep)[0]).lower() for dep in declared]
+
+
+def shell_words(arguments: list[str], quote_all: bool = False) -> str:
+    """Arguments as a shell line: double quotes around those a shell would split or expand
+    (the package's `name[extra] @ url`), or around every one."""
+    return " ".join(f'"{a}"' if quote_all or not re.fullmatch(r"[\w.=+-]+", a) else a for a in arguments)
+
+
+def explainer_requirement(repo_url: str, package: str = "explainer") -> str:
+    """The explainer package (``package``: with its extras) from the repository, for pip."""
+    url = repo_url.rstrip("/").removesuffix(".git")
+    return f"{package} @ git+{url}#subdirectory=snippets"
 
 
 def install_command(snippet: Path, repo_url: str) -> str:
     """The notebook's first line: pip installs the pins and the ``explainer`` package."""
-    url = repo_url.rstrip("/").removesuffix(".git")
-    explainer = f"explainer @ git+{url}#subdirectory=snippets"
-    return "%pip install --quiet " + " ".join(f'"{p}"' for p in [*packages(snippet), explainer])
+    return "%pip install --quiet " + shell_words([*packages(snippet), explainer_requirement(repo_url)],
+                                                 quote_all=True)
 
 
 INSTALL_CELL = '''{command}

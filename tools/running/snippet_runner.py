@@ -97,6 +97,11 @@ def imported_names(path: Path) -> list[str]:
     return list(_imported_names(path.read_text(encoding="utf-8"), str(path)))
 
 
+def imported_names_of(source: str) -> list[str]:
+    """``imported_names`` of a piece of code (a cell a page shows)."""
+    return list(_imported_names(source, "<cell>"))
+
+
 @functools.lru_cache(maxsize=512)
 def _imported_names(source: str, filename: str) -> tuple[str, ...]:
     names: list[str] = []
@@ -110,8 +115,13 @@ def _imported_names(source: str, filename: str) -> tuple[str, ...]:
 
 def shared_modules(path: Path, seen: set[Path] | None = None) -> set[Path]:
     """Files of the shared package that ``path`` imports, followed transitively."""
+    return shared_modules_of(imported_names(path), seen)
+
+
+def shared_modules_of(names: list[str], seen: set[Path] | None = None) -> set[Path]:
+    """Files of the shared package that imports of ``names`` reach, followed transitively."""
     seen = set() if seen is None else seen
-    for name in imported_names(path):
+    for name in names:
         parts = name.split(".")
         if parts[0] != SHARED_PACKAGE:
             continue
