@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "snippets"))
 from tools.verdicts import claims as registry  # noqa: E402
 from explainer import kernels  # noqa: E402
-from explainer.report import Report, over_seeds, share_word  # noqa: E402
+from explainer.report import Report, all_word, over_seeds, share_word  # noqa: E402
 
 
 def test_the_share_word_of_a_count_gives_its_known_answer():
@@ -22,6 +22,7 @@ def test_the_share_word_of_a_count_gives_its_known_answer():
     assert [share_word(k, 8) for k in (0, 3, 4, 5, 8)] == ["few", "few", "half", "most", "most"]
     assert [share_word(k, 5) for k in (2, 3)] == ["few", "most"]
     assert share_word(2.5, 5) == "half"
+    assert [all_word(k, 8) for k in (0, 1, 7, 8)] == ["none", "some", "some", "all"]
     with pytest.raises(ValueError):
         share_word(0, 0)
 

@@ -78,6 +78,14 @@ def share_word(k: float, n: int) -> str:
     return "most" if k > n / 2 else "half" if k == n / 2 else "few"
 
 
+def all_word(k: float, n: int) -> str:
+    """``"all"`` when ``k`` is ``n``, ``"none"`` when it is 0, else ``"some"``: how many of ``n``
+    models or seeds an outcome sentence says do something ("In all 8 models", "In 3 of 8 models")."""
+    if n <= 0 or not 0 <= k <= n:
+        raise ValueError(f"{k} of {n} things")
+    return "all" if k == n else "none" if k == 0 else "some"
+
+
 # A category names which outcome a run found: a plain lower-case word ("most", "falls", "yes").
 CATEGORY = re.compile(r"[a-z][a-z0-9_]*")
 

@@ -153,8 +153,8 @@ def _options(kind: str, options: tuple[tuple[str, str], ...], snippet: str | Non
     if not options:
         raise PageMacroError('choose(…) words each outcome: choose("key", most="…", few="…")')
     for name, words in options:
-        if not isinstance(words, str) or not words.strip():
-            raise PageMacroError(f"choose(…): option {name}= needs words")
+        if not isinstance(words, str):
+            raise PageMacroError(f"choose(…): option {name}= takes quoted words (\"\" for none)")
     nested = tuple((name, tuple(calls(words, snippet))) for name, words in options)
     if any(c.kind not in ("value", "text") for _, inner in nested for c in inner):
         raise PageMacroError("choose(…): an option may cite numbers (value) only")
