@@ -243,6 +243,17 @@ report.category("orthogonal_median", "censored" if median["orthogonal"] is None 
 report.category("aligned_median", "censored" if median["aligned"] is None else "known")
 report.category("planted_reachable", "yes" if planted_target < 1 else "no")
 n_rise = int(rise_above.sum())   # for the figures' captions
+
+
+def median_words(arm):
+    """A start's median steps as the captions write it (the pages word it with choose)."""
+    if median[arm] is None:
+        return (f"more than {STEPS} (censored)", f"超过 {STEPS}（删失）")
+    return (f"{median[arm]:.0f}", f"{median[arm]:.0f}")
+
+
+en_o, zh_o = median_words("orthogonal")
+en_a, zh_a = median_words("aligned")
 free_lower = bool(task_loss[arm_of["free"]].mean() < task_loss[arm_of["orthogonal"]].mean())
 report.category("free_loss", "lower" if free_lower else "not_lower")
 for arm in ("orthogonal", "aligned", "free"):
