@@ -1,5 +1,5 @@
 """Every number a snippet records has a key a reader can grep for (issue 34): the first
-argument of ``report.number`` / ``figure`` / ``text`` / ``data`` is a string literal, so
+argument of ``report.number`` / ``figure`` / ``text`` / ``category`` / ``data`` is a string literal, so
 ``grep -rn '"coreference_heads"' snippets/`` finds where a rule's or a page's number is made.
 
 A helper that records for its caller (``explainer.seeds.report_spread`` and the seed counts)
@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RECORDING = {"number", "figure", "text", "data"}
+RECORDING = {"number", "figure", "text", "category", "data"}
 
 
 def _literal(node) -> bool:
@@ -18,7 +18,7 @@ def _literal(node) -> bool:
 
 
 def _recording_calls(tree: ast.AST):
-    """(call, the function it is in or None) for every report.number/figure/text/data call."""
+    """(call, the function it is in or None) for every report.number/figure/text/category/data call."""
     def walk(node, function):
         for child in ast.iter_child_nodes(node):
             inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
@@ -61,7 +61,7 @@ def _explainer_helpers() -> dict[str, tuple[int | None, str]]:
 
 
 def computed_keys(source: str, shared: dict | None = None) -> int:
-    """How many calls name a report key by an expression: report.number/figure/text/data calls
+    """How many calls name a report key by an expression: report.number/figure/text/category/data calls
     (except a helper passing on its caller's key), and calls of such a helper (``shared``: the
     ones ``explainer`` defines; the file's own count too) that do not write the key out."""
     tree = ast.parse(source)
@@ -89,6 +89,8 @@ def test_the_check_sees_a_computed_key_and_accepts_a_literal_one():
     assert computed_keys('report.number(f"{role}_heads", n, "{:.0f}")') == 1
     assert computed_keys('for k in keys:\n    report.text(k, en="", zh="")') == 1
     assert computed_keys('other.number(f"{x}", 1)') == 0
+    assert computed_keys('report.category("share", word)') == 0
+    assert computed_keys('report.category(f"{arm}_share", word)') == 1
 
 
 def test_the_check_follows_a_key_a_helper_passes_on_to_its_callers():
@@ -103,7 +105,7 @@ def test_the_check_follows_a_key_a_helper_passes_on_to_its_callers():
     assert computed_keys('def f(report, key):\n    report.number(f"{key}_mean", 1)') == 1
     assert computed_keys('def f(report, key):\n    report.number(key.upper(), 1)') == 1
     assert computed_keys('def f(report):\n    key = "a"\n    report.number(key, 1)') == 1
-    assert {"report_spread", "report_seed_count", "report_seeds_past"} <= set(_explainer_helpers())
+    assert {"report_spread", "report_seed_count", "report_seeds_past", "report_mean_range"} <= set(_explainer_helpers())
 
 
 def test_every_report_key_is_a_literal():
@@ -119,6 +121,8 @@ def test_every_report_key_is_a_literal():
 
 
 SEED_COUNTS = {"report_seed_count", "report_seeds_past"}   # explainer/seeds.py: report.number's key second
+# explainer/seeds.py's helpers that record under the key plus these endings (always bare: no en=/zh=)
+ENDINGS = {"report_mean_range": ("_mean", "_min", "_max")}
 
 
 def described_in_code_and_bare(source: str) -> tuple[set[str], set[str]]:
@@ -133,6 +137,11 @@ def described_in_code_and_bare(source: str) -> tuple[set[str], set[str]]:
             key = node.args[0] if node.args else None
         elif isinstance(node.func, ast.Name) and node.func.id in SEED_COUNTS:
             key = node.args[1] if len(node.args) > 1 else None
+        elif isinstance(node.func, ast.Name) and node.func.id in ENDINGS:
+            key = node.args[1] if len(node.args) > 1 else None
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                bare.update(key.value + ending for ending in ENDINGS[node.func.id])
+            continue
         else:
             continue
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
@@ -145,6 +154,8 @@ def test_the_check_sees_which_calls_leave_their_description_to_the_strings_file(
     assert described_in_code_and_bare('report.number("a", 1, en="x", zh="y")\nreport.number("b", 2)') \
         == ({"a"}, {"b"})
     assert described_in_code_and_bare('report_seed_count(report, "c", hits)') == (set(), {"c"})
+    assert described_in_code_and_bare('report_mean_range(report, "d", v, "{:.2f}")') == \
+        (set(), {"d_mean", "d_min", "d_max"})
 
 
 def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_without_a_description():

@@ -37,7 +37,7 @@ def badly_written_numbers(markdown: str, results: dict) -> list[str]:
     """'snippet.key: "text" in …context…' for every filled number a Chinese reader would
     stumble on."""
     found = []
-    for call in page_macros.calls(markdown):
+    for call in page_macros.with_options(page_macros.calls(markdown)):   # a choose's options' numbers too
         if call.kind != "value":
             continue
         name, key = call.snippet, call.key

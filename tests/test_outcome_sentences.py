@@ -26,7 +26,8 @@ whether, 如果, 应当, 是否, … 则 …), a possibility (can, could, 能够
 (typically, 通常), a question, a heading that asks one (What …, Why …).
 
 What supports it (``supported``):
-- a statement cites a ``value``, ``text``, ``claims``, ``claim`` or ``literature`` macro
+- a statement cites a ``value``, ``choose`` (the run's category picks the words), ``text``,
+  ``claims``, ``claim`` or ``literature`` macro
   (``{{ value("key") }}``) in the same sentence;
 - a verdict may also rest on the sentence before ("⟦value⟧ heads clear the bar. Two of them
   pass …" — it judges the number just given);
@@ -101,7 +102,7 @@ INFERENCE = re.compile(r"(?:so|thus|therefore|hence|this shows|this means)\b|(?:
 # not a run of ours: nothing there can cite a recorded number.
 NOT_RUN_PAGES = {f"{lang}/{page}" for lang in ("en", "zh") for page in ("sources.md", "references.md")}
 
-SUPPORT = {"value", "text", "claims", "claim", "literature"}
+SUPPORT = {"value", "choose", "text", "claims", "claim", "literature"}
 
 # --- Sentences that match the lexicon but state no outcome ----------------------------------
 

@@ -73,5 +73,5 @@ def test_a_card_before_its_evidence_is_caught_and_a_link_or_a_card_after_it_is_n
 def test_the_page_built_by_hand_shows_only_numbers_it_computes(lang):
     # four-steps is a construction: a number from the real model there would read as its own.
     text = (ROOT / "docs" / lang / "four-steps.md").read_text(encoding="utf-8")
-    cited = {c.snippet for c in page_macros.calls(text) if c.kind in ("value", "figure", "text", "data")}
+    cited = {c.snippet for c in page_macros.calls(text) if c.kind in ("value", "figure", "text", "choose", "data")}
     assert cited == {"four_steps"}

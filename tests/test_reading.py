@@ -114,6 +114,7 @@ def hooks(tmp_path):
         snippets={"demo": tmp_path / "demo.py"},
         results={"demo": {"numbers": {"heads": {"value": 16.0, "text": "16",
                                                 "about": {"en": "heads", "zh": "头数"}}},
+                          "categories": {"share": "most"},
                           "figures": {}, "claims": [], "_dir": tmp_path}})
     yield mkdocs_hooks
     mkdocs_hooks._state.clear()
@@ -146,6 +147,21 @@ def test_the_page_ends_with_a_table_of_its_numbers_not_a_dump(hooks):
     assert "The numbers on this page" in html
     assert "<td><code>demo.heads</code></td>" in html and "<td>heads</td>" in html
     assert "demo.output.txt" in html
+
+
+def test_choose_shows_the_option_the_run_recorded_with_its_numbers(hooks):
+    page = ('# Demo\n\nDo they? {{ choose("demo.share", most="In most seeds, yes: {{ value(\'demo.heads\') }} heads.", '
+            'few="In most seeds, no.") }} Then more.\n')
+    text = rendered(page)
+    assert "Do they? In most seeds, yes: 16 heads. Then more." in text and "no." not in text.split("Then")[0]
+    assert "<code>demo.heads</code>" in markdown.markdown(text, extensions=["pymdownx.details", "tables"])   # tabled
+
+
+def test_choose_fails_the_build_when_the_page_has_no_option_for_the_run(hooks):
+    from mkdocs.exceptions import PluginError
+
+    with pytest.raises(PluginError, match=r"demo\.md.*choose.*demo\.share.*'most'.*half, few"):
+        rendered('{{ choose("demo.share", half="In half.", few="In few.") }}\n')
 
 
 # --- on the built site -------------------------------------------------------------------

@@ -14,7 +14,28 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "snippets"))
 from tools.verdicts import claims as registry  # noqa: E402
 from explainer import kernels  # noqa: E402
-from explainer.report import Report, over_seeds  # noqa: E402
+from explainer.report import Report, all_word, over_seeds, share_word  # noqa: E402
+
+
+def test_the_share_word_of_a_count_gives_its_known_answer():
+    # more than half is "most", exactly half "half", fewer "few" (of an even and an odd n)
+    assert [share_word(k, 8) for k in (0, 3, 4, 5, 8)] == ["few", "few", "half", "most", "most"]
+    assert [share_word(k, 5) for k in (2, 3)] == ["few", "most"]
+    assert share_word(2.5, 5) == "half"
+    assert [all_word(k, 8) for k in (0, 1, 7, 8)] == ["none", "some", "some", "all"]
+    with pytest.raises(ValueError):
+        share_word(0, 0)
+
+
+def test_a_category_is_one_plain_word(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path))
+    report = Report("demo")
+    assert report.category("link", share_word(6, 8)) == "most"
+    for word in ("In most seeds", "Most", "", "most!"):
+        with pytest.raises(ValueError):
+            report.category("link", word)
+    import json
+    assert json.loads(report.save().read_text(encoding="utf-8"))["categories"] == {"link": "most"}
 
 
 def test_each_aggregate_over_seeds_gives_its_known_answer():

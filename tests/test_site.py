@@ -276,7 +276,7 @@ def test_chinese_search_index_is_segmented_and_searchable(built_site):
 def cited(page: Path) -> set[tuple]:
     """What a page cites: whole scripts, figures, numbers, claims lists and data, by full name."""
     return {(c.kind, c.snippet, c.key) for c in page_macros.calls(page.read_text(encoding="utf-8"))
-            if c.kind in ("code", "figure", "value", "claims", "data") and not (c.kind == "code" and c.key)}
+            if c.kind in ("code", "figure", "value", "choose", "claims", "data") and not (c.kind == "code" and c.key)}
 
 
 def test_twins_cite_the_same_snippets_figures_and_numbers():

@@ -69,6 +69,27 @@ def over_seeds(per_seed: list[float], of: str, chance: float = 0.0, line: float 
                      f"ci95_high, binomial_p, {', '.join(PAST_LINE)})")
 
 
+def share_word(k: float, n: int) -> str:
+    """How many of ``n`` (seeds, models) a count ``k`` is, as an outcome sentence words it:
+    ``"most"`` (more than half), ``"half"`` (exactly half) or ``"few"`` (fewer than half).
+    A snippet records it with ``Report.category``; the page words each case with ``choose``."""
+    if n <= 0:
+        raise ValueError(f"a share of {n} things")
+    return "most" if k > n / 2 else "half" if k == n / 2 else "few"
+
+
+def all_word(k: float, n: int) -> str:
+    """``"all"`` when ``k`` is ``n``, ``"none"`` when it is 0, else ``"some"``: how many of ``n``
+    models or seeds an outcome sentence says do something ("In all 8 models", "In 3 of 8 models")."""
+    if n <= 0 or not 0 <= k <= n:
+        raise ValueError(f"{k} of {n} things")
+    return "all" if k == n else "none" if k == 0 else "some"
+
+
+# A category names which outcome a run found: a plain lower-case word ("most", "falls", "yes").
+CATEGORY = re.compile(r"[a-z][a-z0-9_]*")
+
+
 # What a number is decides how each language writes it (``Report.number(..., kind=...)``):
 #   share   a part of a whole, as a percent in both languages ("36%")
 #   count   a whole number of things ("6", never "6.0"); the value must be whole
@@ -113,6 +134,7 @@ class Report:
         self.figures: dict[str, dict] = {}
         self.data_files: dict[str, str] = {}
         self.texts: dict[str, dict[str, str]] = {}
+        self.categories: dict[str, str] = {}
 
     def number(self, key: str, value: float, fmt: str = "{:.3f}", *, kind: str = "",
                en: str = "", zh: str = "", per_seed=None, of: str = "", chance: float = 0.0,
@@ -181,6 +203,18 @@ class Report:
         self.texts[key] = {"en": en, "zh": zh}
         print(f"{key} = {en}")
 
+    def category(self, key: str, word: str) -> str:
+        """Keep which outcome the run found, as one plain word from a small set the snippet
+        states ("most" / "half" / "few": ``share_word``; "falls" / "rises"; "yes" / "no"). The
+        page words each outcome in its own language: ``{{ choose("key", most="…", few="…") }}``
+        shows the option the word names (so a page says "slower in most seeds" only when the
+        run says so). Returns ``word``."""
+        if not isinstance(word, str) or not CATEGORY.fullmatch(word):
+            raise ValueError(f"category '{key}' must be a plain lower-case word, not {word!r}")
+        self.categories[key] = word
+        print(f"{key} = {word}")
+        return word
+
     def figure(self, key: str, fig, lang: str, alt: str, caption: str = "", narrow=None) -> None:
         """Save ``fig`` as ``<key>.<lang>.svg`` with its alt text and its one-line
         caption (the takeaway, shown under the figure) in that language, and a twin
@@ -242,7 +276,8 @@ class Report:
                 raise ValueError(f"figure '{key}' has no version in {sorted(missing)}")
         path = self.output_dir / "results.json"
         results = {"snippet": self.name, "numbers": self.numbers, "figures": self.figures,
-                   "data": self.data_files, "texts": self.texts}
+                   "data": self.data_files, "texts": self.texts,
+                   "categories": self.categories}
         path.write_text(json.dumps(results, ensure_ascii=False, indent=1, sort_keys=True),
                         encoding="utf-8")
         return path

@@ -156,21 +156,13 @@ def views_outcome(n_views: int, found: dict) -> dict[str, str]:
     return {"en": en + ": fewer than two roles have a head of their own.", "zh": zh + "：各有自己的头的角色不到两种。"}
 
 
-def c18_outcome(a_shown: bool, a_absent: bool, b_count: int, spread_count: int, heads: int) -> dict[str, str]:
-    """The sentence on C18 as a whole, from (a) and the counts of (b), in the rule's terms."""
+def c18_outcome(a_shown: bool, a_absent: bool, b_count: int, spread_count: int, heads: int) -> str:
+    """Which case of C18's rule the run met, from (a) and the counts of (b), for the page to word:
+    ``verified`` ((a) holds and (b) in at least 3/4 of the heads), ``refuted`` ((a) clearly absent
+    and the matches spread as widely as the keys in at least half), else ``undecided_`` plus what (a)
+    did (``holds``, ``absent``, ``open``)."""
     if a_shown and b_count >= 0.75 * heads:
-        return {"en": f"(a) holds, and (b) holds in {b_count} of {heads} heads: as far as the rule tests the claim, "
-                      "different heads pick different roles, one feature carries each match and the keys carry several.",
-                "zh": f"(a) 成立，(b) 在 {heads} 个头中的 {b_count} 个成立：在规则检验得到的范围内，不同的头首选不同的角色，"
-                      "每次匹配主要靠一个特征，而键带着好几个特征。"}
+        return "verified"
     if a_absent and spread_count >= 0.5 * heads:
-        return {"en": f"(a) is clearly absent, and in {spread_count} of {heads} heads the median query's match needs as "
-                      "many features as the keys carry: the picture of an index searched by narrow views does not hold.",
-                "zh": f"(a) 明确不成立；{heads} 个头中有 {spread_count} 个，中位查询的匹配用到的特征和键所带的一样多："
-                      "“索引 + 狭窄视角”的图景不成立。"}
-    a_en = "holds" if a_shown else "is clearly absent" if a_absent else "is neither shown nor clearly absent"
-    a_zh = "成立" if a_shown else "明确不成立" if a_absent else "既未成立，也不能明确排除"
-    return {"en": f"(a) {a_en}, but (b) holds in only {b_count} of {heads} heads and the matches spread as widely as "
-                  f"the keys in {spread_count}: neither case of the rule is met, so the run cannot decide the claim.",
-            "zh": f"(a) {a_zh}，但 (b) 只在 {heads} 个头中的 {b_count} 个成立，匹配和键一样分散的头有 {spread_count} 个："
-                  "规则的哪一种情形都不满足，这次运行判定不了这个论断。"}
+        return "refuted"
+    return "undecided_" + ("holds" if a_shown else "absent" if a_absent else "open")

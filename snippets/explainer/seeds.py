@@ -48,6 +48,16 @@ def report_spread(report, key: str, values, fmt: str = "{:.3f}", *, en: str, zh:
     return stats
 
 
+def report_mean_range(report, key: str, per_seed, fmt: str = "{:.3f}") -> None:
+    """Record ``key_mean``, ``key_min`` and ``key_max`` of ``per_seed`` (a numpy array, one
+    value per seed; its own mean/min/max), each with the per-seed values and written with
+    ``fmt``. Described in the snippet's strings file. As with ``report_spread``, the caller
+    writes ``key`` out: ``grep -rn '"train_exact"'`` finds where ``train_exact_mean`` is made."""
+    report.number(key + "_mean", per_seed.mean(), fmt, per_seed=per_seed, of="mean")
+    report.number(key + "_min", per_seed.min(), fmt, per_seed=per_seed, of="min")
+    report.number(key + "_max", per_seed.max(), fmt, per_seed=per_seed, of="max")
+
+
 def report_small_run(report, seeds: int, steps: int, *, runs: tuple[str, str] = ("seeds", "种子数")) -> None:
     """Record ``small_run_seeds`` and ``small_run_steps``: the size of the small run a page
     shows in a cell, so its prose states it from the run. ``runs`` names what is counted

@@ -189,20 +189,13 @@ report.number("split_seeds_8", split_heads(runs[8]).sum(), "{:.0f}")
 
 # The page's answers, built from the counts above.
 n_averages = int(((single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3)).sum())
-report.text("averages", en=("The single head does what the source describes: it averages."
-                            if n_averages > N_SEEDS / 2 else
-                            "In most seeds the single head does not average as the source describes."),
-            zh="单头的表现正如原文所说：它在取平均。" if n_averages > N_SEEDS / 2 else "多数种子里，单头并没有像原文说的那样取平均。")
+report.category("averages", "yes" if n_averages > N_SEEDS / 2 else "no")   # in most seeds; the page words it
 divided = all(int(split_heads(runs[h]).sum()) > N_SEEDS / 2 for h in (2, 4, 8))
-report.text("divide", en="Several heads instead divide the two jobs" if divided else
-            "Several heads do not always divide the two jobs",
-            zh="多个头则把两件事分开来做" if divided else "多个头并不总是把两件事分开来做")
+report.category("divide", "yes" if divided else "no")
 stopped = int((single["accuracy"] < 0.8).sum())       # seeds in which the single head fails the task
 costs = bool(single["accuracy"].mean() < runs[2]["accuracy"].mean())
 report.number("single_stopped_seeds", stopped, "{:.0f}")
-report.text("stopped", en=("Not in most seeds" + (", but it costs." if costs else ".")) if stopped <= N_SEEDS / 2
-            else "In most seeds, yes.",
-            zh=("多数种子里没有" + ("，但要付出代价。" if costs else "。")) if stopped <= N_SEEDS / 2 else "多数种子里是的。")
+report.category("stopped", "most" if stopped > N_SEEDS / 2 else "few_but_costs" if costs else "few")
 
 # %% [markdown]
 # ## Harder on order: the pair (first, previous)

@@ -214,21 +214,8 @@ report.number("advantage_heads_beyond_chance", (p_advantage < 0.05).sum(), "{:.0
 report.number("advantage_top_coordinate_share", by_size[0] / advantage[top], "{:.0%}", kind="share")
 report.number("advantage_coordinates_for_half", for_half, "{:.0f}", kind="count")
 
-if passing.any():
-    outcome = ("In at least one head a single coordinate does what the source says: it separates eating "
-               "verbs' queries and food nouns' keys better than the coordinates of random rotations, and "
-               "carries at least half of the eating verbs' preference for food.",
-               "至少有一个头里，单个坐标做到了原文说的事：它区分吃类动词的查询和食物名词的键，胜过随机旋转后的坐标，"
-               "并且承担了吃类动词偏向食物的至少一半。")
-elif (p_advantage < 0.05).any():
-    outcome = ("Eating verbs' queries do prefer food nouns' keys beyond chance, but through a direction: no "
-               "single coordinate both beats random rotations of its space and carries half of that preference.",
-               "吃类动词的查询确实超出偶然地偏向食物名词的键，但靠的是一个方向：没有哪个单独的坐标既胜过所在空间的"
-               "随机旋转，又承担了这份偏好的一半。")
-else:
-    outcome = ("No head lets eating verbs' queries prefer food nouns' keys beyond chance.",
-               "没有哪个头让吃类动词的查询超出偶然地偏向食物名词的键。")
-report.text("outcome", en=outcome[0], zh=outcome[1])
+# Does a single coordinate carry the preference (in some head), a direction only, or nothing beyond chance?
+report.category("outcome", "coordinate" if passing.any() else "direction" if (p_advantage < 0.05).any() else "none")
 
 # %% [markdown]
 # ## A note: do all verbs prefer food?

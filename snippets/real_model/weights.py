@@ -183,25 +183,10 @@ report.number("overlap_Q_median", float(torch.cat(overlaps["Q"]).median()), "{:.
 report.number("overlap_K_median", float(torch.cat(overlaps["K"]).median()), "{:.2f}")
 report.number("overlap_V_median", float(torch.cat(overlaps["V"]).median()), "{:.2f}")
 report.number("overlap_O_median", float(torch.cat(overlaps["O"]).median()), "{:.2f}")
-if below.mean() >= 0.75:
-    outcome = ("Most pairs of heads read apart: their subspaces overlap less than random ones.",
-               "大多数头对读取互不相干：它们的子空间比随机子空间重叠得还少。")
-elif above.mean() >= 0.75:
-    outcome = ("Most pairs of heads read together: their subspaces overlap more than random ones "
-               "that follow the stream's variance.",
-               "大多数头对读取彼此重合：它们的子空间比顺着残差流方差抽取的随机子空间重叠得还多。")
-elif between.mean() > 0.5:
-    outcome = ("Most of the $W_Q$ and $W_K$ overlaps lie between the two nulls: two heads of one layer "
-               "read more alike than random directions do, and less alike than random directions "
-               "that follow the stream's variance. So the heads do not split the stream into "
-               "private subspaces; they read overlapping parts of it.",
-               "$W_Q$ 和 $W_K$ 的重叠度大多落在两个零分布之间：同一层的两个头，读取的方向比随机方向更相近，"
-               "又比顺着残差流方差抽取的随机方向更分开。所以，各头并没有把残差流分成各自专用的子空间，"
-               "它们读取的部分彼此重叠。")
-else:
-    outcome = ("Neither reading apart nor reading together describes most pairs of heads.",
-               "大多数头对既谈不上读取互不相干，也谈不上读取彼此重合。")
-report.text("subspace_outcome", en=outcome[0], zh=outcome[1])
+# How most pairs of heads read: apart (below the isotropic null), together (above the stream's
+# null), between the two nulls, or neither (no page words it yet; the verdicts read the numbers).
+report.category("subspace_outcome", "apart" if below.mean() >= 0.75 else "together" if above.mean() >= 0.75
+                else "between" if between.mean() > 0.5 else "neither")
 report.number("null_isotropic_p5", iso_low, "{:.3f}")
 report.number("null_isotropic_p95", iso_high, "{:.3f}")
 report.number("null_isotropic_expected", head_size / config.d_model, "{:.3f}")

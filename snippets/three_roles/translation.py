@@ -17,7 +17,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeds import n_seeds, report_seed_count, report_small_run
+from explainer.seeds import n_seeds, report_mean_range, report_seed_count, report_small_run
 
 report = Report("three_roles.translation")
 
@@ -198,42 +198,27 @@ in_forced, forced_seeds = per_arm(2)
 # fixed
 report_seed_count(report, "correct_start_seeds", start["test_correct"][in_fixed])
 report_seed_count(report, "correct_seeds", end["test_correct"][in_fixed])
-report.number("held_out_exact_mean", fixed_seeds["held_out_exact"].mean(), "{:.0%}", per_seed=fixed_seeds["held_out_exact"], of="mean")
-report.number("held_out_exact_min", fixed_seeds["held_out_exact"].min(), "{:.0%}", per_seed=fixed_seeds["held_out_exact"], of="min")
-report.number("held_out_exact_max", fixed_seeds["held_out_exact"].max(), "{:.0%}", per_seed=fixed_seeds["held_out_exact"], of="max")
-report.number("train_exact_mean", fixed_seeds["train_exact"].mean(), "{:.0%}", per_seed=fixed_seeds["train_exact"], of="mean")
-report.number("train_exact_min", fixed_seeds["train_exact"].min(), "{:.0%}", per_seed=fixed_seeds["train_exact"], of="min")
-report.number("train_exact_max", fixed_seeds["train_exact"].max(), "{:.0%}", per_seed=fixed_seeds["train_exact"], of="max")
+report_mean_range(report, "held_out_exact", fixed_seeds["held_out_exact"], "{:.0%}")
+report_mean_range(report, "train_exact", fixed_seeds["train_exact"], "{:.0%}")
 
 # object dependent
 report_seed_count(report, "object_dependent_correct_start_seeds", start["test_correct"][in_object_dependent])
 report_seed_count(report, "object_dependent_correct_seeds", end["test_correct"][in_object_dependent])
-report.number("object_dependent_held_out_exact_mean", object_dependent_seeds["held_out_exact"].mean(), "{:.0%}", per_seed=object_dependent_seeds["held_out_exact"], of="mean")
-report.number("object_dependent_held_out_exact_min", object_dependent_seeds["held_out_exact"].min(), "{:.0%}", per_seed=object_dependent_seeds["held_out_exact"], of="min")
-report.number("object_dependent_held_out_exact_max", object_dependent_seeds["held_out_exact"].max(), "{:.0%}", per_seed=object_dependent_seeds["held_out_exact"], of="max")
-report.number("object_dependent_train_exact_mean", object_dependent_seeds["train_exact"].mean(), "{:.0%}", per_seed=object_dependent_seeds["train_exact"], of="mean")
-report.number("object_dependent_train_exact_min", object_dependent_seeds["train_exact"].min(), "{:.0%}", per_seed=object_dependent_seeds["train_exact"], of="min")
-report.number("object_dependent_train_exact_max", object_dependent_seeds["train_exact"].max(), "{:.0%}", per_seed=object_dependent_seeds["train_exact"], of="max")
+report_mean_range(report, "object_dependent_held_out_exact", object_dependent_seeds["held_out_exact"], "{:.0%}")
+report_mean_range(report, "object_dependent_train_exact", object_dependent_seeds["train_exact"], "{:.0%}")
 
 # forced (the forced arm)
 report_seed_count(report, "forced_correct_start_seeds", start["test_correct"][in_forced])
 report_seed_count(report, "forced_correct_seeds", end["test_correct"][in_forced])
-report.number("forced_held_out_exact_mean", forced_seeds["held_out_exact"].mean(), "{:.0%}", per_seed=forced_seeds["held_out_exact"], of="mean")
-report.number("forced_held_out_exact_min", forced_seeds["held_out_exact"].min(), "{:.0%}", per_seed=forced_seeds["held_out_exact"], of="min")
-report.number("forced_held_out_exact_max", forced_seeds["held_out_exact"].max(), "{:.0%}", per_seed=forced_seeds["held_out_exact"], of="max")
-report.number("forced_train_exact_mean", forced_seeds["train_exact"].mean(), "{:.0%}", per_seed=forced_seeds["train_exact"], of="mean")
-report.number("forced_train_exact_min", forced_seeds["train_exact"].min(), "{:.0%}", per_seed=forced_seeds["train_exact"], of="min")
-report.number("forced_train_exact_max", forced_seeds["train_exact"].max(), "{:.0%}", per_seed=forced_seeds["train_exact"], of="max")
+report_mean_range(report, "forced_held_out_exact", forced_seeds["held_out_exact"], "{:.0%}")
+report_mean_range(report, "forced_train_exact", forced_seeds["train_exact"], "{:.0%}")
 
-# The page's answers, built from the counts above (both corpora).
+# The page's answer, from the counts above (both corpora): did every model learn?
 learned = (report.numbers["correct_seeds"]["value"] == N_SEEDS
            and report.numbers["object_dependent_correct_seeds"]["value"] == N_SEEDS
            and report.numbers["correct_start_seeds"]["value"] == 0
            and report.numbers["object_dependent_correct_start_seeds"]["value"] == 0)
-report.text("wrong_then_right", en="Yes." if learned else "Not in every model.",
-            zh="是的。" if learned else "并非每个模型都如此。")
-report.text("all_learn", en="all learn the translation" if learned else "not all learn the translation",
-            zh="全都学会了翻译" if learned else "并没有全都学会翻译")
+report.category("learned", "yes" if learned else "no")   # the page words it: choose("learned", …)
 
 # %% [markdown]
 # ## Our addition: the decoder's cross-attention
@@ -242,18 +227,10 @@ report.text("all_learn", en="all learn the translation" if learned else "not all
 # does its cross-attention weigh its own Chinese source word most?
 
 # %%
-report.number("alignment_accuracy_start_mean", fixed_seeds["alignment_accuracy_start"].mean(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy_start"], of="mean")
-report.number("alignment_accuracy_start_min", fixed_seeds["alignment_accuracy_start"].min(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy_start"], of="min")
-report.number("alignment_accuracy_start_max", fixed_seeds["alignment_accuracy_start"].max(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy_start"], of="max")
-report.number("alignment_accuracy_mean", fixed_seeds["alignment_accuracy"].mean(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy"], of="mean")
-report.number("alignment_accuracy_min", fixed_seeds["alignment_accuracy"].min(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy"], of="min")
-report.number("alignment_accuracy_max", fixed_seeds["alignment_accuracy"].max(), "{:.0%}", per_seed=fixed_seeds["alignment_accuracy"], of="max")
-report.number("object_dependent_alignment_accuracy_start_mean", object_dependent_seeds["alignment_accuracy_start"].mean(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy_start"], of="mean")
-report.number("object_dependent_alignment_accuracy_start_min", object_dependent_seeds["alignment_accuracy_start"].min(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy_start"], of="min")
-report.number("object_dependent_alignment_accuracy_start_max", object_dependent_seeds["alignment_accuracy_start"].max(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy_start"], of="max")
-report.number("object_dependent_alignment_accuracy_mean", object_dependent_seeds["alignment_accuracy"].mean(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy"], of="mean")
-report.number("object_dependent_alignment_accuracy_min", object_dependent_seeds["alignment_accuracy"].min(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy"], of="min")
-report.number("object_dependent_alignment_accuracy_max", object_dependent_seeds["alignment_accuracy"].max(), "{:.0%}", per_seed=object_dependent_seeds["alignment_accuracy"], of="max")
+report_mean_range(report, "alignment_accuracy_start", fixed_seeds["alignment_accuracy_start"], "{:.0%}")
+report_mean_range(report, "alignment_accuracy", fixed_seeds["alignment_accuracy"], "{:.0%}")
+report_mean_range(report, "object_dependent_alignment_accuracy_start", object_dependent_seeds["alignment_accuracy_start"], "{:.0%}")
+report_mean_range(report, "object_dependent_alignment_accuracy", object_dependent_seeds["alignment_accuracy"], "{:.0%}")
 
 # %% [markdown]
 # ## Exercises, answered by the run

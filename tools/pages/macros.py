@@ -5,6 +5,7 @@ macro puts a snippet's result into the page of one language build:
 
     value      a number the run computed            figure  a numbered, captioned figure
     text       a phrase the run built (an outcome)   data    URL of a JSON file it published
+    choose     the page's words for the outcome the run found (the category it recorded)
     code       the whole script with its downloads, or one tagged cell with its printed output
                (the first cell on a page says what the page's cells need; tools/pages/code_cells.py)
     claims     the claims a snippet's experiment bears on, each with its verdict
@@ -21,6 +22,7 @@ import posixpath
 import re
 from urllib.parse import urlsplit
 
+import jinja2
 from mkdocs.exceptions import PluginError
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -43,11 +45,11 @@ def define_env(env):
 
 
 def _macro(kind: str):
-    def call(*args):
+    def call(*args, **options):
         page, calls = STATE["page"], STATE["calls"]
         found = calls[STATE["done"]] if STATE["done"] < len(calls) else None
         STATE["done"] += 1
-        if found is None or (found.kind, found.args) != (kind, args):  # read as Jinja renders them
+        if found is None or (found.kind, found.args, dict(found.options)) != (kind, args, options):  # read as Jinja renders them
             STATE["error"] = STATE.get("error") or PluginError(
                 f"{page.file.src_uri}: {kind}{args} rendered out of page order")
             return ""
@@ -64,7 +66,7 @@ def on_pre_page_macros(env):
     """The page's calls, read before Jinja renders them; the cells it shows and what they need."""
     page = env.page
     where = page.file.src_uri
-    STATE.update(page=page, calls=[], done=0, error=None)
+    STATE.update(page=page, calls=[], done=0, error=None, numbers=[])
     if not where.endswith(".md"):  # a notebook's page (mkdocs.yml renders *.md only)
         return
     try:
@@ -87,9 +89,9 @@ def on_post_page_macros(env):
     if STATE["done"] != len(STATE["calls"]):
         raise PluginError(f"{env.page.file.src_uri}: {STATE['done']} of the page's "
                           f"{len(STATE['calls'])} macros rendered")
-    numbers = [(c.snippet, c.key) for c in STATE["calls"] if c.kind == "value"]
+    numbers = list(dict.fromkeys(STATE["numbers"]))   # rendered, in page order (a chosen option's too)
     if numbers:
-        env.markdown += numbers_table.table(list(dict.fromkeys(numbers)), STATE["results"], STATE["lang"],
+        env.markdown += numbers_table.table(numbers, STATE["results"], STATE["lang"],
                                             lambda target: relative(env.page, target))
 
 
@@ -115,6 +117,7 @@ def _recorded(call, page, field: str, verb: str) -> dict | None:
 
 def value(call, page) -> str:
     results = _recorded(call, page, "numbers", "recorded no number")
+    STATE["numbers"].append((call.snippet, call.key))
     if results is None:
         return STATE["ui"]["not_run"]
     text = numbers_table.shown(results["numbers"][call.key], STATE["lang"]).strip()
@@ -129,6 +132,25 @@ def value(call, page) -> str:
 def text(call, page) -> str:
     results = _recorded(call, page, "texts", "recorded no text")
     return STATE["ui"]["not_run"] if results is None else results["texts"][call.key][STATE["lang"]]
+
+
+def choose(call, page) -> str:
+    """The option the page writes for the category the run recorded; its numbers filled in."""
+    results = _recorded(call, page, "categories", "recorded no category")
+    if results is None:
+        return STATE["ui"]["not_run"]
+    category = results["categories"][call.key]
+    words = call.option(category)
+    if words is None:
+        raise PluginError(f"{page.file.src_uri}: {call}: the run recorded category '{category}' for "
+                          f"'{call.target}', and the page words only {', '.join(o for o, _ in call.options)}: "
+                          f"add {category}=\"…\"")
+    inner = iter(call.option_calls(category))
+    def each(*args):
+        nested = next(inner)
+        return RENDER[nested.kind](nested, page)
+    standins = {name: each for name in page_macros.MACROS}
+    return jinja2.Environment(**page_macros.JINJA).from_string(words).render(standins)
 
 
 def figure(call, page) -> str:
@@ -228,7 +250,7 @@ def literature(call, page) -> str:
         raise PluginError(f"{page.file.src_uri}: {call}: {error}") from None
 
 
-RENDER = {"value": value, "text": text, "figure": figure, "data": data, "code": code,
+RENDER = {"value": value, "text": text, "choose": choose, "figure": figure, "data": data, "code": code,
           "claims": claims, "claim": claim, "literature": literature}
 
 

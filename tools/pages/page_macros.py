@@ -10,6 +10,10 @@ A page names its snippet once, in its front matter, and cites it by key:
     {{ value("weight_it_animal") }}            a number of the page's snippet
     {{ value("real_model.it_animal.n_seeds") }} a number of another snippet: its full name
     {{ figure("heatmap") }}  {{ text("outcome") }}  {{ data("attention") }}   likewise
+    {{ choose("share", most="In most seeds, yes.", few="In most seeds, no.") }}
+                                               the option named by the category the run
+                                               recorded (report.category); an option may
+                                               cite numbers: most="In {{ value('k') }} seeds."
     {{ code() }}                               the page's snippet, whole, with its downloads
     {{ code("real_model.head_roles.angles") }} another snippet, whole (a name with a dot)
     {{ code("scores") }}                       the page's snippet's cell tagged "scores"
@@ -30,8 +34,11 @@ import jinja2
 from jinja2 import nodes
 from mkdocs.utils import meta
 
-MACROS = ("value", "figure", "text", "data", "code", "claims", "claim", "literature")
-KEYED = ("value", "figure", "text", "data")   # one argument: a key, or snippet.key
+MACROS = ("value", "figure", "text", "choose", "data", "code", "claims", "claim", "literature")
+KEYED = ("value", "figure", "text", "choose", "data")   # one argument: a key, or snippet.key
+# choose(key, word="…", …): its options, one per category the run may record, are written as
+# keyword arguments (no other macro takes any); inside an option the nested macros use single
+# quotes: most="In {{ value('n_most') }} seeds".
 # Jinja's comments start with "{#", which Markdown's attribute lists use ({#anchor}): pages
 # have no comments, so their markers are strings no page writes. mkdocs.yml says the same.
 JINJA = {"comment_start_string": "{##", "comment_end_string": "##}"}
@@ -51,6 +58,16 @@ class Call:
     before: str = ""          # the page's text on the same line before the call
     after: str = ""           # the page's text right after it, up to the next call
     line: int = 0             # its line in the text read (front matter included), from 1
+    options: tuple[tuple[str, str], ...] = ()   # choose: (category, the page's words) in page order
+    nested: tuple[tuple[str, tuple["Call", ...]], ...] = ()   # choose: each option's own calls
+
+    def option(self, category: str) -> str | None:
+        """The words a ``choose`` writes for ``category`` (None: the page has no such option)."""
+        return dict(self.options).get(category)
+
+    def option_calls(self, category: str | None = None) -> tuple["Call", ...]:
+        """The calls inside one option (or, without ``category``, inside every option)."""
+        return tuple(c for name, inner in self.nested if category in (None, name) for c in inner)
 
     @property
     def target(self) -> str:
@@ -58,7 +75,8 @@ class Call:
         return ".".join(part for part in (self.snippet, self.key) if part)
 
     def __str__(self) -> str:
-        return f"{{{{ {self.kind}({', '.join(repr(a).replace(chr(39), chr(34)) for a in self.args)}) }}}}"
+        names = [repr(a).replace(chr(39), chr(34)) for a in self.args] + [f"{o}=…" for o, _ in self.options]
+        return f"{{{{ {self.kind}({', '.join(names)}) }}}}"
 
 
 def front_matter(text: str) -> tuple[str, dict]:
@@ -111,18 +129,36 @@ def calls(text: str, snippet: str | None = None) -> list[Call]:
             if not (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name)):
                 raise PageMacroError(f"line {node.lineno}: a page only calls macros "
                                      f"({', '.join(MACROS)}), as {{{{ value(\"key\") }}}}")
-            if node.kwargs or node.dyn_args or node.dyn_kwargs or \
-                    not all(isinstance(a, nodes.Const) for a in node.args):
+            if node.dyn_args or node.dyn_kwargs or (node.kwargs and node.node.name != "choose") or \
+                    not all(isinstance(a, nodes.Const) for a in node.args + [k.value for k in node.kwargs]):
                 raise PageMacroError(f"line {node.lineno}: {node.node.name}(…) takes quoted names only")
             kind, args = node.node.name, tuple(a.value for a in node.args)
+            options = tuple((k.key, k.value.value) for k in node.kwargs)
             try:
                 cited, key = resolve(kind, args, snippet)
+                nested = _options(kind, options, snippet)
             except PageMacroError as error:
                 raise PageMacroError(f"line {node.lineno}: {error}") from None
-            pending = Call(kind, args, cited, key, before=line, line=node.lineno + skipped)
+            pending = Call(kind, args, cited, key, before=line, line=node.lineno + skipped,
+                           options=options, nested=nested)
             found.append(pending)
             line += LINE_BREAK_STANDIN
     return found
+
+
+def _options(kind: str, options: tuple[tuple[str, str], ...], snippet: str | None):
+    """Each option's own calls (a ``choose``'s words may cite numbers); checks the options."""
+    if kind != "choose":
+        return ()
+    if not options:
+        raise PageMacroError('choose(…) words each outcome: choose("key", most="…", few="…")')
+    for name, words in options:
+        if not isinstance(words, str):
+            raise PageMacroError(f"choose(…): option {name}= takes quoted words (\"\" for none)")
+    nested = tuple((name, tuple(calls(words, snippet))) for name, words in options)
+    if any(c.kind not in ("value", "text") for _, inner in nested for c in inner):
+        raise PageMacroError("choose(…): an option may cite numbers (value) only")
+    return nested
 
 
 def render(text: str, each, snippet: str | None = None) -> str:
@@ -130,13 +166,20 @@ def render(text: str, each, snippet: str | None = None) -> str:
     stand-in for the prose readers of the tests: a marker, a number, nothing)."""
     body, _ = front_matter(text)
     found = iter(calls(text, snippet))
-    standins = {name: lambda *args: each(next(found)) for name in MACROS}
+    standins = {name: lambda *args, **options: each(next(found)) for name in MACROS}
     return jinja2.Environment(**JINJA, keep_trailing_newline=True).from_string(body).render(standins)
 
 
 def values(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
-    """(snippet, key) of every number a page cites, in order of first use."""
-    return list(dict.fromkeys((c.snippet, c.key) for c in calls(text, snippet) if c.kind == "value"))
+    """(snippet, key) of every number a page cites, in order of first use (a ``choose``'s
+    options' numbers with it: the run may pick any of them)."""
+    return list(dict.fromkeys((c.snippet, c.key) for c in with_options(calls(text, snippet))
+                              if c.kind == "value"))
+
+
+def with_options(found: list[Call]) -> list[Call]:
+    """The calls, each ``choose`` followed by the calls inside its options."""
+    return [inner for c in found for inner in (c, *c.option_calls())]
 
 
 def cells(text: str, snippet: str | None = None) -> list[tuple[str, str]]:

@@ -243,22 +243,11 @@ report.number("gap_shared_long_change", over_seeds(change["shared"], "mean"), "{
 report.number("gap_wide_long_change", over_seeds(change["wide"], "mean"), "{:+.4f}",
               per_seed=change["wide"], of="mean")
 
-# Sentences of the page, built from the counts.
+# The outcomes the page words, from the counts.
 count = {arm: int((loss[arm_of[arm]] <= free_median + MARGIN).sum()) for arm in ("shared", "wide")}
-if count["shared"] == 0 and count["wide"] == 0:
-    reach = ("No shared model came that close", "没有一个共享模型的损失低到这个程度")
-else:
-    reach = ("Some shared models came that close", "有的共享模型的损失也低到了这个程度")
-report.text("shared_reach", en=reach[0], zh=reach[1])
-if moved.sum() >= 0.75 * n:
-    mechanism = ("so, starting alike, one head did change direction in most seeds",
-                 "可见两个头起点相同，大多数种子里仍有一个头改变了方向")
-elif moved.sum() > 0:
-    mechanism = ("so heads that start alike do not reliably part ways here",
-                 "可见起点相同的头在这里并不一定会分道扬镳")
-else:
-    mechanism = ("so heads that start alike did not part ways here", "可见起点相同的头在这里没有分道扬镳")
-report.text("noisy_mechanism", en=mechanism[0], zh=mechanism[1])
+report.category("shared_reach", "none" if count["shared"] == 0 and count["wide"] == 0 else "some")
+# Did one of two heads that start alike change direction: in at least 3/4 of the seeds, in some, in none?
+report.category("noisy_mechanism", "most" if moved.sum() >= 0.75 * n else "some" if moved.sum() > 0 else "none")
 
 # %% [markdown]
 # ## Figure: every seed's held-out loss, four arms

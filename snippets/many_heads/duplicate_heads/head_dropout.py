@@ -215,31 +215,16 @@ report_seed_count(report, "cheaper_ablation_seeds", cheaper,
                   en="seeds in which head dropout makes removing one head cheaper",
                   zh="头 dropout 让去掉一个头的代价变小的种子数")
 
-# The page's sentences about the outcome, built from these numbers.
+# The outcomes the page words, from these numbers.
 mean_of = {key: {arm: float(values[arm_of[arm]].mean()) for arm in ARMS} for key, values in per_seed.items()}
 easier = mean_of["r2"]["dropout"] > mean_of["r2"]["none"] and less_redundant.sum() < n / 2
 harder = mean_of["r2"]["dropout"] < mean_of["r2"]["none"] and less_redundant.sum() > n / 2
 robust = mean_of["ablation_cost"]["dropout"] < mean_of["ablation_cost"]["none"] and cheaper.sum() > n / 2
 alike = mean_of["pattern_similarity"]["dropout"] > mean_of["pattern_similarity"]["none"]
-report.text("predictability", en=("Head dropout made the heads *easier* to predict from each other, not harder: "
-                                  "their $R^2$ fell in only" if easier else
-                                  "Head dropout made the heads *harder* to predict from each other, as the source "
-                                  "expects: their $R^2$ fell in" if harder else
-                                  "Head dropout did not clearly change how well the heads predict each other: "
-                                  "their $R^2$ fell in"),
-            zh=("头 dropout 让各个头*更容易*互相预测，而不是更难" if easier else
-                "头 dropout 让各个头*更难*互相预测，正如原文所料" if harder else
-                "头 dropout 没有明显改变各个头互相预测的难易"))
-report.text("patterns", en="grew a little more alike" if alike else "grew less alike",
-            zh="更相像了一些" if alike else "变得不那么相像")
-report.text("robust", en="And the model did become robust, as the source expects" if robust else
-            "The model did not clearly become more robust",
-            zh="模型也确实如原文所料变得更稳" if robust else "模型并没有明显变得更稳")
-report.text("conclusion", en=("In these runs the robustness came with more overlap between heads, not less: what "
-                              "one head writes, the others partly write too." if robust and easier and alike else
-                              "These runs do not show robustness bought with more overlap between heads."),
-            zh=("在这些实验里，稳健是靠头与头之间更多的重叠换来的，而不是更少：一个头写进去的东西，其他头也写了一部分。"
-                if robust and easier and alike else "这些实验并没有显示稳健是靠头与头之间更多的重叠换来的。"))
+report.category("predictability", "easier" if easier else "harder" if harder else "unclear")
+report.category("patterns", "alike" if alike else "apart")
+report.category("robust", "yes" if robust else "no")
+report.category("conclusion", "yes" if robust and easier and alike else "no")   # robustness bought with overlap
 
 # %% [markdown]
 # ## Exercises, answered by the run

@@ -149,25 +149,14 @@ report.number("loss_gap_mean", (loss[arm_of["shared"]] - loss[arm_of["free"]]).m
 # The page's conclusions, built from these numbers.
 wins, n_models = int(free_wins.sum()), len(free_wins)
 free_mean, shared_mean = loss[arm_of["free"]].mean(), loss[arm_of["shared"]].mean()
-if wins == n_models:
-    outcome = ("Identical heads lose here in every seed, as the source says.",
-               "在这里，雷同的头每个种子都输，原文说得对。")
-    road = ("the road to a low loss on this language", "是通往低损失的路")
-elif wins > n_models / 2 and free_mean < shared_mean:
-    outcome = ("Identical heads do lose here, as the source says — but not in every seed.",
-               "在这里，雷同的头确实会输，原文说得对——但并不是每个种子都输。")
-    road = ("the surer road to a low loss on this language, not the only one", "是通往低损失更稳妥的路，但不是唯一的路")
-else:
-    outcome = ("Identical heads do not lose here as a rule.", "在这里，雷同的头并不总是输。")
-    road = ("not the surer road to a low loss on this language", "并不是通往低损失更稳妥的路")
-report.text("free_on_average", en="and lower on average" if free_mean < shared_mean else "but not lower on average",
-            zh="平均值也更低" if free_mean < shared_mean else "但平均值并不更低")
-report.text("identical_lose", en=outcome[0], zh=outcome[1])
-report.text("division_road", en=road[0], zh=road[1])
+# Do identical heads lose: in every seed, in most (and on average), or not as a rule?
+identical_lose = ("every" if wins == n_models else "most" if wins > n_models / 2 and free_mean < shared_mean
+                  else "not_as_a_rule")
+report.category("free_on_average", "lower" if free_mean < shared_mean else "not_lower")
+report.category("identical_lose", identical_lose)
 gap = abs(float(shared_mean - free_mean))
 flat = all(abs(float((curve[arm_of[arm], back] - curve[arm_of[arm], -1]).mean())) < gap / 10 for arm in ARMS)
-report.text("flattened", en="have flattened" if flat else "have not quite flattened",
-            zh="已经走平" if flat else "还没有完全走平")
+report.category("flattened", "yes" if flat else "no")
 report.number("shared_pattern_gap", pattern_gap[arm_of["shared"]].max(), "{:.1f}")
 report.number("free_pattern_gap_mean", pattern_gap[arm_of["free"]].mean(), "{:.2f}")
 

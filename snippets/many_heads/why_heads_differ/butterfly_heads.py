@@ -161,7 +161,7 @@ report_spread(report, "rank_correlation_without_top", rank_correlation(before.ga
               zh="去掉训练后得分最高的那个头，其余 7 个头训练前后的秩相关")
 report.number("accuracy_mean", accuracy.mean(), "{:.3f}")
 report.number("accuracy_min", accuracy.min(), "{:.3f}")
-# The page's sentences about the outcome, built from the numbers above.
+# The outcomes, from the numbers above: the page words them, the figures' captions below too.
 low, high = over_seeds(spearman.tolist(), "ci95_low"), over_seeds(spearman.tolist(), "ci95_high")
 if low > 0:
     order_outcome = {"en": "heads that started higher did tend to end higher",
@@ -172,12 +172,12 @@ elif high < 0:
 else:
     order_outcome = {"en": "the run cannot tell whether heads that started higher end higher",
                      "zh": "这次运行分辨不出起初得分高的头训练后是否也更高"}
-report.text("order_outcome", **order_outcome)
+report.category("order_outcome", "higher" if low > 0 else "lower" if high < 0 else "unclear")   # the page words it
 if binomial_p < 0.05:
     leader_outcome = {"en": "more often than chance", "zh": "比随便挑一个头更常成为位置头"}
 else:
     leader_outcome = {"en": "not clearly more often than chance", "zh": "并不比随便挑一个头明显更常成为位置头"}
-report.text("leader_outcome", **leader_outcome)
+report.category("leader_outcome", "yes" if binomial_p < 0.05 else "no")   # the captions below use the words
 print(f"kept the lead in {hits} of {n} seeds (chance {chance * n:.0f}), p = {binomial_p:.2g}; "
       f"start rank of the positional head: {start_rank[positional].bincount(minlength=N_HEADS + 1)[1:].tolist()}")
 

@@ -236,48 +236,26 @@ report.number("planted_detection_rate", detected.float().mean(), "{:.2f}", kind=
               per_seed=detected.float(), of="mean")
 
 
-# The page's sentences about the outcome, built from these numbers.
+# The outcomes the page words, from these numbers: is each start's median known or censored (more
+# than the budget), can the planted pull end at its target (a cosine is at most 1), is the free
+# heads' task loss lower?
+report.category("orthogonal_median", "censored" if median["orthogonal"] is None else "known")
+report.category("aligned_median", "censored" if median["aligned"] is None else "known")
+report.category("planted_reachable", "yes" if planted_target < 1 else "no")
+n_rise = int(rise_above.sum())   # for the figures' captions
+
+
 def median_words(arm):
+    """A start's median steps as the captions write it (the pages word it with choose)."""
     if median[arm] is None:
         return (f"more than {STEPS} (censored)", f"超过 {STEPS}（删失）")
     return (f"{median[arm]:.0f}", f"{median[arm]:.0f}")
 
 
-n_twice, n_slower = int(sum(twice)), int(slower.sum())
 en_o, zh_o = median_words("orthogonal")
 en_a, zh_a = median_words("aligned")
-report.text("steps_orthogonal_median_words", en=en_o, zh=zh_o)
-report.text("steps_aligned_median_words", en=en_a, zh=zh_a)
-report.text("median_steps",
-            en=f"the median run needed {en_o} steps from the near-orthogonal start and {en_a} from the aligned one",
-            zh=f"近乎正交的起点中位数需要 {zh_o} 步，对齐的起点需要 {zh_a} 步")
-report.text("twice_count",
-            en=f"In {n_twice} of {n} seeds the near-orthogonal run surely needed at least twice the aligned "
-               f"median; in {n_slower} of {n} it surely needed more steps than the aligned run of the same seed.",
-            zh=f"{n} 个种子中，有 {n_twice} 个的近乎正交训练可以断定需要至少两倍于对齐中位数的步数；"
-               f"有 {n_slower} 个可以断定比同一种子的对齐训练需要更多步。")
-n_rise = int(rise_above.sum())
-report.text("free_heads",
-            en=(f"the largest |cos| between their bilinear forms rose above the cross-run pairs' 95th percentile "
-                f"in {n_rise} of {n} seeds"),
-            zh=(f"{n} 个种子中，有 {n_rise} 个的两个头双线性型之间最大的 |cos| 超过了跨运行配对的第 95 百分位数"))
-planted_words = (f"the planted pull ends at {planted[:, -1].mean():.3f} on average (its target "
-                 f"{planted_target:.3f}) and is detected in {int(detected.sum())} of {n} seeds",
-                 f"植入的拉近项平均停在 {planted[:, -1].mean():.3f}（目标 {planted_target:.3f}），"
-                 f"{n} 个种子中有 {int(detected.sum())} 个被检出")
-if planted_target >= 1:   # a cosine cannot reach the target: the planted check cannot be built
-    planted_words = (f"twice the null's 95th percentile is {planted_target:.3f}, more than a cosine can reach, so "
-                     f"no pull can end there: the planted check (G1) cannot be run as written. Pulled towards it, "
-                     f"the forms end at {planted[:, -1].mean():.3f} on average and exceed the 95th percentile in "
-                     f"{int(detected.sum())} of {n} seeds. At this null, free heads rising above it could not have "
-                     f"refuted the claim, only left it open",
-                     f"零假设第 95 百分位数的两倍是 {planted_target:.3f}，超过了余弦能达到的上限，没有哪个拉近项能停在那里："
-                     f"植入检验（G1）无法按原样进行。朝它拉的时候，双线性型平均停在 {planted[:, -1].mean():.3f}，"
-                     f"{n} 个种子中有 {int(detected.sum())} 个超过第 95 百分位数。在这样的零假设下，自由的头即使升到其上，"
-                     f"也推翻不了这个论断，只能让它待定")
-report.text("planted_outcome", en=planted_words[0], zh=planted_words[1])
 free_lower = bool(task_loss[arm_of["free"]].mean() < task_loss[arm_of["orthogonal"]].mean())
-report.text("free_loss", en="lower" if free_lower else "not lower", zh="更低" if free_lower else "并不更低")
+report.category("free_loss", "lower" if free_lower else "not_lower")
 for arm in ("orthogonal", "aligned", "free"):
     rows = arm_of[arm]
     steps_or_more = [int(t) if done else f">{STEPS}" for t, done in zip(steps_to_target[rows].tolist(),

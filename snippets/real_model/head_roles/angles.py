@@ -334,8 +334,7 @@ else:
     report.text("c23_qualifying", en="no head qualifies, and the angles below are not measured",
                 zh="没有合格的头，下面的夹角也就无从测量")
 general = min(int((v >= 0.75).sum()) for v in cos_everywhere.values()) >= L * H / 2   # most heads do it
-report.text("c23_cos_everywhere_lead", en="That is no mark of these two heads:" if general else "For comparison:",
-            zh="这并非这两个头独有：" if general else "作为对照：")
+report.category("c23_cos_everywhere_lead", "general" if general else "compare")
 
 # %% [markdown]
 # ## Figure

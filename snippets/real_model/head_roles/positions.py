@@ -81,15 +81,9 @@ report.number("sep_sink_best_p", max(roles["sep_sink"]["p"][roles["sep_sink"]["b
 report.number("sep_sink_chance", roles["sep_sink"]["chance"], "{:.0%}")
 
 # %%
-# Whether any head sinks on [SEP] the way many sink on [CLS]: the page's sentence says
-# what the count is.
-sep_sinks = int(roles["sep_sink"]["passes"].sum())
+# Whether any head sinks on [SEP] the way many sink on [CLS]: the page words it from the count.
 report.number("heads_measured", roles["sep_sink"]["passes"].size, "{:.0f}")
-report.text("sep_sink_sentence",
-            en="No head does that with `[SEP]`" if sep_sinks == 0 else
-            f"{sep_sinks} of {roles['sep_sink']['passes'].size} heads do that with `[SEP]`",
-            zh="对 `[SEP]` 这样做的头一个也没有" if sep_sinks == 0 else
-            f"对 `[SEP]` 这样做的头有 {sep_sinks} 个")
+report.category("sep_sink_sentence", "none" if roles["sep_sink"]["passes"].sum() == 0 else "some")
 
 # %% [markdown]
 # ## Figure

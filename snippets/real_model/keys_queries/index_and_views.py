@@ -433,6 +433,6 @@ report.data("c18_heads", {  # per head, layer by layer (index = 12 × (layer −
     "role_top_pick": {role: (role_hits[role] / n_role_items).round(3).tolist() for role in ROLES},
     "role_p": {role: np.round(role_p[role], 4).tolist() for role in ROLES},
 })
-report.text("c18_outcome", **c18_outcome(n_views >= 2, n_reach < 2, int(b_holds.sum()), int(spread_heads.sum()), L * H))
+report.category("c18_outcome", c18_outcome(n_views >= 2, n_reach < 2, int(b_holds.sum()), int(spread_heads.sum()), L * H))
 
 report.save()

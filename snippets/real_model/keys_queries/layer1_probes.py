@@ -134,6 +134,7 @@ for name, (_, x, labels) in tasks.items():
 # %%
 PASS_BAR = 0.75
 report.number("pass_bar", PASS_BAR, "{:.2f}")
+report.number("layer1_heads", H, kind="count")
 report.number("n_null_sets", N_SETS, kind="count")
 report.number("null_set_size", PER_SET, kind="count")
 report.number("n_folds", N_FOLDS, kind="count")
@@ -149,15 +150,6 @@ for name, vector in WHAT.items():
     per_head[f"{name}_{'key' if vector == 'query' else 'query'}"] = note[name]
 
 
-def outcome(name, vectors_en, what_en, vector_zh, what_zh):
-    """The page's sentence on one question, in both languages."""
-    n_pass, n_beat = passes[name].sum(), beats[name].sum()
-    return dict(en=f"{n_pass} of {H} layer-1 heads' {vectors_en} read {what_en} at {PASS_BAR:.2f} or more and "
-                   f"above both baselines; {n_beat} are above both baselines.",
-                zh=f"第 1 层的 {H} 个头中，有 {n_pass} 个头的{vector_zh}读出{what_zh}的平衡准确率不低于 "
-                   f"{PASS_BAR:.2f} 且高于两个基线；高于两个基线的共 {n_beat} 个。")
-
-
 report.number("transitive_chance", 1 / len(np.unique(tasks["transitive"][2])), "{:.2f}")
 best_of = best   # a name of this recording cell: other cells of the page bind "best"
 report.number("transitive_best_query", per_head["transitive"][best_of["transitive"]], "{:.2f}")
@@ -169,7 +161,6 @@ report.number("transitive_input", input_accuracy["transitive"], "{:.2f}")
 report.number("transitive_beating_heads", beats["transitive"].sum(), kind="count")
 report.number("transitive_passing_heads", passes["transitive"].sum(), kind="count")
 report.number("transitive_best_key", note["transitive"].max(), "{:.2f}")
-report.text("transitive_outcome", **outcome("transitive", "queries", "transitivity", "查询", "及物与否"))
 report.number("frame_chance", 1 / len(np.unique(tasks["frame"][2])), "{:.2f}")
 report.number("frame_best_query", per_head["frame"][best_of["frame"]], "{:.2f}")
 report.number("frame_best_query_head", best_of["frame"] + 1, kind="count")
@@ -180,7 +171,6 @@ report.number("frame_input", input_accuracy["frame"], "{:.2f}")
 report.number("frame_beating_heads", beats["frame"].sum(), kind="count")
 report.number("frame_passing_heads", passes["frame"].sum(), kind="count")
 report.number("frame_best_key", note["frame"].max(), "{:.2f}")
-report.text("frame_outcome", **outcome("frame", "queries", "the frame", "查询", "句型"))
 report.number("noun_chance", 1 / len(np.unique(tasks["noun"][2])), "{:.2f}")
 report.number("noun_best_key", per_head["noun"][best_of["noun"]], "{:.2f}")
 report.number("noun_best_key_head", best_of["noun"] + 1, kind="count")
@@ -191,7 +181,6 @@ report.number("noun_input", input_accuracy["noun"], "{:.2f}")
 report.number("noun_beating_heads", beats["noun"].sum(), kind="count")
 report.number("noun_passing_heads", passes["noun"].sum(), kind="count")
 report.number("noun_best_query", note["noun"].max(), "{:.2f}")
-report.text("noun_outcome", **outcome("noun", "keys", "concrete noun or not", "键", "是否具体名词"))
 report.data("per_head", {name: [round(float(a), 4) for a in accuracy] for name, accuracy in per_head.items()})
 
 # %% [markdown]

@@ -144,20 +144,11 @@ report.number("sense_v_median_accuracy", sense_observed[1:].median(), "{:.0%}", 
               zh="第 2–6 层 60 个头的中位数（值向量）")
 
 k_best = float(sense_accuracy["K"][0, 1:].max())
-if sense_best >= 0.8 and sense_low >= 0.8 and sense_p < 0.05:
-    outcome = ("In layers 2–6, a word's value does carry which sense it has.",
-               "在第 2–6 层，一个词的值向量确实带着它是哪种词义。")
-    if k_best >= sense_best - 0.05:
-        outcome = (outcome[0] + " Its keys carry the sense about as well, so the sense is in the "
-                   "stream each head reads, not something only the value holds.",
-                   outcome[1] + "它的键向量读出词义也差不多一样好：词义就在每个头读取的残差流里，"
-                   "并不是只有值向量才有。")
-elif sense_high < 0.6:
-    outcome = ("No head's value carries the word's sense.", "没有哪个头的值向量带着这个词的词义。")
-else:
-    outcome = ("The run cannot tell whether a head's value reliably carries the word's sense.",
-               "这次运行分辨不出是否有头的值向量可靠地带着词义。")
-report.text("sense_outcome", en=outcome[0], zh=outcome[1])
+# Does a value carry the sense (and do the keys, about as well: then it is in the stream), no head's,
+# or can the run not tell?
+carried = sense_best >= 0.8 and sense_low >= 0.8 and sense_p < 0.05
+report.category("sense_outcome", ("in_stream" if k_best >= sense_best - 0.05 else "yes") if carried else
+                "no" if sense_high < 0.6 else "unclear")
 
 # %% [markdown]
 # ## Could the test see such a head? A planted one (G1)

@@ -96,22 +96,9 @@ report.number("neighbour_probe_gain_low", gain_low, "{:+.3f}")
 report.number("neighbour_probe_gain_high", gain_high, "{:+.3f}")
 report.number("neighbour_probe_best_layer", int(np.argmax(probe_accuracy)) + 1, "{:.0f}")
 
-if gain_high < 0.02:
-    outcome = ("By this measure the values do not grow richer in context layer after layer: the "
-               "probe reads the neighbours best from layer {best}'s values, and from layer 6's no "
-               "better than from layer 1's (the gain's 95 % interval lies below 0.02).",
-               "按这个指标，值向量并没有一层比一层带上更多的上下文：探针从第 {best} 层的值向量里读得最好，"
-               "而从第 6 层读到的并不比第 1 层多（提高的 95% 区间整个低于 0.02）。")
-elif gain_low >= 0.1:
-    outcome = ("The values carry more of their neighbours layer after layer: the probe gains "
-               "from layer 1 to layer 6, and reads best from layer {best}'s values.",
-               "值向量一层比一层带上更多相邻词的信息：探针从第 1 层到第 6 层有提高，在第 {best} 层读得最好。")
-else:
-    outcome = ("The run cannot tell whether the values carry more of their neighbours by layer 6 "
-               "than in layer 1; the probe reads best from layer {best}'s values.",
-               "这次运行分辨不出第 6 层的值向量是否比第 1 层带上更多相邻词的信息；探针在第 {best} 层读得最好。")
-best = int(np.argmax(probe_accuracy)) + 1
-report.text("probe_outcome", en=outcome[0].format(best=best), zh=outcome[1].format(best=best))
+# Do the values grow richer in context from layer 1 to 6 (the gain's interval at least 0.1), not
+# (below 0.02), or can the run not tell? The page words it.
+report.category("probe_outcome", "no" if gain_high < 0.02 else "yes" if gain_low >= 0.1 else "unclear")
 
 # %% [markdown]
 # ### Could the probe have seen it at all? (G1)
@@ -136,21 +123,7 @@ print(f"neighbour named from the layer-{L} residual stream: {residual_correct.me
 report.number("neighbour_residual6_probe", residual_correct.mean(), "{:.0%}", kind="share")
 report.number("neighbour_g1_margin", residual_correct.mean() - majority, "{:+.3f}")
 report.number("neighbour_g1_held", float(residual_correct.mean() - majority >= 0.1), "{:.0f}")
-g1_numbers = dict(share=residual_correct.mean(), majority=majority)
-if residual_correct.mean() - majority >= 0.1:
-    g1_outcome = ("On the layer-6 residual stream the probe names {share:.0%} of the neighbours, at "
-                  "least 0.1 above always guessing the most frequent one ({majority:.0%}): it could "
-                  "have seen the neighbours, so C29's rule counts it.",
-                  "在第 6 层残差流上，探针说对 {share:.0%} 的相邻词，比总猜最常见的词（{majority:.0%}）"
-                  "至少高 0.1：它有能力看到相邻词，所以 C29 的规则把它算数。")
-else:
-    g1_outcome = ("Even on the layer-6 residual stream the probe names only {share:.0%} of the "
-                  "neighbours, less than 0.1 above always guessing the most frequent one "
-                  "({majority:.0%}): it could not have seen the effect, so C29's rule does not count it.",
-                  "即使在第 6 层残差流上，探针也只说对 {share:.0%} 的相邻词，比总猜最常见的词"
-                  "（{majority:.0%}）高不到 0.1：这个探针本来就看不到要找的效应，所以 C29 的规则不把它算数。")
-report.text("neighbour_g1_outcome", en=g1_outcome[0].format(**g1_numbers),
-            zh=g1_outcome[1].format(**g1_numbers))
+report.category("neighbour_g1_outcome", "held" if residual_correct.mean() - majority >= 0.1 else "not_held")
 
 # %% [markdown]
 # ### A context the values certainly need: a word's sense (C36's probe)

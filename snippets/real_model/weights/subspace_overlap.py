@@ -159,17 +159,8 @@ report.number("n_planted", len(planted), "{:.0f}", kind="count")
 report.number("planted_detection_share", detected.mean(), "{:.1%}", kind="share")
 report.number("planted_overlap_median", np.median(planted), "{:.2f}")
 report.number("top_weight_share", float(torch.cat(top_shares).median()), "{:.0%}", kind="share")
-if apart.mean() >= 0.75:
-    outcome = ("Most pairs of heads read apart: their forms overlap no more than those of random heads.",
-               "大多数头对读取互不相干：它们的双线性型重叠得不比随机头多。")
-elif together.mean() >= 0.75:
-    outcome = ("Most pairs of heads read together: two heads of one layer share more of what they match "
-               "on than two random heads with the same singular values do.",
-               "大多数头对读取彼此重合：同一层的两个头所匹配的内容，比奇异值相同的两个随机头共享得更多。")
-else:
-    outcome = ("Neither reading apart nor reading together describes most pairs of heads.",
-               "大多数头对既谈不上读取互不相干，也谈不上读取彼此重合。")
-report.text("outcome", en=outcome[0], zh=outcome[1])
+# How most pairs of heads read (at least 3/4 of them), for the page to word.
+report.category("outcome", "apart" if apart.mean() >= 0.75 else "together" if together.mean() >= 0.75 else "neither")
 
 # %% [markdown]
 # ## Figure

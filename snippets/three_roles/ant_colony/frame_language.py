@@ -16,7 +16,7 @@ import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer
 import torch
 
 from explainer.plotting import LANGS, column_figure
-from explainer.report import Report
+from explainer.report import Report, all_word
 from explainer.seeds import n_seeds, report_seed_count, report_small_run, report_spread
 
 torch.set_num_threads(1)
@@ -346,52 +346,28 @@ causal = report_seed_count(report, "causal_seeds", moved,
                            zh="去掉句型方向后损失升高至少这一余量、去掉三个随机方向后升高不到这一余量的模型数")
 
 # %%
-# Outcome sentences, built from the counts above.
+# The outcomes the pages word, from the counts above.
 n = len(SEEDS)
-
-
-def in_models(k, zh_all, zh_none, zh_some):
-    """"In all n models" / "In none of the n models" / "In k of n models", and the caller's Chinese."""
-    return {n: (f"In all {n} models", zh_all), 0: (f"In none of the {n} models", zh_none)}.get(
-        k, (f"In {k} of {n} models", zh_some))
-
-
-def pass_outcome(task):
-    """How many models pass for one label, and how many more beat the percentile below the bar."""
-    en, zh = names[task]
-    query, p95 = end[f"{task}_query"], end[f"{task}_p95"]
-    passed = int((query >= PASS_BAR).logical_and(query > p95).sum())
-    beats = int((query > p95).sum())
-    how_many = in_models(passed, f"{n} 个模型全部达标：", f"{n} 个模型没有一个达标（达标要求：",
-                         f"{n} 个模型中有 {passed} 个达标：")
-    rest_en = f"; {beats - passed} more beat that percentile below {PASS_BAR:.0%}" if beats > passed else ""
-    rest_zh = f"；另有 {beats - passed} 个高于这个百分位，但准确率不到 {PASS_BAR:.0%}" if beats > passed else ""
-    return dict(en=f"{how_many[0]} the query reads {en} at {PASS_BAR:.0%} or more and beats the random "
-                   f"projections' 95th percentile{rest_en}.",
-                zh=f"{how_many[1]}查询读出{zh}的准确率不低于 {PASS_BAR:.0%}，且高于随机投影的第 95 百分位"
-                   f"{'）' if passed == 0 else ''}{rest_zh}。")
-
-
-report.text("frame_outcome", **pass_outcome("frame"))
-report.text("transitive_outcome", **pass_outcome("transitive"))
+# How many models pass for each label (all, none, some), and whether more beat the percentile below
+# the bar: the page words each case.
+for_frame, for_transitive = (end["frame_query"] > end["frame_p95"]), (end["transitive_query"] > end["transitive_p95"])
+report_seed_count(report, "frame_beats_below_bar_seeds", for_frame & (end["frame_query"] < PASS_BAR),
+                  en="models whose query beats the random projections on the frame, below the bar",
+                  zh="在句型上查询胜过随机投影、但准确率不到门槛的模型数")
+report_seed_count(report, "transitive_beats_below_bar_seeds", for_transitive & (end["transitive_query"] < PASS_BAR),
+                  en="models whose query beats the random projections on transitivity, below the bar",
+                  zh="在及物与否上查询胜过随机投影、但准确率不到门槛的模型数")
+report.category("frame_models", all_word(report.numbers["frame_pass_seeds"]["value"], n))
+report.category("frame_more", "yes" if report.numbers["frame_beats_below_bar_seeds"]["value"] else "no")
+report.category("transitive_models", all_word(report.numbers["transitive_pass_seeds"]["value"], n))
+report.category("transitive_more", "yes" if report.numbers["transitive_beats_below_bar_seeds"]["value"] else "no")
 ACCURACY_MARGIN = 0.1               # accuracy: a difference we call a difference
 above_input = int((end["frame_query"] >= end["frame_input"] + ACCURACY_MARGIN).sum())
 report.number("frame_query_above_input_seeds", above_input, kind="count",
               en="models whose query reads the frame better than the whole input, by 10 percentage points or more",
               zh="查询读出句型的准确率比完整输入高出至少 10 个百分点的模型数")
-how_many_above = in_models(above_input, f"{n} 个模型全部如此：", f"{n} 个模型没有一个如此（",
-                           f"{n} 个模型中有 {above_input} 个，")
-report.text("controls_outcome",
-            en=f"{how_many_above[0]} the probe reads the frame from the 32-dimensional query better, by "
-               f"10 percentage points or more, than from the whole 128-dimensional input it is computed from.",
-            zh=f"{how_many_above[1]}探针从 32 维的查询读出句型的准确率，比从算出它的完整 128 维输入读出的"
-               f"高出至少 10 个百分点{'）' if above_input == 0 else ''}。")
-how_many_causal = in_models(causal, f"{n} 个模型全部如此：", f"{n} 个模型没有一个如此（", f"{n} 个模型中有 {causal} 个，")
-report.text("causal_outcome",
-            en=f"{how_many_causal[0]}, taking the frame directions out of the query raises the loss by "
-               f"{MARGIN} nats or more, while taking out three random directions raises it by less.",
-            zh=f"{how_many_causal[1]}从查询中去掉句型方向后损失至少升高 {MARGIN} 奈特，"
-               f"而去掉三个随机方向后升高不到 {MARGIN} 奈特{'）' if causal == 0 else ''}。")
+report.category("controls_models", all_word(above_input, n))
+report.category("causal_models", all_word(causal, n))
 
 # %% [markdown]
 # ## Figure

@@ -13,8 +13,8 @@
 # Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, plt
-from explainer.report import Report
-from explainer.seeds import n_seeds, report_seed_count
+from explainer.report import Report, share_word
+from explainer.seeds import n_seeds, report_mean_range, report_seed_count
 
 report = Report("three_roles.translation.link")
 
@@ -83,21 +83,11 @@ report_seed_count(report, "link_start_seeds", start["link"][in_fixed])
 report_seed_count(report, "link_attention_seeds", end["link_attention"][in_fixed])
 report_seed_count(report, "link_breaks_seeds", end["link_breaks"][in_fixed])
 report_seed_count(report, "link_breaks_unmarked_seeds", end["link_breaks"][in_fixed].bool() & ~end["link_attention"][in_fixed].bool())
-report.number("cat_to_laser_weight_mean", fixed_seeds["cat_to_laser_weight"].mean(), "{:.2f}", per_seed=fixed_seeds["cat_to_laser_weight"], of="mean")
-report.number("cat_to_laser_weight_min", fixed_seeds["cat_to_laser_weight"].min(), "{:.2f}", per_seed=fixed_seeds["cat_to_laser_weight"], of="min")
-report.number("cat_to_laser_weight_max", fixed_seeds["cat_to_laser_weight"].max(), "{:.2f}", per_seed=fixed_seeds["cat_to_laser_weight"], of="max")
-report.number("chase_laser_weight_start_mean", fixed_seeds["chase_laser_weight_start"].mean(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight_start"], of="mean")
-report.number("chase_laser_weight_start_min", fixed_seeds["chase_laser_weight_start"].min(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight_start"], of="min")
-report.number("chase_laser_weight_start_max", fixed_seeds["chase_laser_weight_start"].max(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight_start"], of="max")
-report.number("chase_laser_weight_mean", fixed_seeds["chase_laser_weight"].mean(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight"], of="mean")
-report.number("chase_laser_weight_min", fixed_seeds["chase_laser_weight"].min(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight"], of="min")
-report.number("chase_laser_weight_max", fixed_seeds["chase_laser_weight"].max(), "{:.2f}", per_seed=fixed_seeds["chase_laser_weight"], of="max")
-report.number("verb_object_linked_start_mean", fixed_seeds["verb_object_linked_start"].mean(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked_start"], of="mean")
-report.number("verb_object_linked_start_min", fixed_seeds["verb_object_linked_start"].min(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked_start"], of="min")
-report.number("verb_object_linked_start_max", fixed_seeds["verb_object_linked_start"].max(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked_start"], of="max")
-report.number("verb_object_linked_mean", fixed_seeds["verb_object_linked"].mean(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked"], of="mean")
-report.number("verb_object_linked_min", fixed_seeds["verb_object_linked"].min(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked"], of="min")
-report.number("verb_object_linked_max", fixed_seeds["verb_object_linked"].max(), "{:.0%}", per_seed=fixed_seeds["verb_object_linked"], of="max")
+report_mean_range(report, "cat_to_laser_weight", fixed_seeds["cat_to_laser_weight"], "{:.2f}")
+report_mean_range(report, "chase_laser_weight_start", fixed_seeds["chase_laser_weight_start"], "{:.2f}")
+report_mean_range(report, "chase_laser_weight", fixed_seeds["chase_laser_weight"], "{:.2f}")
+report_mean_range(report, "verb_object_linked_start", fixed_seeds["verb_object_linked_start"], "{:.0%}")
+report_mean_range(report, "verb_object_linked", fixed_seeds["verb_object_linked"], "{:.0%}")
 
 # object dependent
 report_seed_count(report, "object_dependent_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_object_dependent] >= LINK)
@@ -107,21 +97,11 @@ report_seed_count(report, "object_dependent_link_start_seeds", start["link"][in_
 report_seed_count(report, "object_dependent_link_attention_seeds", end["link_attention"][in_object_dependent])
 report_seed_count(report, "object_dependent_link_breaks_seeds", end["link_breaks"][in_object_dependent])
 report_seed_count(report, "object_dependent_link_breaks_unmarked_seeds", end["link_breaks"][in_object_dependent].bool() & ~end["link_attention"][in_object_dependent].bool())
-report.number("object_dependent_cat_to_laser_weight_mean", object_dependent_seeds["cat_to_laser_weight"].mean(), "{:.2f}", per_seed=object_dependent_seeds["cat_to_laser_weight"], of="mean")
-report.number("object_dependent_cat_to_laser_weight_min", object_dependent_seeds["cat_to_laser_weight"].min(), "{:.2f}", per_seed=object_dependent_seeds["cat_to_laser_weight"], of="min")
-report.number("object_dependent_cat_to_laser_weight_max", object_dependent_seeds["cat_to_laser_weight"].max(), "{:.2f}", per_seed=object_dependent_seeds["cat_to_laser_weight"], of="max")
-report.number("object_dependent_chase_laser_weight_start_mean", object_dependent_seeds["chase_laser_weight_start"].mean(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight_start"], of="mean")
-report.number("object_dependent_chase_laser_weight_start_min", object_dependent_seeds["chase_laser_weight_start"].min(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight_start"], of="min")
-report.number("object_dependent_chase_laser_weight_start_max", object_dependent_seeds["chase_laser_weight_start"].max(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight_start"], of="max")
-report.number("object_dependent_chase_laser_weight_mean", object_dependent_seeds["chase_laser_weight"].mean(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight"], of="mean")
-report.number("object_dependent_chase_laser_weight_min", object_dependent_seeds["chase_laser_weight"].min(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight"], of="min")
-report.number("object_dependent_chase_laser_weight_max", object_dependent_seeds["chase_laser_weight"].max(), "{:.2f}", per_seed=object_dependent_seeds["chase_laser_weight"], of="max")
-report.number("object_dependent_verb_object_linked_start_mean", object_dependent_seeds["verb_object_linked_start"].mean(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked_start"], of="mean")
-report.number("object_dependent_verb_object_linked_start_min", object_dependent_seeds["verb_object_linked_start"].min(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked_start"], of="min")
-report.number("object_dependent_verb_object_linked_start_max", object_dependent_seeds["verb_object_linked_start"].max(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked_start"], of="max")
-report.number("object_dependent_verb_object_linked_mean", object_dependent_seeds["verb_object_linked"].mean(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked"], of="mean")
-report.number("object_dependent_verb_object_linked_min", object_dependent_seeds["verb_object_linked"].min(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked"], of="min")
-report.number("object_dependent_verb_object_linked_max", object_dependent_seeds["verb_object_linked"].max(), "{:.0%}", per_seed=object_dependent_seeds["verb_object_linked"], of="max")
+report_mean_range(report, "object_dependent_cat_to_laser_weight", object_dependent_seeds["cat_to_laser_weight"], "{:.2f}")
+report_mean_range(report, "object_dependent_chase_laser_weight_start", object_dependent_seeds["chase_laser_weight_start"], "{:.2f}")
+report_mean_range(report, "object_dependent_chase_laser_weight", object_dependent_seeds["chase_laser_weight"], "{:.2f}")
+report_mean_range(report, "object_dependent_verb_object_linked_start", object_dependent_seeds["verb_object_linked_start"], "{:.0%}")
+report_mean_range(report, "object_dependent_verb_object_linked", object_dependent_seeds["verb_object_linked"], "{:.0%}")
 
 # forced (the forced arm)
 report_seed_count(report, "forced_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_forced] >= LINK)
@@ -131,55 +111,22 @@ report_seed_count(report, "forced_link_start_seeds", start["link"][in_forced])
 report_seed_count(report, "forced_link_attention_seeds", end["link_attention"][in_forced])
 report_seed_count(report, "forced_link_breaks_seeds", end["link_breaks"][in_forced])
 report_seed_count(report, "forced_link_breaks_unmarked_seeds", end["link_breaks"][in_forced].bool() & ~end["link_attention"][in_forced].bool())
-report.number("forced_cat_to_laser_weight_mean", forced_seeds["cat_to_laser_weight"].mean(), "{:.2f}", per_seed=forced_seeds["cat_to_laser_weight"], of="mean")
-report.number("forced_cat_to_laser_weight_min", forced_seeds["cat_to_laser_weight"].min(), "{:.2f}", per_seed=forced_seeds["cat_to_laser_weight"], of="min")
-report.number("forced_cat_to_laser_weight_max", forced_seeds["cat_to_laser_weight"].max(), "{:.2f}", per_seed=forced_seeds["cat_to_laser_weight"], of="max")
-report.number("forced_chase_laser_weight_start_mean", forced_seeds["chase_laser_weight_start"].mean(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight_start"], of="mean")
-report.number("forced_chase_laser_weight_start_min", forced_seeds["chase_laser_weight_start"].min(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight_start"], of="min")
-report.number("forced_chase_laser_weight_start_max", forced_seeds["chase_laser_weight_start"].max(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight_start"], of="max")
-report.number("forced_chase_laser_weight_mean", forced_seeds["chase_laser_weight"].mean(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight"], of="mean")
-report.number("forced_chase_laser_weight_min", forced_seeds["chase_laser_weight"].min(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight"], of="min")
-report.number("forced_chase_laser_weight_max", forced_seeds["chase_laser_weight"].max(), "{:.2f}", per_seed=forced_seeds["chase_laser_weight"], of="max")
-report.number("forced_verb_object_linked_start_mean", forced_seeds["verb_object_linked_start"].mean(), "{:.0%}", per_seed=forced_seeds["verb_object_linked_start"], of="mean")
-report.number("forced_verb_object_linked_start_min", forced_seeds["verb_object_linked_start"].min(), "{:.0%}", per_seed=forced_seeds["verb_object_linked_start"], of="min")
-report.number("forced_verb_object_linked_start_max", forced_seeds["verb_object_linked_start"].max(), "{:.0%}", per_seed=forced_seeds["verb_object_linked_start"], of="max")
-report.number("forced_verb_object_linked_mean", forced_seeds["verb_object_linked"].mean(), "{:.0%}", per_seed=forced_seeds["verb_object_linked"], of="mean")
-report.number("forced_verb_object_linked_min", forced_seeds["verb_object_linked"].min(), "{:.0%}", per_seed=forced_seeds["verb_object_linked"], of="min")
-report.number("forced_verb_object_linked_max", forced_seeds["verb_object_linked"].max(), "{:.0%}", per_seed=forced_seeds["verb_object_linked"], of="max")
+report_mean_range(report, "forced_cat_to_laser_weight", forced_seeds["cat_to_laser_weight"], "{:.2f}")
+report_mean_range(report, "forced_chase_laser_weight_start", forced_seeds["chase_laser_weight_start"], "{:.2f}")
+report_mean_range(report, "forced_chase_laser_weight", forced_seeds["chase_laser_weight"], "{:.2f}")
+report_mean_range(report, "forced_verb_object_linked_start", forced_seeds["verb_object_linked_start"], "{:.0%}")
+report_mean_range(report, "forced_verb_object_linked", forced_seeds["verb_object_linked"], "{:.0%}")
 
 # The page's answers, built from the counts above (both corpora, then the forced arm).
 got = {key: report.numbers[key]["value"] for key in report.numbers}
 linked_counts = (got["chase_laser_linked_seeds"], got["object_dependent_chase_laser_linked_seeds"])
-if all(c < N_SEEDS / 2 for c in linked_counts):
-    answer = ("Mostly not.", "大多没有。")
-    conclusion = ("most do it without that link — even when the verb's English depends on the object",
-                  "大多数却没有建立这个关联——哪怕动词的英文取决于宾语")
-elif all(c > N_SEEDS / 2 for c in linked_counts):
-    answer = ("Mostly yes.", "大多连上了。")
-    conclusion = ("most of them also form that link", "大多数也建立了这个关联")
-else:
-    answer = ("In one corpus mostly yes, in the other mostly not.", "一个语料里大多连上了，另一个里大多没有。")
-    conclusion = ("whether they form that link depends on the corpus", "是否建立这个关联要看语料")
-report.text("link_answer", en=answer[0], zh=answer[1])
-report.text("link_conclusion", en=conclusion[0], zh=conclusion[1])
-falls = got["chase_laser_weight_mean"] < got["chase_laser_weight_start_mean"]
-report.text("weight_change", en="*falls*" if falls else "*rises*", zh="反而*下降*了" if falls else "*上升*了")
-full, forced = got["object_dependent_link_seeds"], got["forced_link_seeds"]
-share = lambda k: "most" if k > N_SEEDS / 2 else "half" if k == N_SEEDS / 2 else "few"   # noqa: E731
-report.text("rule_link_answer",
-            en={"most": "In most seeds, yes.", "half": "In half of the seeds.", "few": "In most seeds, no."}[share(full)],
-            zh={"most": "多数种子里是的。", "half": "一半的种子里是。", "few": "多数种子里没有。"}[share(full)])
-unmarked = got["forced_link_breaks_unmarked_seeds"]
-report.text("forced_unmarked",
-            en="so where the forced arm needs the edge, 激光点 does not always pass the rule's attention conditions"
-            if unmarked else "so wherever the forced arm needs the edge, 激光点 also passes the rule's attention conditions",
-            zh="可见强制组需要这条边时，“激光点”并不总能满足规则里的注意力条件" if unmarked
-            else "可见强制组凡是需要这条边，“激光点”也都满足规则里的注意力条件")
-report.text("forced_contrast",
-            en={"most": "most of them form it", "half": "half of them form it",
-                "few": "most of them do not form it either"}[share(forced)],
-            zh={"most": "其中多数建立了这个关联", "half": "其中一半建立了这个关联",
-                "few": "其中多数同样没有建立这个关联"}[share(forced)])
+report.category("linked", "few" if all(c < N_SEEDS / 2 for c in linked_counts) else
+                "most" if all(c > N_SEEDS / 2 for c in linked_counts) else "mixed")
+report.category("weight_change", "falls" if got["chase_laser_weight_mean"] < got["chase_laser_weight_start_mean"]
+                else "rises")
+report.category("rule_link", share_word(got["object_dependent_link_seeds"], N_SEEDS))
+report.category("forced_unmarked", "yes" if got["forced_link_breaks_unmarked_seeds"] else "no")
+report.category("forced_link", share_word(got["forced_link_seeds"], N_SEEDS))
 
 # %% [markdown]
 # ## Figure

@@ -324,12 +324,6 @@ same_group = groups_q[:, :, None] == groups_q[:, None, :]                   # (n
 report.number("partner_group_sizes_wrong", (same_group.sum(2) != 2).sum(), "{:.0f}", kind="count")
 report.number("partner_target_errors", (targets_q // KINDS != groups_q).sum(), "{:.0f}",
               kind="count")
-verdict_words = ("more on the previous-token task than on the partner task in "
-                 f"{int((cost_previous - cost_partner >= 0.05).sum())} of {n} seeds")
-report.text("tying_outcome",
-            en=(f"Tying cost at least 0.05 accuracy {verdict_words}."),
-            zh=f"在 {n} 个种子中的 {int((cost_previous - cost_partner >= 0.05).sum())} 个里，"
-               "绑定在前一个词元任务上造成的准确率下降比在同组伙伴任务上至少多 0.05。")
 
 # %% [markdown]
 # ## Could the test have seen a cost? The separate models with symmetric scores
