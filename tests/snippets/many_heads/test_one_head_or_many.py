@@ -72,7 +72,7 @@ def test_a_removed_key_gets_no_weight_and_an_empty_mask_changes_nothing():
     import torch
     from explainer.batched import SeededTransformer
     from explainer.tiny_transformer import TransformerConfig
-    from explainer.token_knockout import correct_at, key_mask
+    from explainer.token_knockout import correct_at, key_mask, logits_without
 
     model = SeededTransformer(TransformerConfig(vocab_size=10, n_ctx=6, d_model=8, n_heads=2, n_layers=1,
                                                 d_mlp=16), [0, 1])
@@ -82,8 +82,9 @@ def test_a_removed_key_gets_no_weight_and_an_empty_mask_changes_nothing():
     with torch.no_grad():
         model.eval()
         plain = model(tokens)
-        assert torch.equal(model(tokens, key_mask=torch.zeros_like(removed)), plain)
-        knocked = model(tokens, key_mask=removed)
+        assert torch.equal(logits_without(model, tokens, torch.zeros_like(removed)), plain)
+        knocked = logits_without(model, tokens, removed)
+        assert model.removed_keys is None                                 # only for that pass
         weights = model.attention_weights()[0]                            # (S, B, nh, T, T)
     assert weights[:, :, :, queries, queries - 1].abs().max() == 0
     assert torch.allclose(weights.sum(dim=-1), torch.ones(()), atol=1e-6)   # rows renormalised
