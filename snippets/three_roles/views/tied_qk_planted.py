@@ -34,6 +34,8 @@ report = Report("three_roles.views.tied_qk_planted")
 # %%
 import torch.nn as nn
 
+from explainer.symmetric_plant import asymmetry_needed, symmetrised_sequences
+
 GROUPS, KINDS = 8, 4                  # token id = group * KINDS + kind
 VOCAB, LENGTH, OFFSETS = GROUPS * KINDS, 8, 64
 IGNORE = -1
@@ -147,7 +149,6 @@ def train(model, data, task_of, causal_of):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-
 
 
 MARGIN, HARMLESS = 0.05, 0.01     # the rule's verified margin; tying "costs nothing" below 0.01
