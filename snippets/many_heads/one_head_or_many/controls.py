@@ -18,7 +18,7 @@ import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer
 from explainer.report import Report
 from explainer.seeds import n_seeds, report_mean, report_mean_and_max, report_seed_count
 
-report = Report("many_heads.one_head_or_many_controls")
+report = Report("many_heads.one_head_or_many.controls")
 
 # %% [markdown]
 # ## The task, the models and their runs

@@ -1,11 +1,11 @@
-"""One head or many (2), C08's controls (many_heads.one_head_or_many_controls): a token taken
+"""One head or many (2), C08's controls (many_heads.one_head_or_many.controls): a token taken
 out of every head's view (explainer/token_knockout.py), the planted single head, the single
 heads trained twice as long; the verdict is the rule's (docs/claims.yml)."""
 
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / "snippets"))
 import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
 import numpy as np  # noqa: E402
@@ -79,7 +79,7 @@ def test_the_planted_head_answers_each_sequence_intact_or_knocked_out_by_its_see
 def test_c08s_counts_are_the_per_seed_comparisons_they_describe(results):
     # The 1- and 2-head runs are one_head_or_many's: the counts here, recomputed from its
     # per-seed values, also check that this snippet trained the same models again.
-    tested, r = results("many_heads.one_head_or_many"), results("many_heads.one_head_or_many_controls")
+    tested, r = results("many_heads.one_head_or_many"), results("many_heads.one_head_or_many.controls")
     v = {key: np.float32(tested.per_seed(key)) for key in (
         "accuracy_1_mean", "accuracy_2_mean", "pair_accuracy_1_mean", "pair_accuracy_2_mean",
         "single_previous_mean", "single_first_mean", "pair_previous_mean", "pair_first_mean")}
@@ -104,7 +104,7 @@ def test_c08s_counts_are_the_per_seed_comparisons_they_describe(results):
 
 
 def test_the_planted_share_is_the_least_over_the_tasks_whose_control_passes(results):
-    r = results("many_heads.one_head_or_many_controls")
+    r = results("many_heads.one_head_or_many.controls")
     n = r.number("n_seeds")
     shares = [r.number(f"{task}_planted_detected_seeds") / n for task in ("sum", "pair")
               if sum(r.per_seed(f"{task}_needs_both_seeds")) >= 0.75 * n]
@@ -114,7 +114,7 @@ def test_the_planted_share_is_the_least_over_the_tasks_whose_control_passes(resu
 
 
 def test_the_long_single_head_runs_train_twice_the_steps_and_score_shares(results):
-    r = results("many_heads.one_head_or_many_controls")
+    r = results("many_heads.one_head_or_many.controls")
     assert r.number("steps_long") == 2 * 400 and r.number("pair_steps_long") == 2 * 200   # the snippet's STEPS, PAIR_STEPS
     for key in ("accuracy_1_long_mean", "pair_accuracy_1_long_mean", "sum_without_previous_mean",
                 "sum_without_first_mean", "pair_without_previous_mean", "pair_without_first_mean"):
