@@ -17,17 +17,44 @@ def _literal(node) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def _recording_calls(tree: ast.AST):
-    """(call, the function it is in or None) for every report.number/figure/text/category/data call."""
+def _calls(tree: ast.AST):
+    """(call, the function it is in or None) for every call."""
     def walk(node, function):
         for child in ast.iter_child_nodes(node):
             inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
-            if (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
-                    and child.func.attr in RECORDING and isinstance(child.func.value, ast.Name)
-                    and child.func.value.id == "report" and child.args):
+            if isinstance(child, ast.Call):
                 yield child, function
             yield from walk(child, inner)
     yield from walk(tree, None)
+
+
+def _recording(call) -> bool:
+    """A report.number/figure/text/category/data call."""
+    return (isinstance(call.func, ast.Attribute) and call.func.attr in RECORDING
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "report" and bool(call.args))
+
+
+def _recording_calls(tree: ast.AST):
+    """(call, the function it is in or None) for every report.number/figure/text/category/data call."""
+    return ((call, function) for call, function in _calls(tree) if _recording(call))
+
+
+def _name(call) -> str | None:
+    return call.func.id if isinstance(call.func, ast.Name) else \
+        call.func.attr if isinstance(call.func, ast.Attribute) else None
+
+
+def _params(function) -> list[str]:
+    return [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
+
+
+def _helper_key(call, helper):
+    """The key a call of a helper (position, parameter, ...) gives it, or None."""
+    position, param = helper[:2]
+    key = next((k.value for k in call.keywords if k.arg == param), None)
+    if key is None and position is not None and len(call.args) > position:
+        key = call.args[position]
+    return key
 
 
 def _passed_on(key, function) -> str | None:
@@ -35,62 +62,106 @@ def _passed_on(key, function) -> str | None:
     literal ending; else None."""
     if function is None:
         return None
-    params = [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
+    params = _params(function)
     if isinstance(key, ast.BinOp) and isinstance(key.op, ast.Add) and _literal(key.right):
         key = key.left
     return key.id if isinstance(key, ast.Name) and key.id in params else None
 
 
-def helpers(source: str) -> dict[str, tuple[int | None, str]]:
+def _described(call, function) -> bool | None:
+    """Whether a recording call describes its number (en=/zh=): None when it passes on its
+    function's own ``en``/``zh`` parameters (then the function's caller decides)."""
+    about = [k.value for k in call.keywords if k.arg in ("en", "zh")]
+    if function is not None and about and all(isinstance(v, ast.Name) and v.id in _params(function)
+                                              for v in about):
+        return None
+    return bool(about)
+
+
+def helper_endings(source: str, shared: dict | None = None) -> dict[str, tuple]:
+    """The functions of ``source`` that record under a key their caller gives, directly or
+    through another such helper (``shared``: explainer's): name -> (the key's position among
+    the arguments, or None if keyword-only; the parameter's name; per number it records, the
+    literal ending it adds to the key and whether it describes it: True, False, or None when it
+    passes on the caller's ``en``/``zh``)."""
+    shared, found = dict(shared or {}), {}
+    calls = [(call, function) for call, function in _calls(ast.parse(source)) if function is not None]
+    changed = True
+    while changed:
+        changed = False
+        known = {**shared, **found}
+        for call, function in calls:
+            if _recording(call):
+                key = call.args[0]
+                inner = [("", _described(call, function))] if call.func.attr == "number" else []
+            elif _name(call) in known:
+                key, here = _helper_key(call, known[_name(call)]), _described(call, function)
+                inner = [(e, here if d is None else d) for e, d in known[_name(call)][2]]
+            else:
+                continue
+            param = _passed_on(key, function)
+            if param is None:
+                continue
+            ending = key.right.value if isinstance(key, ast.BinOp) else ""
+            endings = [(ending + e, d) for e, d in inner]
+            positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+            entry = found.setdefault(function.name, (positional.index(param) if param in positional else None,
+                                                     param, []))
+            for item in endings:
+                if item not in entry[2]:
+                    entry[2].append(item)
+                    changed = True
+            if function.name not in known:
+                changed = True
+    return found
+
+
+def helpers(source: str, shared: dict | None = None) -> dict[str, tuple[int | None, str]]:
     """The functions of ``source`` that record under a key their caller gives: name ->
     (the key's position among the arguments, or None if keyword-only; the parameter's name)."""
+    return {name: entry[:2] for name, entry in helper_endings(source, shared).items()}
+
+
+def _explainer_endings() -> dict:
     found = {}
-    for call, function in _recording_calls(ast.parse(source)):
-        param = _passed_on(call.args[0], function)
-        if param is not None:
-            positional = [a.arg for a in function.args.posonlyargs + function.args.args]
-            found[function.name] = (positional.index(param) if param in positional else None, param)
+    for path in sorted((ROOT / "snippets" / "explainer").rglob("*.py")):
+        found.update(helper_endings(path.read_text(encoding="utf-8"), found))
     return found
 
 
 def _explainer_helpers() -> dict[str, tuple[int | None, str]]:
-    found = {}
-    for path in sorted((ROOT / "snippets" / "explainer").rglob("*.py")):
-        found.update(helpers(path.read_text(encoding="utf-8")))
-    return found
+    return {name: entry[:2] for name, entry in _explainer_endings().items()}
 
 
 def computed_keys(source: str, shared: dict | None = None) -> int:
     """How many calls name a report key by an expression: report.number/figure/text/category/data calls
-    (except a helper passing on its caller's key), and calls of such a helper (``shared``: the
-    ones ``explainer`` defines; the file's own count too) that do not write the key out."""
+    and calls of a helper that records under its caller's key (``shared``: the ones
+    ``explainer`` defines; the file's own too), except a helper passing on its own caller's key."""
     tree = ast.parse(source)
-    count = sum(1 for call, function in _recording_calls(tree)
-                if not _literal(call.args[0]) and _passed_on(call.args[0], function) is None)
-    passing_on = {**(shared or {}), **helpers(source)}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
+    shared = {name: (helper + ([],))[:3] for name, helper in (shared or {}).items()}
+    passing_on = {**shared, **helper_endings(source, shared)}
+    count = 0
+    for call, function in _calls(tree):
+        if _recording(call):
+            key = call.args[0]
+        elif _name(call) in passing_on:
+            key = _helper_key(call, passing_on[_name(call)])
+            if key is None:
+                continue
+        else:
             continue
-        name = node.func.id if isinstance(node.func, ast.Name) else \
-            node.func.attr if isinstance(node.func, ast.Attribute) else None
-        if name not in passing_on:
-            continue
-        position, param = passing_on[name]
-        key = next((k.value for k in node.keywords if k.arg == param), None)
-        if key is None and position is not None and len(node.args) > position:
-            key = node.args[position]
-        if key is not None and not _literal(key):
+        if not _literal(key) and _passed_on(key, function) is None:
             count += 1
     return count
 
 
 def test_the_check_sees_a_computed_key_and_accepts_a_literal_one():
     assert computed_keys('report.number("heads", n, "{:.0f}")') == 0
+    assert computed_keys('report.category("share", word)') == 0
+    assert computed_keys('report.category(f"{arm}_share", word)') == 1
     assert computed_keys('report.number(f"{role}_heads", n, "{:.0f}")') == 1
     assert computed_keys('for k in keys:\n    report.text(k, en="", zh="")') == 1
     assert computed_keys('other.number(f"{x}", 1)') == 0
-    assert computed_keys('report.category("share", word)') == 0
-    assert computed_keys('report.category(f"{arm}_share", word)') == 1
 
 
 def test_the_check_follows_a_key_a_helper_passes_on_to_its_callers():
@@ -109,7 +180,7 @@ def test_the_check_follows_a_key_a_helper_passes_on_to_its_callers():
 
 
 def test_every_report_key_is_a_literal():
-    shared = _explainer_helpers()
+    shared = _explainer_endings()
     found = {}
     for path in sorted((ROOT / "snippets").rglob("*.py")):
         if "build" in path.relative_to(ROOT / "snippets").parts:
@@ -120,42 +191,50 @@ def test_every_report_key_is_a_literal():
     assert found == {}, f"report keys built at run time (calls per file): {found}; write the key out"
 
 
-SEED_COUNTS = {"report_seed_count", "report_seeds_past"}   # explainer/seeds.py: report.number's key second
-# explainer/seeds.py's helpers that record under the key plus these endings (always bare: no en=/zh=)
-ENDINGS = {"report_mean_range": ("_mean", "_min", "_max")}
-
-
-def described_in_code_and_bare(source: str) -> tuple[set[str], set[str]]:
+def described_in_code_and_bare(source: str, shared: dict | None = None) -> tuple[set[str], set[str]]:
     """The literal keys of report.number calls that describe their number (en=/zh=), and those
-    that leave it to the strings file."""
+    that leave it to the strings file; a call of a helper that records under its caller's key
+    (``shared``: explainer's, ``helper_endings``; the file's own too) counts as its recording
+    calls, each with its ending."""
+    passing_on = {**(shared or {}), **helper_endings(source, shared)}
     described, bare = set(), set()
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Call):
             continue
-        if (isinstance(node.func, ast.Attribute) and node.func.attr == "number"
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "report"):
-            key = node.args[0] if node.args else None
-        elif isinstance(node.func, ast.Name) and node.func.id in SEED_COUNTS:
-            key = node.args[1] if len(node.args) > 1 else None
-        elif isinstance(node.func, ast.Name) and node.func.id in ENDINGS:
-            key = node.args[1] if len(node.args) > 1 else None
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                bare.update(key.value + ending for ending in ENDINGS[node.func.id])
-            continue
+        about = bool({k.arg for k in node.keywords} & {"en", "zh"})
+        if _recording(node) and node.func.attr == "number":
+            key, recorded = node.args[0], [("", about)]
+        elif _name(node) in passing_on:
+            key = _helper_key(node, passing_on[_name(node)])
+            recorded = [(ending, about if d is None else d) for ending, d in passing_on[_name(node)][2]]
         else:
             continue
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            about = {k.arg for k in node.keywords} & {"en", "zh"}
-            (described if about else bare).add(key.value)
+            for ending, is_described in recorded:
+                (described if is_described else bare).add(key.value + ending)
     return described, bare
 
 
 def test_the_check_sees_which_calls_leave_their_description_to_the_strings_file():
+    shared = _explainer_endings()
     assert described_in_code_and_bare('report.number("a", 1, en="x", zh="y")\nreport.number("b", 2)') \
         == ({"a"}, {"b"})
-    assert described_in_code_and_bare('report_seed_count(report, "c", hits)') == (set(), {"c"})
-    assert described_in_code_and_bare('report_mean_range(report, "d", v, "{:.2f}")') == \
-        (set(), {"d_mean", "d_min", "d_max"})
+    assert described_in_code_and_bare('report_seed_count(report, "c", hits)', shared) == (set(), {"c"})
+    assert described_in_code_and_bare('report_seed_count(report, "c", hits, en="x", zh="y")', shared) \
+        == ({"c"}, set())
+    assert described_in_code_and_bare('report_spread(report, "d", v, en="x", zh="y")', shared) \
+        == ({"d_mean", "d_std", "d_min", "d_max"}, set())
+    helper = ('def pair(report, key, v):\n'
+              '    report.number(key + "_mean", v.mean())\n'
+              '    report.number(key + "_max", v.max(), en="top", zh="最高")\n')
+    assert described_in_code_and_bare(helper + 'pair(report, "e", v)') == ({"e_max"}, {"e_mean"})
+    nested = ('def both(report, key, v, en):\n'                # a helper through another helper
+              '    pair(report, key + "_query", v)\n'
+              '    report_seed_count(report, key + "_seeds", v > 0, en=en, zh=en)\n')
+    assert computed_keys(helper + nested + 'both(report, "f", v, "x")', shared) == 0
+    assert computed_keys(helper + nested + 'both(report, name, v, "x")', shared) == 1
+    assert described_in_code_and_bare(helper + nested + 'both(report, "f", v, en="x")', shared) \
+        == ({"f_query_max", "f_seeds"}, {"f_query_mean"})
 
 
 def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_without_a_description():
@@ -164,10 +243,10 @@ def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_withou
     without running anything, so a typo in a key fails here, not at the build."""
     import tomllib
 
-    wrong = {}
+    wrong, shared = {}, _explainer_endings()
     for strings in sorted((ROOT / "snippets").rglob("*.strings.toml")):
         snippet = strings.with_name(strings.name.removesuffix(".strings.toml") + ".py")
-        described, bare = described_in_code_and_bare(snippet.read_text(encoding="utf-8"))
+        described, bare = described_in_code_and_bare(snippet.read_text(encoding="utf-8"), shared)
         keys = set(tomllib.loads(strings.read_text(encoding="utf-8"))) - {"figure_text"}   # figures' words
         if not keys:
             continue  # the figures' words only: its numbers are described in code, as without a file

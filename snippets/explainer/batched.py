@@ -1,27 +1,23 @@
 """Many small transformers trained as one: every parameter has a leading model dimension.
 
-A claim about what training *does* must hold over many random seeds, not one
-lucky run. Instead of training M models one after the other, every parameter
-gets a leading model dimension M and one forward pass runs them all: the
-models share nothing but the batched matrix products. The loss is the sum of
-the models' own mean losses and AdamW updates every number on its own, so each
-model follows the path it would follow if trained alone on the same batches
-(up to float rounding: tests/test_batched.py checks it against TinyTransformer).
+A claim about what training *does* must hold over many random seeds, not one lucky run.
+Instead of training M models one after the other, every parameter gets a leading model
+dimension M and one forward pass runs them all: the models share nothing but the batched
+matrix products. The loss is the sum of the models' own mean losses and AdamW updates every
+number on its own, so each model follows the path it would follow if trained alone on the
+same batches (up to float rounding: tests/test_batched.py checks it against TinyTransformer).
 
 Two models, one loop:
 
-- ``SeededTransformer``: the tiny transformer of ``tiny_transformer.py`` (any
-  number of layers, an optional MLP), model s initialised from its own
-  ``torch.Generator().manual_seed(seeds[s])``.
-- ``StackedTransformer``: one attention-only layer whose heads can be tied
-  (``shared``) or made one wide head (``wide``), with head and attention
-  dropout; ``from_seeds`` starts model m exactly as ``TinyTransformer`` does
-  after ``torch.manual_seed(seeds[m])``.
+- ``SeededTransformer``: the tiny transformer of ``tiny_transformer.py`` (any number of
+  layers, an optional MLP), model s initialised from its own ``torch.Generator().manual_seed(seeds[s])``.
+- ``StackedTransformer``: one attention-only layer whose heads can be tied (``shared``) or
+  made one wide head (``wide``), with head and attention dropout; ``from_seeds`` starts
+  model m exactly as ``TinyTransformer`` does after ``torch.manual_seed(seeds[m])``.
 - ``losses_on``, ``evaluate_batched`` and ``train_batched`` work for both.
 
-No layer norm, causal attention, a linear unembedding. Shapes: M = models
-(S when they are seeds), B = batch, T = positions, C = d_model, V = vocabulary,
-L = layers, nh = heads, hs = head size.
+No layer norm, causal attention, a linear unembedding. Shapes: M = models (S when they are
+seeds), B = batch, T = positions, C = d_model, V = vocabulary, L = layers, nh = heads, hs = head size.
 """
 
 import math
@@ -90,14 +86,13 @@ class SeededTransformer(nn.Module):
         # a number, or one number per seed (S,). Reseed ``noise_generator`` for paired runs.
         self.input_noise = None
         self.noise_generator = torch.Generator().manual_seed(0)
+        self.removed_keys = None   # keys out of every head's view in evaluation (token_knockout.py)
 
     @property
     def n_seeds(self) -> int:
         return len(self.seeds)
 
-    @property
-    def n_models(self) -> int:
-        return len(self.seeds)
+    n_models = n_seeds   # the name evaluate_batched and train_batched read
 
     def embed(self, tokens):
         """tokens (S, B, T), or (B, T) shared by all seeds -> residual stream (S, B, T, C)."""
@@ -114,12 +109,8 @@ class SeededTransformer(nn.Module):
         S, B, T, C = x.shape
         return x.view(S, B, T, self.n_heads, self.head_size).transpose(2, 3)  # (S, B, nh, T, hs)
 
-    def attention(self, x, layer, key_mask=None):
-        """Causal multi-head self-attention of one layer for every seed: (S, B, T, C) -> same.
-
-        ``key_mask`` (S or 1, B or 1, T, T), bool, evaluation only: True removes that key from
-        that query's view in every head (-inf before the softmax, like the causal mask, so the
-        row renormalises over the keys left)."""
+    def attention(self, x, layer):
+        """Causal multi-head self-attention of one layer for every seed: (S, B, T, C) -> same."""
         S, B, T, C = x.shape
         q = self.split_heads(per_seed_matmul(x, self.W_Q[:, layer]))               # (S, B, nh, T, hs)
         k = self.split_heads(per_seed_matmul(x, self.W_K[:, layer]))               # (S, B, nh, T, hs)
@@ -127,7 +118,7 @@ class SeededTransformer(nn.Module):
         if torch.is_grad_enabled() or not self.keep_weights:
             # Training (or weights not wanted): PyTorch's fused kernel, the same computation
             # without materialising the weights.
-            assert key_mask is None, "key_mask is for evaluation (no gradient, weights kept)"
+            assert self.removed_keys is None, "keys are removed in evaluation only (token_knockout.py)"
             heads = F.scaled_dot_product_attention(
                 q.flatten(0, 1), k.flatten(0, 1), v.flatten(0, 1),
                 is_causal=self.config.causal).view(S, B, self.n_heads, T, self.head_size)
@@ -137,8 +128,8 @@ class SeededTransformer(nn.Module):
             if self.config.causal:
                 future = torch.ones(T, T, dtype=torch.bool).triu(1)
                 scores = scores.masked_fill(future, float("-inf"))
-            if key_mask is not None:                                     # keys removed, every head
-                scores = scores.masked_fill(key_mask[:, :, None], float("-inf"))
+            if self.removed_keys is not None:                            # token_knockout.py, every head
+                scores = scores.masked_fill(self.removed_keys[:, :, None], float("-inf"))
             weights = scores.softmax(dim=-1)                             # (S, B, nh, T, T)
             self.last_weights.append(weights.detach())
             heads = weights @ v                                          # (S, B, nh, T, hs)
@@ -150,15 +141,15 @@ class SeededTransformer(nn.Module):
         concat = heads.transpose(2, 3).reshape(S, B, T, C)               # (S, B, T, C)
         return per_seed_matmul(concat, self.W_O[:, layer])                       # (S, B, T, C)
 
-    def forward(self, tokens, key_mask=None):
-        """tokens (S, B, T) or (B, T) -> logits (S, B, T, V); ``key_mask``: see ``attention``."""
+    def forward(self, tokens):
+        """tokens (S, B, T) or (B, T) -> logits (S, B, T, V)."""
         x = self.embed(tokens)                                           # (S, B, T, C)
         if self.input_noise is not None:
             std = torch.as_tensor(self.input_noise, dtype=x.dtype).reshape(-1, 1, 1, 1)  # (S or 1, 1, 1, 1)
             x = x + std * torch.randn(x.shape, generator=self.noise_generator)
         self.last_weights, self.last_head_outputs = [], []
         for layer in range(self.config.n_layers):
-            x = x + self.attention(x, layer, key_mask)                   # (S, B, T, C)
+            x = x + self.attention(x, layer)                             # (S, B, T, C)
             if self.config.d_mlp:
                 hidden = torch.relu(per_seed_matmul(x, self.W_in[:, layer]) + self.b_in[:, None, None, layer])
                 x = x + per_seed_matmul(hidden, self.W_out[:, layer]) + self.b_out[:, None, None, layer]

@@ -85,3 +85,16 @@ def report_seeds_past(report, key: str, measurement, *, of: str, line: float, en
     measurement = torch.as_tensor(measurement, dtype=torch.float64).flatten()
     return int(report.number(key, over_seeds(measurement.tolist(), of, line=line), kind="count",
                              en=en, zh=zh, per_seed=measurement, of=of, line=line))
+
+
+def report_mean(report, key: str, values, fmt: str = "{:.3f}", *, kind: str = "") -> None:
+    """Record ``key_mean``: the mean of per-seed ``values``, with them (described in the snippet's
+    strings file)."""
+    report.number(key + "_mean", values.mean(), fmt, kind=kind, per_seed=values, of="mean")
+
+
+def report_mean_and_max(report, key: str, values, fmt: str = "{:.3f}", *, kind: str = "") -> None:
+    """Record ``key_mean`` and ``key_max`` of per-seed ``values``, with them (described in the
+    snippet's strings file)."""
+    report.number(key + "_mean", values.mean(), fmt, kind=kind, per_seed=values, of="mean")
+    report.number(key + "_max", values.max(), fmt, kind=kind, per_seed=values, of="max")

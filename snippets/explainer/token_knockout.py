@@ -1,9 +1,9 @@
 """A token taken out of every head's view, and a single head planted from a 2-head model.
 
 Does a task need the near token *and* the far token at the same query? Remove one of them
-from the keys of that query, in every head (``SeededTransformer``'s ``key_mask``: the row
-renormalises over the keys left), and see whether the 2-head model still answers. Removing a
-token rather than a head leaves aside which head does what.
+from the keys of that query, in every head (``logits_without``: -inf before the softmax, like
+the causal mask, so the row renormalises over the keys left), and see whether the 2-head model
+still answers. Removing a token rather than a head leaves aside which head does what.
 
 The planted single head (C08's power check): per seed, the seed's own 2-head model with that
 token removed on a share ``f`` of the test sequences, set on other sentences so that its
@@ -29,12 +29,23 @@ def key_mask(batch: int, T: int, queries: torch.Tensor, keys: torch.Tensor) -> t
 
 
 @torch.no_grad()
+def logits_without(model, tokens: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    """A ``SeededTransformer``'s logits (S, B, T, V) with the keys ``mask`` names (``key_mask``;
+    (S or 1, B or 1, T, T), None: none) removed from their queries' view in every head."""
+    model.removed_keys = mask                 # read by SeededTransformer.attention (batched.py)
+    try:
+        return model(tokens)                                               # (S, B, T, V)
+    finally:
+        model.removed_keys = None
+
+
+@torch.no_grad()
 def correct_at(model, tokens: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor | None = None):
     """Per seed and position, whether the model's top prediction is the target: (S, B, T)
     bool, False where there is no target; ``mask`` removes keys (``key_mask``)."""
     was_training = model.training
     model.eval()
-    logits = model(tokens, key_mask=mask)                                  # (S, B, T, V)
+    logits = logits_without(model, tokens, mask)                           # (S, B, T, V)
     model.train(was_training)
     return (logits.argmax(-1) == targets) & (targets != IGNORE)            # (S, B, T)
 

@@ -21,7 +21,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeds import report_seed_count, report_spread
+from explainer.seeds import report_mean, report_mean_and_max, report_seed_count, report_spread
 
 report = Report("many_heads.a_head_for_it.two_heads")
 
@@ -170,10 +170,8 @@ print("seeds with the two roles in different heads: ", int(top_pick_split.sum())
 report_seed_count(report, "same_layer_split_top_pick_seeds", top_pick_split)
 report_seed_count(report, "previous_role_top_pick_seeds", previous_role.any(dim=1))
 report_seed_count(report, "entity_role_top_pick_seeds", entity_role.any(dim=1))
-report.number("previous_role_top_pick_share_mean",
-              np.mean([share.max() for _, share in top_pick_previous]), "{:.2f}")
-report.number("entity_role_top_pick_share_mean",
-              np.mean([share.max() for _, share in top_pick_entity]), "{:.2f}")
+report.number("previous_role_top_pick_share_mean", np.mean([share.max() for _, share in top_pick_previous]), "{:.2f}")
+report.number("entity_role_top_pick_share_mean", np.mean([share.max() for _, share in top_pick_entity]), "{:.2f}")
 report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1))
 report_seed_count(report, "entity_head_seeds", is_entity.any(dim=1))
 report_seed_count(report, "distinct_roles_seeds", positional != entity)
@@ -193,8 +191,7 @@ report_spread(report, "entity_antecedent", final["antecedent"][seeds, entity], "
 report_spread(report, "entity_to_thing", final["to_thing"][seeds, entity], "{:.3f}",
               en="weight of the entity head from it on the thing", zh="实体头从 it 分给物体的权重")
 report.number("entity_previous_mean", final["previous"][seeds, entity].mean(), "{:.2f}")
-report.number("antecedent_at_init_mean", history[0]["antecedent"].max(dim=1).values.mean(),
-              "{:.2f}")
+report.number("antecedent_at_init_mean", history[0]["antecedent"].max(dim=1).values.mean(), "{:.2f}")
 report.number("to_thing_at_init_mean", history[0]["to_thing"][seeds, entity].mean(), "{:.2f}")
 report.number("previous_at_init_mean", history[0]["previous"].max(dim=1).values.mean(), "{:.2f}")
 
@@ -216,8 +213,7 @@ report_spread(report, "single_accuracy", single_final["accuracy"], "{:.2f}",
               en="accuracy with one head of 32", zh="一个 32 维的头的准确率")
 report_spread(report, "two_head_accuracy", final["accuracy"], "{:.2f}",
               en="accuracy with two heads of 16", zh="两个 16 维的头的准确率")
-report_seed_count(report, "two_heads_better_seeds",
-                  final["accuracy"] >= single_final["accuracy"] + 0.02)
+report_seed_count(report, "two_heads_better_seeds", final["accuracy"] >= single_final["accuracy"] + 0.02)
 report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}")
 report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}")
 report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}",
@@ -247,12 +243,10 @@ at_it = antecedent_targets != IGNORE                                     # (B, T
 at_it_calibration = torch.zeros_like(at_it)
 at_it_calibration[torch.arange(len(calibration_it)), calibration_it] = True
 all_targets = probe_targets != IGNORE                                   # (B, T) the three predictions
-removed_at_it = {"before": (knockout.key_mask(len(it_at), T, it_at[:, None], it_at[:, None] - 1),
-                            knockout.key_mask(len(calibration_it), T, calibration_it[:, None],
-                                              calibration_it[:, None] - 1)),
-                 "animal": (knockout.key_mask(len(it_at), T, it_at[:, None], animal_at[:, None]),
-                            knockout.key_mask(len(calibration_it), T, calibration_it[:, None],
-                                              calibration_animal[:, None]))}
+removed_at_it = {word: (knockout.key_mask(len(it_at), T, it_at[:, None], key[:, None]),       # probe, calibration
+                        knockout.key_mask(len(calibration_it), T, calibration_it[:, None], calibration_key[:, None]))
+                 for word, key, calibration_key in (("before", it_at - 1, calibration_it - 1),
+                                                    ("animal", animal_at, calibration_animal))}
 intact_at_it = knockout.correct_at(model, probe_tokens, probe_targets)                  # (S, B, T)
 two_at_it = knockout.accuracy(intact_at_it, at_it)                                       # (S,)
 two_at_it_calibration = knockout.accuracy(
@@ -275,18 +269,14 @@ print("without the animal:                ", knocked_at_it["animal"].numpy().rou
 
 # The single heads again, twice the steps, the same data stream (a stack of their own).
 STEPS_LONG = 2 * 300                                                   # twice train_and_watch's 300
-single_long = SeededTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=1, n_layers=1),
-                                SEEDS)
+single_long = SeededTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=1, n_layers=1), SEEDS)
 train_batched(single_long, task, steps=STEPS_LONG, batch_size=32, lr=1e-2)
 single_accuracy_long = evaluate_batched(single_long, probe_tokens, probe_targets)[1]   # (S,)
 print(f"one head, {STEPS_LONG} steps:", single_accuracy_long.numpy().round(2))
 
 # %%
 report.number("steps_long", STEPS_LONG, "{:.0f}")
-report.number("single_accuracy_long_mean", single_accuracy_long.mean(), "{:.2f}",
-              per_seed=single_accuracy_long, of="mean")
-report.number("single_accuracy_long_max", single_accuracy_long.max(), "{:.2f}",
-              per_seed=single_accuracy_long, of="max")
+report_mean_and_max(report, "single_accuracy_long", single_accuracy_long, "{:.2f}")
 report_seed_count(report, "single_fails_seeds",
                   (single_final["accuracy"] < 0.8) & (final["accuracy"] >= 0.95)
                   & (single_final["previous"][:, 0] >= 0.3) & (single_final["antecedent"][:, 0] >= 0.3)
@@ -294,10 +284,8 @@ report_seed_count(report, "single_fails_seeds",
 report_seed_count(report, "no_cost_seeds", single_final["accuracy"] >= final["accuracy"] - 0.01)
 report_seed_count(report, "needs_both_seeds",
                   (two_at_it >= 0.95) & (knocked_at_it["before"] < 0.8) & (knocked_at_it["animal"] < 0.8))
-report.number("it_without_before_mean", knocked_at_it["before"].mean(), "{:.2f}",
-              per_seed=knocked_at_it["before"], of="mean")
-report.number("it_without_animal_mean", knocked_at_it["animal"].mean(), "{:.2f}",
-              per_seed=knocked_at_it["animal"], of="mean")
+report_mean(report, "it_without_before", knocked_at_it["before"], "{:.2f}")
+report_mean(report, "it_without_animal", knocked_at_it["animal"], "{:.2f}")
 # G1 at "it": the lower of the two knock-outs' counts of detected seeds; its per-seed values
 # are that knock-out's (chosen on the run, the word before on a tie), so the build can redraw them.
 fewer = min(("before", "animal"), key=lambda word: int(detected_at_it[word].sum()))

@@ -203,54 +203,34 @@ report.number("ceiling_bar", CEILING, kind="share",
 report.number("frame_chance", 1 / len(FRAMES), kind="share", en="chance for the frame", zh="句型的偶然水平")
 report.number("transitive_chance", 0.5, kind="share", en="chance for transitivity", zh="及物与否的偶然水平")
 names = {"frame": ("the frame", "句型"), "transitive": ("transitivity", "及物与否")}   # the two labels a probe reads
-report_spread(report, "frame_query", end["frame_query"], kind="share",
-              en="held-out accuracy of the probe reading the frame from the query",
-              zh="探针从查询读出留出动词句型的准确率")
-report_spread(report, "frame_p95", end["frame_p95"], kind="share",
-              en="95th percentile of the probe reading the frame from random projections of the verb's input",
-              zh="探针从动词输入的随机投影读出句型的准确率的第 95 百分位")
-report_seed_count(report, "frame_beats_seeds", end["frame_query"] > end["frame_p95"],
-                  en="models whose query beats the random projections on the frame",
-                  zh="在句型上查询胜过随机投影的模型数")
-report_seed_count(report, "frame_pass_seeds", (end["frame_query"] >= PASS_BAR) & (end["frame_query"] > end["frame_p95"]),
-                  en=f"models whose query reads the frame at {PASS_BAR:.0%} or more and beats the random projections",
-                  zh=f"查询读出句型的准确率不低于 {PASS_BAR:.0%} 且胜过随机投影的模型数")
-report_seed_count(report, "frame_ceiling_seeds", end["frame_p95"] >= CEILING,
-                  en="models whose random projections reach the ceiling on the frame",
-                  zh="随机投影在句型上达到天花板的模型数")
-report_spread(report, "frame_query_start", start["frame_query"], kind="share",
-              en="same probe on the query at step 0 (the frame)",
-              zh="第 0 步同一探针读查询（句型）")
-report_spread(report, "frame_p95_start", start["frame_p95"], kind="share",
-              en="random projections' 95th percentile at step 0 (the frame)",
-              zh="第 0 步随机投影的第 95 百分位（句型）")
-report_seed_count(report, "frame_beats_seeds_start", start["frame_query"] > start["frame_p95"],
-                  en="models whose query beats the random projections at step 0 (the frame)",
-                  zh="第 0 步查询胜过随机投影的模型数（句型）")
-report_spread(report, "transitive_query", end["transitive_query"], kind="share",
-              en="held-out accuracy of the probe reading transitivity from the query",
-              zh="探针从查询读出留出动词及物与否的准确率")
-report_spread(report, "transitive_p95", end["transitive_p95"], kind="share",
-              en="95th percentile of the probe reading transitivity from random projections of the verb's input",
-              zh="探针从动词输入的随机投影读出及物与否的准确率的第 95 百分位")
-report_seed_count(report, "transitive_beats_seeds", end["transitive_query"] > end["transitive_p95"],
-                  en="models whose query beats the random projections on transitivity",
-                  zh="在及物与否上查询胜过随机投影的模型数")
-report_seed_count(report, "transitive_pass_seeds", (end["transitive_query"] >= PASS_BAR) & (end["transitive_query"] > end["transitive_p95"]),
-                  en=f"models whose query reads transitivity at {PASS_BAR:.0%} or more and beats the random projections",
-                  zh=f"查询读出及物与否的准确率不低于 {PASS_BAR:.0%} 且胜过随机投影的模型数")
-report_seed_count(report, "transitive_ceiling_seeds", end["transitive_p95"] >= CEILING,
-                  en="models whose random projections reach the ceiling on transitivity",
-                  zh="随机投影在及物与否上达到天花板的模型数")
-report_spread(report, "transitive_query_start", start["transitive_query"], kind="share",
-              en="same probe on the query at step 0 (transitivity)",
-              zh="第 0 步同一探针读查询（及物与否）")
-report_spread(report, "transitive_p95_start", start["transitive_p95"], kind="share",
-              en="random projections' 95th percentile at step 0 (transitivity)",
-              zh="第 0 步随机投影的第 95 百分位（及物与否）")
-report_seed_count(report, "transitive_beats_seeds_start", start["transitive_query"] > start["transitive_p95"],
-                  en="models whose query beats the random projections at step 0 (transitivity)",
-                  zh="第 0 步查询胜过随机投影的模型数（及物与否）")
+def report_reading(report, key: str) -> None:
+    """One label's numbers (``frame`` or ``transitive``), after training and at step 0: the probe
+    on the query, the random projections' 95th percentile, and the models whose query beats it."""
+    en, zh = names[key]
+    query, p95, query_start, p95_start = end[key + "_query"], end[key + "_p95"], start[key + "_query"], start[key + "_p95"]
+    report_spread(report, key + "_query", query, kind="share",
+                  en=f"held-out accuracy of the probe reading {en} from the query", zh=f"探针从查询读出留出动词{zh}的准确率")
+    report_spread(report, key + "_p95", p95, kind="share",
+                  en=f"95th percentile of the probe reading {en} from random projections of the verb's input",
+                  zh=f"探针从动词输入的随机投影读出{zh}的准确率的第 95 百分位")
+    report_seed_count(report, key + "_beats_seeds", query > p95,
+                      en=f"models whose query beats the random projections on {en}", zh=f"在{zh}上查询胜过随机投影的模型数")
+    report_seed_count(report, key + "_pass_seeds", (query >= PASS_BAR) & (query > p95),
+                      en=f"models whose query reads {en} at {PASS_BAR:.0%} or more and beats the random projections",
+                      zh=f"查询读出{zh}的准确率不低于 {PASS_BAR:.0%} 且胜过随机投影的模型数")
+    report_seed_count(report, key + "_ceiling_seeds", p95 >= CEILING,
+                      en=f"models whose random projections reach the ceiling on {en}", zh=f"随机投影在{zh}上达到天花板的模型数")
+    report_spread(report, key + "_query_start", query_start, kind="share",
+                  en=f"same probe on the query at step 0 ({en})", zh=f"第 0 步同一探针读查询（{zh}）")
+    report_spread(report, key + "_p95_start", p95_start, kind="share",
+                  en=f"random projections' 95th percentile at step 0 ({en})", zh=f"第 0 步随机投影的第 95 百分位（{zh}）")
+    report_seed_count(report, key + "_beats_seeds_start", query_start > p95_start,
+                      en=f"models whose query beats the random projections at step 0 ({en})",
+                      zh=f"第 0 步查询胜过随机投影的模型数（{zh}）")
+
+
+report_reading(report, "frame")
+report_reading(report, "transitive")
 per_model = [f"{a:.0%}>{b:.0%}" if a > b else f"{a:.0%}≤{b:.0%}"
              for a, b in zip(end["frame_query"].tolist(), end["frame_p95"].tolist())]
 print("frame, query vs 95th percentile, per model:", " ".join(per_model))
@@ -259,30 +239,23 @@ print("frame, query vs 95th percentile, per model:", " ".join(per_model))
 # ## Controls: the same probe on the key, the value, the input's principal components
 
 # %%
-report_spread(report, "frame_key", end["frame_key"], kind="share",
-              en="probe reading the frame from the key",
-              zh="探针从键读出句型的准确率")
-report_spread(report, "frame_value", end["frame_value"], kind="share",
-              en="probe reading the frame from the value",
-              zh="探针从值读出句型的准确率")
-report_spread(report, "frame_pca", end["frame_pca"], kind="share",
-              en="probe reading the frame from the top-32 principal components of the layer's input",
-              zh="探针从层输入的前 32 个主成分读出句型的准确率")
-report_spread(report, "frame_input", end["frame_input"], kind="share",
-              en="probe reading the frame from the whole 128-dimensional input",
-              zh="探针从完整的 128 维输入读出句型的准确率")
-report_spread(report, "transitive_key", end["transitive_key"], kind="share",
-              en="probe reading transitivity from the key",
-              zh="探针从键读出及物与否的准确率")
-report_spread(report, "transitive_value", end["transitive_value"], kind="share",
-              en="probe reading transitivity from the value",
-              zh="探针从值读出及物与否的准确率")
-report_spread(report, "transitive_pca", end["transitive_pca"], kind="share",
-              en="probe reading transitivity from the top-32 principal components of the layer's input",
-              zh="探针从层输入的前 32 个主成分读出及物与否的准确率")
-report_spread(report, "transitive_input", end["transitive_input"], kind="share",
-              en="probe reading transitivity from the whole 128-dimensional input",
-              zh="探针从完整的 128 维输入读出及物与否的准确率")
+def report_controls(report, key: str) -> None:
+    """One label (``frame`` or ``transitive``) read by the same probe from the key, the value, the
+    input's top-32 principal components and the whole input."""
+    en, zh = names[key]
+    report_spread(report, key + "_key", end[key + "_key"], kind="share",
+                  en=f"probe reading {en} from the key", zh=f"探针从键读出{zh}的准确率")
+    report_spread(report, key + "_value", end[key + "_value"], kind="share",
+                  en=f"probe reading {en} from the value", zh=f"探针从值读出{zh}的准确率")
+    report_spread(report, key + "_pca", end[key + "_pca"], kind="share",
+                  en=f"probe reading {en} from the top-32 principal components of the layer's input",
+                  zh=f"探针从层输入的前 32 个主成分读出{zh}的准确率")
+    report_spread(report, key + "_input", end[key + "_input"], kind="share",
+                  en=f"probe reading {en} from the whole 128-dimensional input", zh=f"探针从完整的 128 维输入读出{zh}的准确率")
+
+
+report_controls(report, "frame")
+report_controls(report, "transitive")
 report_spread(report, "kind_query", end["kind_query"], kind="share",
               en="probe reading the kind of object from a transitive verb's query (12 verbs)",
               zh="探针从及物动词的查询读出宾语类别的准确率（12 个动词）")

@@ -31,7 +31,7 @@ import torch
 
 from explainer.plotting import LANGS, column_figure
 from explainer.report import Report
-from explainer.seeds import n_seeds, report_seed_count, report_spread
+from explainer.seeds import n_seeds, report_mean, report_seed_count, report_spread
 
 torch.set_num_threads(1)
 report = Report("three_roles.views.tied_qk")
@@ -258,72 +258,59 @@ at_or_after[0, 0] = False
 causal_leak = attention[causal_of][..., at_or_after].max()
 
 # %%
+def report_accuracies(report, key: str, task: str, en: str, zh: str) -> None:
+    """Held-out accuracy of one task's four arms, separate or tied, bidirectional or causal."""
+    report_spread(report, key + "_separate", accuracy[task, False, False], "{:.3f}",
+                  en=f"held-out accuracy, {en}, separate W_Q and W_K", zh=f"留出数据上的准确率，{zh}，W_Q 与 W_K 分开")
+    report_spread(report, key + "_tied", accuracy[task, False, True], "{:.3f}",
+                  en=f"held-out accuracy, {en}, tied W_Q = W_K", zh=f"留出数据上的准确率，{zh}，W_Q = W_K 绑定")
+    report_spread(report, key + "_separate_causal", accuracy[task, True, False], "{:.3f}",
+                  en=f"held-out accuracy, {en}, separate W_Q and W_K, causal, self masked",
+                  zh=f"留出数据上的准确率，{zh}，W_Q 与 W_K 分开，因果、屏蔽自身")
+    report_spread(report, key + "_tied_causal", accuracy[task, True, True], "{:.3f}",
+                  en=f"held-out accuracy, {en}, tied W_Q = W_K, causal, self masked",
+                  zh=f"留出数据上的准确率，{zh}，W_Q = W_K 绑定，因果、屏蔽自身")
+
+
+def report_costs(report, key: str, costs, costs_causal, en: str, zh: str) -> None:
+    """What tying costs on one task, bidirectional and causal (``en``/``zh``: the task's name)."""
+    report_spread(report, key, costs, "{:.3f}", en=f"accuracy lost by tying W_Q = W_K, {en} task (separate minus tied)",
+                  zh=f"绑定 W_Q = W_K 造成的准确率下降，{zh}任务（分开减去绑定）")
+    report_spread(report, key + "_causal", costs_causal, "{:.3f}",
+                  en=f"accuracy lost by tying W_Q = W_K, {en} task, causal with self masked (scope note)",
+                  zh=f"绑定 W_Q = W_K 造成的准确率下降，{zh}任务，因果且屏蔽自身（适用范围附注）")
+
+
 report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}", kind="count")
 report.number("offsets", OFFSETS, "{:.0f}", kind="count")
-report_spread(report, "accuracy_previous_separate", accuracy["previous", False, False], "{:.3f}",
-              en="held-out accuracy, previous token, separate W_Q and W_K",
-              zh="留出数据上的准确率，前一个词元，W_Q 与 W_K 分开")
-report_spread(report, "accuracy_previous_tied", accuracy["previous", False, True], "{:.3f}",
-              en="held-out accuracy, previous token, tied W_Q = W_K",
-              zh="留出数据上的准确率，前一个词元，W_Q = W_K 绑定")
-report_spread(report, "accuracy_previous_separate_causal", accuracy["previous", True, False], "{:.3f}",
-              en="held-out accuracy, previous token, separate W_Q and W_K, causal, self masked",
-              zh="留出数据上的准确率，前一个词元，W_Q 与 W_K 分开，因果、屏蔽自身")
-report_spread(report, "accuracy_previous_tied_causal", accuracy["previous", True, True], "{:.3f}",
-              en="held-out accuracy, previous token, tied W_Q = W_K, causal, self masked",
-              zh="留出数据上的准确率，前一个词元，W_Q = W_K 绑定，因果、屏蔽自身")
-report_spread(report, "accuracy_partner_separate", accuracy["partner", False, False], "{:.3f}",
-              en="held-out accuracy, partner, separate W_Q and W_K",
-              zh="留出数据上的准确率，同组伙伴，W_Q 与 W_K 分开")
-report_spread(report, "accuracy_partner_tied", accuracy["partner", False, True], "{:.3f}",
-              en="held-out accuracy, partner, tied W_Q = W_K",
-              zh="留出数据上的准确率，同组伙伴，W_Q = W_K 绑定")
-report_spread(report, "accuracy_partner_separate_causal", accuracy["partner", True, False], "{:.3f}",
-              en="held-out accuracy, partner, separate W_Q and W_K, causal, self masked",
-              zh="留出数据上的准确率，同组伙伴，W_Q 与 W_K 分开，因果、屏蔽自身")
-report_spread(report, "accuracy_partner_tied_causal", accuracy["partner", True, True], "{:.3f}",
-              en="held-out accuracy, partner, tied W_Q = W_K, causal, self masked",
-              zh="留出数据上的准确率，同组伙伴，W_Q = W_K 绑定，因果、屏蔽自身")
-report_spread(report, "cost_previous", cost_previous, "{:.3f}",
-              en="accuracy lost by tying W_Q = W_K, previous-token task (separate minus tied)",
-              zh="绑定 W_Q = W_K 造成的准确率下降，前一个词元任务（分开减去绑定）")
-report_spread(report, "cost_partner", cost_partner, "{:.3f}",
-              en="accuracy lost by tying W_Q = W_K, partner task (separate minus tied)",
-              zh="绑定 W_Q = W_K 造成的准确率下降，同组伙伴任务（分开减去绑定）")
+report_accuracies(report, "accuracy_previous", "previous", "previous token", "前一个词元")
+report_accuracies(report, "accuracy_partner", "partner", "partner", "同组伙伴")
+report_costs(report, "cost_previous", cost_previous, cost_previous_causal, "previous-token", "前一个词元")
+report_costs(report, "cost_partner", cost_partner, cost_partner_causal, "partner", "同组伙伴")
 report_seed_count(report, "asymmetric_margin_seeds", cost_previous - cost_partner >= 0.05)
 report_seed_count(report, "tied_harmless_seeds", cost_previous < 0.01)
-report_spread(report, "cost_previous_causal", cost_previous_causal, "{:.3f}",
-              en="accuracy lost by tying W_Q = W_K, previous-token task, causal with self masked (scope note)",
-              zh="绑定 W_Q = W_K 造成的准确率下降，前一个词元任务，因果且屏蔽自身（适用范围附注）")
-report_spread(report, "cost_partner_causal", cost_partner_causal, "{:.3f}",
-              en="accuracy lost by tying W_Q = W_K, partner task, causal with self masked (scope note)",
-              zh="绑定 W_Q = W_K 造成的准确率下降，同组伙伴任务，因果且屏蔽自身（适用范围附注）")
 report_seed_count(report, "causal_tied_harmless_seeds", cost_previous_causal < 0.01)
 report.number("causal_attention_leak", causal_leak, "{:.1e}")
 report.number("back_separate_mean", back[0].mean(), "{:.2f}", kind="share", per_seed=back[0], of="mean")
 report.number("ahead_separate_mean", ahead[0].mean(), "{:.2f}", kind="share", per_seed=ahead[0], of="mean")
 report.number("back_tied_mean", back[1].mean(), "{:.2f}", kind="share", per_seed=back[1], of="mean")
 report.number("ahead_tied_mean", ahead[1].mean(), "{:.2f}", kind="share", per_seed=ahead[1], of="mean")
-report.number("accuracy_previous_tied_offset_low_mean", accuracy_low[1].mean(), "{:.2f}", per_seed=accuracy_low[1],
-              of="mean")
-report.number("accuracy_previous_tied_offset_high_mean", accuracy_high[1].mean(), "{:.2f}",
-              per_seed=accuracy_high[1], of="mean")
+report_mean(report, "accuracy_previous_tied_offset_low", accuracy_low[1], "{:.2f}")
+report_mean(report, "accuracy_previous_tied_offset_high", accuracy_high[1], "{:.2f}")
 report.number("tied_score_asymmetry", asymmetry[tied].max(), "{:.1e}")
 report.number("separate_score_asymmetry", asymmetry[~tied].min(), "{:.2f}")
 # The target makers, checked on fresh sequences: previous = shifted tokens; partner = the
 # other position holding the same group (never the position itself).
 check = torch.Generator().manual_seed(3)
 tokens_p, targets_p = previous_token(check, 500)
-report.number("previous_target_errors",
-              (targets_p[:, 1:] != tokens_p[:, :-1]).sum() + (targets_p[:, 0] != IGNORE).sum(),
+report.number("previous_target_errors", (targets_p[:, 1:] != tokens_p[:, :-1]).sum() + (targets_p[:, 0] != IGNORE).sum(),
               "{:.0f}", kind="count")
 tokens_q, targets_q = partner(check, 500)
 groups_q = tokens_q // KINDS
 same_group = groups_q[:, :, None] == groups_q[:, None, :]                   # (n, T, T)
 report.number("partner_group_sizes_wrong", (same_group.sum(2) != 2).sum(), "{:.0f}", kind="count")
-report.number("partner_target_errors", (targets_q // KINDS != groups_q).sum(), "{:.0f}",
-              kind="count")
+report.number("partner_target_errors", (targets_q // KINDS != groups_q).sum(), "{:.0f}", kind="count")
 
 # %% [markdown]
 # ## Could the test have seen a cost? The separate models with symmetric scores
@@ -334,19 +321,11 @@ report.number("partner_target_errors", (targets_q // KINDS != groups_q).sum(), "
 # random stream, 1,000 per model): as it is, and with its scores made symmetric,
 # $(S + S^\top)/2$. Per seed, m is what that costs on the previous token beyond
 # what it costs on the partner task; a seed counts towards "tying costs nothing"
-# only when m ≥ 0.05 on the same seed.
-#
-# Then the planted check: 32 more separate models per task (seeds 0–31, a stream
-# of training sequences of their own), trained alike in a stack of their own.
-# Each draw whose m reaches 0.05 is scored on fresh held-out sequences of the
-# test's kind with its scores made symmetric on a random share f = 0.05 / m of
-# them: on average it costs 0.05 more on the previous token than on the partner
-# task, the verified margin. The draw is detected when its cost on the previous
-# token reaches 0.01; a draw with m < 0.05 cannot carry the plant and counts as
-# missed.
+# only when m ≥ 0.05 on the same seed. Whether the test could see a cost of the
+# verified size at all is checked on planted draws, in `tied_qk_planted.py`.
 
 # %% tags=["needs_asymmetry"]
-from explainer.symmetric_plant import asymmetry_needed, symmetrised_sequences
+from explainer.symmetric_plant import asymmetry_needed
 
 MARGIN, HARMLESS = 0.05, 0.01     # the rule's verified margin; tying "costs nothing" below 0.01
 
@@ -368,12 +347,9 @@ def needs_asymmetry(model, task_of, causal_of, previous_rows, partner_rows):
     return asymmetry_needed(plain[previous_rows], symmetric[previous_rows], plain[partner_rows], symmetric[partner_rows])
 
 
-def rows_of(arm):
-    """The rows of the tested stack that hold one arm's n seeds."""
-    return torch.arange(n) + arms.index(arm) * n
-
-
-m = needs_asymmetry(model, task_of, causal_of, rows_of(("previous", False, False)), rows_of(("partner", False, False)))
+rows = torch.arange(len(arms) * n).view(len(arms), n)                        # (arms, seeds): the stack's rows
+m = needs_asymmetry(model, task_of, causal_of, rows[arms.index(("previous", False, False))],
+                    rows[arms.index(("partner", False, False))])
 needed = m >= MARGIN                                                          # (seeds,)
 harmless_needed = (cost_previous < HARMLESS) & needed                         # on the same seed
 print("symmetric scores cost the separate model, previous minus partner:", [round(v, 3) for v in m.tolist()])
@@ -383,58 +359,11 @@ report.number("symmetrised_margin_mean", m.mean(), "{:.3f}", per_seed=m, of="mea
 report_seed_count(report, "separate_needs_asymmetry_seeds", needed)
 report_seed_count(report, "tied_harmless_needed_seeds", harmless_needed)
 
-# %% tags=["planted"]
-PLANTED_DRAWS = 32
-planted_tasks = [task for task in TASKS for draw in range(PLANTED_DRAWS)]      # previous, then partner
-planted_causal = torch.zeros(len(planted_tasks), dtype=torch.bool)
-planted = StackedModels([draw for task in TASKS for draw in range(PLANTED_DRAWS)],
-                        tied=[False] * len(planted_tasks), causal=planted_causal)
-train(planted, torch.Generator().manual_seed(11), planted_tasks, planted_causal)
-previous_rows = torch.arange(PLANTED_DRAWS)
-m_planted = needs_asymmetry(planted, planted_tasks, planted_causal, previous_rows, previous_rows + PLANTED_DRAWS)
-# Held-out sequences of the test's kind, drawn for this stack (generator 2, 1,000 per model).
-held_tokens, held_targets, held_positions = batch_for_every_model(torch.Generator().manual_seed(2), 1000,
-                                                                  planted_tasks, planted_causal)
-symmetrise = torch.zeros(held_tokens.shape[:2], dtype=torch.bool)             # (2 × draws, B)
-for draw in range(PLANTED_DRAWS):
-    chosen = symmetrised_sequences(m_planted[draw].item(), MARGIN, held_tokens.shape[1], 800 + draw)
-    if chosen is not None:                                                    # None: m < 0.05, invalid
-        symmetrise[draw] = chosen
-valid = m_planted >= MARGIN
-planted_cost = (accuracy_of(planted, held_tokens, held_targets, held_positions)
-                - accuracy_of(planted, held_tokens, held_targets, held_positions, symmetrise))[previous_rows]
-detected = valid & (planted_cost >= HARMLESS)
-print(f"planted: {int(valid.sum())} of {PLANTED_DRAWS} draws valid, {int(detected.sum())} detected")
-
-# %%
-report.number("planted_draws", PLANTED_DRAWS, "{:.0f}", kind="count")
-report.number("planted_valid_draws", valid.sum(), "{:.0f}", kind="count")
-report.number("planted_detection_share", detected.sum() / PLANTED_DRAWS, "{:.2f}", kind="share")
-
 # %% [markdown]
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {"columns": ["separate", "tied", "separate", "tied"], "tasks": ["previous token", "partner"],
-           "accuracy": "held-out accuracy", "back": "one step back", "ahead": "one step ahead",
-           "attention": "attention (previous-token task)", "models": ["separate", "tied"],
-           "panel_a": "(a) accuracy, one line per seed", "panel_b": "(b) where the previous-token models look",
-           "alt": f"Two panels. Left: held-out accuracy of {n} seeds, each a line joining the model with separate "
-                  "W_Q and W_K to the tied one, for the previous-token task and the partner task. Right: on the "
-                  "previous-token task, the mean attention one step back and one step ahead, separate against tied, "
-                  "with one dot per seed.",
-           "caption": "Tying W_Q = W_K, on an asymmetric task (previous token) and a symmetric one (partner); "
-                      "bidirectional models."},
-    "zh": {"columns": ["分开", "绑定", "分开", "绑定"], "tasks": ["前一个词元", "同组伙伴"],
-           "accuracy": "留出数据上的准确率", "back": "前一个词元", "ahead": "后一个词元",
-           "attention": "注意力（前一个词元任务）", "models": ["分开", "绑定"],
-           "panel_a": "(a) 准确率，每个种子一条线", "panel_b": "(b) 前一个词元任务中模型看向哪里",
-           "alt": f"两幅图。左：{n} 个种子在留出数据上的准确率，每条线把 W_Q、W_K 分开的模型与绑定的模型连起来，"
-                  "分别对应前一个词元任务和同组伙伴任务。右：前一个词元任务中，放在前一个词元和后一个词元上的平均注意力，"
-                  "分开与绑定对比，每个种子一个点。",
-           "caption": "令 W_Q = W_K：在不对称的任务（前一个词元）和对称的任务（同组伙伴）上的结果；双向模型。"},
-}
+TEXT = report.figure_text()   # the figure's words: tied_qk.strings.toml
 colors = {"previous": "#d95f02", "partner": "#1b9e77", "back": "#7570b3", "ahead": "#e7298a"}
 for lang in LANGS:
     text = TEXT[lang]
@@ -460,6 +389,6 @@ for lang in LANGS:
     right.set_ylabel(text["attention"])
     right.set_title(text["panel_b"], loc="left")
     right.legend(fontsize=9, loc="upper right")
-    report.figure("tied_scores", fig, lang, alt=text["alt"], caption=text["caption"])
+    report.figure("tied_scores", fig, lang, alt=text["alt"].format(n=n), caption=text["caption"])
 
 report.save()

@@ -89,11 +89,3 @@ def test_the_joint_count_needs_both_conditions_on_the_same_seed(results):
     assert r.number("tied_harmless_needed_seeds") == sum(joint)
     assert r.number("tied_harmless_needed_seeds") <= min(r.number("tied_harmless_seeds"),
                                                          r.number("separate_needs_asymmetry_seeds"))
-
-
-def test_the_planted_check_counts_only_valid_draws_as_detected(results):
-    r = results("three_roles.views.tied_qk")
-    draws, valid = r.number("planted_draws"), r.number("planted_valid_draws")
-    detected = r.number("planted_detection_share") * draws
-    assert draws == 32                                   # seeds 0–31, whatever n_seeds is
-    assert abs(detected - round(detected)) < 1e-9 and 0 <= round(detected) <= valid <= draws

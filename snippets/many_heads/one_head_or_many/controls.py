@@ -1,0 +1,157 @@
+# %% [markdown]
+# # One head or many (2): does the task need near and far at once? And twice the training
+#
+# The controls of `one_head_or_many.py`'s comparison, on the same 1- and 2-head models
+# (trained here again: the same seeds, steps and batches give the same models). Take the
+# previous token, or the first, out of every head's view at the queries t ≥ 2 (at t = 1
+# the previous token *is* the first) and score the 2-head models there: a task needs both
+# at one query when the answer falls apart without either. Then a single head planted from
+# each seed's own 2-head model: that model with one of the two tokens taken out on a share
+# of the test sequences, the share set on other sequences (seed 777) so that it answers 0.8
+# of the queries t ≥ 2. Would the comparison with two heads (more than 0.01 apart) see
+# what such a head costs? Last, the single heads trained again for twice the steps, on the
+# same batches.
+
+# %%
+# Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
+import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
+from explainer.report import Report
+from explainer.seeds import n_seeds, report_mean, report_mean_and_max, report_seed_count
+
+report = Report("many_heads.one_head_or_many.controls")
+
+# %% [markdown]
+# ## The task, the models and their runs
+#
+# As in `one_head_or_many.py`: the sum (previous token + first token) mod V and the ordered
+# pair, one layer of width 32 with 1 or 2 heads, the same seeds, steps and test sequences.
+
+# %%
+import torch
+
+from explainer import token_knockout as knockout
+from explainer.batched import SeededTransformer, evaluate_batched, train_batched
+from explainer.first_and_previous import T, V, near_and_far, ordered_pair
+from explainer.head_metrics import first_token_score, previous_token_score
+from explainer.tiny_transformer import TransformerConfig
+from explainer.training import IGNORE
+
+torch.set_num_threads(1)
+D_MODEL = 32
+
+
+def build(n_heads, seeds, vocab_out=V):
+    """One attention layer and an MLP, d_model = 32 split into n_heads heads; a copy per seed."""
+    return SeededTransformer(TransformerConfig(
+        vocab_size=max(V, vocab_out), n_ctx=T, d_model=D_MODEL, n_heads=n_heads,
+        n_layers=1, d_mlp=64), seeds)
+
+
+def per_head(score_fn, weights):
+    """A head metric for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
+    return torch.stack([score_fn(w) for w in weights])
+
+
+N_SEEDS = n_seeds(8)              # the build trains more when a verdict is undecided at 8
+SEEDS = list(range(N_SEEDS))      # seed s of every model: same data stream, its own initial weights
+STEPS, BATCH = 400, 32
+PAIR_STEPS = 200
+report.number("n_seeds", N_SEEDS, "{:.0f}")
+
+test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)
+pair_test = ordered_pair(torch.Generator().manual_seed(1234), 512)
+runs, pair_runs = {}, {}
+for n_heads in (1, 2):
+    for into, make_batch, test, steps, vocab_out in ((runs, near_and_far, test_batch, STEPS, V),
+                                                     (pair_runs, ordered_pair, pair_test, PAIR_STEPS, V * V)):
+        model = build(n_heads, SEEDS, vocab_out=vocab_out)
+        train_batched(model, make_batch, steps=steps, batch_size=BATCH, lr=1e-2)
+        _, accuracy = evaluate_batched(model, *test)    # (S,), also keeps the attention weights
+        weights = model.attention_weights()[0]          # (S, B, nh, T, T)
+        into[n_heads] = dict(model=model, accuracy=accuracy,
+                             previous=per_head(previous_token_score, weights),       # (S, nh)
+                             first=per_head(first_token_score, weights))             # (S, nh)
+single, pair_single, pair_two = runs[1], pair_runs[1], pair_runs[2]
+for name, run in (("sum", runs), ("ordered pair", pair_runs)):
+    print(f"{name}: accuracy per seed, 1 head {run[1]['accuracy'].numpy().round(3)}, "
+          f"2 heads {run[2]['accuracy'].numpy().round(3)}")
+
+# %% [markdown]
+# ## Take a token out of every head's view, plant a single head, train twice as long
+
+# %%
+KNOCKOUT_QUERIES = torch.arange(2, T)                                   # queries t >= 2
+REMOVED = {"previous": knockout.key_mask(1, T, KNOCKOUT_QUERIES, KNOCKOUT_QUERIES - 1),            # (1, 1, T, T)
+           "first": knockout.key_mask(1, T, KNOCKOUT_QUERIES, torch.zeros_like(KNOCKOUT_QUERIES))}
+FROM_T2 = torch.arange(T) >= 2                                           # (T,) the positions scored
+
+
+def needs_both_and_plant(two_heads, make_batch, test, accuracy_two):
+    """The token-removal control and the planted single head, per seed, for one task."""
+    calibration = make_batch(torch.Generator().manual_seed(777), 512)   # never the test's sequences
+    scored = test[1] != IGNORE                                           # (B, T) all targets
+    control, control_cal = scored & FROM_T2, (calibration[1] != IGNORE) & FROM_T2
+    intact = knockout.correct_at(two_heads, *test)                       # (S, B, T)
+    a2 = knockout.accuracy(intact, control)                              # (S,) at t >= 2
+    a2_cal = knockout.accuracy(knockout.correct_at(two_heads, *calibration), control_cal)
+    found = dict(two_at_control=a2)
+    for name, removed in REMOVED.items():
+        knocked = knockout.correct_at(two_heads, *test, removed)         # (S, B, T)
+        knocked_cal = knockout.accuracy(knockout.correct_at(two_heads, *calibration, removed), control_cal)
+        share = knockout.mixing_share(a2_cal, knocked_cal, 0.8)
+        planted = knockout.planted_accuracy(intact, knocked, scored, share, SEEDS)   # (S,) all targets
+        valid = (a2 >= 0.95) & (knocked_cal < 0.8)
+        found[f"without_{name}"] = knockout.accuracy(knocked, control)  # (S,)
+        found[f"detected_{name}"] = valid & (planted < accuracy_two - 0.01)          # (S,)
+    found["needs_both"] = (a2 >= 0.95) & (found["without_previous"] < 0.8) & (found["without_first"] < 0.8)
+    found["detected"] = min(int(found["detected_previous"].sum()), int(found["detected_first"].sum()))
+    return found
+
+
+sum_control = needs_both_and_plant(runs[2]["model"], near_and_far, test_batch, runs[2]["accuracy"])
+pair_control = needs_both_and_plant(pair_runs[2]["model"], ordered_pair, pair_test, pair_runs[2]["accuracy"])
+for task_name, found in (("sum", sum_control), ("ordered pair", pair_control)):
+    print(f"{task_name}, 2 heads at t >= 2:     ", found["two_at_control"].numpy().round(3))
+    print(f"{task_name}, without the previous token:", found["without_previous"].numpy().round(3))
+    print(f"{task_name}, without the first token:   ", found["without_first"].numpy().round(3))
+
+# The single heads again, twice the steps, the same data stream (a stack of their own).
+STEPS_LONG, PAIR_STEPS_LONG = 2 * STEPS, 2 * PAIR_STEPS
+single_long = build(1, SEEDS)
+train_batched(single_long, near_and_far, steps=STEPS_LONG, batch_size=BATCH, lr=1e-2)
+accuracy_1_long = evaluate_batched(single_long, *test_batch)[1]                 # (S,)
+pair_single_long = build(1, SEEDS, vocab_out=V * V)
+train_batched(pair_single_long, ordered_pair, steps=PAIR_STEPS_LONG, batch_size=BATCH, lr=1e-2)
+pair_accuracy_1_long = evaluate_batched(pair_single_long, *pair_test)[1]         # (S,)
+print(f"1 head, {STEPS_LONG} steps, sum:         ", accuracy_1_long.numpy().round(3))
+print(f"1 head, {PAIR_STEPS_LONG} steps, ordered pair:", pair_accuracy_1_long.numpy().round(3))
+
+# %%
+report.number("steps_long", STEPS_LONG, "{:.0f}")
+report.number("pair_steps_long", PAIR_STEPS_LONG, "{:.0f}")
+report_mean_and_max(report, "accuracy_1_long", accuracy_1_long, "{:.3f}")
+report_mean_and_max(report, "pair_accuracy_1_long", pair_accuracy_1_long, "{:.3f}")
+report_seed_count(report, "sum_single_fails_seeds",
+                  (single["accuracy"] < 0.8) & (runs[2]["accuracy"] >= 0.95) & (single["previous"][:, 0] >= 0.3)
+                  & (single["first"][:, 0] >= 0.3) & (accuracy_1_long < 0.8))
+report_seed_count(report, "pair_single_fails_seeds",
+                  (pair_single["accuracy"] < 0.8) & (pair_two["accuracy"] >= 0.95) & (pair_single["previous"][:, 0] >= 0.3)
+                  & (pair_single["first"][:, 0] >= 0.3) & (pair_accuracy_1_long < 0.8))
+report_seed_count(report, "sum_no_cost_seeds", single["accuracy"] >= runs[2]["accuracy"] - 0.01)
+report_seed_count(report, "pair_no_cost_seeds", pair_single["accuracy"] >= pair_two["accuracy"] - 0.01)
+report_seed_count(report, "sum_needs_both_seeds", sum_control["needs_both"])
+report_seed_count(report, "pair_needs_both_seeds", pair_control["needs_both"])
+report_mean(report, "sum_two_at_control", sum_control["two_at_control"], "{:.3f}")
+report_mean(report, "sum_without_previous", sum_control["without_previous"], "{:.3f}")
+report_mean(report, "sum_without_first", sum_control["without_first"], "{:.3f}")
+report_mean(report, "pair_two_at_control", pair_control["two_at_control"], "{:.3f}")
+report_mean(report, "pair_without_previous", pair_control["without_previous"], "{:.3f}")
+report_mean(report, "pair_without_first", pair_control["without_first"], "{:.3f}")
+report.number("sum_planted_detected_seeds", sum_control["detected"], "{:.0f}", kind="count")
+report.number("pair_planted_detected_seeds", pair_control["detected"], "{:.0f}", kind="count")
+# G1's share: the least over the tasks whose control passes in 3/4 of the seeds (1 if none does).
+report.number("c08_planted_detection_share",
+              min([found["detected"] / N_SEEDS for found in (sum_control, pair_control)
+                   if int(found["needs_both"].sum()) >= 0.75 * N_SEEDS], default=1.0), kind="share")
+
+report.save()
