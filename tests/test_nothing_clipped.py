@@ -53,9 +53,9 @@ BLOCKS = """(root) => {
 # sticky header and, on a desktop, the back-to-top button float there): the next box not yet
 # shot is put a third of the way down, as one box at a time was, and every box the shot shows
 # is read from it. Scrolled to their start, then to their end, all boxes at once.
-SHOW = """([first, pending, selector]) => {
+SHOW = """([first, pending, selector, scroll]) => {
     const box = i => document.querySelector(selector.replace('{}', i));
-    window.scrollBy(0, box(first).getBoundingClientRect().top - window.innerHeight / 3);
+    if (scroll) window.scrollBy(0, box(first).getBoundingClientRect().top - window.innerHeight / 3);
     const shown = [];
     for (const i of pending) {
         const b = box(i), r = b.getBoundingClientRect();
@@ -82,10 +82,12 @@ def scroll_cues(page, count: int, selector: str = "[data-clip-scroller='{}']") -
             b.scrollLeft = {to}; }} }}""", selector)
         pending = list(range(count))
         while pending:
-            shown = page.evaluate(SHOW, [pending[0], pending, selector])
+            page.evaluate(SHOW, [pending[0], pending, selector, True])
             # the shades follow scroll events: two frames for them to be drawn (a busy machine
-            # once shot the band before the shade came)
+            # once shot the band before the shade came); the boxes are then found where those
+            # frames left them (under load the explorer page's first code block moved between)
             page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            shown = page.evaluate(SHOW, [pending[0], pending, selector, False])
             # the band of the window that holds their strips, shot once
             top = min(rect["y"] for _, rect in shown)
             bottom = max(rect["y"] + rect["height"] for _, rect in shown)
@@ -122,6 +124,10 @@ def measure_page(page, url: str) -> dict:
     """One visit per page and width: where each block scrolls or is cut (the layout, the same
     in both schemes), then the scroll cues' colours in each scheme."""
     page.goto(url)
+    # the page as a reader sees it once it has settled: its fonts (text width decides what
+    # scrolls) and what its scripts fetch (the explorer's data lays out above its code)
+    page.wait_for_load_state("networkidle")
+    page.evaluate("() => document.fonts.ready.then(() => true)")
     found = page.evaluate(BLOCKS)
     found["cues"] = {}
     for scheme, palette in SCHEMES.items():
