@@ -9,6 +9,12 @@ shape (nh,), averaged over the batch and the queries it applies to.
 import torch
 
 
+
+def per_head(score_fn, weights: torch.Tensor) -> torch.Tensor:
+    """One of these scores for every seed of a batched model: weights (S, B, nh, T, T) -> (S, nh)."""
+    return torch.stack([score_fn(w) for w in weights])
+
+
 def previous_token_score(weights: torch.Tensor) -> torch.Tensor:
     """Mean weight that a query at position t puts on position t-1 (t >= 1)."""
     T = weights.shape[-2]

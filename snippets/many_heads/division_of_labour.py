@@ -29,7 +29,7 @@ report = Report("many_heads.division_of_labour")
 import torch
 
 from explainer.batched import SeededTransformer, evaluate_batched, train_batched
-from explainer.head_metrics import induction_score, previous_token_score
+from explainer.head_metrics import induction_score, per_head, previous_token_score
 from explainer.repeated_segments import LENGTH, VOCAB_SIZE, repeated_segment
 from explainer.tiny_transformer import TransformerConfig
 
@@ -42,11 +42,6 @@ print("a sequence:", repeated_segment(torch.Generator().manual_seed(7), 1)[0][0]
 probe = repeated_segment(torch.Generator().manual_seed(1234), 256)   # held out, same for every seed
 probe_tokens = probe[0]                                              # (B, T)
 watch = (probe[0][:96], probe[1][:96])                               # a smaller probe during training
-
-
-def per_head(score_fn, weights):
-    """A head metric of head_metrics.py for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
-    return torch.stack([score_fn(w) for w in weights])
 
 
 def induction(weights):

@@ -28,28 +28,12 @@ report = Report("many_heads.one_head_or_many")
 # %% tags=["setup"]
 import torch
 
-from explainer.batched import SeededTransformer, evaluate_batched, train_batched
-from explainer.first_and_previous import T, V, near_and_far, ordered_pair
-from explainer.head_metrics import first_token_score, previous_token_score
-from explainer.tiny_transformer import TransformerConfig
+from explainer.batched import evaluate_batched, train_batched
+from explainer.first_and_previous import D_MODEL, T, V, near_and_far, one_layer, ordered_pair
+from explainer.head_metrics import first_token_score, per_head, previous_token_score
 
 torch.set_num_threads(1)
-D_MODEL = 32
 HEAD_COUNTS = (1, 2, 4, 8)        # head size 32, 16, 8, 4
-
-
-def build(n_heads, seeds, vocab_out=V):
-    """One attention layer and an MLP, d_model = 32 split into n_heads heads; a copy per seed."""
-    return SeededTransformer(TransformerConfig(
-        vocab_size=max(V, vocab_out), n_ctx=T, d_model=D_MODEL, n_heads=n_heads,
-        n_layers=1, d_mlp=64), seeds)
-
-
-def per_head(score_fn, weights):
-    """A head metric for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
-    return torch.stack([score_fn(w) for w in weights])
-
-
 tokens, targets = near_and_far(torch.Generator().manual_seed(0), 1)    # (1, T) each
 print("tokens: ", tokens[0].tolist())
 print("targets:", targets[0].tolist(), " (-100: no target at t = 0)")
@@ -64,7 +48,7 @@ print("targets:", targets[0].tolist(), " (-100: no target at t = 0)")
 SMALL_SEEDS, SMALL_STEPS = [0, 1], 150
 test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)   # (512, T) tokens and targets
 for n_heads in (1, 2):
-    model = build(n_heads, SMALL_SEEDS)
+    model = one_layer(n_heads, SMALL_SEEDS)
     train_batched(model, near_and_far, steps=SMALL_STEPS, batch_size=32, lr=1e-2)
     _, accuracy = evaluate_batched(model, *test_batch)  # (S,), also keeps the attention weights
     weights = model.attention_weights()[0]              # (S, B, nh, T, T)
@@ -96,7 +80,7 @@ watch_batch = near_and_far(torch.Generator().manual_seed(4321), 128)   # during 
 # %%
 runs = {}
 for n_heads in HEAD_COUNTS:
-    model = build(n_heads, SEEDS)
+    model = one_layer(n_heads, SEEDS)
     curve = []
 
     def record(step, model):
@@ -208,7 +192,7 @@ report.category("stopped", "most" if stopped > N_SEEDS / 2 else "few_but_costs" 
 pair_test = ordered_pair(torch.Generator().manual_seed(1234), 512)
 pair_runs = {}
 for n_heads in (1, 2):
-    model = build(n_heads, SEEDS, vocab_out=V * V)
+    model = one_layer(n_heads, SEEDS, vocab_out=V * V)
     train_batched(model, ordered_pair, steps=PAIR_STEPS, batch_size=BATCH, lr=1e-2)
     _, accuracy = evaluate_batched(model, *pair_test)    # (S,)
     weights = model.attention_weights()[0]               # (S, B, nh, T, T)
@@ -257,7 +241,7 @@ def accuracy_without(model, head_of_seed, batch):
 
 
 pair_batch = ordered_pair(torch.Generator().manual_seed(1234), 512)
-pair_model = build(2, SMALL_SEEDS, vocab_out=V * V)
+pair_model = one_layer(2, SMALL_SEEDS, vocab_out=V * V)
 train_batched(pair_model, ordered_pair, steps=SMALL_STEPS, batch_size=32, lr=1e-2)
 _, with_both = evaluate_batched(pair_model, *pair_batch)
 previous = per_head(previous_token_score, pair_model.attention_weights()[0])   # (S, 2)

@@ -32,7 +32,7 @@ report = Report("many_heads.a_head_for_it.two_heads")
 # dimension) come from the project's `explainer` package.
 
 # %% tags=["language"]
-from explainer.head_metrics import attention_to, previous_token_score   # first: it pins torch's CPU kernels
+from explainer.head_metrics import attention_to, per_head, previous_token_score   # first: it pins torch's CPU kernels
 from explainer.pronoun_language import SENTENCE_LENGTH, VOCAB, probe_set, sentence, training_pool
 from explainer.batched import SeededTransformer, evaluate_batched, train_batched
 from explainer.seeds import n_seeds
@@ -65,11 +65,6 @@ report.number("n_seeds", N_SEEDS, "{:.0f}")
 #   comparison, to the thing).
 
 # %% tags=["train"]
-def per_head(score_fn, weights):
-    """A head metric for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
-    return torch.stack([score_fn(w) for w in weights])
-
-
 def measure(model):
     _, accuracy = evaluate_batched(model, probe_tokens, probe_targets)   # (S,), keeps the weights
     weights = model.attention_weights()[0]                               # (S, B, nh, T, T)

@@ -30,28 +30,12 @@ report = Report("many_heads.one_head_or_many.controls")
 import torch
 
 from explainer import token_knockout as knockout
-from explainer.batched import SeededTransformer, evaluate_batched, train_batched
-from explainer.first_and_previous import T, V, near_and_far, ordered_pair
-from explainer.head_metrics import first_token_score, previous_token_score
-from explainer.tiny_transformer import TransformerConfig
+from explainer.batched import evaluate_batched, train_batched
+from explainer.first_and_previous import T, V, near_and_far, one_layer, ordered_pair
+from explainer.head_metrics import first_token_score, per_head, previous_token_score
 from explainer.training import IGNORE
 
 torch.set_num_threads(1)
-D_MODEL = 32
-
-
-def build(n_heads, seeds, vocab_out=V):
-    """One attention layer and an MLP, d_model = 32 split into n_heads heads; a copy per seed."""
-    return SeededTransformer(TransformerConfig(
-        vocab_size=max(V, vocab_out), n_ctx=T, d_model=D_MODEL, n_heads=n_heads,
-        n_layers=1, d_mlp=64), seeds)
-
-
-def per_head(score_fn, weights):
-    """A head metric for every seed: weights (S, B, nh, T, T) -> (S, nh)."""
-    return torch.stack([score_fn(w) for w in weights])
-
-
 N_SEEDS = n_seeds(8)              # the build trains more when a verdict is undecided at 8
 SEEDS = list(range(N_SEEDS))      # seed s of every model: same data stream, its own initial weights
 STEPS, BATCH = 400, 32
@@ -64,7 +48,7 @@ runs, pair_runs = {}, {}
 for n_heads in (1, 2):
     for into, make_batch, test, steps, vocab_out in ((runs, near_and_far, test_batch, STEPS, V),
                                                      (pair_runs, ordered_pair, pair_test, PAIR_STEPS, V * V)):
-        model = build(n_heads, SEEDS, vocab_out=vocab_out)
+        model = one_layer(n_heads, SEEDS, vocab_out=vocab_out)
         train_batched(model, make_batch, steps=steps, batch_size=BATCH, lr=1e-2)
         _, accuracy = evaluate_batched(model, *test)    # (S,), also keeps the attention weights
         weights = model.attention_weights()[0]          # (S, B, nh, T, T)
@@ -117,10 +101,10 @@ for task_name, found in (("sum", sum_control), ("ordered pair", pair_control)):
 
 # The single heads again, twice the steps, the same data stream (a stack of their own).
 STEPS_LONG, PAIR_STEPS_LONG = 2 * STEPS, 2 * PAIR_STEPS
-single_long = build(1, SEEDS)
+single_long = one_layer(1, SEEDS)
 train_batched(single_long, near_and_far, steps=STEPS_LONG, batch_size=BATCH, lr=1e-2)
 accuracy_1_long = evaluate_batched(single_long, *test_batch)[1]                 # (S,)
-pair_single_long = build(1, SEEDS, vocab_out=V * V)
+pair_single_long = one_layer(1, SEEDS, vocab_out=V * V)
 train_batched(pair_single_long, ordered_pair, steps=PAIR_STEPS_LONG, batch_size=BATCH, lr=1e-2)
 pair_accuracy_1_long = evaluate_batched(pair_single_long, *pair_test)[1]         # (S,)
 print(f"1 head, {STEPS_LONG} steps, sum:         ", accuracy_1_long.numpy().round(3))
