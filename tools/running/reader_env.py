@@ -3,10 +3,14 @@ a page (tools/pages/code_cells.py install_line) or a notebook's first cell print
 
     environment(["install", "numpy==2.4.6", "explainer @ git+https://…#subdirectory=snippets"])
 
-makes `python -m venv` and runs exactly that pip command in it, the explainer package's git URL
-replaced by this checkout's snippets/ folder and nothing else added (pip's own configuration of
-the machine applies, as it would to a reader's pip). The tests run a page's cells or a notebook
-there. Each environment is kept in .cache/reader-envs/ under a key of the line's text, the Python
+makes `python -m venv` and installs in it exactly what that pip command would, the explainer
+package's git URL replaced by this checkout's snippets/ folder and nothing else added (pip's own
+configuration of the machine applies, as it would to a reader's pip). pip decides: the
+environment's own pip resolves the line (`pip install --dry-run --report`) and names the file of
+every distribution it would install; uv then installs those files and nothing else (`--no-deps`),
+in seconds where pip takes minutes (it links the files from its cache instead of unpacking
+torch again for every environment), and pip installs the explainer package from the checkout.
+The tests run a page's cells or a notebook there. Each environment is kept in .cache/reader-envs/ under a key of the line's text, the Python
 version and, when the line installs explainer, snippets/pyproject.toml: a warm `make test`
 makes none again. The package's modules are part of what the line installs, not of the key: when
 they change, explainer alone is installed again from the checkout into the kept environment
@@ -64,10 +68,39 @@ def key(arguments: list[str]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _pip(python: Path, arguments: list[str]) -> None:
-    done = subprocess.run([str(python), "-m", "pip", *arguments], capture_output=True, text=True)
+def _run(command: list[str]) -> str:
+    done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"pip {' '.join(arguments)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+def _pip(python: Path, arguments: list[str]) -> str:
+    return _run([str(python), "-m", "pip", *arguments])
+
+
+def planned(python: Path, arguments: list[str]) -> list[dict]:
+    """What `pip <arguments>` (an install command) would install in the environment of
+    ``python``: pip's own report (name, version and the file or folder it takes each from),
+    nothing installed."""
+    assert arguments[0] == "install", arguments
+    report = _pip(python, [*arguments, "--dry-run", "--ignore-installed", "--quiet", "--report", "-"])
+    return json.loads(report)["install"]
+
+
+def install_as_pip_would(python: Path, arguments: list[str]) -> None:
+    """Install what `pip <arguments>` would: every file pip's resolution names, by uv (the build
+    environment's, `python -m uv`), without resolving anything again; a folder (this checkout's
+    explainer package) by pip, without its dependencies, which are in the plan."""
+    plan = planned(python, arguments)
+    files = [f"{item['metadata']['name']} @ {item['download_info']['url']}" for item in plan
+             if "dir_info" not in item["download_info"]]
+    folders = [item["download_info"]["url"] for item in plan if "dir_info" in item["download_info"]]
+    if files:
+        _run([sys.executable, "-m", "uv", "pip", "install", "--quiet", "--no-deps",
+              "--python", str(python), *files])
+    if folders:
+        _pip(python, ["install", "--quiet", "--no-deps", *folders])
 
 
 def environment(arguments: list[str], log=print) -> Path:
@@ -84,7 +117,7 @@ def environment(arguments: list[str], log=print) -> Path:
             shutil.rmtree(env, ignore_errors=True)
             start = time.monotonic()
             subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-            _pip(python, local_arguments(arguments))
+            install_as_pip_would(python, local_arguments(arguments))
             seconds = round(time.monotonic() - start, 1)
             made.write_text(json.dumps({"pip": arguments, "python": sys.version, "seconds": seconds,
                                         "package": package_digest() if installs_explainer(arguments) else None}))
