@@ -1,6 +1,6 @@
 """tools/contributing/house.py counts a snippet's code lines and its bookkeeping lines right."""
 
-from tools.contributing.house import bookkeeping_lines, code_lines
+from tools.contributing.house import bookkeeping_lines, code_lines, floor, recording_statements
 
 SNIPPET = '''"""A docstring
 over two lines."""
@@ -26,3 +26,10 @@ def test_a_statement_that_records_labels_or_styles_counts_with_all_its_lines():
     # the import of the recorder, report (a name the recording uses), the two-line recording
     # call, and the styling call inside the loop; not the loop's own line, not the computation
     assert bookkeeping_lines(SNIPPET) == {4, 6, 10, 11, 13}
+
+
+def test_the_floor_counts_each_recording_statement_as_one_line_and_drops_labels_and_styling():
+    # science: lines 3, 9, 12 (the numpy import, the computation, the loop); the recorder's
+    # import, report = Report(…) and the two-line call are three recording statements
+    assert recording_statements(SNIPPET) == 3
+    assert floor(SNIPPET) == 3 / (3 + 3)
