@@ -43,7 +43,7 @@ def over_seeds(per_seed, of: str, chance: float = 0.0, line: float = 0.0):
     last axis holds the seeds, e.g. (draws, n) resamplings (returns an array over the other
     axes). Each row is computed as one run is: sums are exact (``math.fsum``) and squares are
     Python's, so a row equals the same values given alone, bit for bit. The counts are
-    vectorised; min and max are Python's (a NaN counts only where it comes first)."""
+    vectorised; min and max are Python's (a NaN wins only where it comes first)."""
     if of not in AGGREGATES:
         raise ValueError(f"unknown aggregate over seeds {of!r} ({', '.join(AGGREGATES)})")
     values = np.asarray(per_seed, dtype=float)
