@@ -65,22 +65,6 @@ def test_a_count_of_seeds_past_a_line_counts_strictly_or_not_as_named_and_never_
     assert over_seeds([math.nan] * 3, "count_below", line=1.0) == 0.0
 
 
-def test_the_resampling_aggregates_agree_with_the_snippets_own():
-    rng = np.random.default_rng(1)
-    per_seed = rng.random((5, 9)) > 0.4                                  # 5 draws of 9 seeds
-    for of in ("count", "mean", "std", "min", "max", "ci95_low", "ci95_high", "binomial_p"):
-        vectorised = registry.over_seeds(per_seed.astype(float), of, chance=0.25)
-        one_by_one = [over_seeds(row.tolist(), of, chance=0.25) for row in per_seed.astype(float)]
-        assert np.allclose(vectorised, one_by_one), of
-    measured = rng.normal(size=(5, 9)).round(1)                          # ties on the line
-    measured[measured > 1.5] = np.nan                                    # seeds with nothing to measure
-    for of in registry.PAST_LINE:
-        for line in (0.0, 0.3):
-            vectorised = registry.over_seeds(measured, of, line=line)
-            one_by_one = [over_seeds(row.tolist(), of, line=line) for row in measured]
-            assert np.array_equal(vectorised, one_by_one), (of, line)
-
-
 def test_a_number_over_seeds_must_equal_the_aggregate_of_its_per_seed_values(tmp_path, monkeypatch):
     monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path))
     report = Report("t")

@@ -73,7 +73,10 @@ def words_of(tokens: list[str], skip: int) -> list[int]:
 def best_fixed_offset(queries, targets) -> np.ndarray:
     """(N,) bool: is the target d tokens from the query, for the one offset d that is right
     most often ("always pick the word d tokens away", Clark et al.'s baseline)? Its mean is
-    the rule's share right."""
+    the rule's share right (sense_heads.position_rules takes it so); of tied offsets the
+    first in the set's order wins. Kept apart: word_picks.best_offset_rule (offsets in words
+    or tokens, ties broken by size) and role_margins.position_rules (every offset's hits, the
+    best chosen again on each resampling of the items)."""
     offsets = np.asarray(targets) - np.asarray(queries)
     best = max(set(offsets.tolist()), key=lambda d: np.mean(offsets == d))
     return offsets == best

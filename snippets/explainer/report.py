@@ -15,58 +15,14 @@ from pathlib import Path
 
 from explainer import narrow as narrow_layout
 from explainer import plotting
+# A number over seeds, defined once for the snippets and the build's resampling of the seeds
+# (re-exported: ``from explainer.report import over_seeds``).
+from explainer.seed_statistics import PAST_LINE, over_seeds  # noqa: F401
 
 def _flat(values):
     values = values.tolist() if hasattr(values, "tolist") else values
     for value in values if isinstance(values, (list, tuple)) else [values]:
         yield from _flat(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def t_quantile_975(dof: int) -> float:
-    """The 97.5 % quantile of Student's t with ``dof`` degrees of freedom (for 95 % intervals)."""
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, dof))
-
-
-# Counts of seeds whose per-seed measurement lies past a stated ``line`` (``Report.number(...,
-# line=...)``): above (>), at least (>=), below (<), at most (<=). A seed whose measurement does
-# not exist (NaN, e.g. no head to measure) never counts.
-PAST_LINE = {"count_above": lambda v, line: v > line, "count_at_least": lambda v, line: v >= line,
-             "count_below": lambda v, line: v < line, "count_at_most": lambda v, line: v <= line}
-
-
-def over_seeds(per_seed: list[float], of: str, chance: float = 0.0, line: float = 0.0) -> float:
-    """A number over seeds from its per-seed values: ``count`` (of true values), ``mean``,
-    ``std`` (population), ``min``, ``max``, ``ci95_low`` / ``ci95_high`` (the mean's 95 %
-    t-interval), ``binomial_p`` (one-sided binomial tail: P(at least the observed count
-    of hits) when each seed is a hit with ``chance``), or a count of seeds past ``line``
-    (``count_above``, ``count_at_least``, ``count_below``, ``count_at_most``: see PAST_LINE)."""
-    n = len(per_seed)
-    if n == 0:
-        raise ValueError("no per-seed values")
-    if of == "count":
-        return float(sum(1 for v in per_seed if v))
-    if of in PAST_LINE:
-        return float(sum(1 for v in per_seed if PAST_LINE[of](v, line)))
-    if of == "mean":
-        return math.fsum(per_seed) / n
-    if of == "std":
-        mean = math.fsum(per_seed) / n
-        return math.sqrt(math.fsum((v - mean) ** 2 for v in per_seed) / n)
-    if of in ("min", "max"):
-        return float(min(per_seed) if of == "min" else max(per_seed))
-    if of in ("ci95_low", "ci95_high"):
-        mean = math.fsum(per_seed) / n
-        half = t_quantile_975(n - 1) * math.sqrt(math.fsum((v - mean) ** 2 for v in per_seed)
-                                                 / (n - 1) / n) if n > 1 else math.inf
-        return mean - half if of == "ci95_low" else mean + half
-    if of == "binomial_p":
-        hits = sum(1 for v in per_seed if v)
-        return math.fsum(math.comb(n, k) * chance ** k * (1 - chance) ** (n - k)
-                         for k in range(hits, n + 1))
-    raise ValueError(f"unknown aggregate over seeds {of!r} (count, mean, std, min, max, ci95_low, "
-                     f"ci95_high, binomial_p, {', '.join(PAST_LINE)})")
 
 
 def share_word(k: float, n: int) -> str:

@@ -14,7 +14,9 @@ import numpy as np
 def position_rules(targets, verbs, nearest) -> np.ndarray:
     """(N, R) bool: whether each role-blind rule finds the role in each sentence; the rules are
     every fixed offset from the verb that occurs, then the nearest content word.
-    targets, verbs (N,): positions; nearest (N,): the nearest content word is the role's."""
+    targets, verbs (N,): positions; nearest (N,): the nearest content word is the role's.
+    Every offset's column, not head_picks.best_fixed_offset's one mask: the best offset is
+    chosen again on each draw of the sentences (``margin_upper_ends``), not once on all."""
     offsets = np.asarray(targets) - np.asarray(verbs)
     return np.column_stack([offsets[:, None] == np.unique(offsets)[None, :],
                             np.asarray(nearest, dtype=bool)])

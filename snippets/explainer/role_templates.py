@@ -207,12 +207,6 @@ def content_positions(sentence: RoleSentence, *, exclude_verb: bool = True) -> l
             and not (exclude_verb and i == sentence.verb)]
 
 
-def fixed_offset_accuracy(sentences: list[RoleSentence], role: str, offsets=range(-20, 21)) -> dict:
-    """offset -> share of sentences where the role's word sits at verb + offset."""
-    return {o: float(np.mean([s.roles[role] - s.verb == o for s in sentences]))
-            for o in offsets if o != 0}
-
-
 def nearest_content_accuracy(sentences: list[RoleSentence], role: str, prefer: str) -> float:
     """Share of sentences where the content word nearest the verb is the role's word
     (``prefer`` = "left" or "right" breaks ties)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explainer.head_picks import best_fixed_offset
 from explainer.max_statistic import sign_flip_max_statistic
 from explainer.role_sentences import STAND_INS
 from explainer.word_senses import FRAMES, SENSE_NAMES, SENSES as C36_SENSES
@@ -76,8 +77,7 @@ def ambiguity_test(hit_ambiguous: np.ndarray, hit_plain: np.ndarray, n_draws: in
 def position_rules(word_pos, cue_pos, candidates) -> dict[str, float]:
     """Share of items each position-only rule gets right: the best fixed offset from the word
     (one offset for all items, the best one) and the nearest candidate (ties to the left)."""
-    offsets = np.asarray(cue_pos) - np.asarray(word_pos)
-    fixed = max(float(np.mean(offsets == o)) for o in set(offsets.tolist()))
+    fixed = float(best_fixed_offset(word_pos, cue_pos).mean())
     nearest = float(np.mean([min(c, key=lambda i: (abs(i - w), i)) == cue
                              for c, w, cue in zip(candidates, word_pos, cue_pos)]))
     return {"fixed_offset": fixed, "nearest_word": nearest}

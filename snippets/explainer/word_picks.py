@@ -64,7 +64,9 @@ def allowed_words(tokens: list[str], query_word: int, relaxed: bool = False) -> 
 def best_offset_rule(query_words, target_words, query_tokens=None, target_tokens=None) -> np.ndarray:
     """(N,) bool: the best fixed offset, counted in words or in tokens (words only when no token
     positions are given), whichever candidate is right most often; ties: offsets by absolute
-    size, the positive one first, words before tokens (C32 v2, review fix 5)."""
+    size, the positive one first, words before tokens (C32 v2, review fix 5). Not
+    head_picks.best_fixed_offset: that one counts tokens only and breaks ties in a set's order,
+    so the mask (not its share) can differ on ties."""
     words = np.asarray(target_words) - np.asarray(query_words)
     tokens = words if query_tokens is None else np.asarray(target_tokens) - np.asarray(query_tokens)
     units = ((0, words),) if query_tokens is None else ((0, words), (1, tokens))

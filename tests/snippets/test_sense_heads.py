@@ -72,6 +72,35 @@ def test_position_rules_on_a_known_case():
     assert rules == {"fixed_offset": 1 / 3, "nearest_word": 2 / 3}
 
 
+def old_position_rules(word_pos, cue_pos, candidates) -> dict[str, float]:
+    """position_rules as it was before it took head_picks.best_fixed_offset (frozen copy)."""
+    offsets = np.asarray(cue_pos) - np.asarray(word_pos)
+    fixed = max(float(np.mean(offsets == o)) for o in set(offsets.tolist()))
+    nearest = float(np.mean([min(c, key=lambda i: (abs(i - w), i)) == cue
+                             for c, w, cue in zip(candidates, word_pos, cue_pos)]))
+    return {"fixed_offset": fixed, "nearest_word": nearest}
+
+
+def test_position_rules_give_the_old_shares_bit_for_bit(tokens):
+    # The real frames, a resampling's subsets of them, and random items with tied offsets.
+    frames = sense_frames()
+    word_pos = [tokens(f.text).index(f.word) for f in frames]
+    cue_pos = [tokens(f.text).index(f.cue) for f in frames]
+    candidates = [context_words(tokens(f.text), w) for f, w in zip(frames, word_pos)]
+    rng = np.random.default_rng(0)
+    cases = [(word_pos, cue_pos, candidates)]
+    for _ in range(200):
+        items = rng.integers(0, len(frames), size=int(rng.integers(1, 2 * len(frames))))
+        cases.append(([word_pos[i] for i in items], [cue_pos[i] for i in items], [candidates[i] for i in items]))
+        n = int(rng.integers(1, 60))
+        words = rng.integers(0, 12, size=n)
+        cases.append((words.tolist(), (words + rng.integers(-3, 4, size=n)).tolist(),
+                      [rng.integers(0, 15, size=4).tolist() for _ in range(n)]))
+    for case in cases:
+        new, old = position_rules(*case), old_position_rules(*case)
+        assert new == old and all(type(v) is float for v in new.values()), (new, old)
+
+
 def test_the_folds_keep_a_templates_two_senses_together_and_hold_equal_shares():
     folds = Counter(fold_of(f) for f in range(len(FRAMES)))
     assert len(folds) == 5 and set(folds.values()) == {len(FRAMES) // 5}

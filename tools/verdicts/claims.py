@@ -20,17 +20,18 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib.util
 import itertools
 import json
 import math
 import os
+import sys
 import zlib
 import operator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import t
 
 import yaml
 
@@ -38,6 +39,25 @@ import yaml
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 REGISTRY = Path(__file__).resolve().parents[2] / "docs" / "claims.yml"
+# A number over seeds: the snippets' own definition (Report.number), which the resampling
+# recomputes. Loaded by its path: importing the explainer package would pin this process's
+# CPU kernels (explainer/__init__.py), and the build's processes must not (snippet_runner.py).
+SEED_STATISTICS = Path(__file__).resolve().parents[2] / "snippets" / "explainer" / "seed_statistics.py"
+
+
+def _seed_statistics():
+    """explainer.seed_statistics: the module already imported, else loaded from its file."""
+    module = sys.modules.get("explainer.seed_statistics")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("explainer_seed_statistics", SEED_STATISTICS)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return module
+
+
+# NaN (a seed with nothing to measure) is never past a line; over_seeds works on (draws, n) too.
+PAST_LINE, over_seeds = _seed_statistics().PAST_LINE, _seed_statistics().over_seeds
+
 VERDICTS = ("verified", "nuanced", "refuted", "open")
 TYPES = ("empirical", "mathematical", "definitional", "historical")
 KINDS = ("construction", "trained", "real", "equivalence", "literature")
@@ -480,39 +500,13 @@ class Assessment:
         return max(self.items.values(), default=0)
 
 
-# Counts of seeds whose measurement lies past a line: the same as explainer.report.PAST_LINE
-# (NaN, a seed with nothing to measure, never counts).
-PAST_LINE = {"count_above": np.greater, "count_at_least": np.greater_equal,
-             "count_below": np.less, "count_at_most": np.less_equal}
-
-
-def over_seeds(per_seed, of: str, chance: float = 0.0, line: float = 0.0) -> float:
-    """The aggregate ``of`` (count, mean, std, min, max, ci95_low, ci95_high, binomial_p, or a
-    count of seeds past ``line``: count_above, count_at_least, count_below, count_at_most) of
-    per-seed values; the same definitions as explainer.report.over_seeds, here vectorised over
-    resamplings (``per_seed`` is (draws, n))."""
-    values = np.asarray(per_seed, dtype=float)
-    n = values.shape[-1]
-    if of == "count":
-        return (values != 0).sum(axis=-1).astype(float)
-    if of in PAST_LINE:
-        return PAST_LINE[of](values, line).sum(axis=-1).astype(float)
-    if of in ("mean", "std", "min", "max"):
-        return getattr(values, of)(axis=-1)
-    if of in ("ci95_low", "ci95_high"):
-        half = t.ppf(0.975, n - 1) * values.std(axis=-1, ddof=1) / np.sqrt(n)
-        return values.mean(axis=-1) + (-half if of == "ci95_low" else half)
-    if of == "binomial_p":
-        hits = (values != 0).sum(axis=-1)
-        tail = np.array([math.fsum(math.comb(n, k) * chance ** k * (1 - chance) ** (n - k)
-                                   for k in range(h, n + 1)) for h in range(n + 1)])
-        return tail[hits]
-    raise RegistryError(f"unknown aggregate over seeds {of!r}")
-
-
-def aggregate(entry: dict, per_seed) -> float:
-    """A recorded number's aggregate (its ``of``, with its ``chance`` or ``line``) of ``per_seed``."""
-    return over_seeds(per_seed, entry["of"], entry.get("chance", 0.0), entry.get("line", 0.0))
+def aggregate(entry: dict, per_seed):
+    """A recorded number's aggregate (its ``of``, with its ``chance`` or ``line``) of ``per_seed``:
+    of each row of (draws, n) resampled seeds (explainer.seed_statistics.over_seeds)."""
+    try:
+        return over_seeds(per_seed, entry["of"], entry.get("chance", 0.0), entry.get("line", 0.0))
+    except ValueError as error:
+        raise RegistryError(str(error)) from None
 
 
 def seed_counts(results: dict[str, dict], claim: Claim) -> dict[str, int]:
@@ -523,9 +517,11 @@ def seed_counts(results: dict[str, dict], claim: Claim) -> dict[str, int]:
 
 
 def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
-              seed: int = 0) -> list[dict[str, float]]:
+              seed: int = 0, names: set[str] | None = None) -> list[dict[str, float]]:
     """``draws`` sets of the snippets' per-seed numbers, each recomputed on the seeds drawn
-    with replacement (each snippet's seeds drawn on their own: separate experiments)."""
+    with replacement (each snippet's seeds drawn on their own: separate experiments). With
+    ``names``, only those ``snippet.key`` are recomputed (the numbers the rules read); the
+    draws are the same."""
     columns: dict[str, np.ndarray] = {}
     for snippet in sorted(snippets):
         numbers = results[snippet]["numbers"]
@@ -541,7 +537,8 @@ def resampled(results: dict[str, dict], snippets, draws: int = RESAMPLINGS,
             if per_seed.size != n:
                 raise RegistryError(f"{snippet}.{key}: {per_seed.size} per-seed values for "
                                     f"{n} seeds")
-            columns[f"{snippet}.{key}"] = aggregate(entry, per_seed[picks])
+            if names is None or f"{snippet}.{key}" in names:
+                columns[f"{snippet}.{key}"] = aggregate(entry, per_seed[picks])
     return [{name: float(values[i]) for name, values in columns.items()} for i in range(draws)]
 
 
@@ -577,10 +574,11 @@ def assess(results: dict[str, dict], claims: dict[str, Claim] | None = None,
            draws: int = RESAMPLINGS) -> dict[str, Assessment]:
     """Every claim's shown verdict; a claim decided by trained models also gets the share
     of seed resamplings in which its rule gives the same verdict. The resamplings are the
-    slow part, and their outcome follows from the recorded numbers, the claims and this
-    file: an assessment of the same inputs is read back from .cache/assessments/."""
+    slow part, and their outcome follows from the recorded numbers, the claims, this file
+    and explainer/seed_statistics.py: an assessment of the same inputs is read back from
+    .cache/assessments/."""
     claims = claims if claims is not None else load()
-    key = hashlib.sha256(Path(__file__).read_bytes())
+    key = hashlib.sha256(Path(__file__).read_bytes() + SEED_STATISTICS.read_bytes())
     key.update(repr(sorted((claim_id, _decisive(claim)) for claim_id, claim in claims.items())).encode())
     read = {e.snippet for claim in claims.values() for e in claim.experiments if e.snippet}
     key.update(json.dumps({name: results[name].get("numbers") for name in sorted(read & set(results))},
@@ -622,7 +620,8 @@ def planted(results: dict[str, dict], claim: Claim, draws: int = RESAMPLINGS, se
 def _planted_once(results: dict[str, dict], claim: Claim, plant: dict[str, float], draws: int,
                   seed: int) -> float:
     numbers = measurements(results, {claim.id: claim})
-    samples = resampled(results, claim.trained_snippets(), draws, seed)
+    read = claim.names()
+    samples = resampled(results, claim.trained_snippets(), draws, seed, names=read)
     rng = np.random.default_rng([seed, zlib.crc32(claim.id.encode())])
     picks: dict[str, np.ndarray] = {}   # one draw of seeds per snippet, shared by its planted numbers
     together: set[str] = set()          # snippets planted at a verified bar: all numbers on those picks
@@ -650,7 +649,7 @@ def _planted_once(results: dict[str, dict], claim: Claim, plant: dict[str, float
     for snippet in sorted(together):   # {verified_bar: x}: the seed's other numbers with it
         for key, entry in results[snippet]["numbers"].items():
             name = f"{snippet}.{key}"
-            if "per_seed" not in entry or name in plant:
+            if "per_seed" not in entry or name in plant or name not in read:
                 continue
             if entry["of"] in ("count", "binomial_p") or entry["of"] in PAST_LINE:
                 redrawn = np.full(draws, float(entry["value"]))
@@ -664,7 +663,8 @@ def _planted_once(results: dict[str, dict], claim: Claim, plant: dict[str, float
 def _assess(results: dict[str, dict], claims: dict[str, Claim], draws: int) -> dict[str, Assessment]:
     numbers = measurements(results, claims)
     trained = {s for claim in claims.values() for s in claim.tested_snippets() if s in results}
-    samples = resampled(results, trained, draws) if trained else []
+    read = {name for claim in claims.values() for name in claim.names()}
+    samples = resampled(results, trained, draws, names=read) if trained else []
     assessments = {}
     for claim_id, claim in claims.items():
         verdict = decide(claim, numbers)
