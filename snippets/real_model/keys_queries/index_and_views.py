@@ -111,7 +111,6 @@ sink_top = np.array([[item.tokens[t] in ("[CLS]", "[SEP]") for t in row]
 
 # %%
 n_role_items = len(role_items)
-ROLE_ZH = {"agent": "施事", "object": "受事", "tool": "工具", "manner": "方式", "object_or_tool": "受事或工具"}
 report.number("c18_sentences", n_role_items, "{:.0f}", kind="count")
 report.number("c18_draws", N_DRAWS_C18, "{:.0f}", kind="count")
 best_head = {role: int(role_hits[role].argmax()) for role in ROLES}   # each role's best head
@@ -139,11 +138,12 @@ report.number("c18_a_shown", float(n_views >= 2), "{:.0f}")
 report.number("c18_sink_top_median", np.median(sink_top.mean(axis=0)), "{:.0%}", kind="share")
 report.number("c18_sink_top_heads", int((sink_top.mean(axis=0) > 0.5).sum()), "{:.0f}",
               kind="count")
-from explainer.role_margins import c18_outcome, views_outcome
+from explainer.role_margins import c18_outcome
 
-found = {(r.replace("_", " "), ROLE_ZH[r]): (f"{h // H + 1}-{h % H + 1}", f"{(either if r == 'object_or_tool' else role_hits[r])[h] / n_role_items:.0%}",
-                                            f"{sink_top[:, h].mean():.0%}") for r, h in assignment.items()}   # head, share, sinks
-report.text("c18_a_outcome", **views_outcome(n_views, found))
+# Which roles got a head of their own (a category the page words in each language, e.g.
+# "agent_and_object_or_tool"); each head's layer, number and shares are recorded below
+# (report_assigned).
+report.category("c18_a", "_and_".join(assignment) or "none")
 
 # %% [markdown]
 # When is (a) *clearly* absent? Sentences of one verb share its nouns, so they are resampled together
