@@ -9,7 +9,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "snippets"))
 import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
 from explainer.first_and_previous import D_MODEL, T, V, one_layer  # noqa: E402
-from explainer.head_metrics import first_token_score, per_head, previous_token_score  # noqa: E402
+from explainer.head_metrics import first_token_score, per_head, previous_token_score, takes_role  # noqa: E402
 
 
 def one_hot_rows(keys: list[int]) -> torch.Tensor:
@@ -34,6 +34,21 @@ def test_per_head_stacks_one_score_per_seed_and_head():
     assert scores.shape == (2, 2)
     assert torch.equal(scores[0], previous_token_score(seed_a)) and torch.equal(scores[1], previous_token_score(seed_b))
     assert scores.tolist() == [pytest.approx([1.0, 1 / (T - 1)]), pytest.approx([1 / (T - 1), 1.0])]
+
+
+def test_takes_role_needs_the_target_as_top_pick_often_and_beyond_chance():
+    previous = one_hot_rows([0] + list(range(T - 1)))           # t looks at t - 1
+    first = one_hot_rows([0] * T)                               # every query looks at 0
+    weights = torch.stack([previous, first])[None].repeat(8, 1, 1, 1)   # (B=8, nh=2, T, T)
+    rows = torch.arange(8)
+    queries = torch.full((8,), T - 1)                           # the last query of each row
+    roles, shares = takes_role(weights, rows, queries, queries - 1, share_bar=0.5, alpha=0.05)
+    assert shares.tolist() == [1.0, 0.0]                        # head 0 always picks t - 1
+    assert roles.tolist() == [True, False]
+    roles, _ = takes_role(weights, rows, queries, queries - 1, share_bar=0.5, alpha=1e-9)
+    assert roles.tolist() == [False, False]                     # no permutation p is that small
+    roles, _ = takes_role(weights, rows, queries, torch.zeros(8, dtype=torch.long), share_bar=0.5, alpha=0.05)
+    assert roles.tolist() == [False, True]                      # the target is key 0: head 1's pick
 
 
 def test_one_layer_splits_the_width_into_heads_and_keeps_each_seed():

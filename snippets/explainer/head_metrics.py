@@ -6,8 +6,10 @@ that sum to 1 (query t attends over keys s), and returns one score per head,
 shape (nh,), averaged over the batch and the queries it applies to.
 """
 
+import numpy as np
 import torch
 
+from explainer.max_statistic import top_pick_max_statistic
 
 
 def per_head(score_fn, weights: torch.Tensor) -> torch.Tensor:
@@ -109,3 +111,21 @@ def prefers(rows: torch.Tensor, target: torch.Tensor, other: torch.Tensor) -> to
     """(N, nh) bool: does the query give key ``target`` more weight than key ``other``?"""
     n = torch.arange(rows.shape[0])
     return rows[n, :, target] > rows[n, :, other]                     # (N, nh)
+
+
+def takes_role(weights: torch.Tensor, item_rows: torch.Tensor, queries: torch.Tensor,
+               targets: torch.Tensor, share_bar: float, alpha: float, draws: int = 1000):
+    """Which heads take a role by the top-pick test: over the items, the head's top pick among
+    the keys the query sees (causal: keys 0..t) is the target in at least ``share_bar`` of
+    them, and beyond chance after correcting for every head tried (a max-statistic
+    permutation, explainer/max_statistic.py: corrected p < ``alpha``).
+
+    ``weights`` (B, nh, T, T) of one model; ``item_rows``, ``queries``, ``targets`` (N,): each
+    item's batch row, query position and target key. Returns (nh,) bool and (nh,) top-pick
+    shares, as numpy arrays.
+    """
+    top = weights[item_rows, :, queries, :].argmax(dim=-1).numpy()    # (items, nh)
+    visible = [np.arange(int(q) + 1) for q in queries]                 # causal: keys 0..t
+    hits, p = top_pick_max_statistic(top, targets.numpy(), visible, n_draws=draws)
+    share = hits / len(queries)
+    return (share >= share_bar) & (p < alpha), share

@@ -32,8 +32,8 @@ attention = MultiHeadAttention(AttentionConfig(d_model=d_model, n_heads=n_heads)
 with torch.no_grad():
     # Weights with std 1/sqrt(d_model), so queries and keys have unit-size
     # entries and the attention patterns in the figure are not all flat.
-    for layer in (attention.W_Q, attention.W_K, attention.W_V, attention.W_O):
-        layer.weight.normal_(0.0, d_model ** -0.5)
+    for projection in (attention.W_Q, attention.W_K, attention.W_V, attention.W_O):
+        projection.weight.normal_(0.0, d_model ** -0.5)
 print(f"{n_heads} heads of {d_k} inside d_model = {d_model}")
 
 # %% [markdown]

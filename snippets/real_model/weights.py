@@ -132,14 +132,14 @@ report.number("query_bias_effect", query_bias_effect, "{:.2f}")
 
 # %% tags=["subspace_overlaps"]
 from explainer.minilm import run_sentences
-from explainer.sample_sentences import SENTENCES as SAMPLE_SENTENCES
+from explainer import sample_sentences
 from explainer.subspaces import (covariance_root, head_read_bases, head_write_bases,
                                  null_overlaps, pair_overlaps)
 
 N_NULL = 1000                                   # random pairs per null
 generator = torch.Generator().manual_seed(0)
 head_size = config.d_model // config.n_heads
-sample = run_sentences(model, tokenizer, SAMPLE_SENTENCES)
+sample = run_sentences(model, tokenizer, sample_sentences.SENTENCES)
 null_isotropic = null_overlaps(config.d_model, head_size, N_NULL, generator)       # (N_NULL,)
 iso_low, iso_high = np.percentile(null_isotropic.numpy(), [5, 95])
 overlaps = {name: [] for name in ("Q", "K", "V", "O")}    # per layer, (66,) pair overlaps
@@ -237,7 +237,7 @@ report.number("exercise_previous_token_without_positions",
 # ## All 72 heads on one sentence
 
 # %%
-TEXT = {
+ALL_HEADS_TEXT = {
     "en": {"layer": "layer {}", "head": "head {}", "weight": "attention weight",
            "alt": "A grid of 12 rows (heads) by 6 columns (layers) of small attention maps for "
                   "the sentence about the animal and the street; a bright first column is attention "
@@ -268,7 +268,7 @@ report.number("heads_total", config.n_layers * config.n_heads, "{:.0f}", kind="c
 report.number("sentence_cls_heads", cls_heads, "{:.0f}", kind="count")
 report.number("sentence_neighbour_heads", neighbour_heads, "{:.0f}", kind="count")
 for lang in LANGS:
-    text = TEXT[lang]
+    text = ALL_HEADS_TEXT[lang]
     fig, ax = column_figure(height=9.4, width=5.4)
     image = ax.imshow(mosaic, cmap=SEQUENTIAL_CMAP, vmin=0, vmax=1)
     ax.set_yticks([h * (T + 1) + T / 2 for h in range(config.n_heads)],
@@ -285,7 +285,7 @@ for lang in LANGS:
                                                  neighbour=neighbour_heads))
 
 # %%
-TEXT = {
+SUBSPACE_TEXT = {
     "en": {"layer": "layer", "overlap": "overlap of two heads' read subspaces\n(mean cos² of principal angles)",
            "Q": "pairs of heads, W_Q", "K": "pairs of heads, W_K",
            "iso": "random subspaces, isotropic (5–95 %)",
@@ -310,7 +310,7 @@ TEXT = {
 }
 jitter = np.random.default_rng(0).uniform(-0.08, 0.08, size=len(overlaps["Q"][0]))   # (66,)
 for lang in LANGS:
-    text = TEXT[lang]
+    text = SUBSPACE_TEXT[lang]
     fig, ax = column_figure(height=4.6)
     ax.axhspan(iso_low, iso_high, color="#999999", alpha=0.5, lw=0, label=text["iso"])
     for layer in range(config.n_layers):

@@ -46,6 +46,8 @@ V, T = len(VOCAB), SENTENCE_LENGTH
 N_SEEDS = n_seeds(8)   # 8 (the build trains more when a verdict is undecided)
 SEEDS = list(range(N_SEEDS))
 ROLE_BAR = 0.5   # a head takes a role when its mean weight on the role's target is at least this
+TOP_PICK_SHARE = 0.5   # top-pick test: the target is the head's top pick in at least this share of positions,
+ALPHA = 0.05           # and beyond chance: corrected p below this
 
 # Training sentences come from a pool (cheap to draw from); the probe is held out.
 task = sample_from(*training_pool())
@@ -120,6 +122,8 @@ print("  at the adverbs:             ", int(split_at_adverbs.sum()))
 
 # %%
 report.number("role_bar", ROLE_BAR, "{:.1f}")
+report.number("top_pick_share_bar", TOP_PICK_SHARE, "{:.2f}")
+report.number("top_pick_alpha", ALPHA, "{:.2f}")
 report_seed_count(report, "same_layer_split_seeds", same_layer_split)
 report.number("same_layer_split_at_adverbs_seeds", split_at_adverbs.sum(), "{:.0f}")
 
@@ -134,26 +138,18 @@ report.number("same_layer_split_at_adverbs_seeds", split_at_adverbs.sum(), "{:.0
 # the layer: one head each role.
 
 # %% tags=["top_pick"]
-from explainer.max_statistic import top_pick_max_statistic
+from explainer.head_metrics import takes_role
 import numpy as np
 
 adverb_at = torch.cat([animal_at + 1, thing_at + 1])                  # (2B,) positions needing t-1
 adverb_row = torch.cat([rows, rows])
 
 
-def takes_role(weights_seed, query_rows_, queries, targets, draws=1000):
-    """(nh,) bool and (nh,) shares: top pick over the visible keys is the target in ≥ ½, p < 0.05."""
-    top = weights_seed[query_rows_, :, queries, :].argmax(dim=-1).numpy()   # (items, nh)
-    visible = [np.arange(int(q) + 1) for q in queries]                      # causal: keys 0..t
-    hits, p = top_pick_max_statistic(top, targets.numpy(), visible, n_draws=draws)
-    share = hits / len(queries)
-    return (share >= 0.5) & (p < 0.05), share
-
-
 top_pick_previous, top_pick_entity = [], []
 for s in range(N_SEEDS):
-    top_pick_previous.append(takes_role(final["weights"][s], adverb_row, adverb_at, adverb_at - 1))
-    top_pick_entity.append(takes_role(final["weights"][s], rows, it_at, animal_at))
+    top_pick_previous.append(takes_role(final["weights"][s], adverb_row, adverb_at, adverb_at - 1,
+                                        TOP_PICK_SHARE, ALPHA))
+    top_pick_entity.append(takes_role(final["weights"][s], rows, it_at, animal_at, TOP_PICK_SHARE, ALPHA))
 previous_role = torch.tensor(np.stack([r for r, _ in top_pick_previous]))    # (S, nh)
 entity_role = torch.tensor(np.stack([r for r, _ in top_pick_entity]))        # (S, nh)
 top_pick_split = (previous_role[:, :, None] & entity_role[:, None, :] & other).flatten(1).any(dim=1)  # (S,)
@@ -229,7 +225,7 @@ report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:
 # trained again for twice the steps, on the same batches.
 
 # %%
-from explainer import token_knockout as knockout
+from explainer import token_knockout
 from explainer.pronoun_language import batch
 
 calibration_tokens, calibration_targets, calibration_places = batch(random.Random(777), 400)  # never probed
@@ -238,24 +234,24 @@ at_it = antecedent_targets != IGNORE                                     # (B, T
 at_it_calibration = torch.zeros_like(at_it)
 at_it_calibration[torch.arange(len(calibration_it)), calibration_it] = True
 all_targets = probe_targets != IGNORE                                   # (B, T) the three predictions
-removed_at_it = {word: (knockout.key_mask(len(it_at), T, it_at[:, None], key[:, None]),       # probe, calibration
-                        knockout.key_mask(len(calibration_it), T, calibration_it[:, None], calibration_key[:, None]))
+removed_at_it = {word: (token_knockout.key_mask(len(it_at), T, it_at[:, None], key[:, None]),       # probe, calibration
+                        token_knockout.key_mask(len(calibration_it), T, calibration_it[:, None], calibration_key[:, None]))
                  for word, key, calibration_key in (("before", it_at - 1, calibration_it - 1),
                                                     ("animal", animal_at, calibration_animal))}
-intact_at_it = knockout.correct_at(model, probe_tokens, probe_targets)                  # (S, B, T)
-two_at_it = knockout.accuracy(intact_at_it, at_it)                                       # (S,)
-two_at_it_calibration = knockout.accuracy(
-    knockout.correct_at(model, calibration_tokens, calibration_targets), at_it_calibration)
+intact_at_it = token_knockout.correct_at(model, probe_tokens, probe_targets)                  # (S, B, T)
+two_at_it = token_knockout.accuracy(intact_at_it, at_it)                                       # (S,)
+two_at_it_calibration = token_knockout.accuracy(
+    token_knockout.correct_at(model, calibration_tokens, calibration_targets), at_it_calibration)
 knocked_at_it, detected_at_it = {}, {}
 for word, (removed, removed_calibration) in removed_at_it.items():
-    knocked = knockout.correct_at(model, probe_tokens, probe_targets, removed)           # (S, B, T)
-    knocked_calibration = knockout.accuracy(
-        knockout.correct_at(model, calibration_tokens, calibration_targets, removed_calibration),
+    knocked = token_knockout.correct_at(model, probe_tokens, probe_targets, removed)           # (S, B, T)
+    knocked_calibration = token_knockout.accuracy(
+        token_knockout.correct_at(model, calibration_tokens, calibration_targets, removed_calibration),
         at_it_calibration)
-    planted = knockout.planted_accuracy(intact_at_it, knocked, all_targets,
-                                        knockout.mixing_share(two_at_it_calibration, knocked_calibration, 0.8),
-                                        SEEDS)                                          # (S,) all targets
-    knocked_at_it[word] = knockout.accuracy(knocked, at_it)                             # (S,)
+    planted = token_knockout.planted_accuracy(
+        intact_at_it, knocked, all_targets,
+        token_knockout.mixing_share(two_at_it_calibration, knocked_calibration, 0.8), SEEDS)   # (S,) all targets
+    knocked_at_it[word] = token_knockout.accuracy(knocked, at_it)                             # (S,)
     detected_at_it[word] = ((two_at_it >= 0.95) & (knocked_calibration < 0.8)
                             & (planted < final["accuracy"] - 0.01))                      # (S,)
 print("2 heads, the animal after it:      ", two_at_it.numpy().round(3))

@@ -115,7 +115,10 @@ for arm in ARMS:
 # %% tags=["roles"]
 import numpy as np
 
-from explainer.max_statistic import top_pick_max_statistic
+from explainer.head_metrics import takes_role
+
+TOP_PICK_SHARE = 0.5   # the target is the head's top pick at at least this share of the items,
+ALPHA = 0.05           # and beyond chance: corrected p below this
 
 it_at, animal_at, thing_at = places.T                          # (B,) each
 rows = torch.arange(len(it_at))
@@ -123,19 +126,11 @@ adverb_at = torch.cat([animal_at + 1, thing_at + 1])           # (2B,) positions
 adverb_row = torch.cat([rows, rows])
 
 
-def takes_role(weights_model, item_rows, queries, targets, draws=1000):
-    """(nh,) bool: the top pick over the visible keys is the target in ≥ ½ of the items, p < 0.05."""
-    top = weights_model[item_rows, :, queries, :].argmax(dim=-1).numpy()    # (items, nh)
-    visible = [np.arange(int(q) + 1) for q in queries]                      # causal: keys 0..t
-    hits, p = top_pick_max_statistic(top, targets.numpy(), visible, n_draws=draws)
-    return torch.tensor((hits / len(queries) >= 0.5) & (p < 0.05))
-
-
 def roles(weights):
     """(M, nh) previous-token role and (M, nh) entity role of every model's heads."""
-    previous = torch.stack([takes_role(w, adverb_row, adverb_at, adverb_at - 1) for w in weights])
-    entity = torch.stack([takes_role(w, rows, it_at, animal_at) for w in weights])
-    return previous, entity
+    previous = [takes_role(w, adverb_row, adverb_at, adverb_at - 1, TOP_PICK_SHARE, ALPHA)[0] for w in weights]
+    entity = [takes_role(w, rows, it_at, animal_at, TOP_PICK_SHARE, ALPHA)[0] for w in weights]
+    return torch.tensor(np.stack(previous)), torch.tensor(np.stack(entity))
 
 
 previous, entity = roles(weights)                       # after training
@@ -153,6 +148,8 @@ report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}")
 report.number("noise", NOISE, "{:.1f}")
 report.number("margin", MARGIN, "{:.2f}")
+report.number("top_pick_share_bar", TOP_PICK_SHARE, "{:.2f}")
+report.number("top_pick_alpha", ALPHA, "{:.2f}")
 loss_of = {arm: loss[arm_of[arm]] for arm in ARMS}                        # (n,) each
 accuracy_of = {arm: accuracy[arm_of[arm]] for arm in ARMS}                # (n,) each
 report.number("loss_free_mean", loss_of["free"].mean(), "{:.3f}", per_seed=loss_of["free"], of="mean")

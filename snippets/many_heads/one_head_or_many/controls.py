@@ -29,7 +29,7 @@ report = Report("many_heads.one_head_or_many.controls")
 # %%
 import torch
 
-from explainer import token_knockout as knockout
+from explainer import token_knockout
 from explainer.batched import evaluate_batched, train_batched
 from explainer.first_and_previous import T, V, near_and_far, one_layer, ordered_pair
 from explainer.head_metrics import first_token_score, per_head, previous_token_score
@@ -65,8 +65,8 @@ for name, run in (("sum", runs), ("ordered pair", pair_runs)):
 
 # %%
 KNOCKOUT_QUERIES = torch.arange(2, T)                                   # queries t >= 2
-REMOVED = {"previous": knockout.key_mask(1, T, KNOCKOUT_QUERIES, KNOCKOUT_QUERIES - 1),            # (1, 1, T, T)
-           "first": knockout.key_mask(1, T, KNOCKOUT_QUERIES, torch.zeros_like(KNOCKOUT_QUERIES))}
+REMOVED = {"previous": token_knockout.key_mask(1, T, KNOCKOUT_QUERIES, KNOCKOUT_QUERIES - 1),            # (1, 1, T, T)
+           "first": token_knockout.key_mask(1, T, KNOCKOUT_QUERIES, torch.zeros_like(KNOCKOUT_QUERIES))}
 FROM_T2 = torch.arange(T) >= 2                                           # (T,) the positions scored
 
 
@@ -75,17 +75,17 @@ def needs_both_and_plant(two_heads, make_batch, test, accuracy_two):
     calibration = make_batch(torch.Generator().manual_seed(777), 512)   # never the test's sequences
     scored = test[1] != IGNORE                                           # (B, T) all targets
     control, control_cal = scored & FROM_T2, (calibration[1] != IGNORE) & FROM_T2
-    intact = knockout.correct_at(two_heads, *test)                       # (S, B, T)
-    a2 = knockout.accuracy(intact, control)                              # (S,) at t >= 2
-    a2_cal = knockout.accuracy(knockout.correct_at(two_heads, *calibration), control_cal)
+    intact = token_knockout.correct_at(two_heads, *test)                       # (S, B, T)
+    a2 = token_knockout.accuracy(intact, control)                              # (S,) at t >= 2
+    a2_cal = token_knockout.accuracy(token_knockout.correct_at(two_heads, *calibration), control_cal)
     found = dict(two_at_control=a2)
     for name, removed in REMOVED.items():
-        knocked = knockout.correct_at(two_heads, *test, removed)         # (S, B, T)
-        knocked_cal = knockout.accuracy(knockout.correct_at(two_heads, *calibration, removed), control_cal)
-        share = knockout.mixing_share(a2_cal, knocked_cal, 0.8)
-        planted = knockout.planted_accuracy(intact, knocked, scored, share, SEEDS)   # (S,) all targets
+        knocked = token_knockout.correct_at(two_heads, *test, removed)         # (S, B, T)
+        knocked_cal = token_knockout.accuracy(token_knockout.correct_at(two_heads, *calibration, removed), control_cal)
+        share = token_knockout.mixing_share(a2_cal, knocked_cal, 0.8)
+        planted = token_knockout.planted_accuracy(intact, knocked, scored, share, SEEDS)   # (S,) all targets
         valid = (a2 >= 0.95) & (knocked_cal < 0.8)
-        found[f"without_{name}"] = knockout.accuracy(knocked, control)  # (S,)
+        found[f"without_{name}"] = token_knockout.accuracy(knocked, control)  # (S,)
         found[f"detected_{name}"] = valid & (planted < accuracy_two - 0.01)          # (S,)
     found["needs_both"] = (a2 >= 0.95) & (found["without_previous"] < 0.8) & (found["without_first"] < 0.8)
     found["detected"] = min(int(found["detected_previous"].sum()), int(found["detected_first"].sum()))

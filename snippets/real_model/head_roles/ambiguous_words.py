@@ -145,94 +145,54 @@ again = [c21_again(items, seed=i) for i, items in enumerate(c21_draws)]
 print(f"{len(again)} draws of the templates in {time.perf_counter() - started:.0f} s")
 
 # %%
-report.number("n_items", len({s.frame for s in sf_set}), kind="count",
-              en="C21 frame templates resampled (clusters of 10 frames)", zh="C21 重抽样的句框数（每个句框 10 句）")
-report.number("c21_n_frames", len(sf_set), "{:.0f}", en="C21 frames (word × template × sense)",
-              zh="C21 的句子数（词 × 句框 × 词义）")
-report.number("c21_n_words", len(PLAIN), "{:.0f}", en="C21 ambiguous words", zh="C21 的多义词个数")
-report.number("c21_draws", C21_DRAWS, "{:.0f}", en="draws of the sign-flip permutation", zh="符号翻转置换的抽样次数")
+report.number("n_items", len({s.frame for s in sf_set}), kind="count")
+report.number("c21_n_frames", len(sf_set), "{:.0f}")
+report.number("c21_n_words", len(PLAIN), "{:.0f}")
+report.number("c21_draws", C21_DRAWS, "{:.0f}")
 report.number("c21_ambiguity_heads", c21_ambiguity.sum(), "{:.0f}", kind="count",
-              resampled=[a["ambiguity_heads"] for a in again],
-              en="heads passing C21's ambiguity test (mean d ≥ 0.25, corrected p < 0.05)",
-              zh="通过 C21 歧义检验的头数（d 的平均 ≥ 0.25，校正后 p < 0.05）")
-report.number("c21_max_difference", gap.max(), "{:.2f}", resampled=[a["max_difference"] for a in again],
-              en="largest mean difference, ambiguous word minus plain noun, over the 72 heads",
-              zh="72 个头里“多义词减普通名词”平均差的最大值")
-report.number("c21_best_layer", c21_best // H + 1, "{:.0f}", en="layer of the head with the largest difference",
-              zh="差值最大的头所在的层")
-report.number("c21_best_head", c21_best % H + 1, "{:.0f}", en="that head's number in its layer",
-              zh="这个头在层内的编号")
-report.number("c21_best_ambiguous", hit_ambiguous[:, c21_best].mean(), "{:.0%}",
-              en="that head: frames where it picks the cue from the ambiguous word",
-              zh="这个头从多义词出发挑中线索词的句子比例")
-report.number("c21_best_plain", hit_plain[:, c21_best].mean(), "{:.0%}",
-              en="that head: frames where it picks the cue from the plain noun",
-              zh="这个头从普通名词出发挑中线索词的句子比例")
-report.number("c21_best_p", gap_p[c21_best], kind="p",
-              en="that head's p-value, corrected by the sign-flip max statistic",
-              zh="这个头经最大统计量符号翻转校正后的 p 值")
-report.number("c21_plain_heads_half", (hit_plain.mean(axis=0) >= MAJORITY).sum(), "{:.0f}", kind="count",
-              en="heads that pick the cue from the plain noun in at least half the frames",
-              zh="从普通名词出发、至少一半句子挑中线索词的头数")
+              resampled=[a["ambiguity_heads"] for a in again])
+report.number("c21_max_difference", gap.max(), "{:.2f}", resampled=[a["max_difference"] for a in again])
+report.number("c21_best_layer", c21_best // H + 1, "{:.0f}")
+report.number("c21_best_head", c21_best % H + 1, "{:.0f}")
+report.number("c21_best_ambiguous", hit_ambiguous[:, c21_best].mean(), "{:.0%}")
+report.number("c21_best_plain", hit_plain[:, c21_best].mean(), "{:.0%}")
+report.number("c21_best_p", gap_p[c21_best], kind="p")
+report.number("c21_plain_heads_half", (hit_plain.mean(axis=0) >= MAJORITY).sum(), "{:.0f}", kind="count")
 report.number("c21_rule_fixed_offset", c21_rules["fixed_offset"], "{:.0%}")
 report.number("c21_rule_nearest_word", c21_rules["nearest_word"], "{:.0%}")
 report.number("c21_position_rule_max", max(c21_rules.values()), "{:.0%}",
-              resampled=[a["position_rule_max"] for a in again],
-              en="best position-only rule on C21's frames", zh="C21 的句子上只看位置的最好规则")
-report.number("c21_probe_layer", L, "{:.0f}", en="layer whose output the sense probe reads",
-              zh="词义探针读取的是第几层的输出")
-report.number("c21_probe_accuracy", probe_clean, "{:.0%}",
-              en="sense probe accuracy on held-out frames, no head zeroed",
-              zh="不置零任何头时，词义探针在留出句框上的准确率")
-report.number("c21_max_drop", drop.max(), "{:.3f}", resampled=[a["max_drop"] for a in again],
-              en="largest drop of the probe when one head is zeroed",
-              zh="置零一个头时，探针准确率的最大降幅")
-report.number("c21_max_drop_layer", c21_top_drop // H + 1, "{:.0f}", en="layer of the head with the largest drop",
-              zh="降幅最大的头所在的层")
-report.number("c21_max_drop_head", c21_top_drop % H + 1, "{:.0f}", en="that head's number in its layer",
-              zh="这个头在层内的编号")
+              resampled=[a["position_rule_max"] for a in again])
+report.number("c21_probe_layer", L, "{:.0f}")
+report.number("c21_probe_accuracy", probe_clean, "{:.0%}")
+report.number("c21_max_drop", drop.max(), "{:.3f}", resampled=[a["max_drop"] for a in again])
+report.number("c21_max_drop_layer", c21_top_drop // H + 1, "{:.0f}")
+report.number("c21_max_drop_head", c21_top_drop % H + 1, "{:.0f}")
 report.number("c21_settling_heads", c21_settles.sum(), "{:.0f}", kind="count",
-              resampled=[a["settling_heads"] for a in again],
-              en="heads that settle the sense (drop ≥ 0.1 and the largest of their layer)",
-              zh="确定词义的头数（降幅 ≥ 0.1，且在本层最大）")
+              resampled=[a["settling_heads"] for a in again])
 report.number("c21_both_heads", c21_both.sum(), "{:.0f}", kind="count",
-              resampled=[a["both_heads"] for a in again],
-              en="heads that pass the ambiguity test and settle the sense", zh="既通过歧义检验、又确定词义的头数")
-report.number("c21_source_frames", source.sum(), "{:.0f}", en="bank → interest / loan frames",
-              zh="bank → interest / loan 的句子数")
-report.number("c21_source_best_ambiguous", hit_ambiguous[source, c21_best].mean(), "{:.0%}",
-              en="bank → interest / loan: the largest-difference head picks the cue from bank",
-              zh="bank → interest / loan：差值最大的头从 bank 出发挑中线索词的比例")
-report.number("c21_source_best_plain", hit_plain[source, c21_best].mean(), "{:.0%}",
-              en="bank → interest / loan: the same head picks the cue from the plain noun",
-              zh="bank → interest / loan：同一个头从普通名词出发挑中线索词的比例")
+              resampled=[a["both_heads"] for a in again])
+report.number("c21_source_frames", source.sum(), "{:.0f}")
+report.number("c21_source_best_ambiguous", hit_ambiguous[source, c21_best].mean(), "{:.0%}")
+report.number("c21_source_best_plain", hit_plain[source, c21_best].mean(), "{:.0%}")
 report.number("c21_source_passing_right", (hit_ambiguous[source][:, c21_ambiguity].mean(axis=0) >= MAJORITY).sum()
-              if c21_ambiguity.any() else 0, "{:.0f}", kind="count",
-              en="heads passing the ambiguity test that pick interest / loan from bank in at least half those frames",
-              zh="通过歧义检验的头里，至少一半这类句子从 bank 挑中 interest / loan 的头数")
+              if c21_ambiguity.any() else 0, "{:.0f}", kind="count")
 
 
-def named(flats) -> tuple[str, str]:
+# Which heads pass, and which settle the sense: how many (a category the page words in each
+# language) and which ones (their names, a list no category can hold, as each language lists them).
+def named(flats) -> dict[str, str]:
     names = [head_name(int(f)) for f in flats]
-    return ", ".join(names), "、".join(names)
+    return {"en": ", ".join(names) or "none", "zh": "、".join(names) or "无"}
 
 
-amb_en, amb_zh = named(np.flatnonzero(c21_ambiguity))
-settle_en, settle_zh = named(np.flatnonzero(c21_settles))
-report.text("c21_ambiguity_outcome",
-            en=f"Heads {amb_en} pass the ambiguity test" if c21_ambiguity.sum() > 1 else
-            f"Head {amb_en} passes the ambiguity test" if c21_ambiguity.any() else
-            "No head passes the ambiguity test",
-            zh=f"通过歧义检验的头是 {amb_zh}" if c21_ambiguity.any() else "没有头通过歧义检验")
-below = drop.max() < DROP_MIN
-report.text("c21_settles_outcome",
-            en=f"heads {settle_en} settle the sense" if c21_settles.sum() > 1 else
-            f"head {settle_en} settles the sense" if c21_settles.any() else
-            "no head settles the sense: zeroing any one head lowers the probe by less than 0.1" if below else
-            "no head settles the sense: each drop of at least 0.1 is tied with another head of its layer",
-            zh=f"确定词义的头是 {settle_zh}" if c21_settles.any() else
-            "没有头能确定词义：置零任何一个头，探针准确率的降幅都不到 0.1" if below else
-            "没有头能确定词义：降幅达到 0.1 的头，在本层都有另一个头与它持平")
+report.category("c21_ambiguity", "several" if c21_ambiguity.sum() > 1 else "one" if c21_ambiguity.any() else "none")
+report.text("c21_ambiguity_names", **named(np.flatnonzero(c21_ambiguity)))
+report.category("c21_settles", "several" if c21_settles.sum() > 1 else "one" if c21_settles.any() else
+                "none_small" if drop.max() < DROP_MIN else "none_tied")
+report.text("c21_settling_names", **named(np.flatnonzero(c21_settles)))
+report.number("c21_gap_min", GAP_MIN, "{:.2f}")
+report.number("c21_drop_min", DROP_MIN, "{:.1f}")
+report.number("c21_alpha", ALPHA, "{:.2f}")
 report.data("c21", {"gap": np.round(gap, 3).tolist(), "p": [float(f"{x:.3g}") for x in gap_p],
                     "ambiguous": np.round(hit_ambiguous.mean(axis=0), 3).tolist(),
                     "plain": np.round(hit_plain.mean(axis=0), 3).tolist(),
@@ -248,10 +208,8 @@ c21_linked = [int(f) for f in np.flatnonzero(c21_ambiguity | c21_settles)]
 c21_made = [(f"[head {head_name(f)}](explorer.md?s={EXPLORER_BANK_INDEX}&l={f // H + 1}&h={f % H + 1}&t=bank)",
              f"[头 {head_name(f)}](explorer.md?s={EXPLORER_BANK_INDEX}&l={f // H + 1}&h={f % H + 1}&t=bank)")
             for f in (c21_linked or [c21_best])]
-report.text("c21_explorer_links",
-            en=(", ".join(m[0] for m in c21_made) if c21_linked else
-                f"no head passes; the largest difference is {c21_made[0][0]}"),
-            zh=("、".join(m[1] for m in c21_made) if c21_linked else f"没有头通过；差值最大的是{c21_made[0][1]}"))
+report.category("c21_explorer", "passing" if c21_linked else "best")   # links to the passing heads, or to the best
+report.text("c21_explorer_links", en=", ".join(m[0] for m in c21_made), zh="、".join(m[1] for m in c21_made))
 
 # %% [markdown]
 # ## Could the test see such a head? A planted one (G1)

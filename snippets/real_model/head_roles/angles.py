@@ -290,7 +290,8 @@ print(f"heads that qualify: {len(c23)}; with a small angle: {sum(small)}, with a
 
 # %%
 from explainer.angle_resampling import c02_passes, c21_passes, c23_counts
-from explainer.item_resampling import DRAWS as RESAMPLINGS, cluster_draws, stratified_draws
+from explainer import item_resampling
+from explainer.item_resampling import cluster_draws, stratified_draws
 from explainer.noun_between_heads import c22_decision, top_picks
 
 angles_all, per_sentence = angles_by_claim(model, c23_sets)     # every head's angles and weights, once
@@ -308,7 +309,7 @@ everything = {"c02": np.arange(len(co_set)), "c21": np.arange(len(sf_set)), "c22
 assert c23_again(everything, 0) == dict(heads=len(c23), small_heads=sum(small), large_heads=sum(large))  # identity draw
 c23_draws = {"c02": cluster_draws([s.pair for s in co_set], seed=2), "c21": cluster_draws([s.frame for s in sf_set]),
              "c22": stratified_draws([s.kind for s in nb_set], seed=1)}
-again = [c23_again({claim: d[i] for claim, d in c23_draws.items()}, seed=i) for i in range(RESAMPLINGS)]
+again = [c23_again({claim: d[i] for claim, d in c23_draws.items()}, seed=i) for i in range(item_resampling.DRAWS)]
 
 # %%
 report.number("n_items", len(co_set) + len(sf_set) + len(nb_set), kind="count")
@@ -321,18 +322,13 @@ first = max(c23, key=lambda h: h["weight"]) if c23 else None   # the one the pag
 report.number("c23_target_angle", first["target"] if first else 0.0, "{:.0f}")
 report.number("c23_others_angle", first["others"] if first else 0.0, "{:.0f}")
 report.number("c23_smallest_angle_share", first["smallest"] if first else 0.0, "{:.0%}")
-# The page's sentences about it, from the counts.
-if first:
-    name_en = head_direction(first["flat"]) if first["claim"] == "c22" else head_name(first["flat"])
-    name_zh = name_en.replace("verb → object ", "动词 → 宾语头 ").replace("object → verb ", "宾语 → 动词头 ")
-    report.text("c23_qualifying",
-                en=f"{'one head qualifies' if len(c23) == 1 else f'{len(c23)} heads qualify'}: {name_en}"
-                   + ("" if len(c23) == 1 else " has its target's largest share, and the numbers below are its"),
-                zh=(f"只有一个头合格：{name_zh}" if len(c23) == 1 else
-                    f"合格的头有 {len(c23)} 个，其中目标拿到注意力最多的是 {name_zh}，下面的数字都取自它"))
-else:
-    report.text("c23_qualifying", en="no head qualifies, and the angles below are not measured",
-                zh="没有合格的头，下面的夹角也就无从测量")
+# The page's sentence about it: how many heads qualify, and the one the numbers describe
+# (a C22 head has a direction: verb → object or object → verb).
+report.number("c23_first_layer", first["flat"] % (L * H) // H + 1 if first else 0, "{:.0f}")
+report.number("c23_first_head", first["flat"] % H + 1 if first else 0, "{:.0f}")
+c23_direction = "" if not first or first["claim"] != "c22" else \
+    "_verb_object" if first["flat"] < L * H else "_object_verb"
+report.category("c23_qualifying", "none" if not first else ("one" if len(c23) == 1 else "several") + c23_direction)
 general = min(int((v >= 0.75).sum()) for v in cos_everywhere.values()) >= L * H / 2   # most heads do it
 report.category("c23_cos_everywhere_lead", "general" if general else "compare")
 

@@ -286,8 +286,11 @@ report.number("c22_people_planted_detection_share", detection["people"], "{:.0%}
 report.number("c22_planted_detection_min", min(detection.values()), "{:.0%}")
 
 # %%
+# Links into the explorer: to each passing head, or to the best one when none passes (which,
+# a category the page words in each language).
+report.category("c22_explorer", "passing" if c22_pass.any() else "best")
 report.text("c22_explorer_links", **explorer_links(
-    "c22", c22_pass, c22_best, lambda f: "sold" if f < L * H else "cart",
+    "c22", c22_pass if c22_pass.any() else np.arange(len(c22_pass)) == c22_best, c22_best, lambda f: "sold" if f < L * H else "cart",
     lambda f: ("verb → object", "动词 → 宾语") if f < L * H else ("object → verb", "宾语 → 动词")))
 ra = c22["artefacts"]
 report.data("issue19", {

@@ -260,8 +260,11 @@ report.number("c32_verb_subject_beats_rules_heads", vs_beats.sum(), kind="count"
 report.number("c32_verb_subject_best_share", vs_hit.mean(axis=0).max(), "{:.0%}")
 
 # %%
+# Links into the explorer: to each passing head, or to the best one when none passes (which,
+# a category the page words in each language).
+report.category("c32_explorer", "passing" if c32["verified"].any() else "best")
 report.text("c32_explorer_links", **explorer_links(
-    "c32", c32["verified"], best, lambda f: "man", lambda f: ("subject → verb", "主语 → 谓语动词")))
+    "c32", c32["verified"] if c32["verified"].any() else np.arange(len(c32["verified"])) == best, best, lambda f: "man", lambda f: ("subject → verb", "主语 → 谓语动词")))
 report.data("issue19", {
     "c32": {"subject_verb": {"share": np.round(c32["share"], 3).tolist(), "passes": c32["verified"].astype(int).tolist()},
             "verb_subject": {"share": np.round(vs_hit.mean(axis=0), 3).tolist(), "passes": vs_beats.astype(int).tolist()}},

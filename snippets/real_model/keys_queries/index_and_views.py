@@ -111,7 +111,6 @@ sink_top = np.array([[item.tokens[t] in ("[CLS]", "[SEP]") for t in row]
 
 # %%
 n_role_items = len(role_items)
-ROLE_ZH = {"agent": "施事", "object": "受事", "tool": "工具", "manner": "方式", "object_or_tool": "受事或工具"}
 report.number("c18_sentences", n_role_items, "{:.0f}", kind="count")
 report.number("c18_draws", N_DRAWS_C18, "{:.0f}", kind="count")
 best_head = {role: int(role_hits[role].argmax()) for role in ROLES}   # each role's best head
@@ -139,11 +138,12 @@ report.number("c18_a_shown", float(n_views >= 2), "{:.0f}")
 report.number("c18_sink_top_median", np.median(sink_top.mean(axis=0)), "{:.0%}", kind="share")
 report.number("c18_sink_top_heads", int((sink_top.mean(axis=0) > 0.5).sum()), "{:.0f}",
               kind="count")
-from explainer.role_margins import c18_outcome, views_outcome
+from explainer.role_margins import c18_outcome
 
-found = {(r.replace("_", " "), ROLE_ZH[r]): (f"{h // H + 1}-{h % H + 1}", f"{(either if r == 'object_or_tool' else role_hits[r])[h] / n_role_items:.0%}",
-                                            f"{sink_top[:, h].mean():.0%}") for r, h in assignment.items()}   # head, share, sinks
-report.text("c18_a_outcome", **views_outcome(n_views, found))
+# Which roles got a head of their own (a category the page words in each language, e.g.
+# "agent_and_object_or_tool"); each head's layer, number and shares are recorded below
+# (report_assigned).
+report.category("c18_a", "_and_".join(assignment) or "none")
 
 # %% [markdown]
 # When is (a) *clearly* absent? Sentences of one verb share its nouns, so they are resampled together
@@ -235,22 +235,10 @@ report_assigned(report, "c18_object_or_tool", "object_or_tool", "object or tool"
 report_assigned(report, "c18_manner", "manner", "manner", "方式")
 beyond = [v for v, (share, chance) in off_rule_hits.items() if share > chance]
 habit = [v for v in off_rule_hits if v not in beyond]
-EN_VIEW = {"agent": "the agent's", "object_or_tool": "the object-or-tool", "manner": "the manner"}
-odds = {v: (f"{a:.0%}", f"{c:.0%}") for v, (a, c) in off_rule_hits.items()}    # its share there, chance there
-report.text("c18_off_rule_outcome",
-            en=(("Where no position rule finds the role, "
-                 + " and ".join(f"{EN_VIEW[v]} head ({odds[v][0]}, chance {odds[v][1]})" for v in beyond)
-                 + " still beat" + ("s" if len(beyond) == 1 else "") + " chance" if beyond else
-                 "Where no position rule finds the role, no assigned head beats chance")
-                + ("; " + " and ".join(f"{EN_VIEW[v]} head ({odds[v][0]}, chance {odds[v][1]})" for v in habit)
-                   + " do" + ("es" if len(habit) == 1 else "") + " not: there it follows a position habit."
-                   if habit else ".")),
-            zh=(("在位置规则找不到角色的句子里，" + "和".join(f"{ROLE_ZH[v]}头（{odds[v][0]}，偶然水平 {odds[v][1]}）"
-                                                      for v in beyond) + "仍高于偶然水平"
-                 if beyond else "在位置规则找不到角色的句子里，分到的头都不高于偶然水平")
-                + ("；" + "和".join(f"{ROLE_ZH[v]}头（{odds[v][0]}，偶然水平 {odds[v][1]}）" for v in habit)
-                   + "则不然：它跟的是一个位置习惯。"
-                   if habit else "。")))
+# Which assigned heads still beat chance there (a category the page words in each language,
+# e.g. "object_or_tool_beats_agent_not"; their shares are the numbers just recorded).
+report.category("c18_off_rule", ("_and_".join(beyond) + ("_beats" if len(beyond) == 1 else "_beat") if beyond else "none_beats")
+                + ("_" + "_and_".join(habit) + "_not" if habit else ""))
 
 # %% [markdown]
 # ## C18 (b): what does the match use?

@@ -211,11 +211,8 @@ report.number("key_planted_accuracy_mean", planted_accuracy.mean(), "{:.2f}")
 report.number("key_planted_detection_share", detected, kind="share")
 report.number("n_planted_draws", len(planted_accuracy), kind="count")
 POWERED = 0.8                        # the share a refutation needs (G1)
-report.text("power_outcome",
-            en=f"Planted at that size, a key is above both baselines in {detected:.0%} of {len(planted_accuracy):,} "
-               f"draws: {'at least' if detected >= POWERED else 'below'} the {POWERED:.0%} a refutation needs.",
-            zh=f"按这个大小植入，{len(planted_accuracy)} 次抽样中有 {detected:.0%} 的键高于两个基线："
-               f"{'达到' if detected >= POWERED else '低于'}推翻所需的 {POWERED:.0%}。")
+report.number("powered_share", POWERED, kind="share")
+report.category("power", "powered" if detected >= POWERED else "underpowered")
 
 # %% [markdown]
 # ## Figure

@@ -104,9 +104,9 @@ from explainer.item_resampling import stratified_draws
 
 draws = stratified_draws([noun in FOOD_NOUNS for noun in nouns], seed=0)   # (1000, nouns)
 counts = np.stack([np.bincount(items, minlength=n_nouns) for items in draws])   # (1000, nouns)
-r2 = {name: identity_r2(noun_vectors[name], counts).numpy() for name in ("Q", "K", "V")}   # (1000, L, H)
-again = dict(v_most=(r2["V"] > np.maximum(r2["Q"], r2["K"])).sum(axis=(1, 2)),
-             **{f"median_{name}": np.median(r2[name], axis=(1, 2)) for name in ("Q", "K", "V")})
+resampled_r2 = {name: identity_r2(noun_vectors[name], counts).numpy() for name in ("Q", "K", "V")}   # (1000, L, H)
+again = dict(v_most=(resampled_r2["V"] > np.maximum(resampled_r2["Q"], resampled_r2["K"])).sum(axis=(1, 2)),
+             **{f"median_{name}": np.median(resampled_r2[name], axis=(1, 2)) for name in ("Q", "K", "V")})
 
 # %%
 report.number("n_items", n_nouns, kind="count")

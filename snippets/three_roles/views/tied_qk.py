@@ -205,9 +205,9 @@ with torch.no_grad():
     tokens, targets, positions = batch_for_every_model(torch.Generator().manual_seed(2), 1000)
     logits, attention = model(tokens, positions)
     scored = targets != IGNORE
-    accuracy = ((logits.argmax(-1) == targets) & scored).sum((1, 2)) / scored.sum((1, 2))  # (M,)
+    model_accuracy = ((logits.argmax(-1) == targets) & scored).sum((1, 2)) / scored.sum((1, 2))  # (M,)
 n = len(SEEDS)
-accuracy = dict(zip(arms, accuracy.view(len(arms), n)))                     # arm -> (seeds,)
+accuracy = dict(zip(arms, model_accuracy.view(len(arms), n)))               # arm -> (seeds,)
 # separate minus tied; bidirectional (the verdict) and causal (a scope note)
 cost_previous = accuracy["previous", False, False] - accuracy["previous", False, True]
 cost_partner = accuracy["partner", False, False] - accuracy["partner", False, True]
@@ -238,7 +238,7 @@ ahead = attention[..., inner, inner + 1].mean((1, 2)).view(len(arms), n)
 with torch.no_grad():
     scores, _ = model.scores(tokens[:, :50], positions[:, :50])             # (M, 50, T, T)
 asymmetry = (scores - scores.transpose(-1, -2)).abs().amax((1, 2, 3))       # (M,)
-tied = torch.tensor([tied for task, causal, tied in arms for seed in SEEDS])
+tied_models = torch.tensor([tied for task, causal, tied in arms for seed in SEEDS])   # (M,)
 # Does the tied model lean on where the sequence sits in the table of positions?
 start = positions[:, :, 0]                                                   # (M, B) the offsets
 correct = ((logits.argmax(-1) == targets) & scored).sum(2) / scored.sum(2)   # (M, B)
@@ -250,8 +250,8 @@ print(f"previous token, separate: {back[0].mean():.2f} of the attention one step
 print(f"previous token, tied:     {back[1].mean():.2f} one step back, {ahead[1].mean():.2f} one step ahead")
 print(f"previous token, tied: accuracy {accuracy_low[1].mean():.2f} for the lowest quarter of offsets, "
       f"{accuracy_high[1].mean():.2f} for the highest")
-print(f"largest |score(i, j) - score(j, i)|: tied {asymmetry[tied].max():.1e}, "
-      f"separate {asymmetry[~tied].min():.2f} (smallest model)")
+print(f"largest |score(i, j) - score(j, i)|: tied {asymmetry[tied_models].max():.1e}, "
+      f"separate {asymmetry[~tied_models].min():.2f} (smallest model)")
 # The causal models: no weight on a key at or after the query (the first token excepted).
 at_or_after = torch.ones(LENGTH, LENGTH, dtype=torch.bool).triu()
 at_or_after[0, 0] = False
@@ -298,8 +298,8 @@ report.number("back_tied_mean", back[1].mean(), "{:.2f}", kind="share", per_seed
 report.number("ahead_tied_mean", ahead[1].mean(), "{:.2f}", kind="share", per_seed=ahead[1], of="mean")
 report_mean(report, "accuracy_previous_tied_offset_low", accuracy_low[1], "{:.2f}")
 report_mean(report, "accuracy_previous_tied_offset_high", accuracy_high[1], "{:.2f}")
-report.number("tied_score_asymmetry", asymmetry[tied].max(), "{:.1e}")
-report.number("separate_score_asymmetry", asymmetry[~tied].min(), "{:.2f}")
+report.number("tied_score_asymmetry", asymmetry[tied_models].max(), "{:.1e}")
+report.number("separate_score_asymmetry", asymmetry[~tied_models].min(), "{:.2f}")
 # The target makers, checked on fresh sequences: previous = shifted tokens; partner = the
 # other position holding the same group (never the position itself).
 check = torch.Generator().manual_seed(3)
