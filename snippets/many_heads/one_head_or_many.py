@@ -112,23 +112,19 @@ def steps_to(curve, level=0.95):
 for run in runs.values():
     run["steps_to_95"] = steps_to(run["curve"])
 never = STEPS + EVAL_EVERY                                                   # what steps_to gives for "never"
-report_spread(report, "accuracy_1", runs[1]["accuracy"], "{:.3f}",
-              en="test accuracy on the sum, 1 head(s)", zh="求和任务的测试准确率，1 个头")
+report_spread(report, "accuracy_1", runs[1]["accuracy"], "{:.3f}")
 report_spread(report, "steps_to_95_1", runs[1]["steps_to_95"], "{:.0f}",
               en=f"first evaluated step with accuracy ≥ 95 %, 1 head(s) ({never} = never)",
               zh=f"准确率首次达到 95% 的步数，1 个头（{never} 表示没有达到）")
-report_spread(report, "accuracy_2", runs[2]["accuracy"], "{:.3f}",
-              en="test accuracy on the sum, 2 head(s)", zh="求和任务的测试准确率，2 个头")
+report_spread(report, "accuracy_2", runs[2]["accuracy"], "{:.3f}")
 report_spread(report, "steps_to_95_2", runs[2]["steps_to_95"], "{:.0f}",
               en=f"first evaluated step with accuracy ≥ 95 %, 2 head(s) ({never} = never)",
               zh=f"准确率首次达到 95% 的步数，2 个头（{never} 表示没有达到）")
-report_spread(report, "accuracy_4", runs[4]["accuracy"], "{:.3f}",
-              en="test accuracy on the sum, 4 head(s)", zh="求和任务的测试准确率，4 个头")
+report_spread(report, "accuracy_4", runs[4]["accuracy"], "{:.3f}")
 report_spread(report, "steps_to_95_4", runs[4]["steps_to_95"], "{:.0f}",
               en=f"first evaluated step with accuracy ≥ 95 %, 4 head(s) ({never} = never)",
               zh=f"准确率首次达到 95% 的步数，4 个头（{never} 表示没有达到）")
-report_spread(report, "accuracy_8", runs[8]["accuracy"], "{:.3f}",
-              en="test accuracy on the sum, 8 head(s)", zh="求和任务的测试准确率，8 个头")
+report_spread(report, "accuracy_8", runs[8]["accuracy"], "{:.3f}")
 report_spread(report, "steps_to_95_8", runs[8]["steps_to_95"], "{:.0f}",
               en=f"first evaluated step with accuracy ≥ 95 %, 8 head(s) ({never} = never)",
               zh=f"准确率首次达到 95% 的步数，8 个头（{never} 表示没有达到）")
@@ -141,10 +137,8 @@ report_spread(report, "steps_to_95_8", runs[8]["steps_to_95"], "{:.0f}",
 
 # %%
 single = runs[1]
-report_spread(report, "single_previous", single["previous"][:, 0], "{:.2f}",
-              en="previous-token score of the single head", zh="单头的前一个词元得分")
-report_spread(report, "single_first", single["first"][:, 0], "{:.2f}",
-              en="first-token score of the single head", zh="单头的首词元得分")
+report_spread(report, "single_previous", single["previous"][:, 0], "{:.2f}")
+report_spread(report, "single_first", single["first"][:, 0], "{:.2f}")
 report_seed_count(report, "single_averages_seeds",
                   (single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3))
 report_seed_count(report, "single_slower_seeds", single["steps_to_95"] > runs[2]["steps_to_95"])
@@ -200,24 +194,16 @@ for n_heads in (1, 2):
                               previous=per_head(previous_token_score, weights),
                               first=per_head(first_token_score, weights))
     print(f"ordered pair, {n_heads} heads: accuracy per seed {accuracy.numpy().round(3)}")
-report_spread(report, "pair_accuracy_1", pair_runs[1]["accuracy"], "{:.3f}",
-              en="test accuracy on the ordered pair, 1 head(s)", zh="有序词对的测试准确率，1 个头")
-report_spread(report, "pair_accuracy_2", pair_runs[2]["accuracy"], "{:.3f}",
-              en="test accuracy on the ordered pair, 2 head(s)", zh="有序词对的测试准确率，2 个头")
+report_spread(report, "pair_accuracy_1", pair_runs[1]["accuracy"], "{:.3f}")
+report_spread(report, "pair_accuracy_2", pair_runs[2]["accuracy"], "{:.3f}")
 pair_single, pair_two = pair_runs[1], pair_runs[2]
-report_spread(report, "pair_previous", pair_single["previous"][:, 0], "{:.2f}",
-              en="previous-token score of the single head, ordered pair", zh="有序词对任务中单头的前一个词元得分")
-report_spread(report, "pair_first", pair_single["first"][:, 0], "{:.2f}",
-              en="first-token score of the single head, ordered pair", zh="有序词对任务中单头的首词元得分")
+report_spread(report, "pair_previous", pair_single["previous"][:, 0], "{:.2f}")
+report_spread(report, "pair_first", pair_single["first"][:, 0], "{:.2f}")
 seeds = torch.arange(N_SEEDS)
 near_head = pair_two["previous"].argmax(dim=1)          # (S,)
 far_head = 1 - near_head
-report_spread(report, "pair_two_near_previous", pair_two["previous"][seeds, near_head], "{:.2f}",
-              en="2 heads, ordered pair: previous-token score of the near head",
-              zh="有序词对、两个头：近处那个头的前一个词元得分")
-report_spread(report, "pair_two_far_first", pair_two["first"][seeds, far_head], "{:.2f}",
-              en="2 heads, ordered pair: first-token score of the other head",
-              zh="有序词对、两个头：另一个头的首词元得分")
+report_spread(report, "pair_two_near_previous", pair_two["previous"][seeds, near_head], "{:.2f}")
+report_spread(report, "pair_two_far_first", pair_two["first"][seeds, far_head], "{:.2f}")
 report.number("pair_two_split_seeds", split_heads(pair_two).sum(), "{:.0f}")
 
 # %% [markdown]

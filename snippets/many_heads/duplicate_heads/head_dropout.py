@@ -136,10 +136,8 @@ for arm, rows in small_arms.items():
           f"loss rise without one head, per seed {small_cost[rows].mean(dim=1).numpy().round(3)}")
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
-report.number("small_run_steps", SMALL_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
-              zh="页面上小规模运行的训练步数")
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -158,10 +156,8 @@ ablation_cost = torch.stack([loss_rise(model, [h]) for h in range(N_HEADS)], dim
 # ## Over the seeds
 
 # %%
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained with and without head dropout)",
-              zh="随机种子数（每个都加与不加头 dropout 各训练一次）")
-report.number("head_dropout", HEAD_DROPOUT, "{:.2f}", en="probability of switching a head off in training",
-              zh="训练中关掉一个头的概率")
+report.number("n_seeds", n, "{:.0f}")
+report.number("head_dropout", HEAD_DROPOUT, "{:.2f}")
 per_seed = {"r2": r2.mean(dim=1), "ablation_cost": ablation_cost.mean(dim=1),
             "worst_ablation_cost": ablation_cost.amax(dim=1), "accuracy": accuracy, "loss": loss,
             "pattern_similarity": similarity}
@@ -207,13 +203,9 @@ for key, values in per_seed.items():
 
 r2_change = per_seed["r2"][arm_of["dropout"]] - per_seed["r2"][arm_of["none"]]   # (n,): below 0, less redundant
 less_redundant = r2_change < 0
-report_seeds_past(report, "less_redundant_seeds", r2_change, of="count_below", line=0.0,
-                  en="seeds in which head dropout lowers the mean R² (heads less predictable from each other)",
-                  zh="头 dropout 让平均 R² 降低（各头更难互相预测）的种子数")
+report_seeds_past(report, "less_redundant_seeds", r2_change, of="count_below", line=0.0)
 cheaper = per_seed["ablation_cost"][arm_of["dropout"]] < per_seed["ablation_cost"][arm_of["none"]]
-report_seed_count(report, "cheaper_ablation_seeds", cheaper,
-                  en="seeds in which head dropout makes removing one head cheaper",
-                  zh="头 dropout 让去掉一个头的代价变小的种子数")
+report_seed_count(report, "cheaper_ablation_seeds", cheaper)
 
 # The outcomes the page words, from these numbers.
 mean_of = {key: {arm: float(values[arm_of[arm]].mean()) for arm in ARMS} for key, values in per_seed.items()}

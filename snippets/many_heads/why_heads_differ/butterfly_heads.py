@@ -152,13 +152,10 @@ report.number("rank_correlation_ci95_high", over_seeds(spearman.tolist(), "ci95_
 report_seed_count(report, "positive_correlation_seeds", spearman > 0)
 # Two notes that help read the correlation: how far the step-0 order itself is measurable
 # (the same heads on another probe batch), and what is left without the head that ends on top.
-report_spread(report, "start_order_repeatability", rank_correlation(before, before_other_probe), "{:.2f}",
-              en="rank correlation of the heads' step-0 scores on two different probe batches",
-              zh="同一批头在两批不同探针序列上第 0 步得分的秩相关")
+report_spread(report, "start_order_repeatability", rank_correlation(before, before_other_probe), "{:.2f}")
 keep = after.argsort(dim=1)[:, :-1].sort(dim=1).values                     # (M, nh-1) all but the top head
 report_spread(report, "rank_correlation_without_top", rank_correlation(before.gather(1, keep), after.gather(1, keep)),
-              "{:.2f}", en="the before/after rank correlation over the other 7 heads (the final top head left out)",
-              zh="去掉训练后得分最高的那个头，其余 7 个头训练前后的秩相关")
+              "{:.2f}")
 report.number("accuracy_mean", accuracy.mean(), "{:.3f}")
 report.number("accuracy_min", accuracy.min(), "{:.3f}")
 # The outcomes, from the numbers above: the page words them, the figures' captions below too.

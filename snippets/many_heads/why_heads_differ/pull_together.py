@@ -80,8 +80,7 @@ for pairs, form_cos in pulled_forms.items():
     print(f"{pairs:>10}: largest |cos| of the bilinear forms {form_cos[:, 1:].abs().max(dim=1).values.numpy().round(3)}")
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -129,10 +128,8 @@ print(f"planted pull to {planted_target:.3f}: ends at {planted[:, -1].numpy().ro
 
 
 # %%
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained from both starts and without the pull)",
-              zh="随机种子数（每个都从两种起点训练，另有一次不加拉近项）")
-report.number("budget", STEPS, "{:.0f}", kind="count", en="training steps per run (the budget)",
-              zh="每次训练的步数（预算）")
+report.number("n_seeds", n, "{:.0f}")
+report.number("budget", STEPS, "{:.0f}", kind="count")
 NAMES_ZH = {"orthogonal": "近乎正交的起点", "aligned": "对齐的起点", "free": "近乎正交、不加拉近项",
             "partner": "搭档：不加拉近项，另抽的头"}
 
@@ -183,56 +180,30 @@ if len(fastest_orthogonal):
                   **about("orthogonal", *FASTEST))
 if len(fastest_aligned):
     report.number("steps_aligned_fastest", fastest_aligned.min(), "{:.0f}", kind="count", **about("aligned", *FASTEST))
-report_seed_count(report, "orthogonal_twice_seeds", twice,
-                  en="seeds whose near-orthogonal run surely needs at least twice the aligned start's median steps",
-                  zh="近乎正交的训练所需步数确定至少是对齐起点中位数两倍的种子数")
+report_seed_count(report, "orthogonal_twice_seeds", twice)
 both = finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]]
 slower = (steps_to_target[arm_of["orthogonal"]] > steps_to_target[arm_of["aligned"]]) & both \
     | (~finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]])
-report_seed_count(report, "orthogonal_slower_seeds", slower,
-                  en="seeds in which the near-orthogonal start surely needs more steps than the aligned one (same seed)",
-                  zh="同一个种子下，近乎正交的起点确定比对齐的起点需要更多步数的种子数")
+report_seed_count(report, "orthogonal_slower_seeds", slower)
 report.number("null_p95", null_p95, "{:.3f}",
               en=f"null: 95th percentile of the largest |cos| over the {STEPS} steps between the bilinear forms "
                  f"of head 0 of one run and head 1 of its partner (cross-run pairs, {2 * n})",
               zh=f"零假设：一个运行的头 0 与其搭档运行的头 1 的双线性型之间，{STEPS} 步中最大 |cos| 的"
                  f"第 95 百分位数（跨运行配对，共 {2 * n} 对）")
-report.number("null_pairs", 2 * n, "{:.0f}", kind="count", en="cross-run pairs in the null",
-              zh="零假设中的跨运行配对数")
-report.number("null_form_cos_abs_max_min", null_statistic.min(), "{:.3f}",
-              en=f"null: largest |cos| over the {STEPS} steps, lowest cross-run pair",
-              zh=f"零假设：{STEPS} 步中最大的 |cos|，最低的跨运行配对")
-report.number("null_form_cos_abs_max_max", null_statistic.max(), "{:.3f}",
-              en=f"null: largest |cos| over the {STEPS} steps, highest cross-run pair",
-              zh=f"零假设：{STEPS} 步中最大的 |cos|，最高的跨运行配对")
-report_spread(report, "free_form_cos_abs_max", free_statistic, "{:.3f}",
-              en=f"largest |cos| between the free heads' bilinear forms (no pull) over the {STEPS} steps",
-              zh=f"不加拉近项时，{STEPS} 步中两个头的双线性型之间最大的 |cos|")
-report_spread(report, "free_form_cos_end", forms["free"][:, -1], "{:.3f}",
-              en=f"cosine between the free heads' bilinear forms after the {STEPS} steps",
-              zh=f"不加拉近项时，{STEPS} 步后两个头的双线性型之间的余弦")
-report_seed_count(report, "free_rise_above_seeds", rise_above,
-                  en="seeds whose free heads' statistic exceeds the null's 95th percentile (they rise above)",
-                  zh="不加拉近项的两个头的统计量超过零假设第 95 百分位数（升到其上）的种子数")
-report.number("planted_target", planted_target, "{:.3f}",
-              en="planted pull's target: twice the null's 95th percentile",
-              zh="植入拉近项的目标：零假设第 95 百分位数的两倍")
-report_spread(report, "planted_form_cos_end", planted[:, -1], "{:.3f}",
-              en=f"planted arm: cosine between the bilinear forms after the {STEPS} steps",
-              zh=f"植入组：{STEPS} 步后两个头的双线性型之间的余弦")
-report_spread(report, "planted_form_cos_abs_max", planted_statistic, "{:.3f}",
-              en=f"planted arm: largest |cos| between the bilinear forms over the {STEPS} steps",
-              zh=f"植入组：{STEPS} 步中两个头的双线性型之间最大的 |cos|")
+report.number("null_pairs", 2 * n, "{:.0f}", kind="count")
+report.number("null_form_cos_abs_max_min", null_statistic.min(), "{:.3f}")
+report.number("null_form_cos_abs_max_max", null_statistic.max(), "{:.3f}")
+report_spread(report, "free_form_cos_abs_max", free_statistic, "{:.3f}")
+report_spread(report, "free_form_cos_end", forms["free"][:, -1], "{:.3f}")
+report_seed_count(report, "free_rise_above_seeds", rise_above)
+report.number("planted_target", planted_target, "{:.3f}")
+report_spread(report, "planted_form_cos_end", planted[:, -1], "{:.3f}")
+report_spread(report, "planted_form_cos_abs_max", planted_statistic, "{:.3f}")
 # Whether a pull can end at the target at all (a cosine is at most 1): one value for every seed, since
 # the target pools the seeds' cross-run pairs (held fixed when the build resamples the seeds).
-report_seed_count(report, "planted_reachable_seeds", torch.full((n,), planted_target < 1),
-                  en="seeds whose planted target is a cosine a pull can end at (below 1)",
-                  zh="植入目标是拉近项能停到的余弦值（小于 1）的种子数")
-report_seed_count(report, "planted_detected_seeds", detected,
-                  en="seeds whose planted pull is detected (its statistic exceeds the null's 95th percentile)",
-                  zh="植入的拉近项被检出（统计量超过零假设第 95 百分位数）的种子数")
+report_seed_count(report, "planted_reachable_seeds", torch.full((n,), planted_target < 1))
+report_seed_count(report, "planted_detected_seeds", detected)
 report.number("planted_detection_rate", detected.float().mean(), "{:.2f}", kind="share",
-              en="planted pull's detection rate (share of seeds)", zh="植入拉近项的检出率（种子占比）",
               per_seed=detected.float(), of="mean")
 
 

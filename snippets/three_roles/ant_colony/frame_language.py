@@ -59,16 +59,13 @@ for row, t in zip(tokens, theme):
     print(" ".join(lexicon[i] for i in row), "->", lexicon[t], f"({frame_of[lexicon[row[VERB_AT]]]})")
 
 # %%
-report.number("n_verbs", len(frame_verbs), kind="count", en="verbs", zh="动词个数")
-report.number("verbs_per_frame", len(frame_verbs) // len(FRAMES), kind="count", en="verbs of each frame",
-              zh="每种句型的动词个数")
-report.number("n_frames", len(FRAMES), kind="count", en="frames", zh="句型个数")
-report.number("n_transitive", int(transitive_label.sum()), kind="count", en="transitive verbs", zh="及物动词个数")
-report.number("n_intransitive", int((1 - transitive_label).sum()), kind="count", en="intransitive verbs",
-              zh="不及物动词个数")
-report.number("n_kinds", len(things), kind="count", en="kinds of object", zh="宾语的类别数")
-report.number("n_sentences", int(COUNTS.sum()), "{:,.0f}", kind="count",
-              en="sentences in the language", zh="这门语言的句子数")
+report.number("n_verbs", len(frame_verbs), kind="count")
+report.number("verbs_per_frame", len(frame_verbs) // len(FRAMES), kind="count")
+report.number("n_frames", len(FRAMES), kind="count")
+report.number("n_transitive", int(transitive_label.sum()), kind="count")
+report.number("n_intransitive", int((1 - transitive_label).sum()), kind="count")
+report.number("n_kinds", len(things), kind="count")
+report.number("n_sentences", int(COUNTS.sum()), "{:,.0f}", kind="count")
 
 # %% [markdown]
 # ## The model: one attention head, a residual path and an MLP
@@ -168,24 +165,19 @@ params = make_models(SEEDS)
 start = measure(params)
 train(params, STEPS)
 end = measure(params)
-report.number("n_seeds", len(SEEDS), kind="count", en="models (random seeds) trained together",
-              zh="一起训练的模型（随机种子）数")
-report.number("steps", STEPS, kind="count", en="training steps", zh="训练步数")
-report.number("d_model", WIDTH, kind="count", en="width of the residual stream", zh="残差流的宽度")
-report.number("d_head", D_HEAD, kind="count", en="dimensions of the query (one head)", zh="查询的维数（一个头）")
-report.number("n_projections", N_PROJECTIONS, kind="count", en="random projections per model",
-              zh="每个模型的随机投影个数")
+report.number("n_seeds", len(SEEDS), kind="count")
+report.number("steps", STEPS, kind="count")
+report.number("d_model", WIDTH, kind="count")
+report.number("d_head", D_HEAD, kind="count")
+report.number("n_projections", N_PROJECTIONS, kind="count")
 
 # %% [markdown]
 # ## Did the models learn the language?
 
 # %%
-report_spread(report, "accuracy", end["accuracy"], kind="share",
-              en="sentences whose theme is named right, after training", zh="训练后说对主题论元的句子占比")
-report_spread(report, "attention_on_theme", end["attention_on_theme"], "{:.2f}",
-              en="the verb's attention on its theme, after training", zh="训练后动词落在主题论元上的注意力")
-report_spread(report, "attention_on_theme_start", start["attention_on_theme"], "{:.2f}",
-              en="the verb's attention on its theme, at step 0", zh="第 0 步动词落在主题论元上的注意力")
+report_spread(report, "accuracy", end["accuracy"], kind="share")
+report_spread(report, "attention_on_theme", end["attention_on_theme"], "{:.2f}")
+report_spread(report, "attention_on_theme_start", start["attention_on_theme"], "{:.2f}")
 
 # %% [markdown]
 # ## The rule's reading: frame and transitivity from the query (C26, C31)
@@ -196,12 +188,10 @@ report_spread(report, "attention_on_theme_start", start["attention_on_theme"], "
 
 # %%
 PASS_BAR, CEILING = 0.75, 0.95
-report.number("pass_bar", PASS_BAR, kind="share", en="accuracy a model must reach", zh="模型须达到的准确率")
-report.number("ceiling_bar", CEILING, kind="share",
-              en="percentile of the random projections at which the query cannot beat them",
-              zh="随机投影的第 95 百分位达到它时，查询无从胜出")
-report.number("frame_chance", 1 / len(FRAMES), kind="share", en="chance for the frame", zh="句型的偶然水平")
-report.number("transitive_chance", 0.5, kind="share", en="chance for transitivity", zh="及物与否的偶然水平")
+report.number("pass_bar", PASS_BAR, kind="share")
+report.number("ceiling_bar", CEILING, kind="share")
+report.number("frame_chance", 1 / len(FRAMES), kind="share")
+report.number("transitive_chance", 0.5, kind="share")
 names = {"frame": ("the frame", "句型"), "transitive": ("transitivity", "及物与否")}   # the two labels a probe reads
 def report_reading(report, key: str) -> None:
     """One label's numbers (``frame`` or ``transitive``), after training and at step 0: the probe
@@ -256,11 +246,8 @@ def report_controls(report, key: str) -> None:
 
 report_controls(report, "frame")
 report_controls(report, "transitive")
-report_spread(report, "kind_query", end["kind_query"], kind="share",
-              en="probe reading the kind of object from a transitive verb's query (12 verbs)",
-              zh="探针从及物动词的查询读出宾语类别的准确率（12 个动词）")
-report.number("kind_chance", 1 / len(things), kind="share", en="chance for the kind of object",
-              zh="宾语类别的偶然水平")
+report_spread(report, "kind_query", end["kind_query"], kind="share")
+report.number("kind_chance", 1 / len(things), kind="share")
 
 # %% [markdown]
 # ## A causal check: take the frame out of the query
@@ -297,26 +284,15 @@ loss_frame, attention_frame = ablated(params, frame_directions)
 loss_random, attention_random = ablated(params, random_directions)
 
 # %%
-report_spread(report, "loss", end["loss"], "{:.3f}", en="loss after training (nats)", zh="训练后的损失（奈特）")
-report_spread(report, "loss_without_frame", loss_frame, "{:.3f}",
-              en="loss with the frame directions removed from the query (nats)",
-              zh="从查询中去掉句型方向后的损失（奈特）")
-report_spread(report, "loss_without_random", loss_random, "{:.3f}",
-              en="loss with three random directions removed from the query (nats)",
-              zh="从查询中去掉三个随机方向后的损失（奈特）")
-report_spread(report, "attention_without_frame", attention_frame, "{:.2f}",
-              en="attention on the theme with the frame directions removed", zh="去掉句型方向后落在主题论元上的注意力")
-report_spread(report, "attention_without_random", attention_random, "{:.2f}",
-              en="attention on the theme with three random directions removed",
-              zh="去掉三个随机方向后落在主题论元上的注意力")
+report_spread(report, "loss", end["loss"], "{:.3f}")
+report_spread(report, "loss_without_frame", loss_frame, "{:.3f}")
+report_spread(report, "loss_without_random", loss_random, "{:.3f}")
+report_spread(report, "attention_without_frame", attention_frame, "{:.2f}")
+report_spread(report, "attention_without_random", attention_random, "{:.2f}")
 MARGIN = 0.1                        # nats: a change of the loss we call a change
 moved = ((loss_frame - end["loss"]) >= MARGIN) & ((loss_random - end["loss"]) < MARGIN)
-report.number("causal_margin", MARGIN, "{:.1f}", en="change of the loss counted as a change (nats)",
-              zh="算作变化的损失变化量（奈特）")
-causal = report_seed_count(report, "causal_seeds", moved,
-                           en="models whose loss rises by the margin or more without the frame directions "
-                              "and by less without three random ones",
-                           zh="去掉句型方向后损失升高至少这一余量、去掉三个随机方向后升高不到这一余量的模型数")
+report.number("causal_margin", MARGIN, "{:.1f}")
+causal = report_seed_count(report, "causal_seeds", moved)
 
 # %%
 # The outcomes the pages word, from the counts above.
@@ -324,21 +300,15 @@ n = len(SEEDS)
 # How many models pass for each label (all, none, some), and whether more beat the percentile below
 # the bar: the page words each case.
 for_frame, for_transitive = (end["frame_query"] > end["frame_p95"]), (end["transitive_query"] > end["transitive_p95"])
-report_seed_count(report, "frame_beats_below_bar_seeds", for_frame & (end["frame_query"] < PASS_BAR),
-                  en="models whose query beats the random projections on the frame, below the bar",
-                  zh="在句型上查询胜过随机投影、但准确率不到门槛的模型数")
-report_seed_count(report, "transitive_beats_below_bar_seeds", for_transitive & (end["transitive_query"] < PASS_BAR),
-                  en="models whose query beats the random projections on transitivity, below the bar",
-                  zh="在及物与否上查询胜过随机投影、但准确率不到门槛的模型数")
+report_seed_count(report, "frame_beats_below_bar_seeds", for_frame & (end["frame_query"] < PASS_BAR))
+report_seed_count(report, "transitive_beats_below_bar_seeds", for_transitive & (end["transitive_query"] < PASS_BAR))
 report.category("frame_models", all_word(report.numbers["frame_pass_seeds"]["value"], n))
 report.category("frame_more", "yes" if report.numbers["frame_beats_below_bar_seeds"]["value"] else "no")
 report.category("transitive_models", all_word(report.numbers["transitive_pass_seeds"]["value"], n))
 report.category("transitive_more", "yes" if report.numbers["transitive_beats_below_bar_seeds"]["value"] else "no")
 ACCURACY_MARGIN = 0.1               # accuracy: a difference we call a difference
 above_input = int((end["frame_query"] >= end["frame_input"] + ACCURACY_MARGIN).sum())
-report.number("frame_query_above_input_seeds", above_input, kind="count",
-              en="models whose query reads the frame better than the whole input, by 10 percentage points or more",
-              zh="查询读出句型的准确率比完整输入高出至少 10 个百分点的模型数")
+report.number("frame_query_above_input_seeds", above_input, kind="count")
 report.category("controls_models", all_word(above_input, n))
 report.category("causal_models", all_word(causal, n))
 

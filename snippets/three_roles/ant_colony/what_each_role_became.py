@@ -44,8 +44,7 @@ start = measure(params)
 table_start = mean_table(params)
 train(params, STEPS)
 end = measure(params)
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="colonies (random seeds) trained together",
-              zh="一起训练的“蚁群”（随机种子）数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
 
 # %% [markdown]
 # ## The table that decides every attention pattern
@@ -57,9 +56,7 @@ report.number("n_seeds", N_SEEDS, "{:.0f}", en="colonies (random seeds) trained 
 # %%
 tables = {0: table_start, STEPS: mean_table(params)}                 # step -> (12, 12)
 own_kind_top = noun_kind[tables[STEPS].argmax(1)] == verb_kind       # (12,) rows are verbs
-report.number("own_kind_top_verbs", own_kind_top.sum(), "{:.0f}",
-              en="verbs whose query (averaged over the colonies) scores a noun of its own kind highest",
-              zh="查询（各窝平均）给自己那类宾语中的名词打分最高的动词个数")
+report.number("own_kind_top_verbs", own_kind_top.sum(), "{:.0f}")
 
 # %% [markdown]
 # ## Keys and values
@@ -119,10 +116,8 @@ query_cosine_gap_start = spread(trained(start["query_same_kind"] - start["query_
 report.number("query_cosine_gap_start_mean", **query_cosine_gap_start["mean"], fmt="{:.2f}")
 report.number("query_cosine_gap_start_min", **query_cosine_gap_start["min"], fmt="{:.2f}")
 report.number("query_cosine_gap_start_max", **query_cosine_gap_start["max"], fmt="{:.2f}")
-report_seed_count(report, "query_same_class_seeds", (gap >= QUERY_GAP_BAR),
-                  en="seeds where that difference is at least 0.2", zh="同类与异类查询余弦之差不低于 0.2 的种子数")
-report.number("query_gap_bar", QUERY_GAP_BAR, "{:.1f}", en="the bar set before the run",
-              zh="运行前定下的门槛")
+report_seed_count(report, "query_same_class_seeds", (gap >= QUERY_GAP_BAR))
+report.number("query_gap_bar", QUERY_GAP_BAR, "{:.1f}")
 probe = spread(trained(end["probe"]),
                en="held-out accuracy of a linear probe reading the object kind from a verb's query",
                zh="线性探针从留出动词的查询读出宾语类别的准确率")
@@ -133,8 +128,7 @@ probe_start = spread(trained(start["probe"]), en="same probe at step 0", zh="第
 report.number("query_probe_accuracy_start_mean", **probe_start["mean"], fmt="{:.0%}")
 report.number("query_probe_accuracy_start_min", **probe_start["min"], fmt="{:.0%}")
 report.number("query_probe_accuracy_start_max", **probe_start["max"], fmt="{:.0%}")
-report.number("query_probe_chance", 1 / len(kinds), "{:.0%}", en="chance: one kind in four",
-              zh="随机猜：四类里猜一类")
+report.number("query_probe_chance", 1 / len(kinds), "{:.0%}")
 
 # %% [markdown]
 # ## Figures

@@ -54,8 +54,8 @@ end = measure(params, tgt)
 
 # %%
 N_SEEDS = len(SEEDS)
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds per arm", zh="每组的随机种子数")
-report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
+report.number("steps", STEPS, "{:.0f}")
 LINK = 0.5                                                 # of three words, more than half is the largest
 
 
