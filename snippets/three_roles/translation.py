@@ -256,28 +256,7 @@ report.number("exercise_unmasked_decoding_held_out_exact",
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {
-        "start": "step 0", "end": "trained",
-        "rows": "English word being written", "cols": "Chinese word read",
-        "weight": "cross-attention weight, mean of {n} seeds",
-        "cross_alt": "Two heat maps of the decoder's cross-attention for 猫追逐激光点 → the cat chases "
-                     "the laser dot, averaged over {n} seeds of the first corpus, at step 0 and after "
-                     "training. Over all sentences, the content words whose largest weight falls on "
-                     "their Chinese source word: {before} at step 0, {after} after training.",
-        "cross_caption": "Our addition: the decoder's cross-attention learns which Chinese word each "
-                         "English word comes from (mean of {n} seeds).",
-    },
-    "zh": {
-        "start": "第 0 步", "end": "训练后",
-        "rows": "正在写的英文词", "cols": "读取的中文词",
-        "weight": "交叉注意力权重，{n} 个种子平均",
-        "cross_alt": "两幅热力图：第一个语料上 {n} 个种子平均的解码器交叉注意力，“猫追逐激光点”译成 the cat "
-                     "chases the laser dot，第 0 步与训练后各一幅。在所有句子上，最大权重落在对应中文词上的英文实词："
-                     "第 0 步占 {before}，训练后占 {after}。",
-        "cross_caption": "我们另加的观察：解码器的交叉注意力学会了每个英文词来自哪个中文词（{n} 个种子平均）。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: translation.strings.toml
 plt.rcParams.update({"font.size": 10})
 test_en = english(*TEST, "fixed")
 

@@ -172,19 +172,7 @@ report_seeds_past(report, "smoothing_seeds",
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {"alone": "cost of removing the head alone", "after": "cost once its twin is gone",
-           "removable": "removable head", "other": "other head",
-           "twin_alt": "For every head of every seed, the accuracy cost of removing it alone (across) "
-                       "against its cost once its most similar twin has been removed (up); removable heads "
-                       "are highlighted. Points above the diagonal are heads that their twin was backing up.",
-           "twin_caption": "Points above the diagonal: heads whose twin was covering for them."},
-    "zh": {"alone": "单独去掉这个头造成的准确率下降", "after": "孪生头去掉之后再去掉它造成的下降",
-           "removable": "可剪的头", "other": "其他的头",
-           "twin_alt": "每个种子的每个头：横轴是单独去掉它造成的准确率下降，纵轴是先去掉与它最相似的孪生头之后再去掉它造成的下降；"
-                       "可剪的头单独标出。对角线上方的点，是孪生头一直在替它兜底的头。",
-           "twin_caption": "对角线上方的点：孪生头在替它们兜底。"},
-}
+TEXT = report.figure_text()   # the figures' words: backup_or_noise.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = plt.subplots(figsize=(6.0, 5.0))

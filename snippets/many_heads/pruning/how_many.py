@@ -214,23 +214,7 @@ report.number("exercise_accuracy_half_reverse_mean", reverse[:, H // 2].mean(), 
 # Every seed's curve faintly, the mean over seeds boldly.
 
 # %%
-TEXT = {
-    "en": {"damage": "ablation damage (least first)", "random": "random order (mean of 10)",
-           "gradient": "gradient importance (Michel et al.)", "fraction": "fraction of heads removed",
-           "accuracy": "accuracy / full model's", "keep": "95 % of the full model",
-           "alt": "Accuracy, relative to the full model, against the fraction of the 16 heads removed, "
-                  "for three orders; one faint line per seed and a bold mean, and a dotted line at 95 % "
-                  "of the full model's accuracy.",
-           "caption": "Heads that can go while accuracy stays ≥ 95 % of the full model's (mean over seeds): "
-                      "{damage:.0%} least damaging first, {random:.0%} in a random order, {gradient:.0%} "
-                      "by gradient importance."},
-    "zh": {"damage": "按消融损害（最小的先剪）", "random": "随机顺序（10 次平均）",
-           "gradient": "按梯度重要性（Michel 等）", "fraction": "剪掉的头所占比例",
-           "accuracy": "准确率 / 完整模型的准确率", "keep": "完整模型的 95%",
-           "alt": "准确率（相对完整模型）随 16 个头中被剪掉比例的变化，三种顺序；每个种子一条淡线，粗线是平均。"
-                  "虚线标出完整模型准确率的 95%。",
-           "caption": "准确率不低于完整模型的 95% 时能剪掉的头所占比例（各种子平均）：按消融损害从小到大剪 {damage:.0%}，"
-                      "随机顺序 {random:.0%}，按梯度重要性 {gradient:.0%}。"}}
+TEXT = report.figure_text()   # the figures' words: how_many.strings.toml
 styles = {"damage": ("#1b9e77", "o"), "random": ("grey", "."), "gradient": ("#d95f02", "s")}
 for lang in LANGS:
     text = TEXT[lang]
