@@ -192,31 +192,20 @@ report.number("pass_bar", PASS_BAR, kind="share")
 report.number("ceiling_bar", CEILING, kind="share")
 report.number("frame_chance", 1 / len(FRAMES), kind="share")
 report.number("transitive_chance", 0.5, kind="share")
-names = {"frame": ("the frame", "句型"), "transitive": ("transitivity", "及物与否")}   # the two labels a probe reads
+
+
 def report_reading(report, key: str) -> None:
     """One label's numbers (``frame`` or ``transitive``), after training and at step 0: the probe
     on the query, the random projections' 95th percentile, and the models whose query beats it."""
-    en, zh = names[key]
     query, p95, query_start, p95_start = end[key + "_query"], end[key + "_p95"], start[key + "_query"], start[key + "_p95"]
-    report_spread(report, key + "_query", query, kind="share",
-                  en=f"held-out accuracy of the probe reading {en} from the query", zh=f"探针从查询读出留出动词{zh}的准确率")
-    report_spread(report, key + "_p95", p95, kind="share",
-                  en=f"95th percentile of the probe reading {en} from random projections of the verb's input",
-                  zh=f"探针从动词输入的随机投影读出{zh}的准确率的第 95 百分位")
-    report_seed_count(report, key + "_beats_seeds", query > p95,
-                      en=f"models whose query beats the random projections on {en}", zh=f"在{zh}上查询胜过随机投影的模型数")
-    report_seed_count(report, key + "_pass_seeds", (query >= PASS_BAR) & (query > p95),
-                      en=f"models whose query reads {en} at {PASS_BAR:.0%} or more and beats the random projections",
-                      zh=f"查询读出{zh}的准确率不低于 {PASS_BAR:.0%} 且胜过随机投影的模型数")
-    report_seed_count(report, key + "_ceiling_seeds", p95 >= CEILING,
-                      en=f"models whose random projections reach the ceiling on {en}", zh=f"随机投影在{zh}上达到天花板的模型数")
-    report_spread(report, key + "_query_start", query_start, kind="share",
-                  en=f"same probe on the query at step 0 ({en})", zh=f"第 0 步同一探针读查询（{zh}）")
-    report_spread(report, key + "_p95_start", p95_start, kind="share",
-                  en=f"random projections' 95th percentile at step 0 ({en})", zh=f"第 0 步随机投影的第 95 百分位（{zh}）")
-    report_seed_count(report, key + "_beats_seeds_start", query_start > p95_start,
-                      en=f"models whose query beats the random projections at step 0 ({en})",
-                      zh=f"第 0 步查询胜过随机投影的模型数（{zh}）")
+    report_spread(report, key + "_query", query, kind="share")
+    report_spread(report, key + "_p95", p95, kind="share")
+    report_seed_count(report, key + "_beats_seeds", query > p95)
+    report_seed_count(report, key + "_pass_seeds", (query >= PASS_BAR) & (query > p95))
+    report_seed_count(report, key + "_ceiling_seeds", p95 >= CEILING)
+    report_spread(report, key + "_query_start", query_start, kind="share")
+    report_spread(report, key + "_p95_start", p95_start, kind="share")
+    report_seed_count(report, key + "_beats_seeds_start", query_start > p95_start)
 
 
 report_reading(report, "frame")
@@ -232,16 +221,10 @@ print("frame, query vs 95th percentile, per model:", " ".join(per_model))
 def report_controls(report, key: str) -> None:
     """One label (``frame`` or ``transitive``) read by the same probe from the key, the value, the
     input's top-32 principal components and the whole input."""
-    en, zh = names[key]
-    report_spread(report, key + "_key", end[key + "_key"], kind="share",
-                  en=f"probe reading {en} from the key", zh=f"探针从键读出{zh}的准确率")
-    report_spread(report, key + "_value", end[key + "_value"], kind="share",
-                  en=f"probe reading {en} from the value", zh=f"探针从值读出{zh}的准确率")
-    report_spread(report, key + "_pca", end[key + "_pca"], kind="share",
-                  en=f"probe reading {en} from the top-32 principal components of the layer's input",
-                  zh=f"探针从层输入的前 32 个主成分读出{zh}的准确率")
-    report_spread(report, key + "_input", end[key + "_input"], kind="share",
-                  en=f"probe reading {en} from the whole 128-dimensional input", zh=f"探针从完整的 128 维输入读出{zh}的准确率")
+    report_spread(report, key + "_key", end[key + "_key"], kind="share")
+    report_spread(report, key + "_value", end[key + "_value"], kind="share")
+    report_spread(report, key + "_pca", end[key + "_pca"], kind="share")
+    report_spread(report, key + "_input", end[key + "_input"], kind="share")
 
 
 report_controls(report, "frame")
