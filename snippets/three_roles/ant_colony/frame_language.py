@@ -192,6 +192,7 @@ report.number("pass_bar", PASS_BAR, kind="share")
 report.number("ceiling_bar", CEILING, kind="share")
 report.number("frame_chance", 1 / len(FRAMES), kind="share")
 report.number("transitive_chance", 0.5, kind="share")
+LABELS = ("frame", "transitive")   # the two labels a probe reads
 
 
 def report_reading(report, key: str) -> None:
@@ -301,12 +302,12 @@ report.category("causal_models", all_word(causal, n))
 # %%
 TEXT = report.figure_text()   # the figures' words: frame_language.strings.toml
 counts = {task: int(((end[f"{task}_query"] >= PASS_BAR) & (end[f"{task}_query"] > end[f"{task}_p95"])).sum())
-          for task in names}
+          for task in LABELS}
 chance = {"frame": 1 / len(FRAMES), "transitive": 0.5}
 for lang in LANGS:
     text = TEXT[lang]
     fig, axes = column_figure(5.6, nrows=2, sharex=True)
-    for ax, task, title in zip(axes, names, text["panels"]):
+    for ax, task, title in zip(axes, LABELS, text["panels"]):
         x = torch.arange(n)
         ax.scatter(x, end[f"{task}_p95"], marker="_", s=160, color="grey", label=text["p95"], zorder=2)
         ax.scatter(x, end[f"{task}_query"], color="#d95f02", s=24, label=text["query"], zorder=3)
