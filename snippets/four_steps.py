@@ -176,39 +176,7 @@ report.number("exercise_no_place_weight_animal", weights_3[IT, ANIMAL], "{:.2f}"
 # ## Figures, labelled in the reader's language
 
 # %%
-TEXT = {
-    "en": {
-        "steps": ["1. score q·k", "2. scaled by √dₖ", "3. softmax weights"],
-        "output": "4. output at “it”",
-        "features": ["animate", "place", "can get tired", "pronoun", "predicate", "function word"],
-        "key": "key (attended-to token)", "query": "query (attending token)",
-        "colorbar": "attention weight",
-        "steps_alt": "Four bar charts for the word it: its raw scores, the scaled scores, the "
-                     "softmax weights (tallest at animal) and its output features "
-                     "(high on animate and can get tired).",
-        "steps_caption": "The four steps for “it”: one score stands out, scaling keeps its lead, "
-                         "softmax gives animal almost all the weight, and the output takes on "
-                         "animal’s features.",
-        "heatmap_alt": "Attention weights of every word to every word. Rows without a query "
-                       "are flat; the row of it is bright only at animal.",
-        "heatmap_caption": "Every token’s attention: only the pronoun asks a question, and its "
-                           "row lights up at animal.",
-    },
-    "zh": {
-        "steps": ["1. 分数 q·k", "2. 除以 √dₖ", "3. softmax 权重"],
-        "output": "4. “it”处的输出",
-        "features": ["有生命", "地点", "会累", "代词", "谓词", "虚词"],
-        "key": "键（被关注的词元）", "query": "查询（发出关注的词元）",
-        "colorbar": "注意力权重",
-        "steps_alt": "关于 it 的四幅柱状图：原始分数、缩放后的分数、softmax 权重（animal 最高），"
-                     "以及输出的特征（“有生命”“会累”两项高）。",
-        "steps_caption": "“it”走完四步：一个分数遥遥领先，缩放后依然领先，softmax 把几乎全部权重给了 "
-                         "animal，输出于是带上了 animal 的特征。",
-        "heatmap_alt": "每个词元对每个词元的注意力权重。没有查询的词元整行平均；"
-                       "it 这一行只在 animal 处发亮。",
-        "heatmap_caption": "所有词元的注意力：只有代词在提问，它那一行在 animal 处亮起。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: four_steps.strings.toml
 
 for lang in LANGS:
     text = TEXT[lang]

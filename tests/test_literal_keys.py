@@ -72,10 +72,19 @@ def _described(call, function) -> bool | None:
     """Whether a recording call describes its number (en=/zh=): None when it passes on its
     function's own ``en``/``zh`` parameters (then the function's caller decides)."""
     about = [k.value for k in call.keywords if k.arg in ("en", "zh")]
-    if function is not None and about and all(isinstance(v, ast.Name) and v.id in _params(function)
-                                              for v in about):
+    if function is not None and about and all(_passes_on(v, function) for v in about):
         return None
     return bool(about)
+
+
+def _passes_on(value, function) -> bool:
+    """Whether a description is the function's own parameter, ``en``, or made from it only when
+    the caller gives it, ``f"{en} (lowest seed)" if en else ""``: the caller describes, in its
+    call or in its strings file."""
+    params = _params(function)
+    if isinstance(value, ast.IfExp) and isinstance(value.orelse, ast.Constant) and value.orelse.value == "":
+        return isinstance(value.test, ast.Name) and value.test.id in params
+    return isinstance(value, ast.Name) and value.id in params
 
 
 def helper_endings(source: str, shared: dict | None = None) -> dict[str, tuple]:
@@ -201,7 +210,9 @@ def described_in_code_and_bare(source: str, shared: dict | None = None) -> tuple
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Call):
             continue
-        about = bool({k.arg for k in node.keywords} & {"en", "zh"})
+        # en=/zh=, or a ``**dict`` that may hold them (ant_colony_toy.spread's): read as described;
+        # the build's test sees what the run recorded (tests/test_snippets.py)
+        about = bool({k.arg for k in node.keywords} & {"en", "zh", None})
         if _recording(node) and node.func.attr == "number":
             key, recorded = node.args[0], [("", about)]
         elif _name(node) in passing_on:
@@ -235,21 +246,29 @@ def test_the_check_sees_which_calls_leave_their_description_to_the_strings_file(
     assert computed_keys(helper + nested + 'both(report, name, v, "x")', shared) == 1
     assert described_in_code_and_bare(helper + nested + 'both(report, "f", v, en="x")', shared) \
         == ({"f_query_max", "f_seeds"}, {"f_query_mean"})
+    assert described_in_code_and_bare('report_spread(report, "g", v)', shared) \
+        == (set(), {"g_mean", "g_std", "g_min", "g_max"})
+    spread = ('def spread(report, key, v, en=""):\n'
+              '    report.number(key + "_mean", v.mean(), en=f"{en} (mean)" if en else "")\n')
+    assert described_in_code_and_bare(spread + 'spread(report, "h", v, en="x")\nspread(report, "i", v)') \
+        == ({"h_mean"}, {"i_mean"})
 
 
 def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_without_a_description():
     """snippets/x/y.strings.toml beside snippets/x/y.py: each of its keys is recorded by the
-    snippet with no en=/zh= of its own, and each such number of the snippet is in it — checked
-    without running anything, so a typo in a key fails here, not at the build."""
+    snippet with no en=/zh= of its own, and each such number of the snippet is in it (a snippet
+    without the file describes every number in code) — checked without running anything, so a
+    typo in a key or a number described nowhere fails here, not at the build."""
     import tomllib
 
     wrong, shared = {}, _explainer_endings()
-    for strings in sorted((ROOT / "snippets").rglob("*.strings.toml")):
-        snippet = strings.with_name(strings.name.removesuffix(".strings.toml") + ".py")
+    for snippet in sorted((ROOT / "snippets").rglob("*.py")):
+        if {"build", "explainer", "notebooks"} & set(snippet.relative_to(ROOT / "snippets").parts):
+            continue
+        strings = snippet.with_suffix(".strings.toml")
         described, bare = described_in_code_and_bare(snippet.read_text(encoding="utf-8"), shared)
-        keys = set(tomllib.loads(strings.read_text(encoding="utf-8"))) - {"figure_text"}   # figures' words
-        if not keys:
-            continue  # the figures' words only: its numbers are described in code, as without a file
+        keys = (set(tomllib.loads(strings.read_text(encoding="utf-8"))) if strings.is_file() else set()) \
+            - {"figure_text"}   # figures' words
         if keys != bare:
             wrong[strings.relative_to(ROOT).as_posix()] = {
                 "no such bare call": sorted(keys - bare), "not in the file": sorted(bare - keys),

@@ -400,3 +400,22 @@ def test_report_spread_records_the_four_keys_its_caller_named(tmp_path, monkeypa
     assert [numbers[k]["of"] for k in numbers] == ["mean", "std", "min", "max"]
     assert all(numbers[k]["per_seed"] == [1.0, 2.0, 4.0, 5.0] for k in numbers)
     assert numbers["hits_std"]["about"] == {"en": "hits (standard deviation over seeds)", "zh": "命中（各种子间的标准差）"}
+
+
+def test_report_spread_leaves_the_description_to_the_strings_file_without_en_and_zh(tmp_path, monkeypatch):
+    """Without en/zh the four numbers are the same, undescribed (the snippet's strings file
+    describes them); with them, every ending's words as before."""
+    from explainer.seeds import report_spread
+
+    monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path))
+    described, bare = Report("spread_described"), Report("spread_bare")
+    values = [0.25, 0.5, 1.0]
+    report_spread(described, "share", values, kind="share", en="share", zh="占比")
+    report_spread(bare, "share", values, kind="share")
+    assert {k: {f: v for f, v in n.items() if f != "about"} for k, n in described.numbers.items()} \
+        == bare.numbers
+    assert [n["about"] for n in described.numbers.values()] == [
+        {"en": "share (mean over seeds)", "zh": "占比（各种子的平均）"},
+        {"en": "share (standard deviation over seeds)", "zh": "占比（各种子间的标准差）"},
+        {"en": "share (lowest seed)", "zh": "占比（最低的种子）"},
+        {"en": "share (highest seed)", "zh": "占比（最高的种子）"}]

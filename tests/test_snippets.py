@@ -35,6 +35,15 @@ def test_snippet_records_numbers_and_picks_no_verdict(results, name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_every_number_is_described_in_both_languages(results, name):
+    # By its report call (en=/zh=) or by the snippet's strings file (snippet_runner.with_strings):
+    # the page's table of its numbers says what each one is.
+    undescribed = [key for key, number in results(name).data["numbers"].items()
+                   if not all(number.get("about", {}).get(lang, "").strip() for lang in ("en", "zh"))]
+    assert undescribed == [], f"describe them in {snippet_runner.path_of(name)}.strings.toml"
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_snippet_figures_exist_in_both_languages_with_alt_text(results, name):
     r = results(name)
     for key, by_lang in r.data["figures"].items():

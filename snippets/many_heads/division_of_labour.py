@@ -122,28 +122,21 @@ previous_first_half = first_half[seeds, previous_head]                          
 control_induction = control_history[-1]["induction"].max(dim=1).values              # (S,)
 control_accuracy = control_history[-1]["accuracy"]                                   # (S,)
 
-report_spread(report, "accuracy", accuracy, "{:.2f}",
-              en="accuracy of the 2-layer model in the second copy", zh="两层模型在第二份拷贝里的准确率")
-report_spread(report, "control_accuracy", control_accuracy, "{:.2f}",
-              en="accuracy of the 1-layer control", zh="单层对照模型的准确率")
+report_spread(report, "accuracy", accuracy, "{:.2f}")
+report_spread(report, "control_accuracy", control_accuracy, "{:.2f}")
 report.number("chance", 1 / V, "{:.2f}")
-report_spread(report, "previous_score", scores[0, "previous"][seeds, previous_head], "{:.2f}",
-              en="best previous-token score in layer 0, all positions", zh="第 0 层最高的前一个词元得分（全部位置）")
+report_spread(report, "previous_score", scores[0, "previous"][seeds, previous_head], "{:.2f}")
 report.number("previous_score_other_mean", scores[0, "previous"][seeds, 1 - previous_head].mean(),
               "{:.2f}")
-report_spread(report, "previous_score_first_half", previous_first_half, "{:.2f}",
-              en="previous-token score of that head on the first 12 positions",
-              zh="这个头在前 12 个位置上的前一个词元得分")
+report_spread(report, "previous_score_first_half", previous_first_half, "{:.2f}")
 report.number("previous_score_layer1_mean", scores[1, "previous"].max(dim=1).values.mean(),
               "{:.2f}")
-report_spread(report, "induction_score", scores[1, "induction"][seeds, induction_head], "{:.2f}",
-              en="best induction score in layer 1", zh="第 1 层最高的归纳得分")
+report_spread(report, "induction_score", scores[1, "induction"][seeds, induction_head], "{:.2f}")
 report.number("induction_score_other_mean",
               scores[1, "induction"][seeds, 1 - induction_head].mean(), "{:.2f}")
 report.number("induction_score_layer0_mean", scores[0, "induction"].max(dim=1).values.mean(),
               "{:.2f}")
-report_spread(report, "control_induction_score", control_induction, "{:.2f}",
-              en="best induction score of the 1-layer control", zh="单层对照模型最高的归纳得分")
+report_spread(report, "control_induction_score", control_induction, "{:.2f}")
 report.number("previous_score_at_init_mean", history[0]["previous"].max(dim=1).values.mean(),
               "{:.2f}")
 report.number("induction_score_at_init_mean", history[0]["induction"].max(dim=1).values.mean(),
@@ -173,9 +166,7 @@ step_induction_half = first_step(history, lambda h: h["induction"].max(dim=1).va
 report_spread(report, "step_accuracy_half", step_accuracy_half, "{:.0f}",
               en=f"first step (probed every {PROBE_EVERY}) at which accuracy reaches 0.5",
               zh=f"准确率首次达到 0.5 的步数（每 {PROBE_EVERY} 步测一次）")
-report_spread(report, "step_induction_half", step_induction_half, "{:.0f}",
-              en="first probed step at which the best induction score reaches 0.5",
-              zh="最高归纳得分首次达到 0.5 的步数")
+report_spread(report, "step_induction_half", step_induction_half, "{:.0f}")
 
 # %% [markdown]
 # ## Remove one head at a time
@@ -212,14 +203,10 @@ ablated = {"previous_head": accuracy_without(model, 0, previous_head),
            "other_layer0_head": accuracy_without(model, 0, 1 - previous_head),
            "induction_head": accuracy_without(model, 1, induction_head),
            "other_layer1_head": accuracy_without(model, 1, 1 - induction_head)}
-report_spread(report, "ablate_previous_head", ablated["previous_head"], "{:.2f}",
-              en="accuracy without the layer-0 previous-token head", zh="去掉第 0 层的前一个词元头后的准确率")
-report_spread(report, "ablate_other_layer0_head", ablated["other_layer0_head"], "{:.2f}",
-              en="accuracy without the other layer-0 head", zh="去掉第 0 层的另一个头后的准确率")
-report_spread(report, "ablate_induction_head", ablated["induction_head"], "{:.2f}",
-              en="accuracy without the stronger layer-1 induction head", zh="去掉第 1 层较强的归纳头后的准确率")
-report_spread(report, "ablate_other_layer1_head", ablated["other_layer1_head"], "{:.2f}",
-              en="accuracy without the other layer-1 head", zh="去掉第 1 层的另一个头后的准确率")
+report_spread(report, "ablate_previous_head", ablated["previous_head"], "{:.2f}")
+report_spread(report, "ablate_other_layer0_head", ablated["other_layer0_head"], "{:.2f}")
+report_spread(report, "ablate_induction_head", ablated["induction_head"], "{:.2f}")
+report_spread(report, "ablate_other_layer1_head", ablated["other_layer1_head"], "{:.2f}")
 report_seed_count(report, "previous_head_needed_seeds", ablated["previous_head"] <= accuracy - 0.2)
 
 # %% [markdown]
@@ -241,8 +228,7 @@ small_model.set_head_mask(torch.ones(len(SMALL_SEEDS), 2, 2))
 mask = torch.ones(N_SEEDS, 2, 2)
 mask[:, 1] = 0
 model.set_head_mask(mask)
-report_spread(report, "exercise_without_layer1", evaluate_batched(model, *probe)[1], "{:.2f}",
-              en="exercise 1: accuracy without both layer-1 heads", zh="练习 1：去掉第 1 层两个头后的准确率")
+report_spread(report, "exercise_without_layer1", evaluate_batched(model, *probe)[1], "{:.2f}")
 model.set_head_mask(torch.ones(N_SEEDS, 2, 2))
 
 # %% tags=["without_positions"]
@@ -257,9 +243,7 @@ small_model.position_embedding.data.copy_(saved)
 # Exercise 2 in the full run.
 saved = model.position_embedding.data.clone()
 model.position_embedding.data.zero_()
-report_spread(report, "exercise_without_positions", evaluate_batched(model, *probe)[1], "{:.2f}",
-              en="exercise 2: accuracy with the position embeddings set to zero",
-              zh="练习 2：位置嵌入置零后的准确率")
+report_spread(report, "exercise_without_positions", evaluate_batched(model, *probe)[1], "{:.2f}")
 model.position_embedding.data.copy_(saved)
 
 # %% [markdown]

@@ -112,23 +112,19 @@ def steps_to(curve, level=0.95):
 for run in runs.values():
     run["steps_to_95"] = steps_to(run["curve"])
 never = STEPS + EVAL_EVERY                                                   # what steps_to gives for "never"
-report_spread(report, "accuracy_1", runs[1]["accuracy"], "{:.3f}",
-              en="test accuracy on the sum, 1 head(s)", zh="求和任务的测试准确率，1 个头")
+report_spread(report, "accuracy_1", runs[1]["accuracy"], "{:.3f}")
 report_spread(report, "steps_to_95_1", runs[1]["steps_to_95"], "{:.0f}",
               en=f"first evaluated step with accuracy ≥ 95 %, 1 head(s) ({never} = never)",
               zh=f"准确率首次达到 95% 的步数，1 个头（{never} 表示没有达到）")
-report_spread(report, "accuracy_2", runs[2]["accuracy"], "{:.3f}",
-              en="test accuracy on the sum, 2 head(s)", zh="求和任务的测试准确率，2 个头")
+report_spread(report, "accuracy_2", runs[2]["accuracy"], "{:.3f}")
 report_spread(report, "steps_to_95_2", runs[2]["steps_to_95"], "{:.0f}",
               en=f"first evaluated step with accuracy ≥ 95 %, 2 head(s) ({never} = never)",
               zh=f"准确率首次达到 95% 的步数，2 个头（{never} 表示没有达到）")
-report_spread(report, "accuracy_4", runs[4]["accuracy"], "{:.3f}",
-              en="test accuracy on the sum, 4 head(s)", zh="求和任务的测试准确率，4 个头")
+report_spread(report, "accuracy_4", runs[4]["accuracy"], "{:.3f}")
 report_spread(report, "steps_to_95_4", runs[4]["steps_to_95"], "{:.0f}",
               en=f"first evaluated step with accuracy ≥ 95 %, 4 head(s) ({never} = never)",
               zh=f"准确率首次达到 95% 的步数，4 个头（{never} 表示没有达到）")
-report_spread(report, "accuracy_8", runs[8]["accuracy"], "{:.3f}",
-              en="test accuracy on the sum, 8 head(s)", zh="求和任务的测试准确率，8 个头")
+report_spread(report, "accuracy_8", runs[8]["accuracy"], "{:.3f}")
 report_spread(report, "steps_to_95_8", runs[8]["steps_to_95"], "{:.0f}",
               en=f"first evaluated step with accuracy ≥ 95 %, 8 head(s) ({never} = never)",
               zh=f"准确率首次达到 95% 的步数，8 个头（{never} 表示没有达到）")
@@ -141,10 +137,8 @@ report_spread(report, "steps_to_95_8", runs[8]["steps_to_95"], "{:.0f}",
 
 # %%
 single = runs[1]
-report_spread(report, "single_previous", single["previous"][:, 0], "{:.2f}",
-              en="previous-token score of the single head", zh="单头的前一个词元得分")
-report_spread(report, "single_first", single["first"][:, 0], "{:.2f}",
-              en="first-token score of the single head", zh="单头的首词元得分")
+report_spread(report, "single_previous", single["previous"][:, 0], "{:.2f}")
+report_spread(report, "single_first", single["first"][:, 0], "{:.2f}")
 report_seed_count(report, "single_averages_seeds",
                   (single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3))
 report_seed_count(report, "single_slower_seeds", single["steps_to_95"] > runs[2]["steps_to_95"])
@@ -200,24 +194,16 @@ for n_heads in (1, 2):
                               previous=per_head(previous_token_score, weights),
                               first=per_head(first_token_score, weights))
     print(f"ordered pair, {n_heads} heads: accuracy per seed {accuracy.numpy().round(3)}")
-report_spread(report, "pair_accuracy_1", pair_runs[1]["accuracy"], "{:.3f}",
-              en="test accuracy on the ordered pair, 1 head(s)", zh="有序词对的测试准确率，1 个头")
-report_spread(report, "pair_accuracy_2", pair_runs[2]["accuracy"], "{:.3f}",
-              en="test accuracy on the ordered pair, 2 head(s)", zh="有序词对的测试准确率，2 个头")
+report_spread(report, "pair_accuracy_1", pair_runs[1]["accuracy"], "{:.3f}")
+report_spread(report, "pair_accuracy_2", pair_runs[2]["accuracy"], "{:.3f}")
 pair_single, pair_two = pair_runs[1], pair_runs[2]
-report_spread(report, "pair_previous", pair_single["previous"][:, 0], "{:.2f}",
-              en="previous-token score of the single head, ordered pair", zh="有序词对任务中单头的前一个词元得分")
-report_spread(report, "pair_first", pair_single["first"][:, 0], "{:.2f}",
-              en="first-token score of the single head, ordered pair", zh="有序词对任务中单头的首词元得分")
+report_spread(report, "pair_previous", pair_single["previous"][:, 0], "{:.2f}")
+report_spread(report, "pair_first", pair_single["first"][:, 0], "{:.2f}")
 seeds = torch.arange(N_SEEDS)
 near_head = pair_two["previous"].argmax(dim=1)          # (S,)
 far_head = 1 - near_head
-report_spread(report, "pair_two_near_previous", pair_two["previous"][seeds, near_head], "{:.2f}",
-              en="2 heads, ordered pair: previous-token score of the near head",
-              zh="有序词对、两个头：近处那个头的前一个词元得分")
-report_spread(report, "pair_two_far_first", pair_two["first"][seeds, far_head], "{:.2f}",
-              en="2 heads, ordered pair: first-token score of the other head",
-              zh="有序词对、两个头：另一个头的首词元得分")
+report_spread(report, "pair_two_near_previous", pair_two["previous"][seeds, near_head], "{:.2f}")
+report_spread(report, "pair_two_far_first", pair_two["first"][seeds, far_head], "{:.2f}")
 report.number("pair_two_split_seeds", split_heads(pair_two).sum(), "{:.0f}")
 
 # %% [markdown]
@@ -267,43 +253,14 @@ report.number("exercise_pair_without_near_head_mean",
 # the learning curves show every seed faintly and the mean boldly.
 
 # %%
-TEXT = {
-    "en": {
-        "one": "sum: 1 head (width 32)", "two": "ordered pair: 2 heads, head {}",
-        "pair": "ordered pair: 1 head (width 32)",
-        "key": "key position", "query": "query position",
-        "maps_alt": "Attention weights of the first seed's models for one test sequence: the single head on the "
-                    "sum, the single head on the ordered pair, and the two heads on the ordered pair. The single "
-                    f"head's previous-token and first-token scores: {single['previous'][0, 0]:.2f} and "
-                    f"{single['first'][0, 0]:.2f} on the sum, {pair_single['previous'][0, 0]:.2f} and "
-                    f"{pair_single['first'][0, 0]:.2f} on the ordered pair.",
-        "maps_caption": "First seed: the single head's attention and the two heads' on the ordered pair.",
-        "step": "training step", "accuracy": "test accuracy", "heads": "{} head(s) of {}",
-        "curve_alt": "Test accuracy over 400 training steps for 1, 2, 4 and 8 heads of the same total "
-                     "width, one faint line per seed and a bold mean per model. Mean first step at 95 %: "
-                     + ", ".join(f"{h} head{'s' if h > 1 else ''} {runs[h]['steps_to_95'].float().mean():.0f}"
-                                 for h in HEAD_COUNTS) + f" ({STEPS + EVAL_EVERY} = never).",
-        "curve_caption": "Mean test accuracy after 400 steps: " + ", ".join(
-            f"{h} head{'s' if h > 1 else ''} {runs[h]['accuracy'].mean():.2f}" for h in HEAD_COUNTS) + ".",
-    },
-    "zh": {
-        "one": "求和：1 个头（宽 32）", "two": "有序词对：2 个头中的头 {}",
-        "pair": "有序词对：1 个头（宽 32）",
-        "key": "键的位置", "query": "查询的位置",
-        "maps_alt": "第一个种子的模型在一条测试序列上的注意力权重：求和任务的单头、有序词对任务的单头，以及有序词对任务的"
-                    f"两个头。单头的前一个词元得分和首词元得分：求和任务中为 {single['previous'][0, 0]:.2f} 和 "
-                    f"{single['first'][0, 0]:.2f}，有序词对任务中为 {pair_single['previous'][0, 0]:.2f} 和 "
-                    f"{pair_single['first'][0, 0]:.2f}。",
-        "maps_caption": "第一个种子：单头的注意力，以及有序词对任务中两个头的注意力。",
-        "step": "训练步数", "accuracy": "测试准确率", "heads": "{} 个头，每头 {} 维",
-        "curve_alt": "总宽度相同的 1、2、4、8 头模型在 400 步训练中的测试准确率，每个种子一条淡线，"
-                     "每个模型一条粗的平均线。首次达到 95% 的平均步数："
-                     + "，".join(f"{h} 个头 {runs[h]['steps_to_95'].float().mean():.0f}" for h in HEAD_COUNTS)
-                     + f"（{STEPS + EVAL_EVERY} 表示没有达到）。",
-        "curve_caption": "400 步后的平均测试准确率：" + "，".join(
-            f"{h} 个头 {runs[h]['accuracy'].mean():.2f}" for h in HEAD_COUNTS) + "。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: one_head_or_many.strings.toml
+
+
+def per_model(text, item, value):
+    """One value per model in a language's words: "1 head 120, 2 heads 80, …"."""
+    return text["sep"].join(text[item].format(h=h, s="s" if h > 1 else "", value=value(h)) for h in HEAD_COUNTS)
+
+
 example_seed, example = 0, 0
 colors = dict(zip(HEAD_COUNTS, plt.get_cmap("viridis")([0.0, 0.35, 0.65, 0.9])))
 for lang in LANGS:
@@ -324,7 +281,9 @@ for lang in LANGS:
     for ax in axes[:, 0]:
         ax.set_ylabel(text["query"])
     fig.tight_layout()
-    report.figure("attention_maps", fig, lang, alt=text["maps_alt"], caption=text["maps_caption"])
+    report.figure("attention_maps", fig, lang, caption=text["maps_caption"], alt=text["maps_alt"].format(
+        single_previous=single["previous"][0, 0], single_first=single["first"][0, 0],
+        pair_previous=pair_single["previous"][0, 0], pair_first=pair_single["first"][0, 0]))
 
     fig, ax = plt.subplots(figsize=(7.2, 4.4))
     for n_heads, run in runs.items():
@@ -339,6 +298,9 @@ for lang in LANGS:
     ax.set_ylim(0, 1.02)
     ax.legend(loc="lower right", fontsize=10)
     fig.tight_layout()
-    report.figure("learning_curves", fig, lang, alt=text["curve_alt"], caption=text["curve_caption"])
+    mean_steps = per_model(text, "steps_item", lambda h: runs[h]["steps_to_95"].float().mean())
+    mean_accuracy = per_model(text, "accuracy_item", lambda h: runs[h]["accuracy"].mean())
+    report.figure("learning_curves", fig, lang, alt=text["curve_alt"].format(steps=mean_steps, never=STEPS + EVAL_EVERY),
+                  caption=text["curve_caption"].format(accuracies=mean_accuracy))
 
 report.save()

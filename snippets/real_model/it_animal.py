@@ -280,52 +280,7 @@ def name(layer: int, head: int) -> str:
     return f"{layer + 1}-{head + 1}"
 
 
-TEXT = {
-    "en": {
-        "tired": "“…too tired”: it→animal − it→street",
-        "wide": "“…too wide”: it→animal − it→street",
-        "accuracy": f"accuracy over {len(pairs)} sentences: attends more to the right noun (chance 50%)",
-        "layer": "layer", "head": "head",
-        "grid_alt": "Three grids of 6 layers by 12 heads. Top and middle: how much more it attends "
-                    "to animal than to street, with tired and with wide. Bottom: each head's accuracy "
-                    "at picking the referent over the minimal pairs.",
-        "grid_cap": "{same} of {total} heads prefer the same noun with “tired” and with “wide”; the best "
-                    "head over {n} sentences is right {acc:.0%} of the time.",
-        "bars_title": "head {}: attention of “it”", "sent_tired": "…too tired", "sent_wide": "…too wide",
-        "weight": "attention weight",
-        "bars_alt": "Bar chart of where it attends in head {h} for the tired and the wide "
-                    "sentence: animal gets {a:.2f} and {w:.2f}, street {s:.2f} and {t:.2f}.",
-        "bars_cap": "Head {h} gives animal {a:.2f} with “tired” and still {w:.2f} with “wide”, "
-                    "where it is the street.",
-        "lean_y": "shift toward the referent", "lean_x": "after layer (0 = embeddings)",
-        "mean": "mean of {n} pairs", "pair": "one pair",
-        "lean_alt": "Per layer, each pair's shift of cos(it, first noun) − cos(it, second noun) "
-                    "toward the referent, one grey line per pair, with the mean, which is {m:.3f} "
-                    "after the last layer.",
-        "lean_cap": "After the last layer, it leans toward its referent in {r} of {n} pairs "
-                    "(mean {m:.3f}, p = {p:.4f}), a small move beside a typical lean of {g:.2f}.",
-    },
-    "zh": {
-        "tired": "“…too tired”：it→animal − it→street",
-        "wide": "“…too wide”：it→animal − it→street",
-        "accuracy": f"{len(pairs)} 句上的准确率：给正确名词的注意力更多（偶然 50%）",
-        "layer": "层", "head": "头",
-        "grid_alt": "三张 6 层 × 12 个头的网格。上、中：it 看 animal 比看 street 多多少，分别是 tired 句和 wide 句。"
-                    "下：每个头在最小对上挑出所指对象的准确率。",
-        "grid_cap": "{total} 个头里有 {same} 个在“tired”句和“wide”句里偏向同一个名词；{n} 句上最好的头对了 {acc:.0%}。",
-        "bars_title": "头 {}：“it”的注意力", "sent_tired": "…too tired", "sent_wide": "…too wide",
-        "weight": "注意力权重",
-        "bars_alt": "柱状图：头 {h} 中 it 在 tired 句和 wide 句里分别看向哪里：animal 分到 {a:.2f} 和 {w:.2f}，"
-                    "street 分到 {s:.2f} 和 {t:.2f}。",
-        "bars_cap": "头 {h} 在“tired”句里给 animal {a:.2f}，到了 it 指街道的“wide”句仍给 {w:.2f}。",
-        "lean_y": "向所指对象的移动", "lean_x": "第几层之后（0 = 词嵌入）",
-        "mean": "{n} 组的平均", "pair": "一组",
-        "lean_alt": "逐层画出每组句子里 cos(it, 第一个名词) − cos(it, 第二个名词) 向所指对象的移动，以及平均值。"
-                    "每组一条灰线；平均值到最后一层之后为 {m:.3f}。",
-        "lean_cap": "最后一层之后，{n} 组里有 {r} 组 it 偏向所指对象（平均 {m:.3f}，p = {p:.4f}），"
-                    "比起偏向本身的典型大小 {g:.2f}，这一步很小。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: it_animal.strings.toml
 limit = np.abs(preference[:2]).max()
 source_tokens = tokens[TIRED]
 labels = source_tokens[:-3] + ["tired/wide"] + source_tokens[-2:]
@@ -335,7 +290,7 @@ for lang in LANGS:
     fig, axes = plt.subplots(3, 1, figsize=(7.2, 6.6))
     panels = [(preference[TIRED], text["tired"], "PuOr", -limit, limit),
               (preference[WIDE], text["wide"], "PuOr", -limit, limit),
-              (accuracy, text["accuracy"], "PuOr", 0.2, 0.8)]
+              (accuracy, text["accuracy"].format(n=len(pairs)), "PuOr", 0.2, 0.8)]
     for ax, (grid, title, cmap, lo, hi) in zip(axes, panels):
         image = ax.imshow(grid, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
         ax.set_title(title, fontsize=10)

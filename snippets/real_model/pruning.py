@@ -270,36 +270,7 @@ report.number("exercise_quarter_most_important_removed_share", most_first, "{:.0
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "removed": "heads removed", "score": "score, share of the full model's",
-        "by_importance": "least important first, judged on half B", "by_importance_a": "least important first, judged on half A",
-        "random": "random order, half B",
-        "keep": "95 % of the full model",
-        "importance": "score drop when removed alone",
-        "layer": "layer", "head": "head",
-        "grid_alt": "A 6 by 12 grid, one cell per head of MiniLM, coloured by how much the "
-                    "paraphrase score drops when that head alone is removed.",
-        "grid_caption": "Importance of each head: the score drop on half A when it alone is removed.",
-        "curve_alt": "Line chart: the paraphrase score, as a share of the full model's, against "
-                     "the number of heads removed: least important first, judged on each half "
-                     "(ranked on the other), and in a random order, with a dashed line at 95 %.",
-        "curve_caption": "Removing heads together: least important first, on each half, against a random order.",
-    },
-    "zh": {
-        "removed": "去掉的头数", "score": "分数（占完整模型的比例）",
-        "by_importance": "先去最不重要的，在 B 半上评判", "by_importance_a": "先去最不重要的，在 A 半上评判",
-        "random": "随机顺序，B 半",
-        "keep": "完整模型的 95%",
-        "importance": "单独去掉时分数的降幅",
-        "layer": "层", "head": "头",
-        "grid_alt": "6×12 的网格，每格是 MiniLM 的一个头，颜色表示单独去掉这个头时同义句分数下降多少。",
-        "grid_caption": "每个头的重要性：单独去掉它时 A 半上的分数降了多少。",
-        "curve_alt": "折线图：横轴是去掉的头数，纵轴是同义句分数占完整模型的比例；两条线先去掉最不重要的头，"
-                     "分别在两半上评判（重要性在另一半上排），一条线按随机顺序去头；虚线标出 95%。",
-        "curve_caption": "把头一起去掉：先去最不重要的（两半各一条），对比随机顺序。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: pruning.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
 

@@ -184,53 +184,8 @@ report.number("exercise_divide_by_d_k_entropy", entropy(over).mean(), "{:.2f}")
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "raw": "q·k (not divided)", "scaled": "q·k / √dₖ",
-        "variance": "variance of the scores", "slope": "slope {:.2f}",
-        "largest": "largest softmax weight (mean)", "entropy": "entropy of the weights (nats)",
-        "uniform": "uniform over {} keys", "grad_softmax": "gradient through the softmax, per row",
-        "grad_query": "gradient reaching the query, per row",
-        "median": "median", "band": "10–90 % of rows", "mean": "mean", "sep": ", ",
-        "variance_alt": "Log-log plot of the variance of q·k against dₖ from 1 to 1024: a "
-                        "straight line of slope 1 without the division, a flat line at 1 with it.",
-        "softmax_alt": "Two stacked panels against dₖ. Without the division the largest softmax weight "
-                       "climbs towards 1 and the entropy falls towards 0; with it both stay flat "
-                       "near their values for dₖ = 1.",
-        "gradients_alt": "Two stacked log-scale panels against dₖ, undivided and divided by √dₖ. Top: "
-                         "the median gradient through the softmax. Bottom: the median and the mean "
-                         "gradient reaching the query. At dₖ = 1024 the undivided median through the "
-                         "softmax is {collapse:.1e} times the divided one.",
-    },
-    "zh": {
-        "raw": "q·k（不除）", "scaled": "q·k / √dₖ",
-        "variance": "分数的方差", "slope": "斜率 {:.2f}",
-        "largest": "softmax 最大权重（平均）", "entropy": "权重的熵（nats）",
-        "uniform": "{} 个键平均分配", "grad_softmax": "穿过 softmax 的梯度（每行）",
-        "grad_query": "到达查询向量的梯度（每行）",
-        "median": "中位数", "band": "10%–90% 的行", "mean": "平均", "sep": "，",
-        "variance_alt": "q·k 的方差对 dₖ（1 到 1024）的双对数图：不除时是一条斜率为 1 的直线，"
-                        "除以 √dₖ 后是一条停在 1 的水平线。",
-        "softmax_alt": "上下两幅图，横轴为 dₖ。不除时，softmax 最大权重一路升向 1，熵一路降向 0；"
-                       "除以 √dₖ 后两者都保持在 dₖ = 1 时的水平。",
-        "gradients_alt": "上下两幅对数坐标图，横轴为 dₖ，分不除与除以 √dₖ 两种。上：穿过 softmax 的梯度中位数。"
-                         "下：到达查询向量的梯度的中位数与平均值。dₖ = 1024 时，不除的 softmax 梯度中位数是除以 √dₖ 时的 "
-                         "{collapse:.1e} 倍。",
-    },
-}
-CAPTIONS = {
-    "en": {"variance": "Undivided, the variance of the scores grows as dₖ; divided by √dₖ it stays at 1.",
-           "softmax": "Undivided, the softmax saturates as dₖ grows: one weight near 1, entropy near 0. "
-                      "Divided, it stays as spread as at dₖ = 1.",
-           "gradients": "Undivided, at dₖ = 1024: the median gradient through the softmax is {collapse:.1e} "
-                        "times the divided one and {dead:.0%} of rows get less than 1e-3; the 99th "
-                        "percentile at the query is {tail:.0f} times the divided one."},
-    "zh": {"variance": "不除时，分数的方差随 dₖ 线性增长；除以 √dₖ 后稳定在 1。",
-           "softmax": "不除时，dₖ 越大 softmax 越饱和：一个权重接近 1，熵接近 0。除以 √dₖ 后，"
-                      "分布和 dₖ = 1 时一样分散。",
-           "gradients": "不除时，dₖ = 1024 处穿过 softmax 的梯度中位数是除以 √dₖ 时的 {collapse:.1e} 倍，"
-                        "{dead:.0%} 的行梯度低于 1e-3；到达查询向量的梯度的第 99 百分位数是除以 √dₖ 时的 {tail:.0f} 倍。"},
-}
+TEXT = report.figure_text()   # the figures' words: scaling.strings.toml
+CAPTIONS = {lang: TEXT[lang]["captions"] for lang in TEXT}   # its inline table "captions"
 COLORS = {"raw": "#d95f02", "scaled": "#1b9e77"}
 D_K_LABEL = "dₖ"
 

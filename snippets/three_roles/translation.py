@@ -49,12 +49,9 @@ for corpus in CORPORA:
         print(f"  {corpus:>16}: {''.join(s)} → {' '.join(english(*s, corpus))}")
 
 # %%
-report.number("pairs", len(sources), "{:.0f}", en="sentence pairs in each corpus",
-              zh="每个语料的句对数")
-report.number("train_pairs", len(train_rows), "{:.0f}", en="pairs used for training",
-              zh="用于训练的句对数")
-report.number("held_out_pairs", len(held_out), "{:.0f}", en="pairs held out (猫追逐激光点 among them)",
-              zh="留出的句对数（含“猫追逐激光点”）")
+report.number("pairs", len(sources), "{:.0f}")
+report.number("train_pairs", len(train_rows), "{:.0f}")
+report.number("held_out_pairs", len(held_out), "{:.0f}")
 
 
 # %% [markdown]
@@ -159,9 +156,7 @@ with torch.no_grad():
     tgt_in, _ = batch_targets(tgt, list(range(8)))
     stacked = decode(params, encode(params, src_all[:8])[0], tgt_in)[0][0]
     error = (stacked - models[0](src_all[:8], tgt_in[0])).abs().max()
-report.number("stacked_vs_module_error", error, "{:.1e}",
-              en="largest difference between the stacked models and Translator",
-              zh="堆叠模型与 Translator 的最大差")
+report.number("stacked_vs_module_error", error, "{:.1e}")
 
 start = measure(params, tgt)
 train(params, tgt, STEPS)
@@ -178,8 +173,8 @@ train_exact = translate(params, tgt, train_rows).float().mean(-1)        # (M,)
 
 # %%
 N_SEEDS = len(SEEDS)
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds per arm", zh="每组的随机种子数")
-report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
+report.number("steps", STEPS, "{:.0f}")
 
 
 def per_arm(arm):
@@ -253,40 +248,15 @@ print("held-out sentences exact without the causal mask:",
 # %%
 cut_full = dict(params, **{"cross.W_O.weight": torch.zeros_like(params["cross.W_O.weight"])})
 report.number("exercise_no_cross_attention_held_out_exact",
-              translate(cut_full, tgt, held_out).float().mean(-1)[in_fixed].mean(), "{:.0%}",
-              en="exercise 1: held-out sentences translated exactly without cross-attention (first corpus, mean)",
-              zh="练习 1：去掉交叉注意力后留出句子完全译对的占比（第一个语料，平均）")
+              translate(cut_full, tgt, held_out).float().mean(-1)[in_fixed].mean(), "{:.0%}")
 report.number("exercise_unmasked_decoding_held_out_exact",
-              translate(params, tgt, held_out, causal=False).float().mean(-1)[in_fixed].mean(), "{:.0%}",
-              en="exercise 2: held-out sentences translated exactly when decoding without the causal mask (first corpus, mean)",
-              zh="练习 2：解码时去掉因果掩码，留出句子完全译对的占比（第一个语料，平均）")
+              translate(params, tgt, held_out, causal=False).float().mean(-1)[in_fixed].mean(), "{:.0%}")
 
 # %% [markdown]
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {
-        "start": "step 0", "end": "trained",
-        "rows": "English word being written", "cols": "Chinese word read",
-        "weight": "cross-attention weight, mean of {n} seeds",
-        "cross_alt": "Two heat maps of the decoder's cross-attention for 猫追逐激光点 → the cat chases "
-                     "the laser dot, averaged over {n} seeds of the first corpus, at step 0 and after "
-                     "training. Over all sentences, the content words whose largest weight falls on "
-                     "their Chinese source word: {before} at step 0, {after} after training.",
-        "cross_caption": "Our addition: the decoder's cross-attention learns which Chinese word each "
-                         "English word comes from (mean of {n} seeds).",
-    },
-    "zh": {
-        "start": "第 0 步", "end": "训练后",
-        "rows": "正在写的英文词", "cols": "读取的中文词",
-        "weight": "交叉注意力权重，{n} 个种子平均",
-        "cross_alt": "两幅热力图：第一个语料上 {n} 个种子平均的解码器交叉注意力，“猫追逐激光点”译成 the cat "
-                     "chases the laser dot，第 0 步与训练后各一幅。在所有句子上，最大权重落在对应中文词上的英文实词："
-                     "第 0 步占 {before}，训练后占 {after}。",
-        "cross_caption": "我们另加的观察：解码器的交叉注意力学会了每个英文词来自哪个中文词（{n} 个种子平均）。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: translation.strings.toml
 plt.rcParams.update({"font.size": 10})
 test_en = english(*TEST, "fixed")
 

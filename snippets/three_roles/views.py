@@ -217,46 +217,8 @@ report.number("exercise_tool_and_moves_weight_driver", row[DRIVER], "{:.2f}")
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "tokens": [f"{g} {t}" for t, g in zip(tokens, gloss)],
-        "fields": ["tool", "agent", "manner", "place", "time", "thing", "moves"],
-        "cards": "keys: one catalogue card per token",
-        "value": "entry",
-        "questions": "queries of 开车 (drive)",
-        "views": {"tool": "view 1: what is the tool?", "agent": "view 2: who acts?",
-                  "manner": "view 3: how?"},
-        "weight": "attention weight",
-        "cards_alt": "Left, a heat map of the keys: each content word's card is bright in one "
-                     "to three fields (car: tool, thing, moves; driver: agent, thing, moves; "
-                     "fast and steady: manner). Right, the three queries of 开车, each bright in exactly "
-                     "one field: tool, agent, manner.",
-        "views_alt": "Three bar charts, one attention row per view of 开车. The tool view puts "
-                     "most weight on 汽车 (car), the agent view on 司机 (driver), the manner "
-                     "view splits it between 快 (fast) and 稳 (steady).",
-        "cards_caption": "Each key is a card listing a few fields; each query of 开车 asks about "
-                         "exactly one of them.",
-        "views_caption": "Three questions from the same token, three different answers: car, "
-                         "driver, and fast + steady.",
-    },
-    "zh": {
-        "tokens": tokens,
-        "fields": ["工具", "施事", "方式", "地点", "时间", "实物", "会动"],
-        "cards": "键：每个词元一张目录卡片",
-        "value": "取值",
-        "questions": "开车的三个查询",
-        "views": {"tool": "视角 1：用什么工具？", "agent": "视角 2：谁在做？",
-                  "manner": "视角 3：怎么做？"},
-        "weight": "注意力权重",
-        "cards_alt": "左图是键的热力图：每个实词的卡片在一到三个字段上发亮（汽车：工具、实物、"
-                     "会动；司机：施事、实物、会动；快、稳：方式）。右图是开车的三个查询，各自只在一个字段上"
-                     "发亮：工具、施事、方式。",
-        "views_alt": "三幅柱状图，开车的每个视角各一行注意力。工具视角把大部分权重给了汽车，"
-                     "施事视角给了司机，方式视角分给了快和稳。",
-        "cards_caption": "每个键是一张列出几个字段的卡片；开车的每个查询只问其中一个字段。",
-        "views_caption": "同一个词元提出三个问题，得到三个不同的答案：汽车、司机、快和稳。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: views.strings.toml
+TICKS = {"en": [f"{g} {t}" for t, g in zip(tokens, gloss)], "zh": tokens}   # tick labels: the sentence's words
 
 query_matrix = np.array([queries[v] for v in views])  # (3, d_k)
 
@@ -282,7 +244,7 @@ for lang in LANGS:
                                        gridspec_kw={"height_ratios": [len(tokens), 2 * len(views)]})
     image = top.imshow(K, cmap=SEQUENTIAL_CMAP, vmin=0)
     top.set_xticks(range(len(fields)), text["fields"], rotation=45, ha="right", rotation_mode="anchor")
-    top.set_yticks(range(len(tokens)), text["tokens"])
+    top.set_yticks(range(len(tokens)), TICKS[lang])
     top.set_title(text["cards"])
     fig.colorbar(image, ax=top, shrink=0.8, label=text["value"])
     image = bottom.imshow(query_matrix, cmap=SEQUENTIAL_CMAP, vmin=0)
@@ -298,7 +260,7 @@ for lang in LANGS:
     for ax, view in zip(axes, views):
         colors = ["#d95f02" if t in intended[view] else "#1f77b4" for t in tokens]
         ax.bar(range(len(tokens)), weights[view], color=colors)
-        ax.set_xticks(range(len(tokens)), text["tokens"], rotation=30 if lang == "en" else 0,
+        ax.set_xticks(range(len(tokens)), TICKS[lang], rotation=30 if lang == "en" else 0,
                       ha="right" if lang == "en" else "center", rotation_mode="anchor")
         ax.set_title(text["views"][view])
         ax.set_ylim(0, 1)

@@ -4,8 +4,8 @@
                                           [--title-en "..."] [--title-zh "..."]
     make page NAME=softmax_temperature CHAPTER=three-roles CLAIM=C05
 
-Creates docs/{en,zh}/[DIR/]NAME-with-dashes.md, snippets/[DIR_]/NAME.py,
-tests/snippets/[DIR_]/test_NAME.py (DIR with underscores: snippets/ mirrors docs/en/),
+Creates docs/{en,zh}/[DIR/]NAME-with-dashes.md, snippets/[DIR_]/NAME.py with its words beside
+it in snippets/[DIR_]/NAME.strings.toml, tests/snippets/[DIR_]/test_NAME.py (DIR with underscores: snippets/ mirrors docs/en/),
 the Chinese narrative snippets/zh/[DIR_]/NAME.md, and a nav line in mkdocs.yml and mkdocs.zh.yml
 (before the claims ledger). The result builds and passes its tests as is;
 then replace the example experiment with yours.
@@ -77,10 +77,11 @@ def main() -> int:
     folder = args.chapter.strip("/").replace("-", "_")  # many-heads -> snippets/many_heads/
     place = f"{folder}/{args.name}" if folder else args.name
     dotted = place.replace("/", ".")  # the snippet's name in placeholders and rules
-    values = {"NAME": dotted, "TITLE_EN": title_en, "TITLE_ZH": title_zh, "CLAIM": args.claim}
+    values = {"NAME": dotted, "FILE": args.name, "TITLE_EN": title_en, "TITLE_ZH": title_zh, "CLAIM": args.claim}
 
     targets = {
         ROOT / "snippets" / f"{place}.py": "snippet.py",
+        ROOT / "snippets" / f"{place}.strings.toml": "snippet.strings.toml",   # its numbers' and figures' words
         ROOT / "tests" / "snippets" / folder / f"test_{args.name}.py": "test_snippet.py",
         ROOT / "docs" / "en" / page: "page.en.md",
         ROOT / "docs" / "zh" / page: "page.zh.md",

@@ -105,22 +105,12 @@ print(f"attention weights zeroed by dropout: {zeroed_weights / n_weights:.4f} (p
 print(f"heads concatenated through W_O vs the layer's output: {rebuild_error:.1e}")
 
 # %%
-report.number("dropout_p", P, "{:.1f}", en="attention dropout p set on torch.nn.MultiheadAttention",
-              zh="给 torch.nn.MultiheadAttention 设定的注意力 dropout p")
-report.number("n_passes_torch", N_PASSES, "{:,.0f}", kind="count",
-              en="forward passes through torch.nn.MultiheadAttention in training mode",
-              zh="训练模式下经过 torch.nn.MultiheadAttention 的前向次数")
-report.number("tokens_torch", T, "{:.0f}", kind="count", en="tokens per sequence (torch.nn.MultiheadAttention)",
-              zh="每条序列的词元数（torch.nn.MultiheadAttention）")
-report.number("whole_head_zero_share_torch", zero_head_passes / N_PASSES, "{:.2%}", kind="share",
-              en="share of passes in which some head's whole output is zero (torch.nn.MultiheadAttention)",
-              zh="有某个头整个输出为零的前向所占比例（torch.nn.MultiheadAttention）")
-report.number("zeroed_weight_share_torch", zeroed_weights / n_weights, "{:.2%}", kind="share",
-              en="share of attention weights zeroed by dropout (torch.nn.MultiheadAttention)",
-              zh="被 dropout 置零的注意力权重所占比例（torch.nn.MultiheadAttention）")
-report.number("rebuild_error_torch", rebuild_error, "{:.1e}",
-              en="largest difference between the heads' outputs through W_O and the layer's output",
-              zh="各头输出经 W_O 之后与该层输出的最大差")
+report.number("dropout_p", P, "{:.1f}")
+report.number("n_passes_torch", N_PASSES, "{:,.0f}", kind="count")
+report.number("tokens_torch", T, "{:.0f}", kind="count")
+report.number("whole_head_zero_share_torch", zero_head_passes / N_PASSES, "{:.2%}", kind="share")
+report.number("zeroed_weight_share_torch", zeroed_weights / n_weights, "{:.2%}", kind="share")
+report.number("rebuild_error_torch", rebuild_error, "{:.1e}")
 
 # %% [markdown]
 # ## The same counter on DropHead
@@ -150,15 +140,9 @@ print(f"DropHead: heads whose whole output is zero: {zero_heads / (N_PASSES * n_
       f"passes with one: {drophead_passes / N_PASSES:.4f} (1 - (1 - p)^{n_heads} = {1 - (1 - P) ** n_heads:.4f})")
 
 # %%
-report.number("drophead_head_zero_share", zero_heads / (N_PASSES * n_heads), "{:.2%}", kind="share",
-              en="DropHead (p = 0.1): share of heads whose whole output is zero",
-              zh="DropHead（p = 0.1）：整个输出为零的头所占比例")
-report.number("drophead_whole_head_zero_share", drophead_passes / N_PASSES, "{:.2%}", kind="share",
-              en="DropHead (p = 0.1): share of passes in which some head's whole output is zero",
-              zh="DropHead（p = 0.1）：有某个头整个输出为零的前向所占比例")
-report.number("drophead_expected_share", 1 - (1 - P) ** n_heads, "{:.2%}", kind="share",
-              en="1 - (1 - p)^8: the chance that DropHead switches off at least one of 8 heads",
-              zh="1 - (1 - p)^8：DropHead 在 8 个头里至少关掉一个的概率")
+report.number("drophead_head_zero_share", zero_heads / (N_PASSES * n_heads), "{:.2%}", kind="share")
+report.number("drophead_whole_head_zero_share", drophead_passes / N_PASSES, "{:.2%}", kind="share")
+report.number("drophead_expected_share", 1 - (1 - P) ** n_heads, "{:.2%}", kind="share")
 
 # %% [markdown]
 # ## MiniLM's attention in training mode
@@ -208,26 +192,15 @@ print(f"{sum(passes_of)} passes over {len(SENTENCES)} sentences ({shortest} toke
 print(f"attention weights zeroed by dropout: {minilm_zeroed / minilm_weights:.4f} (p = {P_MINILM})")
 
 # %%
-report.number("minilm_dropout_p", P_MINILM, "{:.1f}", en="MiniLM's attention dropout (attention_probs_dropout_prob)",
-              zh="MiniLM 的注意力 dropout（attention_probs_dropout_prob）")
-report.number("n_passes_minilm", sum(passes_of), "{:,.0f}", kind="count",
-              en="forward passes through MiniLM's attention layers in training mode",
-              zh="训练模式下经过 MiniLM 注意力层的前向次数")
-report.number("n_sentences_minilm", len(SENTENCES), "{:.0f}", kind="count", en="sample sentences",
-              zh="示例句子数")
-report.number("min_tokens_minilm", shortest, "{:.0f}", kind="count", en="tokens of the shortest sample sentence",
-              zh="最短的示例句子的词元数")
-report.number("whole_head_zero_share_minilm", minilm_zero_head_passes / sum(passes_of), "{:.2%}", kind="share",
-              en="share of passes in which some head's whole output is zero (MiniLM)",
-              zh="有某个头整个输出为零的前向所占比例（MiniLM）")
-report.number("zeroed_weight_share_minilm", minilm_zeroed / minilm_weights, "{:.2%}", kind="share",
-              en="share of attention weights zeroed by dropout (MiniLM)",
-              zh="被 dropout 置零的注意力权重所占比例（MiniLM）")
+report.number("minilm_dropout_p", P_MINILM, "{:.1f}")
+report.number("n_passes_minilm", sum(passes_of), "{:,.0f}", kind="count")
+report.number("n_sentences_minilm", len(SENTENCES), "{:.0f}", kind="count")
+report.number("min_tokens_minilm", shortest, "{:.0f}", kind="count")
+report.number("whole_head_zero_share_minilm", minilm_zero_head_passes / sum(passes_of), "{:.2%}", kind="share")
+report.number("zeroed_weight_share_minilm", minilm_zeroed / minilm_weights, "{:.2%}", kind="share")
 # What it would take: a head's output is zero only if dropout drops all T x T of its
 # weights in that sequence, with probability p^(T·T) for the shortest sequence.
-report.number("chance_shortest_exponent", shortest * shortest, "{:.0f}", kind="count",
-              en="weights of one head on the shortest sentence (T x T): all must be dropped",
-              zh="最短句子上一个头的权重个数（T × T）：必须全部被丢弃")
+report.number("chance_shortest_exponent", shortest * shortest, "{:.0f}", kind="count")
 # The outcome the page words, from the counts: did standard dropout ever switch a whole head off?
 report.category("premise", "never" if zero_head_passes == 0 and minilm_zero_head_passes == 0 else "sometimes")
 

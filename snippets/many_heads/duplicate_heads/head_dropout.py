@@ -136,10 +136,8 @@ for arm, rows in small_arms.items():
           f"loss rise without one head, per seed {small_cost[rows].mean(dim=1).numpy().round(3)}")
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
-report.number("small_run_steps", SMALL_STEPS, "{:.0f}", en="training steps of the small run shown on the page",
-              zh="页面上小规模运行的训练步数")
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -158,10 +156,8 @@ ablation_cost = torch.stack([loss_rise(model, [h]) for h in range(N_HEADS)], dim
 # ## Over the seeds
 
 # %%
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained with and without head dropout)",
-              zh="随机种子数（每个都加与不加头 dropout 各训练一次）")
-report.number("head_dropout", HEAD_DROPOUT, "{:.2f}", en="probability of switching a head off in training",
-              zh="训练中关掉一个头的概率")
+report.number("n_seeds", n, "{:.0f}")
+report.number("head_dropout", HEAD_DROPOUT, "{:.2f}")
 per_seed = {"r2": r2.mean(dim=1), "ablation_cost": ablation_cost.mean(dim=1),
             "worst_ablation_cost": ablation_cost.amax(dim=1), "accuracy": accuracy, "loss": loss,
             "pattern_similarity": similarity}
@@ -207,13 +203,9 @@ for key, values in per_seed.items():
 
 r2_change = per_seed["r2"][arm_of["dropout"]] - per_seed["r2"][arm_of["none"]]   # (n,): below 0, less redundant
 less_redundant = r2_change < 0
-report_seeds_past(report, "less_redundant_seeds", r2_change, of="count_below", line=0.0,
-                  en="seeds in which head dropout lowers the mean R² (heads less predictable from each other)",
-                  zh="头 dropout 让平均 R² 降低（各头更难互相预测）的种子数")
+report_seeds_past(report, "less_redundant_seeds", r2_change, of="count_below", line=0.0)
 cheaper = per_seed["ablation_cost"][arm_of["dropout"]] < per_seed["ablation_cost"][arm_of["none"]]
-report_seed_count(report, "cheaper_ablation_seeds", cheaper,
-                  en="seeds in which head dropout makes removing one head cheaper",
-                  zh="头 dropout 让去掉一个头的代价变小的种子数")
+report_seed_count(report, "cheaper_ablation_seeds", cheaper)
 
 # The outcomes the page words, from these numbers.
 mean_of = {key: {arm: float(values[arm_of[arm]].mean()) for arm in ARMS} for key, values in per_seed.items()}
@@ -250,22 +242,7 @@ report.number("exercise_pair_ablation_cost_dropout_mean", pair_cost[arm_of["drop
 # ## Figure: each seed, with and without head dropout
 
 # %%
-TEXT = {
-    "en": {"arms": ["no dropout", f"head dropout {HEAD_DROPOUT}"],
-           "r2": "R² of one head's output\npredicted from the others",
-           "cost": "loss rise when\none head is removed",
-           "alt": f"Two panels, one line per random seed ({n} seeds) joining the model without dropout (left) to "
-                  "the model trained with head dropout (right). Top: how well the other heads' outputs predict "
-                  "one head's output (R², mean over the 4 heads). Bottom: the loss rise when one head is removed "
-                  "(mean over the heads).",
-           "caption": "What head dropout does to what each head carries: redundancy between heads (top) and the cost of losing one (bottom), per seed."},
-    "zh": {"arms": ["不加 dropout", f"头 dropout {HEAD_DROPOUT}"],
-           "r2": "用其余头预测\n一个头输出的 R²",
-           "cost": "去掉一个头后\n损失的上升",
-           "alt": f"两幅子图，每条线是一个随机种子（共 {n} 个），左端是不加 dropout 的模型，右端是加头 dropout 训练的模型。"
-                  "上图：其余头的输出能多好地预测一个头的输出（R²，4 个头平均）。下图：去掉一个头后损失的上升（各头平均）。",
-           "caption": "头 dropout 对各头所携带信息的影响：头与头之间的冗余（上）和失去一个头的代价（下），每个种子一条线。"},
-}
+TEXT = report.figure_text()   # the figures' words: head_dropout.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
     fig, axes = plt.subplots(2, 1, figsize=(5.2, 5.6), sharex=True)
@@ -275,10 +252,10 @@ for lang in LANGS:
             ax.plot([0, 1], [a, b], color="#7570b3", alpha=0.5, marker="o", ms=4)
         ax.plot([0, 1], [none.mean(), dropped.mean()], color="#d95f02", lw=2.5, marker="s", ms=7)
         ax.set_ylabel(label)
-    axes[1].set_xticks([0, 1], text["arms"])
+    axes[1].set_xticks([0, 1], [arm.format(dropout=HEAD_DROPOUT) for arm in text["arms"]])
     axes[1].set_xlim(-0.3, 1.3)
     fig.tight_layout()
-    report.figure("what_heads_carry", fig, lang, alt=text["alt"], caption=text["caption"])
+    report.figure("what_heads_carry", fig, lang, alt=text["alt"].format(n=n), caption=text["caption"])
 
 # %% [markdown]
 # ## Could the R² comparison see complementary heads? The planted check

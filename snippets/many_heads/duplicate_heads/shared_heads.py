@@ -196,19 +196,7 @@ report.number("exercise_merged_change_shared_max", change[shared].max(), "{:.2g}
 # ## Figure: held-out loss of every seed, free vs shared
 
 # %%
-TEXT = {
-    "en": {"free": "free heads", "shared": "shared weights", "step": "training step",
-           "loss": "loss on held-out sentences", "mean": " (mean of {} seeds)",
-           "alt": f"Held-out loss over {STEPS} training steps, log scale, one faint line per random seed "
-                  f"({n} seeds) and the mean in bold, for free heads and for heads forced to share their "
-                  "weights. Both flatten out as the learning rate decays.",
-           "caption": "Free heads vs heads forced to share their weights: held-out loss, every seed."},
-    "zh": {"free": "独立的头", "shared": "共享权重", "step": "训练步数",
-           "loss": "留出句子上的损失", "mean": "（{} 个种子的平均）",
-           "alt": f"{STEPS} 步训练中留出句子上的损失（对数坐标），每个随机种子一条淡线（共 {n} 个），粗线为平均："
-                  "各自独立的头与被迫共享权重的头。随着学习率衰减，两者都趋于平坦。",
-           "caption": "独立的头与被迫共享权重的头：留出损失，每个种子一条线。"},
-}
+TEXT = report.figure_text()   # the figures' words: shared_heads.strings.toml
 colors = {"free": "#1b9e77", "shared": "#d95f02"}
 steps = torch.arange(0, STEPS + 1, EVERY)
 for lang in LANGS:
@@ -225,6 +213,6 @@ for lang in LANGS:
     ax.set_ylabel(text["loss"])
     ax.legend(fontsize=9)
     fig.tight_layout()
-    report.figure("loss_curves", fig, lang, alt=text["alt"], caption=text["caption"])
+    report.figure("loss_curves", fig, lang, alt=text["alt"].format(steps=STEPS, n=n), caption=text["caption"])
 
 report.save()

@@ -60,7 +60,7 @@ has_removable = n_removable > 0
 generator = torch.Generator().manual_seed(0)
 for _ in range(N_RANDOM * N_SEEDS):
     torch.randperm(H, generator=generator)
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
 
 # %% [markdown]
 # ## Backups? Remove a head's twin first
@@ -86,32 +86,19 @@ def mean_over_removable(values):
     return (values * removable).sum(dim=1) / n_removable.clamp(min=1)
 
 
-report_spread(report, "removable_heads", n_removable, "{:.1f}", kind="count",
-              en="removable heads per seed (the yardstick's pruned set)", zh="每个种子的可剪头数（按标尺剪掉的那些头）")
-report.number("seeds_with_removable_heads", has_removable.sum(), "{:.0f}",
-              en="seeds with at least one removable head", zh="至少有一个可剪头的种子数")
+report_spread(report, "removable_heads", n_removable, "{:.1f}", kind="count")
+report.number("seeds_with_removable_heads", has_removable.sum(), "{:.0f}")
 report.number("twin_similarity_mean", mean_over_removable(similarity.max(dim=2).values)[has_removable].mean()
-              if has_removable.any() else 0, "{:.2f}",
-              en="cosine of a removable head's contribution with its twin's (mean over seeds)",
-              zh="可剪头与其孪生头贡献的余弦（各种子的平均）")
+              if has_removable.any() else 0, "{:.2f}")
 report.number("twin_extra_cost_mean", mean_over_removable(twin_extra)[has_removable].mean()
-              if has_removable.any() else 0, "{:.3f}",
-              en="extra accuracy cost of removing a removable head once its twin is gone (mean over seeds)",
-              zh="孪生头去掉之后，再去掉可剪头多出来的准确率下降（各种子的平均）")
+              if has_removable.any() else 0, "{:.3f}")
 report.number("other_extra_cost_mean", mean_over_removable(other_extra)[has_removable].mean()
-              if has_removable.any() else 0, "{:.3f}",
-              en="the same extra cost after removing any other single head first (mean over seeds)",
-              zh="先去掉任意另一个头时的同一额外下降（各种子的平均）")
-report.number("backup_heads", (is_backup & removable).sum(), "{:.0f}",
-              en="removable heads (all seeds) whose removal costs ≥ 0.05 more once their twin is gone, "
-                 "and more than after another head", zh="孪生头去掉后再去掉它准确率多下降 ≥ 0.05、且多于先去掉别的头时的可剪头数（所有种子合计）")
-report.number("removable_heads_total", n_removable.sum(), "{:.0f}",
-              en="removable heads, all seeds together", zh="可剪头数，所有种子合计")
+              if has_removable.any() else 0, "{:.3f}")
+report.number("backup_heads", (is_backup & removable).sum(), "{:.0f}")
+report.number("removable_heads_total", n_removable.sum(), "{:.0f}")
 # Per seed, the share of its removable heads that are backups (none to measure: NaN, never counted).
 report_seeds_past(report, "backup_seeds", torch.where(has_removable, backup_share, torch.nan),
-                  of="count_at_least", line=0.5,
-                  en="seeds in which at least half of the removable heads are backups",
-                  zh="至少一半可剪头是备份的种子数")
+                  of="count_at_least", line=0.5)
 
 # %% [markdown]
 # ## Noise smoothing? Remove them under noisy input
@@ -163,68 +150,29 @@ smoothing = has_removable & test["above"]
 print("noise cost of the removable set, batched vs alone:", set_noise_cost[:, 0].numpy().round(3),
       cost_removable.numpy().round(3))
 
-report.number("noise_level_mean", level.mean(), "{:.2f}",
-              en="noise std, as a multiple of the embeddings' RMS (mean over seeds)",
-              zh="噪声标准差，以嵌入均方根的倍数计（各种子的平均）")
-report_spread(report, "noisy_accuracy_full", noisy_full, "{:.2f}",
-              en="full model's accuracy under that noise", zh="完整模型在这种噪声下的准确率")
-report_spread(report, "noise_cost_removable", cost_removable, "{:.3f}",
-              en="noise cost of removing the removable heads", zh="去掉可剪头的噪声代价")
-report.number("noise_cost_random_mean", cost_random.mean(), "{:.3f}",
-              en="noise cost of removing as many random heads (mean over seeds and draws)",
-              zh="随机去掉同样多个头的噪声代价（对种子和抽取取平均）")
-report_seed_count(report, "smoothing_seeds_mean_baseline", smoothing_mean_baseline,
-                  en="the earlier measure (a note, not the verdict's): seeds in which removing the "
-                     "removable heads costs ≥ 0.02 more under noise than on clean input, and more than "
-                     "removing as many random heads (mean of 10 draws)",
-                  zh="此前用的量度（仅作参考，不用于结论）：去掉可剪头在有噪声时比无噪声时准确率多下降 ≥ 0.02、"
-                     "且多于随机去掉同样多个头（10 次抽取的平均）的种子数")
-report.number("random_sets", N_SETS, "{:.0f}", en="random head sets per seed (sizes uniform from 1 to 15)",
-              zh="每个种子随机抽取的头组数（大小在 1 到 15 之间均匀抽取）")
-report_spread(report, "random_set_noise_cost", set_noise_cost[:, 1:].mean(dim=1), "{:.3f}",
-              en="noise cost of a random head set (mean over the sets of a seed)",
-              zh="随机头组的噪声代价（一个种子内对各组取平均）")
-report_spread(report, "random_set_clean_cost", clean_cost[:, 1:].mean(dim=1), "{:.3f}",
-              en="clean cost of a random head set (mean over the sets of a seed)",
-              zh="随机头组在干净输入上的代价（一个种子内对各组取平均）")
-report_spread(report, "noise_fit_clean_slope", test["coefficients"][:, 1], "{:.2f}",
-              en="fit over the random sets, noise cost per unit of clean cost",
-              zh="在随机头组上拟合：每单位干净代价对应的噪声代价")
-report_spread(report, "noise_fit_size_slope", test["coefficients"][:, 2], "{:.4f}",
-              en="fit over the random sets, noise cost per head in the set",
-              zh="在随机头组上拟合：头组每多一个头对应的噪声代价")
-report_spread(report, "removable_residual", test["residual"], "{:.3f}",
-              en="residual of the removable set (its noise cost minus the fit's prediction)",
-              zh="可剪头组的残差（它的噪声代价减去拟合的预测值）")
-report_spread(report, "random_residual_q95", test["threshold"], "{:.3f}",
-              en="95th percentile of the random sets' residuals", zh="随机头组残差的第 95 百分位数")
+report.number("noise_level_mean", level.mean(), "{:.2f}")
+report_spread(report, "noisy_accuracy_full", noisy_full, "{:.2f}")
+report_spread(report, "noise_cost_removable", cost_removable, "{:.3f}")
+report.number("noise_cost_random_mean", cost_random.mean(), "{:.3f}")
+report_seed_count(report, "smoothing_seeds_mean_baseline", smoothing_mean_baseline)
+report.number("random_sets", N_SETS, "{:.0f}")
+report_spread(report, "random_set_noise_cost", set_noise_cost[:, 1:].mean(dim=1), "{:.3f}")
+report_spread(report, "random_set_clean_cost", clean_cost[:, 1:].mean(dim=1), "{:.3f}")
+report_spread(report, "noise_fit_clean_slope", test["coefficients"][:, 1], "{:.2f}")
+report_spread(report, "noise_fit_size_slope", test["coefficients"][:, 2], "{:.4f}")
+report_spread(report, "removable_residual", test["residual"], "{:.3f}")
+report_spread(report, "random_residual_q95", test["threshold"], "{:.3f}")
 # Per seed, the removable set's residual minus the random sets' 95th percentile (no removable
 # head: NaN, never counted); above 0, the seed shows smoothing.
 report_seeds_past(report, "smoothing_seeds",
                   torch.where(has_removable, test["residual"] - test["threshold"], torch.nan),
-                  of="count_above", line=0.0,
-                  en="seeds in which the removable set's residual (noise cost ~ 1 + clean cost + size, fit "
-                     "over random head sets) lies above the 95th percentile of the random sets' residuals",
-                  zh="可剪头组的残差（在随机头组上拟合 噪声代价 ~ 1 + 干净代价 + 头数）高于随机头组残差第 95 "
-                     "百分位数的种子数")
+                  of="count_above", line=0.0)
 
 # %% [markdown]
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {"alone": "cost of removing the head alone", "after": "cost once its twin is gone",
-           "removable": "removable head", "other": "other head",
-           "twin_alt": "For every head of every seed, the accuracy cost of removing it alone (across) "
-                       "against its cost once its most similar twin has been removed (up); removable heads "
-                       "are highlighted. Points above the diagonal are heads that their twin was backing up.",
-           "twin_caption": "Points above the diagonal: heads whose twin was covering for them."},
-    "zh": {"alone": "单独去掉这个头造成的准确率下降", "after": "孪生头去掉之后再去掉它造成的下降",
-           "removable": "可剪的头", "other": "其他的头",
-           "twin_alt": "每个种子的每个头：横轴是单独去掉它造成的准确率下降，纵轴是先去掉与它最相似的孪生头之后再去掉它造成的下降；"
-                       "可剪的头单独标出。对角线上方的点，是孪生头一直在替它兜底的头。",
-           "twin_caption": "对角线上方的点：孪生头在替它们兜底。"},
-}
+TEXT = report.figure_text()   # the figures' words: backup_or_noise.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
     fig, ax = plt.subplots(figsize=(6.0, 5.0))

@@ -77,8 +77,7 @@ print("accuracy after removing the first k heads, k = 0..16:\n", small_curve.num
 print("prunable share per seed:", (prunable(small_curve, KEEP) / H).tolist())
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -95,12 +94,10 @@ train_batched(model, ordered_pair, steps=STEPS, batch_size=32, lr=1e-2,
               if step == EARLY else None)
 model.keep_weights = False   # no head metric here: evaluate with the fused attention kernel
 full_loss, full_accuracy = evaluate_batched(model, *test_set)         # (S,) each
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds trained", zh="训练的随机种子数")
-report.number("heads", H, "{:.0f}", en="heads in the model (2 layers × 8)", zh="模型的头数（2 层 × 8）")
-report_spread(report, "full_accuracy", full_accuracy, "{:.3f}",
-              en="accuracy of the full model (held out)", zh="完整模型的准确率（留出数据）")
-report.number("full_loss_mean", full_loss.mean(), "{:.4f}",
-              en="loss of the full model (mean over seeds)", zh="完整模型的损失（各种子的平均）")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
+report.number("heads", H, "{:.0f}")
+report_spread(report, "full_accuracy", full_accuracy, "{:.3f}")
+report.number("full_loss_mean", full_loss.mean(), "{:.4f}")
 
 # %% [markdown]
 # ## Importance of each head, two ways
@@ -140,25 +137,15 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 damage = ablation_damage(model, ranking_set)                            # (S, H)
 importance = gradient_importance(model, ranking_set)                    # (S, H)
 print("ablation damage per seed and head:\n", damage.numpy().round(2))
-report.number("harmless_heads_mean", (damage <= 0.01).sum(dim=1).float().mean(), "{:.1f}",
-              en="heads whose removal alone costs at most 0.01 accuracy (mean over seeds)",
-              zh="单独去掉时准确率下降不超过 0.01 的头数（各种子的平均）")
-report.number("essential_heads_mean", (damage > 0.05).sum(dim=1).float().mean(), "{:.1f}",
-              en="heads whose removal alone costs more than 0.05 (mean over seeds)",
-              zh="单独去掉时准确率下降超过 0.05 的头数（各种子的平均）")
-report_spread(report, "top_damage", damage.max(dim=1).values, "{:.2f}",
-              en="largest accuracy drop from removing one head", zh="去掉单个头造成的最大准确率下降")
-report_spread(report, "rank_correlation", rank_correlation(damage, importance), "{:.2f}",
-              en="rank correlation of gradient importance with ablation damage",
-              zh="梯度重要性与消融损害的秩相关")
+report.number("harmless_heads_mean", (damage <= 0.01).sum(dim=1).float().mean(), "{:.1f}")
+report.number("essential_heads_mean", (damage > 0.05).sum(dim=1).float().mean(), "{:.1f}")
+report_spread(report, "top_damage", damage.max(dim=1).values, "{:.2f}")
+report_spread(report, "rank_correlation", rank_correlation(damage, importance), "{:.2f}")
 essential = damage > 0.05                                                # (S, H)
 gradient_rank = ranks(importance) + 1                                    # 1 = least important
 lowest = torch.where(essential, gradient_rank, float(H + 1)).min(dim=1).values  # (S,)
 report.number("essential_lowest_gradient_rank_mean", lowest[essential.any(dim=1)].mean()
-              if essential.any() else 0, "{:.1f}",
-              en="where gradient importance puts the essential heads: the lowest rank among them "
-                 "(1 = least important; mean over seeds that have one)",
-              zh="梯度重要性给关键头排的位置：其中最靠前的名次（1 = 最不重要；对有关键头的种子取平均）")
+              if essential.any() else 0, "{:.1f}")
 
 # The same comparison at an early checkpoint, while the loss is still high.
 early = SeededTransformer(config, SEEDS)
@@ -166,12 +153,9 @@ early.load_state_dict(snapshots[EARLY])
 early.keep_weights = False
 early_loss, _ = evaluate_batched(early, *ranking_set)
 early_correlation = rank_correlation(ablation_damage(early, ranking_set), gradient_importance(early, ranking_set))
-report.number("early_step", EARLY, "{:.0f}", en="step of the early checkpoint", zh="早期检查点的步数")
-report.number("early_loss_mean", early_loss.mean(), "{:.2f}",
-              en="loss at the early checkpoint (mean over seeds)", zh="早期检查点的损失（各种子的平均）")
-report_spread(report, "early_rank_correlation", early_correlation, "{:.2f}",
-              en="rank correlation of the two importances at the early checkpoint",
-              zh="早期检查点上两种重要性的秩相关")
+report.number("early_step", EARLY, "{:.0f}")
+report.number("early_loss_mean", early_loss.mean(), "{:.2f}")
+report_spread(report, "early_rank_correlation", early_correlation, "{:.2f}")
 
 # %% [markdown]
 # ## Prune progressively, in each order
@@ -189,29 +173,15 @@ curves["random"] = random_curves.mean(dim=0)
 fractions = torch.arange(H + 1) / H
 
 removable_count = prunable(curves["damage"], KEEP)                            # (S,)
-report_spread(report, "prunable_share", removable_count / H, kind="share",
-              en="prunable share: largest share of heads removed (least important first) with accuracy "
-                 "≥ 95 % of the full model's",
-              zh="可剪比例：按重要性从低到高一起剪，准确率不低于完整模型 95% 时最多能剪掉的比例")
+report_spread(report, "prunable_share", removable_count / H, kind="share")
 report.number("prunable_share_random_mean", (torch.stack([prunable(c, KEEP) for c in random_curves]) / H).mean(),
-              kind="share", en="the same share for random orders (mean over seeds and orders)",
-              zh="随机顺序下的同一比例（对种子和顺序取平均）")
-report.number("prunable_share_gradient_mean", (prunable(curves["gradient"], KEEP) / H).mean(), kind="share",
-              en="the same share in gradient-importance order (mean over seeds)",
-              zh="按梯度重要性顺序的同一比例（各种子的平均）")
-report.number("accuracy_half_damage_mean", curves["damage"][:, H // 2].mean(), "{:.2f}",
-              en="accuracy with half the heads removed, damage order (mean over seeds)",
-              zh="剪掉一半的头后的准确率，按消融损害顺序（各种子的平均）")
-report.number("accuracy_half_gradient_mean", curves["gradient"][:, H // 2].mean(), "{:.2f}",
-              en="accuracy with half the heads removed, gradient order (mean over seeds)",
-              zh="剪掉一半的头后的准确率，按梯度重要性顺序（各种子的平均）")
-report.number("accuracy_half_random_mean", curves["random"][:, H // 2].mean(), "{:.2f}",
-              en="accuracy with half the heads removed, random order (mean over seeds)",
-              zh="剪掉一半的头后的准确率，随机顺序（各种子的平均）")
-report.number("accuracy_all_but_one_damage_mean", curves["damage"][:, -2].mean(), "{:.2f}",
-              en="accuracy with one head left, damage order (mean over seeds)",
-              zh="按消融损害顺序只剩一个头时的准确率（各种子的平均）")
-report.number("chance", 1 / (V * V), "{:.2f}", en="chance accuracy (1 / 100 classes)", zh="瞎猜的准确率（1 / 100 类）")
+              kind="share")
+report.number("prunable_share_gradient_mean", (prunable(curves["gradient"], KEEP) / H).mean(), kind="share")
+report.number("accuracy_half_damage_mean", curves["damage"][:, H // 2].mean(), "{:.2f}")
+report.number("accuracy_half_gradient_mean", curves["gradient"][:, H // 2].mean(), "{:.2f}")
+report.number("accuracy_half_random_mean", curves["random"][:, H // 2].mean(), "{:.2f}")
+report.number("accuracy_all_but_one_damage_mean", curves["damage"][:, -2].mean(), "{:.2f}")
+report.number("chance", 1 / (V * V), "{:.2f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -234,12 +204,9 @@ print("                                     least important first:", small_curve
 # The same two exercises on the full run.
 kept = curves["damage"] >= 0.90 * curves["damage"][:, :1]                  # (S, H+1)
 report.number("exercise_prunable_share_at_90_mean", ((kept.int().cumprod(dim=1).sum(dim=1) - 1) / H).mean(),
-              kind="share", en="exercise 1: prunable share at 90 % of the full accuracy (mean over seeds)",
-              zh="练习 1：以完整模型准确率的 90% 为准时的可剪比例（各种子平均）")
+              kind="share")
 reverse = curve(model, by_damage.flip(dims=[1]), test_set)                  # (S, H+1)
-report.number("exercise_accuracy_half_reverse_mean", reverse[:, H // 2].mean(), "{:.2f}",
-              en="exercise 2: accuracy with half the heads removed, most important first (mean over seeds)",
-              zh="练习 2：从最重要的头开始剪掉一半后的准确率（各种子平均）")
+report.number("exercise_accuracy_half_reverse_mean", reverse[:, H // 2].mean(), "{:.2f}")
 
 # %% [markdown]
 # ## Figures
@@ -247,23 +214,7 @@ report.number("exercise_accuracy_half_reverse_mean", reverse[:, H // 2].mean(), 
 # Every seed's curve faintly, the mean over seeds boldly.
 
 # %%
-TEXT = {
-    "en": {"damage": "ablation damage (least first)", "random": "random order (mean of 10)",
-           "gradient": "gradient importance (Michel et al.)", "fraction": "fraction of heads removed",
-           "accuracy": "accuracy / full model's", "keep": "95 % of the full model",
-           "alt": "Accuracy, relative to the full model, against the fraction of the 16 heads removed, "
-                  "for three orders; one faint line per seed and a bold mean, and a dotted line at 95 % "
-                  "of the full model's accuracy.",
-           "caption": "Heads that can go while accuracy stays ≥ 95 % of the full model's (mean over seeds): "
-                      "{damage:.0%} least damaging first, {random:.0%} in a random order, {gradient:.0%} "
-                      "by gradient importance."},
-    "zh": {"damage": "按消融损害（最小的先剪）", "random": "随机顺序（10 次平均）",
-           "gradient": "按梯度重要性（Michel 等）", "fraction": "剪掉的头所占比例",
-           "accuracy": "准确率 / 完整模型的准确率", "keep": "完整模型的 95%",
-           "alt": "准确率（相对完整模型）随 16 个头中被剪掉比例的变化，三种顺序；每个种子一条淡线，粗线是平均。"
-                  "虚线标出完整模型准确率的 95%。",
-           "caption": "准确率不低于完整模型的 95% 时能剪掉的头所占比例（各种子平均）：按消融损害从小到大剪 {damage:.0%}，"
-                      "随机顺序 {random:.0%}，按梯度重要性 {gradient:.0%}。"}}
+TEXT = report.figure_text()   # the figures' words: how_many.strings.toml
 styles = {"damage": ("#1b9e77", "o"), "random": ("grey", "."), "gradient": ("#d95f02", "s")}
 for lang in LANGS:
     text = TEXT[lang]

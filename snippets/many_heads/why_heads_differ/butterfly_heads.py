@@ -152,32 +152,17 @@ report.number("rank_correlation_ci95_high", over_seeds(spearman.tolist(), "ci95_
 report_seed_count(report, "positive_correlation_seeds", spearman > 0)
 # Two notes that help read the correlation: how far the step-0 order itself is measurable
 # (the same heads on another probe batch), and what is left without the head that ends on top.
-report_spread(report, "start_order_repeatability", rank_correlation(before, before_other_probe), "{:.2f}",
-              en="rank correlation of the heads' step-0 scores on two different probe batches",
-              zh="同一批头在两批不同探针序列上第 0 步得分的秩相关")
+report_spread(report, "start_order_repeatability", rank_correlation(before, before_other_probe), "{:.2f}")
 keep = after.argsort(dim=1)[:, :-1].sort(dim=1).values                     # (M, nh-1) all but the top head
 report_spread(report, "rank_correlation_without_top", rank_correlation(before.gather(1, keep), after.gather(1, keep)),
-              "{:.2f}", en="the before/after rank correlation over the other 7 heads (the final top head left out)",
-              zh="去掉训练后得分最高的那个头，其余 7 个头训练前后的秩相关")
+              "{:.2f}")
 report.number("accuracy_mean", accuracy.mean(), "{:.3f}")
 report.number("accuracy_min", accuracy.min(), "{:.3f}")
-# The outcomes, from the numbers above: the page words them, the figures' captions below too.
+# The outcomes, from the numbers above: the page words them, the figures' captions below too
+# (their words in the strings file).
 low, high = over_seeds(spearman.tolist(), "ci95_low"), over_seeds(spearman.tolist(), "ci95_high")
-if low > 0:
-    order_outcome = {"en": "heads that started higher did tend to end higher",
-                     "zh": "起初得分高的头，训练后确实往往也更高"}
-elif high < 0:
-    order_outcome = {"en": "heads that started higher tended to end lower",
-                     "zh": "起初得分高的头，训练后反而往往更低"}
-else:
-    order_outcome = {"en": "the run cannot tell whether heads that started higher end higher",
-                     "zh": "这次运行分辨不出起初得分高的头训练后是否也更高"}
-report.category("order_outcome", "higher" if low > 0 else "lower" if high < 0 else "unclear")   # the page words it
-if binomial_p < 0.05:
-    leader_outcome = {"en": "more often than chance", "zh": "比随便挑一个头更常成为位置头"}
-else:
-    leader_outcome = {"en": "not clearly more often than chance", "zh": "并不比随便挑一个头明显更常成为位置头"}
-report.category("leader_outcome", "yes" if binomial_p < 0.05 else "no")   # the captions below use the words
+order_outcome = report.category("order_outcome", "higher" if low > 0 else "lower" if high < 0 else "unclear")
+leader_outcome = report.category("leader_outcome", "yes" if binomial_p < 0.05 else "no")
 print(f"kept the lead in {hits} of {n} seeds (chance {chance * n:.0f}), p = {binomial_p:.2g}; "
       f"start rank of the positional head: {start_rank[positional].bincount(minlength=N_HEADS + 1)[1:].tolist()}")
 
@@ -186,37 +171,7 @@ print(f"kept the lead in {hits} of {n} seeds (chance {chance * n:.0f}), p = {bin
 
 # %%
 SHOWN = 16   # seeds drawn in the scatter plot: 128 heads keep the figure light for the page
-TEXT = {
-    "en": {"rank": "the positional head's rank at initialisation\n(1 = it started most positional)",
-           "seeds": "random seeds", "chance": "chance ({:.0f} seeds each)",
-           "alt": f"Bar chart over {n} random seeds: for the head that became the positional head, its rank among "
-                  f"the {N_HEADS} heads in previous-token score before training. A dashed line marks what chance "
-                  "gives each rank.",
-           "caption": "The head that led at initialisation became the positional head in {hits} of {n} seeds, "
-                      "{outcome} (chance: {expected:.0f} seeds; p = {p:.2g}).",
-           "start": "previous-token score at initialisation\n(minus the layer's mean)",
-           "end": "previous-token score\nafter training",
-           "alt_scatter": f"Scatter plot of every head of the first {SHOWN} seeds ({SHOWN * N_HEADS} heads): its "
-                          "previous-token score at initialisation, relative to the mean of its layer, against its "
-                          "score after training. Heads that led at the start are drawn as filled dots.",
-           "caption_scatter": f"Each head's slight initial preference against its final previous-token score "
-                              f"(the first {SHOWN} seeds): {{outcome}} (rank correlation {{rho:.2f}}, mean over "
-                              f"{{n}} seeds).",
-           "led": "led at initialisation", "other": "other heads"},
-    "zh": {"rank": "位置头在初始化时的排名\n（1 = 起初最偏向前一个词元）",
-           "seeds": "随机种子数", "chance": "偶然水平（每个名次 {:.0f} 个种子）",
-           "alt": f"{n} 个随机种子的柱状图：最终成为位置头的那个头，在训练前按前一个词元得分在 {N_HEADS} 个头中排第几。"
-                  "虚线是随机情况下每个名次应有的种子数。",
-           "caption": "{n} 个种子中有 {hits} 个，位置头正是起初领先的那个头：起初领先的头{outcome}"
-                      "（随机猜预期 {expected:.0f} 个；p = {p:.2g}）。",
-           "start": "初始化时的前一个词元得分\n（减去本层平均）",
-           "end": "训练后的\n前一个词元得分",
-           "alt_scatter": f"散点图，前 {SHOWN} 个种子的每个头（共 {SHOWN * N_HEADS} 个）：横轴是初始化时的前一个词元得分"
-                          "（相对于本层平均），纵轴是训练后的得分。起初领先的头画成实心点。",
-           "caption_scatter": f"每个头起初的一点点偏好，与它训练后的前一个词元得分（前 {SHOWN} 个种子）："
-                              f"{{outcome}}（秩相关 {{rho:.2f}}，{{n}} 个种子的平均）。",
-           "led": "起初领先", "other": "其余的头"},
-}
+TEXT = report.figure_text()   # the figures' words: butterfly_heads.strings.toml
 counts = torch.stack([(positional & (start_rank == r)).sum() for r in range(1, N_HEADS + 1)])
 relative = (before - before.mean(dim=1, keepdim=True))[:SHOWN]             # (SHOWN, nh)
 led = torch.zeros_like(before, dtype=torch.bool).scatter_(1, lead_at_start[:, None], True)[:SHOWN]
@@ -231,8 +186,8 @@ for lang in LANGS:
     ax.set_ylabel(text["seeds"])
     ax.legend(fontsize=9)
     fig.tight_layout()
-    report.figure("start_rank", fig, lang, alt=text["alt"],
-                  caption=text["caption"].format(hits=hits, n=n, outcome=leader_outcome[lang],
+    report.figure("start_rank", fig, lang, alt=text["alt"].format(n=n, heads=N_HEADS),
+                  caption=text["caption"].format(hits=hits, n=n, outcome=text["leader_outcome"][leader_outcome],
                                                  expected=chance * n, p=binomial_p))
 
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
@@ -242,8 +197,8 @@ for lang in LANGS:
     ax.set_ylabel(text["end"])
     ax.legend(fontsize=9)
     fig.tight_layout()
-    report.figure("start_vs_end", fig, lang, alt=text["alt_scatter"],
-                  caption=text["caption_scatter"].format(outcome=order_outcome[lang], n=n,
+    report.figure("start_vs_end", fig, lang, alt=text["alt_scatter"].format(shown=SHOWN, shown_heads=SHOWN * N_HEADS),
+                  caption=text["caption_scatter"].format(outcome=text["order_outcome"][order_outcome], n=n, shown=SHOWN,
                                                          rho=over_seeds(spearman.tolist(), "mean")))
 
 report.save()

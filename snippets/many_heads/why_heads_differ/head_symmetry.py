@@ -278,36 +278,7 @@ report.number("exercise_random_one_head_change",
 # ## Figures: every seed's weight gap, and accuracy per arm
 
 # %%
-TEXT = {
-    "en": {
-        "names": {"identical": "identical", "nudged": "nudged by 1e-6", "random": "random",
-                  "identical_dropout": "identical + dropout"},
-        "step": "training step", "gap": "largest weight difference\nhead 0 vs head 1",
-        "accuracy": f"accuracy after {STEPS} steps (one dot per seed)",
-        "alt": f"The largest difference between the two heads' weights over {STEPS} training steps, "
-               f"one faint line per seed ({n} seeds) and the median in bold, on a symmetric log scale. "
-               "Mean difference at the end: identical {identical}, nudged {nudged}, "
-               "identical + dropout {identical_dropout}, random {random}.",
-        "caption": "Copied heads stay bit-identical in {stay}/{n} seeds; the weight gap passes 0.01 in "
-                   "{nudged}/{n} seeds after a 1e-6 nudge and in {dropout}/{n} with dropout.",
-        "alt_accuracy": f"Accuracy of the four kinds of start, one dot per seed ({n} seeds) and a bar "
-                        "at the mean.",
-        "caption_accuracy": "Accuracy after training, by kind of start (one dot per random seed).",
-    },
-    "zh": {
-        "names": {"identical": "完全相同", "nudged": "相差 1e-6", "random": "随机",
-                  "identical_dropout": "完全相同 + dropout"},
-        "step": "训练步数", "gap": "头 0 与头 1\n权重的最大差",
-        "accuracy": f"训练 {STEPS} 步后的准确率（每个点一个种子）",
-        "alt": f"训练 {STEPS} 步中两个头权重的最大差（对称对数坐标），每个种子一条淡线（共 {n} 个种子），"
-               "粗线为中位数。训练结束时的平均差：完全相同的为 {identical}；相差 1e-6 的为 {nudged}；"
-               "完全相同 + dropout 的为 {identical_dropout}；随机初始化的为 {random}。",
-        "caption": "完全相同的两个头在 {stay}/{n} 个种子里始终逐位相同；两个头的权重差超过 0.01 的种子，"
-                   "起初相差 1e-6 时有 {nudged}/{n} 个，加 dropout 时有 {dropout}/{n} 个。",
-        "alt_accuracy": f"四种起点训练后的准确率，每个点是一个种子（共 {n} 个），竖线为平均值。",
-        "caption_accuracy": "训练后的准确率，按起点分组（每个点一个随机种子）。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: head_symmetry.strings.toml
 colors = {"identical": "#7570b3", "nudged": "#e7298a", "random": "#1b9e77", "identical_dropout": "#d95f02"}
 for lang in LANGS:
     text = TEXT[lang]
@@ -327,7 +298,8 @@ for lang in LANGS:
     caption = text["caption"].format(stay=int(stays[arm_of["identical"]].sum()), n=n,
                                      nudged=separated["nudged"], dropout=separated["identical_dropout"])
     # the recorded numbers as each language writes them (an exact zero is 0, not 0.0e+00)
-    alt = text["alt"].format(**{arm: report.numbers[f"{arm}_final_gap_mean"]["texts"][lang] for arm in ARMS})
+    alt = text["alt"].format(steps=STEPS, n=n,
+                             **{arm: report.numbers[f"{arm}_final_gap_mean"]["texts"][lang] for arm in ARMS})
     report.figure("symmetry", fig, lang, alt=alt, caption=caption)
 
     fig, ax = plt.subplots(figsize=(6.4, 2.8))
@@ -337,8 +309,8 @@ for lang in LANGS:
                    color=colors[arm], s=18)
         ax.plot([values.mean()] * 2, [row - 0.3, row + 0.3], color=colors[arm], lw=2)
     ax.set_yticks(range(len(ARMS)), [text["names"][arm] for arm in ARMS])
-    ax.set_xlabel(text["accuracy"])
+    ax.set_xlabel(text["accuracy"].format(steps=STEPS))
     fig.tight_layout()
-    report.figure("accuracy", fig, lang, alt=text["alt_accuracy"], caption=text["caption_accuracy"])
+    report.figure("accuracy", fig, lang, alt=text["alt_accuracy"].format(n=n), caption=text["caption_accuracy"])
 
 report.save()

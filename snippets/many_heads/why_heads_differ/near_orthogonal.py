@@ -36,15 +36,12 @@ slope = np.polyfit(np.log(dims), np.log(mean_abs_cos), 1)[0]
 print(f"slope of log mean |cos| against log d: {slope:.3f}")
 
 # %%
-report.number("slope", slope, "{:.3f}", en="fitted slope of log mean |cos| against log d (1/sqrt(d) is -0.5)",
-              zh="log 平均 |cos| 对 log d 的拟合斜率（1/√d 对应 -0.5）")
-report.number("cos_d2", mean_abs_cos[0], "{:.2f}", en="mean |cos| of two random vectors, d = 2", zh="两个随机向量的平均 |cos|，d = 2")
-report.number("cos_d64", mean_abs_cos[list(dims).index(64)], "{:.3f}", en="mean |cos|, d = 64", zh="平均 |cos|，d = 64")
-report.number("cos_d512", mean_abs_cos[list(dims).index(512)], "{:.3f}", en="mean |cos|, d = 512", zh="平均 |cos|，d = 512")
-report.number("cos_d4096", mean_abs_cos[-1], "{:.4f}", en="mean |cos|, d = 4096", zh="平均 |cos|，d = 4096")
-report.number("max_ratio_to_theory", np.abs(mean_abs_cos / theory - 1)[2:].max(), "{:.3f}",
-              en="largest relative gap between measured mean |cos| and sqrt(2/(pi d)), d >= 8",
-              zh="d ≥ 8 时实测平均 |cos| 与 √(2/(πd)) 的最大相对偏差")
+report.number("slope", slope, "{:.3f}")
+report.number("cos_d2", mean_abs_cos[0], "{:.2f}")
+report.number("cos_d64", mean_abs_cos[list(dims).index(64)], "{:.3f}")
+report.number("cos_d512", mean_abs_cos[list(dims).index(512)], "{:.3f}")
+report.number("cos_d4096", mean_abs_cos[-1], "{:.4f}")
+report.number("max_ratio_to_theory", np.abs(mean_abs_cos / theory - 1)[2:].max(), "{:.3f}")
 
 # %% [markdown]
 # ## Two heads of a fresh layer
@@ -76,14 +73,9 @@ print(f"mean |cos| between two heads' queries of the same token: {query_cos.abs(
       f"(sqrt(2/(pi d)) for d = {hs}: {np.sqrt(2 / (np.pi * hs)):.3f})")
 
 # %%
-report.number("slice_cos_max", off_diagonal.abs().max(), "{:.3f}",
-              en="largest |cos| between two heads' fresh W_Q slices (d_model 512, 8 heads)",
-              zh="刚初始化的各头 W_Q 切片两两之间的最大 |cos|（d_model 512，8 个头）")
-report.number("query_cos_mean_abs", query_cos.abs().mean(), "{:.3f}",
-              en="mean |cos| between two fresh heads' queries of the same token",
-              zh="两个刚初始化的头对同一个词元的查询之间的平均 |cos|")
-report.number("query_cos_theory", np.sqrt(2 / (np.pi * hs)), "{:.3f}", en="sqrt(2/(pi d)) for d = 64",
-              zh="d = 64 时的 √(2/(πd))")
+report.number("slice_cos_max", off_diagonal.abs().max(), "{:.3f}")
+report.number("query_cos_mean_abs", query_cos.abs().mean(), "{:.3f}")
+report.number("query_cos_theory", np.sqrt(2 / (np.pi * hs)), "{:.3f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -104,11 +96,8 @@ print(f"d = {d_big}: mean |cos| = {np.abs(np.concatenate(cos_big)).mean():.4f}  
       f"sqrt(2/(pi d)) = {np.sqrt(2 / (np.pi * d_big)):.4f}")
 
 # %%
-report.number("exercise_cos_d16384", np.abs(np.concatenate(cos_big)).mean(), "{:.4f}",
-              en="exercise: mean |cos| of two random vectors, d = 16384",
-              zh="练习：两个随机向量的平均 |cos|，d = 16384")
-report.number("exercise_cos_d16384_theory", np.sqrt(2 / (np.pi * d_big)), "{:.4f}",
-              en="exercise: sqrt(2/(pi d)) at d = 16384", zh="练习：d = 16384 时的 √(2/(πd))")
+report.number("exercise_cos_d16384", np.abs(np.concatenate(cos_big)).mean(), "{:.4f}")
+report.number("exercise_cos_d16384_theory", np.sqrt(2 / (np.pi * d_big)), "{:.4f}")
 
 # %% [markdown]
 # ## Figure

@@ -80,8 +80,7 @@ for pairs, form_cos in pulled_forms.items():
     print(f"{pairs:>10}: largest |cos| of the bilinear forms {form_cos[:, 1:].abs().max(dim=1).values.numpy().round(3)}")
 
 # %%
-report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}", en="seeds of the small run shown on the page",
-              zh="页面上小规模运行的种子数")
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -129,10 +128,8 @@ print(f"planted pull to {planted_target:.3f}: ends at {planted[:, -1].numpy().ro
 
 
 # %%
-report.number("n_seeds", n, "{:.0f}", en="random seeds (each trained from both starts and without the pull)",
-              zh="随机种子数（每个都从两种起点训练，另有一次不加拉近项）")
-report.number("budget", STEPS, "{:.0f}", kind="count", en="training steps per run (the budget)",
-              zh="每次训练的步数（预算）")
+report.number("n_seeds", n, "{:.0f}")
+report.number("budget", STEPS, "{:.0f}", kind="count")
 NAMES_ZH = {"orthogonal": "近乎正交的起点", "aligned": "对齐的起点", "free": "近乎正交、不加拉近项",
             "partner": "搭档：不加拉近项，另抽的头"}
 
@@ -183,56 +180,30 @@ if len(fastest_orthogonal):
                   **about("orthogonal", *FASTEST))
 if len(fastest_aligned):
     report.number("steps_aligned_fastest", fastest_aligned.min(), "{:.0f}", kind="count", **about("aligned", *FASTEST))
-report_seed_count(report, "orthogonal_twice_seeds", twice,
-                  en="seeds whose near-orthogonal run surely needs at least twice the aligned start's median steps",
-                  zh="近乎正交的训练所需步数确定至少是对齐起点中位数两倍的种子数")
+report_seed_count(report, "orthogonal_twice_seeds", twice)
 both = finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]]
 slower = (steps_to_target[arm_of["orthogonal"]] > steps_to_target[arm_of["aligned"]]) & both \
     | (~finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]])
-report_seed_count(report, "orthogonal_slower_seeds", slower,
-                  en="seeds in which the near-orthogonal start surely needs more steps than the aligned one (same seed)",
-                  zh="同一个种子下，近乎正交的起点确定比对齐的起点需要更多步数的种子数")
+report_seed_count(report, "orthogonal_slower_seeds", slower)
 report.number("null_p95", null_p95, "{:.3f}",
               en=f"null: 95th percentile of the largest |cos| over the {STEPS} steps between the bilinear forms "
                  f"of head 0 of one run and head 1 of its partner (cross-run pairs, {2 * n})",
               zh=f"零假设：一个运行的头 0 与其搭档运行的头 1 的双线性型之间，{STEPS} 步中最大 |cos| 的"
                  f"第 95 百分位数（跨运行配对，共 {2 * n} 对）")
-report.number("null_pairs", 2 * n, "{:.0f}", kind="count", en="cross-run pairs in the null",
-              zh="零假设中的跨运行配对数")
-report.number("null_form_cos_abs_max_min", null_statistic.min(), "{:.3f}",
-              en=f"null: largest |cos| over the {STEPS} steps, lowest cross-run pair",
-              zh=f"零假设：{STEPS} 步中最大的 |cos|，最低的跨运行配对")
-report.number("null_form_cos_abs_max_max", null_statistic.max(), "{:.3f}",
-              en=f"null: largest |cos| over the {STEPS} steps, highest cross-run pair",
-              zh=f"零假设：{STEPS} 步中最大的 |cos|，最高的跨运行配对")
-report_spread(report, "free_form_cos_abs_max", free_statistic, "{:.3f}",
-              en=f"largest |cos| between the free heads' bilinear forms (no pull) over the {STEPS} steps",
-              zh=f"不加拉近项时，{STEPS} 步中两个头的双线性型之间最大的 |cos|")
-report_spread(report, "free_form_cos_end", forms["free"][:, -1], "{:.3f}",
-              en=f"cosine between the free heads' bilinear forms after the {STEPS} steps",
-              zh=f"不加拉近项时，{STEPS} 步后两个头的双线性型之间的余弦")
-report_seed_count(report, "free_rise_above_seeds", rise_above,
-                  en="seeds whose free heads' statistic exceeds the null's 95th percentile (they rise above)",
-                  zh="不加拉近项的两个头的统计量超过零假设第 95 百分位数（升到其上）的种子数")
-report.number("planted_target", planted_target, "{:.3f}",
-              en="planted pull's target: twice the null's 95th percentile",
-              zh="植入拉近项的目标：零假设第 95 百分位数的两倍")
-report_spread(report, "planted_form_cos_end", planted[:, -1], "{:.3f}",
-              en=f"planted arm: cosine between the bilinear forms after the {STEPS} steps",
-              zh=f"植入组：{STEPS} 步后两个头的双线性型之间的余弦")
-report_spread(report, "planted_form_cos_abs_max", planted_statistic, "{:.3f}",
-              en=f"planted arm: largest |cos| between the bilinear forms over the {STEPS} steps",
-              zh=f"植入组：{STEPS} 步中两个头的双线性型之间最大的 |cos|")
+report.number("null_pairs", 2 * n, "{:.0f}", kind="count")
+report.number("null_form_cos_abs_max_min", null_statistic.min(), "{:.3f}")
+report.number("null_form_cos_abs_max_max", null_statistic.max(), "{:.3f}")
+report_spread(report, "free_form_cos_abs_max", free_statistic, "{:.3f}")
+report_spread(report, "free_form_cos_end", forms["free"][:, -1], "{:.3f}")
+report_seed_count(report, "free_rise_above_seeds", rise_above)
+report.number("planted_target", planted_target, "{:.3f}")
+report_spread(report, "planted_form_cos_end", planted[:, -1], "{:.3f}")
+report_spread(report, "planted_form_cos_abs_max", planted_statistic, "{:.3f}")
 # Whether a pull can end at the target at all (a cosine is at most 1): one value for every seed, since
 # the target pools the seeds' cross-run pairs (held fixed when the build resamples the seeds).
-report_seed_count(report, "planted_reachable_seeds", torch.full((n,), planted_target < 1),
-                  en="seeds whose planted target is a cosine a pull can end at (below 1)",
-                  zh="植入目标是拉近项能停到的余弦值（小于 1）的种子数")
-report_seed_count(report, "planted_detected_seeds", detected,
-                  en="seeds whose planted pull is detected (its statistic exceeds the null's 95th percentile)",
-                  zh="植入的拉近项被检出（统计量超过零假设第 95 百分位数）的种子数")
+report_seed_count(report, "planted_reachable_seeds", torch.full((n,), planted_target < 1))
+report_seed_count(report, "planted_detected_seeds", detected)
 report.number("planted_detection_rate", detected.float().mean(), "{:.2f}", kind="share",
-              en="planted pull's detection rate (share of seeds)", zh="植入拉近项的检出率（种子占比）",
               per_seed=detected.float(), of="mean")
 
 
@@ -245,15 +216,11 @@ report.category("planted_reachable", "yes" if planted_target < 1 else "no")
 n_rise = int(rise_above.sum())   # for the figures' captions
 
 
-def median_words(arm):
+def median_words(arm, text):
     """A start's median steps as the captions write it (the pages word it with choose)."""
-    if median[arm] is None:
-        return (f"more than {STEPS} (censored)", f"超过 {STEPS}（删失）")
-    return (f"{median[arm]:.0f}", f"{median[arm]:.0f}")
+    return text["censored"].format(steps=STEPS) if median[arm] is None else f"{median[arm]:.0f}"
 
 
-en_o, zh_o = median_words("orthogonal")
-en_a, zh_a = median_words("aligned")
 free_lower = bool(task_loss[arm_of["free"]].mean() < task_loss[arm_of["orthogonal"]].mean())
 report.category("free_loss", "lower" if free_lower else "not_lower")
 for arm in ("orthogonal", "aligned", "free"):
@@ -268,47 +235,7 @@ print(f"median steps: near-orthogonal {median['orthogonal']}, aligned {median['a
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {"names": {"orthogonal": "near-orthogonal start, pulled", "aligned": "aligned start (cos 0.9), pulled",
-                     "free": "near-orthogonal start, no pull"},
-           "step": "training step", "head_cos": "cosine between\nhead 0 and head 1", "target": f"target {TARGET}",
-           "alt_pull": f"Cosine between the two heads' parameter vectors over {STEPS} training steps, one faint "
-                       f"line per seed ({n} seeds) and the median in bold: pulled from a near-orthogonal start, "
-                       "pulled from an aligned start, and not pulled at all.",
-           "caption_pull": f"How long the pull takes to make two heads alike: the median run needed {en_o} steps from "
-                           f"the near-orthogonal start and {en_a} from the aligned one.",
-           "form_names": {"free": "free heads, same model", "null": "head 0 and head 1 of partner runs (null)",
-                          "planted": "free heads with the planted pull"},
-           "form_cos": "|cosine| between the\nheads' bilinear forms", "p95": "null's 95th percentile",
-           "planted_target": "planted target",
-           "alt_forms": f"Absolute cosine between two heads' bilinear forms W_Q W_K transposed over {STEPS} training "
-                        f"steps, one faint line per pair and the median in bold: the two free heads of one model "
-                        f"({n} seeds), head 0 and head 1 taken from a run and its partner ({2 * n} cross-run pairs, "
-                        f"the null), and the free heads with a planted pull. A dashed line marks the null's 95th "
-                        f"percentile, a dotted one twice it, the planted pull's target. The free heads' largest "
-                        f"value rises above the dashed line in {n_rise} of {n} seeds; the planted pull's, in "
-                        f"{int(detected.sum())} of {n}.",
-           "caption_forms": f"Free heads against two heads that share the data but not the model: the free heads' "
-                            f"largest |cos| rises above the cross-run pairs' 95th percentile in {n_rise} of {n} seeds "
-                            f"(a planted pull: {int(detected.sum())} of {n})."},
-    "zh": {"names": {"orthogonal": "近乎正交的起点，加拉近项", "aligned": "对齐的起点（cos 0.9），加拉近项",
-                     "free": "近乎正交的起点，不加拉近项"},
-           "step": "训练步数", "head_cos": "头 0 与头 1\n之间的余弦", "target": f"目标 {TARGET}",
-           "alt_pull": f"训练 {STEPS} 步中两个头参数向量之间的余弦，每个种子一条淡线（共 {n} 个种子），粗线为中位数："
-                       "从近乎正交的起点加拉近项、从对齐的起点加拉近项、完全不加拉近项。",
-           "caption_pull": f"把两个头拉成一样要花多久：近乎正交的起点中位数需要 {zh_o} 步，对齐的起点需要 {zh_a} 步。",
-           "form_names": {"free": "自由的头，同一个模型", "null": "搭档运行之间的头 0 与头 1（零假设）",
-                          "planted": "自由的头，加植入的拉近项"},
-           "form_cos": "两个头双线性型\n之间的 |余弦|", "p95": "零假设的第 95 百分位数",
-           "planted_target": "植入的目标",
-           "alt_forms": f"训练 {STEPS} 步中两个头的双线性型 W_Q W_K 转置之间余弦的绝对值，每一对一条淡线，粗线为中位数："
-                        f"同一个模型里的两个自由的头（{n} 个种子）、分别取自一个运行和它的搭档运行的头 0 与头 1"
-                        f"（{2 * n} 对跨运行配对，即零假设），以及加了植入拉近项的自由的头。虚线是零假设的第 95 百分位数，"
-                        f"点线是它的两倍，即植入拉近项的目标。{n} 个种子中，自由的头的最大值有 {n_rise} 个超过虚线；"
-                        f"植入拉近项的有 {int(detected.sum())} 个。",
-           "caption_forms": f"自由的头与“共享数据、不共享模型”的两个头相比：{n} 个种子中有 {n_rise} 个，自由的头的最大 |cos| "
-                            f"超过跨运行配对的第 95 百分位数（植入拉近项的：{n} 个中有 {int(detected.sum())} 个）。"},
-}
+TEXT = report.figure_text()   # the figures' words: pull_together.strings.toml
 colors = {"orthogonal": "#d95f02", "aligned": "#1b9e77", "free": "#7570b3", "null": "#666666", "planted": "#e7298a"}
 for lang in LANGS:
     text = TEXT[lang]
@@ -320,12 +247,14 @@ for lang in LANGS:
             ax.plot(curve, color=colors[arm], alpha=0.25, lw=0.8)
         ax.plot(curves.median(dim=0).values, color=colors[arm], lw=2, label=text["names"][arm])
     ax.axhline(TARGET, color="grey", lw=0.8, ls=":")
-    ax.text(shown, TARGET, text["target"], ha="right", va="bottom", fontsize=9, color="grey")
+    ax.text(shown, TARGET, text["target"].format(target=TARGET), ha="right", va="bottom", fontsize=9, color="grey")
     ax.set_xlabel(text["step"])
     ax.set_ylabel(text["head_cos"])
     ax.legend(fontsize=9, loc="center right")
     fig.tight_layout()
-    report.figure("pull_together", fig, lang, alt=text["alt_pull"], caption=text["caption_pull"])
+    report.figure("pull_together", fig, lang, alt=text["alt_pull"].format(steps=STEPS, n=n),
+                  caption=text["caption_pull"].format(median_orthogonal=median_words("orthogonal", text),
+                                                      median_aligned=median_words("aligned", text)))
 
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     for name, curves in (("null", forms["null"]), ("free", forms["free"]), ("planted", planted)):
@@ -339,6 +268,8 @@ for lang in LANGS:
     ax.set_ylabel(text["form_cos"])
     ax.legend(fontsize=9, loc="center right", bbox_to_anchor=(1.0, 0.68))
     fig.tight_layout()
-    report.figure("free_heads", fig, lang, alt=text["alt_forms"], caption=text["caption_forms"])
+    counts = dict(n=n, rise=n_rise, detected=int(detected.sum()))
+    report.figure("free_heads", fig, lang, alt=text["alt_forms"].format(steps=STEPS, pairs=2 * n, **counts),
+                  caption=text["caption_forms"].format(**counts))
 
 report.save()

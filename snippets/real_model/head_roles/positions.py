@@ -104,27 +104,7 @@ def passing_heads(role: str) -> str:
     return ", ".join(names) if names else "—"
 
 
-TEXT = {
-    "en": {
-        "layer": "layer", "head": "head", "passes": "heads passing: {n}", "chance": "chance {c:.0%}",
-        "sep": ", ", "colour": "accuracy: share of items where the target is the head's top pick",
-        "mark": "○ = passes the corrected test",
-        "alt_grid": "Grids of 6 layers by 12 heads, one per role, coloured by accuracy; the heads "
-                    "that pass the corrected test are circled. Passing heads: {lists}.",
-        "cap_position": "Heads that pass: {prev} for the previous token, {next} for the next; for most "
-                        "tokens, {cls} of {heads} heads put their top weight on [CLS] and {sep} on [SEP].",
-        "none": "none",
-    },
-    "zh": {
-        "layer": "层", "head": "头", "passes": "{n} 个通过", "chance": "偶然水平 {c:.0%}", "sep": "，",
-        "colour": "准确率：目标是该头首选的比例",
-        "mark": "○ = 通过校正检验",
-        "alt_grid": "每个角色一张 6 层 × 12 个头的网格，颜色表示准确率；通过校正检验的头画了圈。"
-                    "通过的头：{lists}。",
-        "cap_position": "通过检验的头：看前一个词元的 {prev} 个，看后一个词元的 {next} 个；{heads} 个头里有 {cls} 个对大多数词元把最大权重放在 [CLS] 上，放在 [SEP] 上的{sep}。",
-        "none": "一个也没有",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: positions.strings.toml
 lists = "; ".join(f"{ROLE_NAMES['en'][r]}: {passing_heads(r)}" for r in ROLE_NAMES["en"])
 lists_zh = "；".join(f"{ROLE_NAMES['zh'][r]}：{passing_heads(r)}" for r in ROLE_NAMES["zh"])
 

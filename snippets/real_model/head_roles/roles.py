@@ -239,29 +239,7 @@ def passing_heads(role: str) -> str:
     return ", ".join(names) if names else "—"
 
 
-TEXT = {
-    "en": {
-        "layer": "layer", "head": "head", "control": "control: plain noun → deciding word",
-        "passes": "heads passing: {n}", "chance": "chance {c:.0%}", "sep": ", ",
-        "colour": "accuracy: share of items where the target is the head's top pick",
-        "mark": "○ = passes the corrected test",
-        "alt_grid": "Grids of 6 layers by 12 heads, one per role, coloured by accuracy; the heads "
-                    "that pass the corrected test are circled. Passing heads: {lists}.",
-        "cap_content": "Heads that pass: {vo} verb → object, {da} ambiguous word; {co} heads pick the "
-                       "referent of it beyond chance. In the control, with the ambiguous word replaced "
-                       "by a plain noun, {ctall} heads pass, {ct} of them the same heads as with the "
-                       "ambiguous word.",
-    },
-    "zh": {
-        "layer": "层", "head": "头", "control": "对照：普通名词 → 线索词",
-        "passes": "{n} 个通过", "chance": "偶然水平 {c:.0%}", "sep": "，",
-        "colour": "准确率：目标是该头首选的比例",
-        "mark": "○ = 通过校正检验",
-        "alt_grid": "每个角色一张 6 层 × 12 个头的网格，颜色表示准确率；通过校正检验的头画了圈。"
-                    "通过的头：{lists}。",
-        "cap_content": "通过检验的头：动词 → 宾语 {vo} 个，多义词 {da} 个；能超出偶然地挑出 it 所指对象的头有 {co} 个。对照组把多义词换成普通名词，通过的头有 {ctall} 个，其中 {ct} 个与用多义词时是同样的头。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: roles.strings.toml
 roles["control"] = dict(accuracy=ct_hits.mean(axis=0), passes=ct_passes, chance=am_chance)
 lists = "; ".join(f"{ROLE_NAMES['en'][r]}: {passing_heads(r)}" for r in ROLE_NAMES["en"])
 lists_zh = "；".join(f"{ROLE_NAMES['zh'][r]}：{passing_heads(r)}" for r in ROLE_NAMES["zh"])

@@ -121,24 +121,7 @@ report.number("exercise_pr_round_cloud", participation_ratio(round_cloud)[0], "{
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "pr_q": "directions spanned by the queries", "pr_k": "directions spanned by the keys",
-        "layer": "layer", "equal": "keys = queries",
-        "pr_alt": "Scatter plot of MiniLM's 72 heads: the number of directions spanned by each "
-                  "head's queries (x) against its keys (y), coloured by layer, with the diagonal "
-                  "where both are equal.",
-        "pr_caption": "Each dot is a head: above the diagonal its keys span more directions "
-                      "than its queries.",
-    },
-    "zh": {
-        "pr_q": "查询张成的方向数", "pr_k": "键张成的方向数",
-        "layer": "层", "equal": "键 = 查询",
-        "pr_alt": "MiniLM 72 个头的散点图：横轴是每个头的查询张成的方向数，纵轴是键张成的方向数，"
-                  "颜色表示层，对角线表示两者相等。",
-        "pr_caption": "每个点是一个头：落在对角线上方，说明它的键比查询张成更多的方向。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: directions.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
 

@@ -198,25 +198,7 @@ report.number("exercise_direction_auc_median_no_shrinkage", np.median(unshrunk[0
 # ## Figures
 
 # %%
-TEXT = {
-    "en": {
-        "coordinate": "best single coordinate (AUC, held out)",
-        "direction": "best direction (AUC, held out)",
-        "chance": "chance (best of 144, shuffled labels)", "query": "query space", "key": "key space",
-        "dim_alt": "Scatter plot of 144 spaces (72 heads, queries and keys): the held-out AUC of "
-                   "the best single coordinate at telling food nouns from other nouns (x) against "
-                   "the AUC of the best direction (y), with dashed lines at the chance levels.",
-        "dim_caption": "Food against other nouns: a single coordinate (x) against a direction (y) "
-                       "in each head's query and key space.",
-    },
-    "zh": {
-        "coordinate": "最佳单个坐标（留出 AUC）", "direction": "最佳方向（留出 AUC）",
-        "chance": "偶然水平（144 个中的最大值，标签打乱）", "query": "查询空间", "key": "键空间",
-        "dim_alt": "144 个空间（72 个头的查询和键）的散点图：横轴是最佳单个坐标区分食物名词与其他名词的"
-                   "留出 AUC，纵轴是最佳方向的 AUC，虚线是偶然水平。",
-        "dim_caption": "食物名词对其他名词：每个头的查询空间和键空间里，单个坐标（横轴）对一个方向（纵轴）。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: edible_dimension.strings.toml
 COLOURS = {"Q": "#1b9e77", "K": "#7570b3", "V": "#d95f02"}
 for lang in LANGS:
     text = TEXT[lang]

@@ -105,43 +105,23 @@ again = [sense_rule_numbers(sense_vectors["V"], sense_truth, sense_frame_ids, se
                             frames, n_draws=50, seed=d) for d, frames in enumerate(frame_draws)]
 
 # %%
-report.number("n_items", len(FRAMES), kind="count", en="C36 frames resampled", zh="C36 重抽样的句框数")
-report.number("sense_words", len(SENSES), "{:.0f}", kind="count",
-              en="words with two senses", zh="有两种词义的词数")
-report.number("sense_frames", len(FRAMES), "{:.0f}", kind="count",
-              en="frames per word (each a minimal pair: one sentence per sense)",
-              zh="每个词的句框数（每个句框是一组最小对：每种词义一句）")
-report.number("sense_best_accuracy", sense_best, "{:.0%}", kind="share", resampled=[r["best"] for r in again],
-              en="held-out sense read from the word's value: best head of layers 2–6",
-              zh="从词的值向量读出词义（留出句框）：第 2–6 层最好的头")
-report.number("sense_best_layer", sense_layer + 1, "{:.0f}", en="that head's layer", zh="这个头所在的层")
-report.number("sense_best_head", sense_head + 1, "{:.0f}", en="that head's number in its layer",
-              zh="这个头在该层的编号")
-report.number("sense_best_low", sense_low, "{:.0%}", kind="share", resampled=[r["low"] for r in again],
-              en="the best head's sense read, 95 % interval (frames resampled): lower end",
-              zh="最好的头读出词义的准确率，95% 区间（对句框重抽样）：下端")
-report.number("sense_best_high", sense_high, "{:.0%}", kind="share", resampled=[r["high"] for r in again],
-              en="the best head's sense read, 95 % interval: upper end", zh="最好的头读出词义的准确率，95% 区间：上端")
-report.number("sense_best_p", sense_p, kind="p", resampled=[r["p"] for r in again],
-              en="the best head's p-value, max-statistic permutation over the 60 heads of layers 2–6",
-              zh="最好的头的 p 值（对第 2–6 层 60 个头做最大统计量置换检验）")
-report.number("sense_layer1_best", sense_observed[0].max(), "{:.0%}", kind="share", resampled=[r["layer1"] for r in again],
-              en="the same probe on layer 1's context-free values: best head",
-              zh="同一探针用在第 1 层不看上下文的值向量上：最好的头")
+report.number("n_items", len(FRAMES), kind="count")
+report.number("sense_words", len(SENSES), "{:.0f}", kind="count")
+report.number("sense_frames", len(FRAMES), "{:.0f}", kind="count")
+report.number("sense_best_accuracy", sense_best, "{:.0%}", kind="share", resampled=[r["best"] for r in again])
+report.number("sense_best_layer", sense_layer + 1, "{:.0f}")
+report.number("sense_best_head", sense_head + 1, "{:.0f}")
+report.number("sense_best_low", sense_low, "{:.0%}", kind="share", resampled=[r["low"] for r in again])
+report.number("sense_best_high", sense_high, "{:.0%}", kind="share", resampled=[r["high"] for r in again])
+report.number("sense_best_p", sense_p, kind="p", resampled=[r["p"] for r in again])
+report.number("sense_layer1_best", sense_observed[0].max(), "{:.0%}", kind="share", resampled=[r["layer1"] for r in again])
 report.number("sense_heads_passing", int(((sense_observed[1:] >= 0.8)
                                            & (sense_observed[1:] > sense_observed[0].max())
                                            & (((1 + (sense_null_max[:, None, None] >= sense_observed[1:]).sum(0))
-                                               / (1 + N_DRAWS)) < 0.05)).sum()), "{:.0f}", kind="count",
-              en="heads of layers 2–6 reading the sense at ≥ 0.8, above layer 1, with p < 0.05",
-              zh="第 2–6 层中读出词义准确率 ≥ 0.8、高于第 1 层且 p < 0.05 的头数")
-report.number("sense_best_k_accuracy", sense_accuracy["K"][0, sense_layer, sense_head], "{:.0%}", kind="share",
-              en="the same probe on that head's keys", zh="同一探针用在这个头的键向量上")
-report.number("sense_k_best_accuracy", sense_accuracy["K"][0, 1:].max(), "{:.0%}", kind="share",
-              en="the same probe on the keys: best head of layers 2–6",
-              zh="同一探针用在键向量上：第 2–6 层最好的头")
-report.number("sense_v_median_accuracy", sense_observed[1:].median(), "{:.0%}", kind="share",
-              en="median over the 60 heads of layers 2–6 (values)",
-              zh="第 2–6 层 60 个头的中位数（值向量）")
+                                               / (1 + N_DRAWS)) < 0.05)).sum()), "{:.0f}", kind="count")
+report.number("sense_best_k_accuracy", sense_accuracy["K"][0, sense_layer, sense_head], "{:.0%}", kind="share")
+report.number("sense_k_best_accuracy", sense_accuracy["K"][0, 1:].max(), "{:.0%}", kind="share")
+report.number("sense_v_median_accuracy", sense_observed[1:].median(), "{:.0%}", kind="share")
 
 k_best = float(sense_accuracy["K"][0, 1:].max())
 # Does a value carry the sense (and do the keys, about as well: then it is in the stream), no head's,

@@ -59,16 +59,13 @@ for row, t in zip(tokens, theme):
     print(" ".join(lexicon[i] for i in row), "->", lexicon[t], f"({frame_of[lexicon[row[VERB_AT]]]})")
 
 # %%
-report.number("n_verbs", len(frame_verbs), kind="count", en="verbs", zh="动词个数")
-report.number("verbs_per_frame", len(frame_verbs) // len(FRAMES), kind="count", en="verbs of each frame",
-              zh="每种句型的动词个数")
-report.number("n_frames", len(FRAMES), kind="count", en="frames", zh="句型个数")
-report.number("n_transitive", int(transitive_label.sum()), kind="count", en="transitive verbs", zh="及物动词个数")
-report.number("n_intransitive", int((1 - transitive_label).sum()), kind="count", en="intransitive verbs",
-              zh="不及物动词个数")
-report.number("n_kinds", len(things), kind="count", en="kinds of object", zh="宾语的类别数")
-report.number("n_sentences", int(COUNTS.sum()), "{:,.0f}", kind="count",
-              en="sentences in the language", zh="这门语言的句子数")
+report.number("n_verbs", len(frame_verbs), kind="count")
+report.number("verbs_per_frame", len(frame_verbs) // len(FRAMES), kind="count")
+report.number("n_frames", len(FRAMES), kind="count")
+report.number("n_transitive", int(transitive_label.sum()), kind="count")
+report.number("n_intransitive", int((1 - transitive_label).sum()), kind="count")
+report.number("n_kinds", len(things), kind="count")
+report.number("n_sentences", int(COUNTS.sum()), "{:,.0f}", kind="count")
 
 # %% [markdown]
 # ## The model: one attention head, a residual path and an MLP
@@ -168,24 +165,19 @@ params = make_models(SEEDS)
 start = measure(params)
 train(params, STEPS)
 end = measure(params)
-report.number("n_seeds", len(SEEDS), kind="count", en="models (random seeds) trained together",
-              zh="一起训练的模型（随机种子）数")
-report.number("steps", STEPS, kind="count", en="training steps", zh="训练步数")
-report.number("d_model", WIDTH, kind="count", en="width of the residual stream", zh="残差流的宽度")
-report.number("d_head", D_HEAD, kind="count", en="dimensions of the query (one head)", zh="查询的维数（一个头）")
-report.number("n_projections", N_PROJECTIONS, kind="count", en="random projections per model",
-              zh="每个模型的随机投影个数")
+report.number("n_seeds", len(SEEDS), kind="count")
+report.number("steps", STEPS, kind="count")
+report.number("d_model", WIDTH, kind="count")
+report.number("d_head", D_HEAD, kind="count")
+report.number("n_projections", N_PROJECTIONS, kind="count")
 
 # %% [markdown]
 # ## Did the models learn the language?
 
 # %%
-report_spread(report, "accuracy", end["accuracy"], kind="share",
-              en="sentences whose theme is named right, after training", zh="训练后说对主题论元的句子占比")
-report_spread(report, "attention_on_theme", end["attention_on_theme"], "{:.2f}",
-              en="the verb's attention on its theme, after training", zh="训练后动词落在主题论元上的注意力")
-report_spread(report, "attention_on_theme_start", start["attention_on_theme"], "{:.2f}",
-              en="the verb's attention on its theme, at step 0", zh="第 0 步动词落在主题论元上的注意力")
+report_spread(report, "accuracy", end["accuracy"], kind="share")
+report_spread(report, "attention_on_theme", end["attention_on_theme"], "{:.2f}")
+report_spread(report, "attention_on_theme_start", start["attention_on_theme"], "{:.2f}")
 
 # %% [markdown]
 # ## The rule's reading: frame and transitivity from the query (C26, C31)
@@ -196,37 +188,25 @@ report_spread(report, "attention_on_theme_start", start["attention_on_theme"], "
 
 # %%
 PASS_BAR, CEILING = 0.75, 0.95
-report.number("pass_bar", PASS_BAR, kind="share", en="accuracy a model must reach", zh="模型须达到的准确率")
-report.number("ceiling_bar", CEILING, kind="share",
-              en="percentile of the random projections at which the query cannot beat them",
-              zh="随机投影的第 95 百分位达到它时，查询无从胜出")
-report.number("frame_chance", 1 / len(FRAMES), kind="share", en="chance for the frame", zh="句型的偶然水平")
-report.number("transitive_chance", 0.5, kind="share", en="chance for transitivity", zh="及物与否的偶然水平")
-names = {"frame": ("the frame", "句型"), "transitive": ("transitivity", "及物与否")}   # the two labels a probe reads
+report.number("pass_bar", PASS_BAR, kind="share")
+report.number("ceiling_bar", CEILING, kind="share")
+report.number("frame_chance", 1 / len(FRAMES), kind="share")
+report.number("transitive_chance", 0.5, kind="share")
+LABELS = ("frame", "transitive")   # the two labels a probe reads
+
+
 def report_reading(report, key: str) -> None:
     """One label's numbers (``frame`` or ``transitive``), after training and at step 0: the probe
     on the query, the random projections' 95th percentile, and the models whose query beats it."""
-    en, zh = names[key]
     query, p95, query_start, p95_start = end[key + "_query"], end[key + "_p95"], start[key + "_query"], start[key + "_p95"]
-    report_spread(report, key + "_query", query, kind="share",
-                  en=f"held-out accuracy of the probe reading {en} from the query", zh=f"探针从查询读出留出动词{zh}的准确率")
-    report_spread(report, key + "_p95", p95, kind="share",
-                  en=f"95th percentile of the probe reading {en} from random projections of the verb's input",
-                  zh=f"探针从动词输入的随机投影读出{zh}的准确率的第 95 百分位")
-    report_seed_count(report, key + "_beats_seeds", query > p95,
-                      en=f"models whose query beats the random projections on {en}", zh=f"在{zh}上查询胜过随机投影的模型数")
-    report_seed_count(report, key + "_pass_seeds", (query >= PASS_BAR) & (query > p95),
-                      en=f"models whose query reads {en} at {PASS_BAR:.0%} or more and beats the random projections",
-                      zh=f"查询读出{zh}的准确率不低于 {PASS_BAR:.0%} 且胜过随机投影的模型数")
-    report_seed_count(report, key + "_ceiling_seeds", p95 >= CEILING,
-                      en=f"models whose random projections reach the ceiling on {en}", zh=f"随机投影在{zh}上达到天花板的模型数")
-    report_spread(report, key + "_query_start", query_start, kind="share",
-                  en=f"same probe on the query at step 0 ({en})", zh=f"第 0 步同一探针读查询（{zh}）")
-    report_spread(report, key + "_p95_start", p95_start, kind="share",
-                  en=f"random projections' 95th percentile at step 0 ({en})", zh=f"第 0 步随机投影的第 95 百分位（{zh}）")
-    report_seed_count(report, key + "_beats_seeds_start", query_start > p95_start,
-                      en=f"models whose query beats the random projections at step 0 ({en})",
-                      zh=f"第 0 步查询胜过随机投影的模型数（{zh}）")
+    report_spread(report, key + "_query", query, kind="share")
+    report_spread(report, key + "_p95", p95, kind="share")
+    report_seed_count(report, key + "_beats_seeds", query > p95)
+    report_seed_count(report, key + "_pass_seeds", (query >= PASS_BAR) & (query > p95))
+    report_seed_count(report, key + "_ceiling_seeds", p95 >= CEILING)
+    report_spread(report, key + "_query_start", query_start, kind="share")
+    report_spread(report, key + "_p95_start", p95_start, kind="share")
+    report_seed_count(report, key + "_beats_seeds_start", query_start > p95_start)
 
 
 report_reading(report, "frame")
@@ -242,25 +222,16 @@ print("frame, query vs 95th percentile, per model:", " ".join(per_model))
 def report_controls(report, key: str) -> None:
     """One label (``frame`` or ``transitive``) read by the same probe from the key, the value, the
     input's top-32 principal components and the whole input."""
-    en, zh = names[key]
-    report_spread(report, key + "_key", end[key + "_key"], kind="share",
-                  en=f"probe reading {en} from the key", zh=f"探针从键读出{zh}的准确率")
-    report_spread(report, key + "_value", end[key + "_value"], kind="share",
-                  en=f"probe reading {en} from the value", zh=f"探针从值读出{zh}的准确率")
-    report_spread(report, key + "_pca", end[key + "_pca"], kind="share",
-                  en=f"probe reading {en} from the top-32 principal components of the layer's input",
-                  zh=f"探针从层输入的前 32 个主成分读出{zh}的准确率")
-    report_spread(report, key + "_input", end[key + "_input"], kind="share",
-                  en=f"probe reading {en} from the whole 128-dimensional input", zh=f"探针从完整的 128 维输入读出{zh}的准确率")
+    report_spread(report, key + "_key", end[key + "_key"], kind="share")
+    report_spread(report, key + "_value", end[key + "_value"], kind="share")
+    report_spread(report, key + "_pca", end[key + "_pca"], kind="share")
+    report_spread(report, key + "_input", end[key + "_input"], kind="share")
 
 
 report_controls(report, "frame")
 report_controls(report, "transitive")
-report_spread(report, "kind_query", end["kind_query"], kind="share",
-              en="probe reading the kind of object from a transitive verb's query (12 verbs)",
-              zh="探针从及物动词的查询读出宾语类别的准确率（12 个动词）")
-report.number("kind_chance", 1 / len(things), kind="share", en="chance for the kind of object",
-              zh="宾语类别的偶然水平")
+report_spread(report, "kind_query", end["kind_query"], kind="share")
+report.number("kind_chance", 1 / len(things), kind="share")
 
 # %% [markdown]
 # ## A causal check: take the frame out of the query
@@ -297,26 +268,15 @@ loss_frame, attention_frame = ablated(params, frame_directions)
 loss_random, attention_random = ablated(params, random_directions)
 
 # %%
-report_spread(report, "loss", end["loss"], "{:.3f}", en="loss after training (nats)", zh="训练后的损失（奈特）")
-report_spread(report, "loss_without_frame", loss_frame, "{:.3f}",
-              en="loss with the frame directions removed from the query (nats)",
-              zh="从查询中去掉句型方向后的损失（奈特）")
-report_spread(report, "loss_without_random", loss_random, "{:.3f}",
-              en="loss with three random directions removed from the query (nats)",
-              zh="从查询中去掉三个随机方向后的损失（奈特）")
-report_spread(report, "attention_without_frame", attention_frame, "{:.2f}",
-              en="attention on the theme with the frame directions removed", zh="去掉句型方向后落在主题论元上的注意力")
-report_spread(report, "attention_without_random", attention_random, "{:.2f}",
-              en="attention on the theme with three random directions removed",
-              zh="去掉三个随机方向后落在主题论元上的注意力")
+report_spread(report, "loss", end["loss"], "{:.3f}")
+report_spread(report, "loss_without_frame", loss_frame, "{:.3f}")
+report_spread(report, "loss_without_random", loss_random, "{:.3f}")
+report_spread(report, "attention_without_frame", attention_frame, "{:.2f}")
+report_spread(report, "attention_without_random", attention_random, "{:.2f}")
 MARGIN = 0.1                        # nats: a change of the loss we call a change
 moved = ((loss_frame - end["loss"]) >= MARGIN) & ((loss_random - end["loss"]) < MARGIN)
-report.number("causal_margin", MARGIN, "{:.1f}", en="change of the loss counted as a change (nats)",
-              zh="算作变化的损失变化量（奈特）")
-causal = report_seed_count(report, "causal_seeds", moved,
-                           en="models whose loss rises by the margin or more without the frame directions "
-                              "and by less without three random ones",
-                           zh="去掉句型方向后损失升高至少这一余量、去掉三个随机方向后升高不到这一余量的模型数")
+report.number("causal_margin", MARGIN, "{:.1f}")
+causal = report_seed_count(report, "causal_seeds", moved)
 
 # %%
 # The outcomes the pages word, from the counts above.
@@ -324,21 +284,15 @@ n = len(SEEDS)
 # How many models pass for each label (all, none, some), and whether more beat the percentile below
 # the bar: the page words each case.
 for_frame, for_transitive = (end["frame_query"] > end["frame_p95"]), (end["transitive_query"] > end["transitive_p95"])
-report_seed_count(report, "frame_beats_below_bar_seeds", for_frame & (end["frame_query"] < PASS_BAR),
-                  en="models whose query beats the random projections on the frame, below the bar",
-                  zh="在句型上查询胜过随机投影、但准确率不到门槛的模型数")
-report_seed_count(report, "transitive_beats_below_bar_seeds", for_transitive & (end["transitive_query"] < PASS_BAR),
-                  en="models whose query beats the random projections on transitivity, below the bar",
-                  zh="在及物与否上查询胜过随机投影、但准确率不到门槛的模型数")
+report_seed_count(report, "frame_beats_below_bar_seeds", for_frame & (end["frame_query"] < PASS_BAR))
+report_seed_count(report, "transitive_beats_below_bar_seeds", for_transitive & (end["transitive_query"] < PASS_BAR))
 report.category("frame_models", all_word(report.numbers["frame_pass_seeds"]["value"], n))
 report.category("frame_more", "yes" if report.numbers["frame_beats_below_bar_seeds"]["value"] else "no")
 report.category("transitive_models", all_word(report.numbers["transitive_pass_seeds"]["value"], n))
 report.category("transitive_more", "yes" if report.numbers["transitive_beats_below_bar_seeds"]["value"] else "no")
 ACCURACY_MARGIN = 0.1               # accuracy: a difference we call a difference
 above_input = int((end["frame_query"] >= end["frame_input"] + ACCURACY_MARGIN).sum())
-report.number("frame_query_above_input_seeds", above_input, kind="count",
-              en="models whose query reads the frame better than the whole input, by 10 percentage points or more",
-              zh="查询读出句型的准确率比完整输入高出至少 10 个百分点的模型数")
+report.number("frame_query_above_input_seeds", above_input, kind="count")
 report.category("controls_models", all_word(above_input, n))
 report.category("causal_models", all_word(causal, n))
 
@@ -348,12 +302,12 @@ report.category("causal_models", all_word(causal, n))
 # %%
 TEXT = report.figure_text()   # the figures' words: frame_language.strings.toml
 counts = {task: int(((end[f"{task}_query"] >= PASS_BAR) & (end[f"{task}_query"] > end[f"{task}_p95"])).sum())
-          for task in names}
+          for task in LABELS}
 chance = {"frame": 1 / len(FRAMES), "transitive": 0.5}
 for lang in LANGS:
     text = TEXT[lang]
     fig, axes = column_figure(5.6, nrows=2, sharex=True)
-    for ax, task, title in zip(axes, names, text["panels"]):
+    for ax, task, title in zip(axes, LABELS, text["panels"]):
         x = torch.arange(n)
         ax.scatter(x, end[f"{task}_p95"], marker="_", s=160, color="grey", label=text["p95"], zorder=2)
         ax.scatter(x, end[f"{task}_query"], color="#d95f02", s=24, label=text["query"], zorder=3)

@@ -45,9 +45,8 @@ torch.set_num_threads(1)
 print(f"{len(sentences)} sentences over {len(vocab)} words, e.g.", " ".join(sentences[0]))
 
 # %%
-report.number("sentences", len(sentences), "{:.0f}",
-              en="sentences in the toy language", zh="玩具语言的句子数")
-report.number("n_verbs", len(verbs), "{:.0f}", en="verbs", zh="动词个数")
+report.number("sentences", len(sentences), "{:.0f}")
+report.number("n_verbs", len(verbs), "{:.0f}")
 
 # %% [markdown]
 # ## The smallest model where the verb must look
@@ -141,8 +140,7 @@ params, colonies = make_colonies(SEEDS)
 with torch.no_grad():
     stacked_logits, _ = run(params, data[:8])
 report.number("stacked_vs_module_error", (stacked_logits[0] - colonies[0](data[:8])).abs().max(),
-              "{:.1e}", en="largest difference between the stacked model and VerbReadsSentence",
-              zh="堆叠模型与 VerbReadsSentence 的最大差")
+              "{:.1e}")
 
 start = measure(params)
 history = {"step": [], "object_first": [], "attention_on_object": []}
@@ -167,9 +165,8 @@ curves = {key: np.array(values) for key, values in history.items()}   # (steps, 
 # over the colonies and its spread (lowest, highest).
 
 # %%
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="colonies (random seeds) trained together",
-              zh="一起训练的“蚁群”（随机种子）数")
-report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
+report.number("steps", STEPS, "{:.0f}")
 OBJECT_FIRST_BAR = 0.95
 object_first_shares = np.asarray(trained(end["object_first"]))   # (n_seeds,)
 object_first = spread(object_first_shares,
@@ -184,11 +181,8 @@ object_first_start = spread(trained(start["object_first"]),
 report.number("object_first_start_mean", **object_first_start["mean"], fmt="{:.0%}")
 report.number("object_first_start_min", **object_first_start["min"], fmt="{:.0%}")
 report.number("object_first_start_max", **object_first_start["max"], fmt="{:.0%}")
-report_seed_count(report, "object_first_seeds", (object_first_shares >= OBJECT_FIRST_BAR),
-                  en="seeds where that share is at least 95 % after training",
-                  zh="训练后把最大注意力给宾语的句子占比不低于 95% 的种子数")
-report.number("object_first_bar", OBJECT_FIRST_BAR, "{:.0%}", en="the bar set before the run",
-              zh="运行前定下的门槛")
+report_seed_count(report, "object_first_seeds", (object_first_shares >= OBJECT_FIRST_BAR))
+report.number("object_first_bar", OBJECT_FIRST_BAR, "{:.0%}")
 accuracy = spread(trained(end["accuracy"]), en="sentences whose object is named correctly", zh="说对宾语的句子占比")
 report.number("accuracy_mean", **accuracy["mean"], fmt="{:.0%}")
 report.number("accuracy_min", **accuracy["min"], fmt="{:.0%}")
@@ -211,8 +205,7 @@ attention_on_object_start = spread(trained(start["attention_on_object"]),
 report.number("attention_on_object_start_mean", **attention_on_object_start["mean"], fmt="{:.2f}")
 report.number("attention_on_object_start_min", **attention_on_object_start["min"], fmt="{:.2f}")
 report.number("attention_on_object_start_max", **attention_on_object_start["max"], fmt="{:.2f}")
-report.number("uniform_weight", 1 / len(CONTEXT), "{:.2f}", en="weight of an even spread over five words",
-              zh="五个词平均分配时每个词的权重")
+report.number("uniform_weight", 1 / len(CONTEXT), "{:.2f}")
 attention_on_function_words = spread(trained(end["attention_on_function_words"]),
                                      en="mean attention of the verb on the two function words 在 and 旁边",
                                      zh="动词落在“在”“旁边”两个虚词上的平均注意力")
@@ -261,12 +254,8 @@ report.number("eat_apple_weight_start_max", **eat_apple_weight_start["max"], fmt
 # Verb by verb: how much of the attention goes to the object (mean over seeds).
 per_verb = np.array([weights[:, data[:, VERB] == index[v], OBJECT_IN_CONTEXT].mean(-1).numpy()
                      for v in verbs])                                # (12, n_seeds)
-report.number("per_verb_attention_lowest", per_verb.mean(1).min(), "{:.2f}",
-              en="attention on the object of the verb that gives it least (mean over seeds)",
-              zh="给宾语注意力最少的那个动词落在宾语上的注意力（各种子平均）")
-report.number("per_verb_attention_highest", per_verb.mean(1).max(), "{:.2f}",
-              en="attention on the object of the verb that gives it most (mean over seeds)",
-              zh="给宾语注意力最多的那个动词落在宾语上的注意力（各种子平均）")
+report.number("per_verb_attention_lowest", per_verb.mean(1).min(), "{:.2f}")
+report.number("per_verb_attention_highest", per_verb.mean(1).max(), "{:.2f}")
 
 # %% [markdown]
 # ## The object against the distractor, from step 0
@@ -286,17 +275,12 @@ def over_distractor(moment):
 
 over_start, over_end = over_distractor(start), over_distractor(end)
 gain, start_share, end_share = (over_end - over_start).tolist(), over_start.tolist(), over_end.tolist()
-report.number("object_over_distractor_gain_mean", over_seeds(gain, "mean"), "{:+.2f}", per_seed=gain, of="mean",
-              en="gain from step 0 of the share of sentences in which the verb weighs its object above the distractor noun (mean over colonies)", zh="动词给宾语的注意力高于干扰名词的句子占比，训练后相对第 0 步的增量（各蚁群平均）")
-report.number("object_over_distractor_gain_ci95_high", over_seeds(gain, "ci95_high"), "{:+.2f}", per_seed=gain, of="ci95_high",
-              en="upper end of the 95 % t-interval of that gain's mean over colonies", zh="这一增量在各蚁群上的均值的 95% t 区间上端")
-report.number("object_over_distractor_start_mean", over_seeds(start_share, "mean"), "{:.0%}", per_seed=start_share, of="mean",
-              en="share of sentences in which the verb weighs its object above the distractor noun, at step 0 (mean over colonies)", zh="第 0 步，动词给宾语的注意力高于干扰名词的句子占比（各蚁群平均）")
-report.number("object_over_distractor_mean", over_seeds(end_share, "mean"), "{:.0%}", per_seed=end_share, of="mean",
-              en="share of sentences in which the verb weighs its object above the distractor noun, after training (mean over colonies)", zh="训练后，动词给宾语的注意力高于干扰名词的句子占比（各蚁群平均）")
+report.number("object_over_distractor_gain_mean", over_seeds(gain, "mean"), "{:+.2f}", per_seed=gain, of="mean")
+report.number("object_over_distractor_gain_ci95_high", over_seeds(gain, "ci95_high"), "{:+.2f}", per_seed=gain, of="ci95_high")
+report.number("object_over_distractor_start_mean", over_seeds(start_share, "mean"), "{:.0%}", per_seed=start_share, of="mean")
+report.number("object_over_distractor_mean", over_seeds(end_share, "mean"), "{:.0%}", per_seed=end_share, of="mean")
 planted_gains = least_verified_gains(over_start, learned=0.95, floor=0.0)   # G1, 1,000 redraws
-report.number("c16_planted_detection_share", detection_share(planted_gains, 0.10, 1000, np.random.default_rng(16)), "{:.1%}",
-              en="power check: share of 1,000 redraws of the least verified world (the ⌈3n/4⌉ colonies with the highest step-0 share at 0.95, the rest at 0) whose interval's upper end stays at or above 0.10", zh="检验力检查：把允许证实的最小效应（第 0 步占比最高的 ⌈3n/4⌉ 窝训练后为 0.95，其余为 0）重抽 1,000 次，区间上端仍不低于 0.10 的比例")
+report.number("c16_planted_detection_share", detection_share(planted_gains, 0.10, 1000, np.random.default_rng(16)), "{:.1%}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -331,18 +315,12 @@ print(f"words reversed: largest change of a logit {change:.1e}, "
 # %%
 # The full run's colonies (the cells above tried the small run's).
 even_full = dict(params, **{"W_Q.weight": torch.zeros_like(params["W_Q.weight"])})
-report.number("exercise_even_attention_accuracy_mean", trained(accuracy(even_full, data)).mean(), "{:.0%}",
-              en="exercise 1: accuracy of the trained colonies with their attention frozen to an even spread (mean)",
-              zh="练习 1：把训练好的蚁群的注意力冻结为平均分配后的准确率（平均）")
+report.number("exercise_even_attention_accuracy_mean", trained(accuracy(even_full, data)).mean(), "{:.0%}")
 with torch.no_grad():
     logits, _ = run(params, data)
     reversed_logits, _ = run(params, reversed_data)
-report.number("exercise_reversed_largest_logit_change", (reversed_logits - logits).abs().max(), "{:.1e}",
-              en="exercise 2: largest change of any logit when the context words are reversed",
-              zh="练习 2：把上下文词倒序后，各 logit 的最大变化")
-report.number("exercise_reversed_accuracy_mean", trained(accuracy(params, reversed_data)).mean(), "{:.0%}",
-              en="exercise 2: accuracy with the context words reversed (mean over colonies)",
-              zh="练习 2：上下文词倒序后的准确率（各蚁群平均）")
+report.number("exercise_reversed_largest_logit_change", (reversed_logits - logits).abs().max(), "{:.1e}")
+report.number("exercise_reversed_accuracy_mean", trained(accuracy(params, reversed_data)).mean(), "{:.0%}")
 
 
 # %% [markdown]

@@ -44,8 +44,7 @@ start = measure(params)
 table_start = mean_table(params)
 train(params, STEPS)
 end = measure(params)
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="colonies (random seeds) trained together",
-              zh="一起训练的“蚁群”（随机种子）数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
 
 # %% [markdown]
 # ## The table that decides every attention pattern
@@ -57,9 +56,7 @@ report.number("n_seeds", N_SEEDS, "{:.0f}", en="colonies (random seeds) trained 
 # %%
 tables = {0: table_start, STEPS: mean_table(params)}                 # step -> (12, 12)
 own_kind_top = noun_kind[tables[STEPS].argmax(1)] == verb_kind       # (12,) rows are verbs
-report.number("own_kind_top_verbs", own_kind_top.sum(), "{:.0f}",
-              en="verbs whose query (averaged over the colonies) scores a noun of its own kind highest",
-              zh="查询（各窝平均）给自己那类宾语中的名词打分最高的动词个数")
+report.number("own_kind_top_verbs", own_kind_top.sum(), "{:.0f}")
 
 # %% [markdown]
 # ## Keys and values
@@ -119,10 +116,8 @@ query_cosine_gap_start = spread(trained(start["query_same_kind"] - start["query_
 report.number("query_cosine_gap_start_mean", **query_cosine_gap_start["mean"], fmt="{:.2f}")
 report.number("query_cosine_gap_start_min", **query_cosine_gap_start["min"], fmt="{:.2f}")
 report.number("query_cosine_gap_start_max", **query_cosine_gap_start["max"], fmt="{:.2f}")
-report_seed_count(report, "query_same_class_seeds", (gap >= QUERY_GAP_BAR),
-                  en="seeds where that difference is at least 0.2", zh="同类与异类查询余弦之差不低于 0.2 的种子数")
-report.number("query_gap_bar", QUERY_GAP_BAR, "{:.1f}", en="the bar set before the run",
-              zh="运行前定下的门槛")
+report_seed_count(report, "query_same_class_seeds", (gap >= QUERY_GAP_BAR))
+report.number("query_gap_bar", QUERY_GAP_BAR, "{:.1f}")
 probe = spread(trained(end["probe"]),
                en="held-out accuracy of a linear probe reading the object kind from a verb's query",
                zh="线性探针从留出动词的查询读出宾语类别的准确率")
@@ -133,8 +128,7 @@ probe_start = spread(trained(start["probe"]), en="same probe at step 0", zh="第
 report.number("query_probe_accuracy_start_mean", **probe_start["mean"], fmt="{:.0%}")
 report.number("query_probe_accuracy_start_min", **probe_start["min"], fmt="{:.0%}")
 report.number("query_probe_accuracy_start_max", **probe_start["max"], fmt="{:.0%}")
-report.number("query_probe_chance", 1 / len(kinds), "{:.0%}", en="chance: one kind in four",
-              zh="随机猜：四类里猜一类")
+report.number("query_probe_chance", 1 / len(kinds), "{:.0%}")
 
 # %% [markdown]
 # ## Figures
@@ -145,45 +139,8 @@ gloss = {"吃": "eat", "尝": "taste", "煮": "cook", "追逐": "chase", "扑": 
          "苹果": "apple", "面包": "bread", "鱼": "fish", "激光点": "laser dot", "球": "ball",
          "蝴蝶": "butterfly", "水": "water", "牛奶": "milk", "茶": "tea", "书": "book",
          "报纸": "newspaper", "信": "letter"}
-TEXT = {
-    "en": {
-        "verbs": [gloss[v] for v in verbs], "nouns": [gloss[n] for n in nouns],
-        "step": "step {}", "table_label": "q(verb)·k(noun) / √d, mean over seeds",
-        "start": "step 0", "end": "after training",
-        "same": "same kind", "other": "different kinds",
-        "query_cos": "mean cosine between\nverbs' queries", "probe": "probe accuracy\n(held-out verb)",
-        "chance": "chance",
-        "table_alt": "Two heat maps of q·k between twelve verbs (rows) and twelve nouns (columns), "
-                     "averaged over {n} seeds, at step 0 and after training; the nouns are grouped by "
-                     "the kind of object they are.",
-        "table_caption": "Averaged over {n} colonies: for {k} of {v} verbs, the query scores a noun "
-                         "of its own kind of object highest.",
-        "queries_alt": "Left: for each seed, the mean cosine between queries of verbs taking the same "
-                       "kind of object and of verbs taking different kinds, at step 0 and after "
-                       "training. Right: held-out accuracy of the linear probe per seed, against "
-                       "chance one in four.",
-        "queries_caption": "After training, in {k} of {n} colonies the queries of verbs taking the same kind "
-                           "of object are more alike (cosine) than those of verbs taking different kinds by "
-                           "at least {bar}; a probe names the kind from a held-out verb's query with mean "
-                           "accuracy {acc:.0%} (step 0: {acc0:.0%}; chance {chance:.0%}).",
-    },
-    "zh": {
-        "verbs": verbs, "nouns": nouns,
-        "step": "第 {} 步", "table_label": "q(动词)·k(名词) / √d，各种子平均",
-        "start": "第 0 步", "end": "训练后",
-        "same": "同类", "other": "异类",
-        "query_cos": "动词查询之间的\n平均余弦", "probe": "探针准确率\n（留出的动词）",
-        "chance": "随机猜",
-        "table_alt": "两幅热力图，画的是十二个动词（行）与十二个名词（列）之间的 q·k，对 {n} 个种子取平均："
-                     "第 0 步与训练后各一幅；名词按所属的宾语类别排在一起。",
-        "table_caption": "对 {n} 窝“蚂蚁”取平均：{v} 个动词里有 {k} 个，查询给自己那类宾语中的名词打分最高。",
-        "queries_alt": "左：每个种子里，带同类宾语的动词之间、带不同类宾语的动词之间，查询的平均余弦，"
-                       "第 0 步与训练后各一组。右：每个种子里线性探针在留出动词上的准确率，对照随机猜的四分之一。",
-        "queries_caption": "训练后，{n} 窝里有 {k} 窝，带同类宾语的动词的查询比带不同类宾语的更相似，"
-                           "余弦至少高出 {bar}；探针从留出动词的查询读出宾语类别，平均准确率 {acc:.0%}"
-                           "（第 0 步 {acc0:.0%}，随机猜 {chance:.0%}）。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: what_each_role_became.strings.toml
+TICKS = {"en": ([gloss[v] for v in verbs], [gloss[n] for n in nouns]), "zh": (verbs, nouns)}   # tick labels: verbs, nouns
 plt.rcParams.update({"font.size": 10})
 VIRIDIS = plt.get_cmap("viridis")
 COLOR_A, COLOR_B = VIRIDIS(0.15), VIRIDIS(0.7)
@@ -196,8 +153,8 @@ for lang in LANGS:
     for ax, step in zip(axes, tables):
         image = ax.imshow(tables[step], cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
         ax.set_title(text["step"].format(step), fontsize=10)
-        ax.set_yticks(range(len(verbs)), text["verbs"], fontsize=9)
-    axes[1].set_xticks(range(len(nouns)), text["nouns"], rotation=90, fontsize=9)
+        ax.set_yticks(range(len(verbs)), TICKS[lang][0], fontsize=9)
+    axes[1].set_xticks(range(len(nouns)), TICKS[lang][1], rotation=90, fontsize=9)
     fig.colorbar(image, ax=axes, shrink=0.6, label=text["table_label"])
     report.figure("snapshots", fig, lang, alt=text["table_alt"].format(n=N_SEEDS),
                   caption=text["table_caption"].format(n=N_SEEDS, k=int(own_kind_top.sum()), v=len(verbs)))

@@ -54,8 +54,8 @@ end = measure(params, tgt)
 
 # %%
 N_SEEDS = len(SEEDS)
-report.number("n_seeds", N_SEEDS, "{:.0f}", en="random seeds per arm", zh="每组的随机种子数")
-report.number("steps", STEPS, "{:.0f}", en="training steps", zh="训练步数")
+report.number("n_seeds", N_SEEDS, "{:.0f}")
+report.number("steps", STEPS, "{:.0f}")
 LINK = 0.5                                                 # of three words, more than half is the largest
 
 
@@ -132,30 +132,7 @@ report.category("forced_link", share_word(got["forced_link_seeds"], N_SEEDS))
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {
-        "corpora": ["one translation\nper verb", "追逐 translated\nby its object", "forced arm:\ndecoder reads\nonly the verb"],
-        "start": "step 0", "end": "trained", "link": "half", "linked": "trained, link formed",
-        "self_label": "weight 追逐 → 激光点\n(encoder, larger head)",
-        "self_alt": "Dot plot: for each of {n} seeds and each of three arms (two corpora, and the "
-                    "forced arm whose decoder reads only the verb), the encoder self-attention weight "
-                    "from 追逐 to 激光点 in 猫追逐激光点, at step 0 and after training, with a dashed "
-                    "line at one half; trained seeds whose link forms by the rule are ringed.",
-        "self_caption": "Inside the Chinese sentence, one dot per seed. The link forms (rule of C17) in "
-                        "{full}/{n} seeds of the full model with 追逐 translated by its object, and in "
-                        "{forced}/{n} seeds of the forced arm.",
-    },
-    "zh": {
-        "corpora": ["每个动词\n一种译法", "“追逐”看宾语\n来译", "强制组：\n解码器\n只读动词"],
-        "start": "第 0 步", "end": "训练后", "link": "一半", "linked": "训练后，关联形成",
-        "self_label": "追逐 → 激光点 的权重\n（编码器，取较大的头）",
-        "self_alt": "散点图：三组（两个语料，加上解码器只读动词的强制组）各 {n} 个种子，“猫追逐激光点”里编码器"
-                    "自注意力从“追逐”到“激光点”的权重，第 0 步与训练后各一组，虚线标出一半；训练后按规则形成关联的"
-                    "种子加了圈。",
-        "self_caption": "中文句子内部，每个点是一个种子。按 C17 的规则，“追逐”看宾语来译时，完整模型有 "
-                        "{full}/{n} 个种子形成关联，强制组有 {forced}/{n} 个。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: link.strings.toml
 plt.rcParams.update({"font.size": 10})
 VIRIDIS = plt.get_cmap("viridis")
 COLORS = {"start": VIRIDIS(0.75), "end": VIRIDIS(0.2)}

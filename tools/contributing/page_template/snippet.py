@@ -29,12 +29,10 @@ print("largest weight per scale:", largest_weight.round(2))
 # %%
 # A snippet records numbers; it never decides a claim. The claim's rule in
 # docs/claims.yml (written before you run this) reads them as __NAME__.<key>.
-report.number("largest_weight_small_scale", largest_weight[0], "{:.2f}",
-              en="largest softmax weight, scores scaled by 1/4",
-              zh="分数缩小到 1/4 时 softmax 的最大权重")
-report.number("largest_weight_large_scale", largest_weight[-1], "{:.2f}",
-              en="largest softmax weight, scores scaled by 8",
-              zh="分数放大到 8 倍时 softmax 的最大权重")
+# What each number is, in English and Chinese, is in the strings file beside this one
+# (__FILE__.strings.toml), a table per key.
+report.number("largest_weight_small_scale", largest_weight[0], "{:.2f}")
+report.number("largest_weight_large_scale", largest_weight[-1], "{:.2f}")
 
 # %% [markdown]
 # ## Exercises, answered by the run
@@ -56,22 +54,11 @@ equal /= equal.sum()
 print(f"largest weight, equal scores: {equal.max():.4f}")
 
 # %%
-report.number("exercise_largest_weight_scale_16", weights_16.max(), "{:.2f}",
-              en="exercise 1: largest softmax weight, scores scaled by 16",
-              zh="练习 1：分数放大到 16 倍时 softmax 的最大权重")
-report.number("exercise_largest_weight_scale_0", equal.max(), "{:.4f}",
-              en="exercise 2: largest softmax weight when every score is the same",
-              zh="练习 2：所有分数都相同时 softmax 的最大权重")
+report.number("exercise_largest_weight_scale_16", weights_16.max(), "{:.2f}")
+report.number("exercise_largest_weight_scale_0", equal.max(), "{:.4f}")
 
 # %%
-TEXT = {
-    "en": {"x": "scale of the scores", "y": "largest softmax weight",
-           "alt": "The largest softmax weight rises towards 1 as the scores are scaled up.",
-           "caption": "Scaled-up scores concentrate the softmax on one key."},
-    "zh": {"x": "分数的缩放倍数", "y": "softmax 最大权重",
-           "alt": "分数放大时，softmax 的最大权重逐渐升向 1。",
-           "caption": "分数放大后，softmax 几乎只给一个键权重。"},
-}
+TEXT = report.figure_text()   # the figures' words, by language: __FILE__.strings.toml
 for lang in LANGS:
     fig, ax = plt.subplots(figsize=(5, 3))
     ax.plot(scales, largest_weight, marker="o")
