@@ -33,3 +33,21 @@ def test_the_floor_counts_each_recording_statement_as_one_line_and_drops_labels_
     # import, report = Report(…) and the two-line call are three recording statements
     assert recording_statements(SNIPPET) == 3
     assert floor(SNIPPET) == 3 / (3 + 3)
+
+
+def test_every_test_file_sits_where_its_subject_does():
+    """tests/snippets/<path>/test_<name>.py tests snippets/<path>/<name>.py (a snippet's own
+    test), tests/explainer/test_<module>.py the shared module snippets/explainer/<module>.py."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    strays = []
+    for test in (root / "tests" / "snippets").rglob("test_*.py"):
+        relative = test.relative_to(root / "tests" / "snippets")
+        subject = root / "snippets" / relative.parent / f"{relative.name.removeprefix('test_')}"
+        if not subject.is_file():
+            strays.append(str(test.relative_to(root)))
+    for test in (root / "tests" / "explainer").glob("test_*.py"):
+        if not (root / "snippets" / "explainer" / test.name.removeprefix("test_")).is_file():
+            strays.append(str(test.relative_to(root)))
+    assert strays == [], "each test file is named after the snippet or module it tests"

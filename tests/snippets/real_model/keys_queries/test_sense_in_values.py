@@ -19,7 +19,7 @@ def test_the_sense_probe_numbers_are_shares_of_the_sentences_and_layer_1_is_blin
         share = r.number(key)
         assert 0 <= share <= 1 and abs(share * n - round(share * n)) < 1e-6, key
     # (that the context-free layer-1 value gives exactly one half is the probe's own test,
-    # tests/snippets/real_model/test_centroid_probe.py; the rule reads that number)
+    # tests/explainer/test_centroid_probe.py; the rule reads that number)
     # the best head is the best of layers 2-6
     assert 2 <= r.number("sense_best_layer") <= 6 and 1 <= r.number("sense_best_head") <= 12
     assert r.number("sense_best_low") <= r.number("sense_best_high")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "snippets"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "snippets"))
 from explainer.significance import bonferroni_binomial, pair_relabelling_max_statistic  # noqa: E402
 
 

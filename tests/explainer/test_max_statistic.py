@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "snippets"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "snippets"))
 from explainer.max_statistic import sign_flip_max_statistic, top_pick_max_statistic  # noqa: E402
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "snippets"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "snippets"))
 import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
 from explainer.first_and_previous import D_MODEL, T, V, one_layer  # noqa: E402
 from explainer.head_metrics import first_token_score, per_head, previous_token_score, takes_role  # noqa: E402

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "snippets"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "snippets"))
 
 import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
 import torch  # noqa: E402
