@@ -8,6 +8,7 @@ sources, so it runs without a build.
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -132,10 +133,37 @@ def test_the_claims_ledger_calls_the_source_explanations_by_name(lang):
     assert not problems, "\n".join(problems)
 
 
+def _strings(table, lang: str):
+    """Every text of ``lang`` in a strings file's tables: ``[key] en = …`` and the figure words
+    under ``[figure_text.<lang>]`` (strings, lists of strings, tables of them)."""
+    for name, value in table.items():
+        if isinstance(value, dict):
+            yield from _strings(value, lang) if name != lang else _texts(value)
+        elif name == lang and isinstance(value, str):
+            yield value
+
+
+def _texts(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+
+
 def snippet_labels(lang: str):
-    """Every ``en=`` / ``zh=`` string a snippet passes (number descriptions in the numbers
-    tables, figure texts): (file, text)."""
+    """Every ``en=`` / ``zh=`` string a snippet passes and every text of that language in its
+    strings file (number descriptions in the numbers tables, figure texts): (file, text)."""
+    for path in sorted((ROOT / "snippets").rglob("*.strings.toml")):
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        for text in _strings(table, lang):
+            yield path.relative_to(ROOT).as_posix(), text
     for path in sorted((ROOT / "snippets").rglob("*.py")):
+        if "build" in path.relative_to(ROOT / "snippets").parts[:1]:
+            continue  # pip's build copy of the package, not the checkout's
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call):
                 for keyword in node.keywords:

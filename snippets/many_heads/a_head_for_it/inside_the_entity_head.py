@@ -39,7 +39,6 @@ N_SEEDS = n_seeds(8)   # 8 (the build trains more when a verdict is undecided)
 SEEDS = list(range(N_SEEDS))
 MOST = 0.5              # the animal's key wins "in most sentences": in more than this share of them
 VALUE_SHARE_BAR = 0.5   # v(animal) dominates the head's output: at least this share of it
-IGNORED_WEIGHT = 0.5    # the head does not look at an animal word: mean weight on it below this
 
 # Training sentences come from a pool (cheap to draw from); the probe is held out.
 task = sample_from(*training_pool())
@@ -65,7 +64,6 @@ entity = torch.stack([attention_to(w, it_at, animal_at) for w in final["weights"
 report.number("n_seeds", N_SEEDS, "{:.0f}")
 report.number("most_bar", MOST, "{:.2f}")
 report.number("value_share_bar", VALUE_SHARE_BAR, "{:.2f}")
-report.number("ignored_weight", IGNORED_WEIGHT, "{:.2f}")
 
 # %% [markdown]
 # ## Recognition is a large q·k (C02) and the output is v(animal) (C03)
@@ -121,6 +119,7 @@ report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}")
 # %% tags=["ignored_animals"]
 # Per animal word: does the entity head look at it? A word the head never looks
 # at must be answered another way (by elimination: "none of the others").
+IGNORED_WEIGHT = 0.5    # the head does not look at an animal word: mean weight on it below this
 animal_words = probe_tokens[rows, animal_at]                             # (B,)
 weight_on_animal = weights_it[:, rows, animal_at]                        # (S, B)
 with torch.no_grad():
@@ -137,6 +136,7 @@ for s in range(N_SEEDS):
           [VOCAB[w] for w in ignored] or "none")
 
 # %%
+report.number("ignored_weight", IGNORED_WEIGHT, "{:.2f}")
 report.number("animal_words", len(ANIMALS) * 2, "{:.0f}")
 report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}", kind="count",
               en=f"animal words the entity head does not look at (weight < {IGNORED_WEIGHT:.2f})",
