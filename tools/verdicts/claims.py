@@ -56,7 +56,8 @@ def _seed_statistics():
 
 
 # NaN (a seed with nothing to measure) is never past a line; over_seeds works on (draws, n) too.
-PAST_LINE, over_seeds = _seed_statistics().PAST_LINE, _seed_statistics().over_seeds
+_statistics = _seed_statistics()
+PAST_LINE, over_seeds = _statistics.PAST_LINE, _statistics.over_seeds
 
 VERDICTS = ("verified", "nuanced", "refuted", "open")
 TYPES = ("empirical", "mathematical", "definitional", "historical")
