@@ -63,6 +63,19 @@ def test_unchanged_snippets_are_not_run_again_and_a_shared_module_change_reruns_
     assert executed(snippet_runner.run_all(log=lambda _: None)) == {"uses_model"}
 
 
+def test_a_comment_or_docstring_in_a_shared_module_runs_nothing_again_unless_a_snippet_prints_its_code(project):
+    write(project / "explainer" / "toy_model.py", '"""A model."""\n\ndef width():\n    return 4\n')
+    write(project / "uses_model.py", "from explainer.toy_model import width\n" + SAVE)
+    write(project / "prints_model.py",
+          "import inspect\nfrom explainer import toy_model\nprint(inspect.getsource(toy_model))\n" + SAVE)
+    snippet_runner.run_all(log=lambda _: None)
+    write(project / "explainer" / "toy_model.py",
+          '"""The model, described better."""\n\n\ndef width():\n    """Its width."""\n    return 4  # four\n')
+    assert executed(snippet_runner.run_all(log=lambda _: None)) == {"prints_model"}
+    write(project / "explainer" / "toy_model.py", '"""The model, described better."""\n\ndef width():\n    return "4"\n')
+    assert executed(snippet_runner.run_all(log=lambda _: None)) == {"uses_model", "prints_model"}
+
+
 def test_snippets_start_longest_first_and_each_finished_one_logs_the_progress(project, monkeypatch):
     progress.write_durations({"quick": 1.0, "slow": 50.0, "slow@16": 80.0, "gone": 9.0})
     for name in ("quick", "slow", "fresh"):

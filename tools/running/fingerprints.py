@@ -46,7 +46,7 @@ def code_key(label: str) -> str:
     digest = hashlib.sha256(f"{pins}\n{kernels}\n{seeds}\n{items}\n".encode())
     for source in [path, *sorted(snippet_runner.shared_modules(path))]:
         digest.update(source.relative_to(ROOT).as_posix().encode())
-        digest.update(source.read_bytes())
+        digest.update(snippet_runner.keyed_source(source, path))
     return digest.hexdigest()[:16]
 
 

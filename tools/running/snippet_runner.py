@@ -113,6 +113,27 @@ def _imported_names(source: str, filename: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+def keyed_source(source: Path, snippet: Path) -> bytes:
+    """What of ``source`` a run of ``snippet`` depends on. The snippet's own bytes, since its
+    cells are shown as written. A shared module's syntax tree without its docstrings, so a
+    comment, a docstring or a blank line in ``explainer`` runs nothing again; but its bytes
+    when the snippet prints shared code (``inspect.getsource``: the text is then an output)."""
+    if source == snippet or "getsource" in snippet.read_text(encoding="utf-8"):
+        return source.read_bytes()
+    return _syntax_without_docstrings(source.read_text(encoding="utf-8")).encode()
+
+
+@functools.lru_cache(maxsize=512)
+def _syntax_without_docstrings(text: str) -> str:
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.body and isinstance(node.body[0], ast.Expr) \
+                and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:]
+    return ast.dump(tree)
+
+
 def shared_modules(path: Path, seen: set[Path] | None = None) -> set[Path]:
     """Files of the shared package that ``path`` imports, followed transitively."""
     return shared_modules_of(imported_names(path), seen)
@@ -185,7 +206,7 @@ def cache_key(path: Path, environment: str, seeds: int | None = None, items: int
     digest = hashlib.sha256(f"{CACHE_FORMAT}\n{environment}\n{kernels}\n{more}".encode())
     for source in [path, *sorted(shared_modules(path))]:
         digest.update(_shown(source).encode())
-        digest.update(source.read_bytes())
+        digest.update(keyed_source(source, path))
     if words := figure_text(path):
         digest.update(json.dumps(words, ensure_ascii=False, sort_keys=True).encode())
     return digest.hexdigest()
