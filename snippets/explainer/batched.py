@@ -5,7 +5,7 @@ Instead of training M models one after the other, every parameter gets a leading
 dimension M and one forward pass runs them all: the models share nothing but the batched
 matrix products. The loss is the sum of the models' own mean losses and AdamW updates every
 number on its own, so each model follows the path it would follow if trained alone on the
-same batches (up to float rounding: tests/test_batched.py checks it against TinyTransformer).
+same batches (up to float rounding: tests/explainer/test_batched.py checks it against TinyTransformer).
 
 Two models, one loop:
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "snippets"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "snippets"))
 import explainer  # noqa: E402, F401 — first: it pins torch's CPU kernels
 from explainer.batched import (SeededTransformer, StackedTransformer, evaluate_batched,  # noqa: E402
                                losses_on, train_batched)
