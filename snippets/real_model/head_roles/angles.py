@@ -33,6 +33,7 @@ ALPHA = 0.05       # corrected significance level, as for every role on this pag
 MAJORITY = 0.5     # a role also needs the target to be the top pick in half the items
 DRAWS = 2000       # redraws of the max-statistic permutation
 LEAD = 0.75        # C22's 75 %
+C23_SHARE = 0.3    # C23 reuses a passing head only if its target takes this share of the attention
 
 # %% tags=["measure_c02"]
 # C02 and the verb–object role, as roles.py measures them: the passing heads and the best head.
@@ -115,7 +116,7 @@ c22_pass = (pick_144 >= LEAD) & ((prefer > 0).mean(axis=0) >= LEAD) & (prefer_p 
 # %% [markdown]
 # ### What C23's new rule would need: the target's share of attention
 #
-# A head reused from another claim counts only if its target takes at least 0.3
+# A head reused from another claim counts only if its target takes at least C23_SHARE
 # of its attention. For every passing head of C02, C21 and C22: the mean weight
 # its query gives the target.
 
@@ -129,16 +130,17 @@ passing_of = {"c02": measured["coreference"]["passes"], "c21": c21_ambiguity, "c
 for claim, weights in target_weight.items():
     chosen = weights[passing_of[claim]]                          # the passing heads' mean target weight
     print(f"{claim.upper()}: passing heads {len(chosen)}; the target's mean weight at most "
-          f"{chosen.max() if len(chosen) else 0.0:.2f}, at least 0.3 in {(chosen >= 0.3).sum()} of them")
+          f"{chosen.max() if len(chosen) else 0.0:.2f}, at least {C23_SHARE} in {(chosen >= C23_SHARE).sum()} of them")
 
 # %%
 passing_weight = {claim: weights[passing_of[claim]] for claim, weights in target_weight.items()}
+report.number("c23_target_share", C23_SHARE, "{:.1f}")
 report.number("c23_c02_max_target_weight", max(passing_weight["c02"], default=0.0), "{:.2f}")
-report.number("c23_c02_heads_at_0_3", (passing_weight["c02"] >= 0.3).sum(), "{:.0f}")
+report.number("c23_c02_heads_at_0_3", (passing_weight["c02"] >= C23_SHARE).sum(), "{:.0f}")
 report.number("c23_c21_max_target_weight", max(passing_weight["c21"], default=0.0), "{:.2f}")
-report.number("c23_c21_heads_at_0_3", (passing_weight["c21"] >= 0.3).sum(), "{:.0f}")
+report.number("c23_c21_heads_at_0_3", (passing_weight["c21"] >= C23_SHARE).sum(), "{:.0f}")
 report.number("c23_c22_max_target_weight", max(passing_weight["c22"], default=0.0), "{:.2f}")
-report.number("c23_c22_heads_at_0_3", (passing_weight["c22"] >= 0.3).sum(), "{:.0f}")
+report.number("c23_c22_heads_at_0_3", (passing_weight["c22"] >= C23_SHARE).sum(), "{:.0f}")
 report.data("issue19", {
     "c23_target_weight": {claim: {head_name(int(f) % (L * H)) + ("" if f < L * H else " (object → verb)"):
                                   round(float(target_weight[claim][f]), 3)
@@ -232,14 +234,14 @@ report.number("direction_verb_object_cos_heads_75", (cos_everywhere["verb_object
 # %% [markdown]
 # ### C23's rule: the angle between q and the target's key
 #
-# Every head that passes C02, C21 or C22 and gives its target at least 0.3 of the
+# Every head that passes C02, C21 or C22 and gives its target at least C23_SHARE of the
 # query's attention: the median angle between q and the target's key, and between q
 # and the other candidates' keys (pooled over the sentences). The sentence's mean key
 # is removed first: q·(k − m) differs from q·k by q·m, the same for every key of one
 # query, so the softmax is unchanged.
 
 # %% tags=["angles"]
-C23_SHARE, SMALL, GAP, LARGE = 0.3, 60.0, 15.0, 75.0        # the rule's numbers, fixed in advance
+SMALL, GAP, LARGE = 60.0, 15.0, 75.0        # the rule's angles, fixed in advance (C23_SHARE: above)
 
 
 @torch.no_grad()
