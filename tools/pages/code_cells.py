@@ -83,17 +83,6 @@ def shown_cells(page_text: str, paths: dict[str, Path], snippet: str | None = No
     return [cell_named(paths[name], name, cell) for name, cell in page_macros.cells(page_text, snippet)]
 
 
-def imported_packages(source: str) -> set[str]:
-    """Top-level packages a piece of code imports (the standard library left out)."""
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module.split(".")[0])
-    return found - set(sys.stdlib_module_names)
-
-
 def imported_modules(source: str) -> set[str]:
     """Every module a piece of code imports, by its full dotted name."""
     found = set()
@@ -103,6 +92,11 @@ def imported_modules(source: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.add(node.module)
     return found
+
+
+def imported_packages(source: str) -> set[str]:
+    """Top-level packages a piece of code imports (the standard library left out)."""
+    return {module.split(".")[0] for module in imported_modules(source)} - set(sys.stdlib_module_names)
 
 
 def explainer_files(cells: list[ShownCell]) -> set[Path]:

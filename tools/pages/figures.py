@@ -19,7 +19,6 @@ dialog (without JavaScript the link opens the SVG).
 from __future__ import annotations
 
 import html
-import posixpath
 import re
 from pathlib import Path
 
@@ -45,43 +44,30 @@ def site_path(name: str, key: str, dark: bool = False, narrow: bool = False) -> 
     return f"figures/{name.replace('.', '/')}/{key}{'.narrow' if narrow else ''}{'.dark' if dark else ''}.svg"
 
 
-def html_figure(number: int, name: str, key: str, figure: dict, output_dir: Path,
-                page_url: str, lang: str) -> str:
-    """The <figure> for one recorded figure (``results.json`` entry of one language).
-
-    Links are relative to the page's URL: MkDocs does not rewrite raw HTML."""
-    base = page_url.rstrip("/") if page_url.endswith("/") else posixpath.dirname(page_url)
-
-    def url(target: str) -> str:
-        return posixpath.relpath(target, base or ".")
-
+def html_figure(number: int, name: str, key: str, figure: dict, output_dir: Path, url, lang: str) -> str:
+    """The <figure> for one recorded figure (``results.json`` entry of one language);
+    ``url(path)`` links a site path from the page (MkDocs does not rewrite raw HTML)."""
     light, dark = url(site_path(name, key)), url(site_path(name, key, dark=True))
     width, height = svg_size(output_dir / figure["file"])
     alt = html.escape(figure["alt"], quote=True)
-    caption = html.escape(figure.get("caption", ""))
     label = LABEL[lang].format(n=number)
     zoom = html.escape(ZOOM[lang].format(n=number), quote=True)
-    size = f'width="{width}" height="{height}" loading="lazy" decoding="async"'
+    caption = html.escape(figure["caption"])
 
-    def picture(img: str, narrow_key: str, dark_scheme: bool) -> str:
+    def picture(scheme: str, src: str, narrow_file: str) -> str:
         """The image, with its narrow variant as a <source> for a phone's width."""
-        if not figure.get(narrow_key):
-            return img
-        narrow_width, narrow_height = svg_size(output_dir / figure[narrow_key])
-        narrow = url(site_path(name, key, dark=dark_scheme, narrow=True))
+        narrow_width, narrow_height = svg_size(output_dir / narrow_file)
+        narrow = url(site_path(name, key, dark=scheme == "dark", narrow=True))
         return (f'<picture><source media="{NARROW_MEDIA}" srcset="{narrow}" '
-                f'width="{narrow_width}" height="{narrow_height}">{img}</picture>')
+                f'width="{narrow_width}" height="{narrow_height}">'
+                f'<img class="figure-{scheme}" src="{src}" alt="{alt}" width="{width}" height="{height}" '
+                f'loading="lazy" decoding="async"></picture>')
 
-    light_img = picture(f'<img class="figure-light" src="{light}" alt="{alt}" {size}>', "narrow_file", False)
-    dark_img = (picture(f'<img class="figure-dark" src="{dark}" alt="{alt}" {size}>',
-                        "narrow_dark_file", True) if figure.get("dark_file") else "")
-    narrow_pt = (f' data-narrow-smallest-font-pt="{figure["narrow_smallest_font_pt"]}"'
-                 if figure.get("narrow_file") else "")
-    return (f'<figure class="explainer-figure" id="figure-{number}" '
-            f'data-figure="{name}.{key}" data-smallest-font-pt="{figure.get("smallest_font_pt", 0)}"'
-            f'{narrow_pt}>\n'
-            f'<a class="figure-zoom" href="{light}" data-dark-href="{dark if dark_img else light}" '
-            f'title="{zoom}" data-cue="{CUE[lang]}">'
-            f'{light_img}{dark_img}</a>\n'
-            f'<figcaption><span class="figure-number">{label}</span>{SEPARATOR[lang]}{caption}'
-            f'</figcaption>\n</figure>\n')
+    return (f'<figure class="explainer-figure" id="figure-{number}" data-figure="{name}.{key}" '
+            f'data-smallest-font-pt="{figure["smallest_font_pt"]}" '
+            f'data-narrow-smallest-font-pt="{figure["narrow_smallest_font_pt"]}">\n'
+            f'<a class="figure-zoom" href="{light}" data-dark-href="{dark}" title="{zoom}" data-cue="{CUE[lang]}">'
+            f'{picture("light", light, figure["narrow_file"])}'
+            f'{picture("dark", dark, figure["narrow_dark_file"])}</a>\n'
+            f'<figcaption><span class="figure-number">{label}</span>{SEPARATOR[lang]}{caption}</figcaption>'
+            f'\n</figure>\n')

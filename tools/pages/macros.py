@@ -1,18 +1,10 @@
 """The page macros, rendered by mkdocs-macros-plugin (mkdocs.yml: ``modules: [tools.pages.macros]``).
 
 What a page writes is described in tools/pages/page_macros.py, which reads the calls; here each
-macro puts a snippet's result into the page of one language build:
-
-    value      a number the run computed            figure  a numbered, captioned figure
-    text       a phrase the run built (an outcome)   data    URL of a JSON file it published
-    choose     the page's words for the outcome the run found (the category it recorded)
-    code       the whole script with its downloads, or one tagged cell with its printed output
-               (the first cell on a page says what the page's cells need; tools/pages/code_cells.py)
-    claims     the claims a snippet's experiment bears on, each with its verdict
-    claim      one claim with its verdict            literature  a claim's table from the literature
-
-Every page that cites numbers ends with their table (tools/pages/numbers_table.py). The
-build's state (results, claims, language) is set by tools/pages/mkdocs_hooks.py in ``STATE``.
+macro puts a snippet's result (a number, a figure, a cell, a claim's verdict, ...) into the page
+of one language build, and every page that cites numbers ends with their table
+(tools/pages/numbers_table.py). The build's state (results, claims, language) is set by
+tools/pages/mkdocs_hooks.py in ``STATE``.
 """
 
 from __future__ import annotations
@@ -22,7 +14,6 @@ import posixpath
 import re
 from urllib.parse import urlsplit
 
-import jinja2
 from mkdocs.exceptions import PluginError
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -39,24 +30,31 @@ STATE: dict = {}   # the build's (mkdocs_hooks.on_config) and the current page's
 LIST_MARKER_AFTER = re.compile(r"\d[.)](?=\s|$)")
 
 
+class MacroError(ValueError):
+    """A call the build cannot render: the build fails, naming the page and the call."""
+
+
 def define_env(env):
     for kind in page_macros.MACROS:
         env.macro(_macro(kind), kind)
 
 
 def _macro(kind: str):
+    """The macro as Jinja calls it: it renders the page's next call, read before Jinja renders
+    the page (page_macros.calls). The plugin would print an error into the page: it is kept
+    for on_post_page_macros to fail the build with."""
     def call(*args, **options):
-        page, calls = STATE["page"], STATE["calls"]
-        found = calls[STATE["done"]] if STATE["done"] < len(calls) else None
+        page, calls, done = STATE["page"], STATE["calls"], STATE["done"]
+        found = calls[done] if done < len(calls) else None
         STATE["done"] += 1
-        if found is None or (found.kind, found.args, dict(found.options)) != (kind, args, options):  # read as Jinja renders them
-            STATE["error"] = STATE.get("error") or PluginError(
+        if found is None or (found.kind, found.args, dict(found.options)) != (kind, args, options):
+            STATE["error"] = STATE["error"] or PluginError(
                 f"{page.file.src_uri}: {kind}{args} rendered out of page order")
             return ""
         try:
-            return RENDER[kind](found, page)
-        except PluginError as error:
-            STATE["error"] = STATE.get("error") or error
+            return RENDER[kind](found)
+        except MacroError as error:
+            STATE["error"] = STATE["error"] or PluginError(f"{page.file.src_uri}: {found}: {error}")
             return ""
     call.__name__ = kind
     return call
@@ -65,21 +63,18 @@ def _macro(kind: str):
 def on_pre_page_macros(env):
     """The page's calls, read before Jinja renders them; the cells it shows and what they need."""
     page = env.page
-    where = page.file.src_uri
-    STATE.update(page=page, calls=[], done=0, error=None, numbers=[])
-    if not where.endswith(".md"):  # a notebook's page (mkdocs.yml renders *.md only)
+    STATE.update(page=page, calls=[], done=0, error=None, numbers=[], figure_count=0, cells={}, needs=None)
+    if not page.file.src_uri.endswith(".md"):  # a notebook's page (mkdocs.yml renders *.md only)
         return
     try:
-        calls = page_macros.calls(env.markdown, page.meta.get("snippet"))
-    except page_macros.PageMacroError as error:
-        raise PluginError(f"{where}: {error}") from None
-    STATE.update(calls=calls, figure_count=0, needs=None, cells=[])
-    try:
-        STATE["cells"] = cells = [code_cells.cell_named(STATE["snippets"][c.snippet], c.snippet, c.key)
-                                  for c in calls if c.kind == "code" and c.key]
-        STATE["needs"] = code_cells.needs_line(cells, STATE["lang"], STATE["repo_url"]) if cells else None
-    except (code_cells.CellError, KeyError) as error:
-        raise PluginError(f"{where}: {error}") from None
+        STATE["calls"] = calls = page_macros.calls(env.markdown, page.meta.get("snippet"))
+        STATE["cells"] = cells = {(c.snippet, c.key): code_cells.cell_named(STATE["snippets"][c.snippet],
+                                                                             c.snippet, c.key)
+                                  for c in calls if c.kind == "code" and c.key}
+        if cells:
+            STATE["needs"] = code_cells.needs_line(list(cells.values()), STATE["lang"], STATE["repo_url"])
+    except (page_macros.PageMacroError, code_cells.CellError, KeyError) as error:
+        raise PluginError(f"{page.file.src_uri}: {error}") from None
 
 
 def on_post_page_macros(env):
@@ -91,199 +86,205 @@ def on_post_page_macros(env):
                           f"{len(STATE['calls'])} macros rendered")
     numbers = list(dict.fromkeys(STATE["numbers"]))   # rendered, in page order (a chosen option's too)
     if numbers:
-        env.markdown += numbers_table.table(numbers, STATE["results"], STATE["lang"],
-                                            lambda target: relative(env.page, target))
+        env.markdown += numbers_table.table(numbers, STATE["results"], STATE["lang"], _relative)
 
 
-def relative(page, target: str) -> str:
-    return posixpath.relpath(target, posixpath.dirname(page.file.src_uri) or ".")
+def _relative(target: str) -> str:
+    """A site path as a Markdown link of the current page (MkDocs rewrites it for its URL)."""
+    return posixpath.relpath(target, posixpath.dirname(STATE["page"].file.src_uri) or ".")
 
 
-def _results(call, page) -> dict | None:
+def _from_url(target: str) -> str:
+    """A site path as an HTML link of the current page, which MkDocs does not rewrite: relative
+    to the page's URL."""
+    url = STATE["page"].url
+    return posixpath.relpath(target, (url.rstrip("/") if url.endswith("/") else posixpath.dirname(url)) or ".")
+
+
+def _link(target: str) -> tuple[str, str]:
+    """(link, title in the nav) of another page, by its source file."""
+    return _relative(target), STATE["nav_titles"].get(target, target)
+
+
+def _results(call, field: str = "", verb: str = "") -> dict | None:
+    """The run's results of the snippet the call cites (None: EXPLAINER_NO_EXEC=1); with
+    ``field``, the key the call names must be recorded there."""
     script = f"snippets/{snippet_runner.path_of(call.snippet)}.py"
     if call.snippet not in STATE["snippets"]:
-        raise PluginError(f"{page.file.src_uri}: {call}: there is no {script}")
-    return STATE["results"].get(call.snippet)  # None: EXPLAINER_NO_EXEC=1
-
-
-def _recorded(call, page, field: str, verb: str) -> dict | None:
-    results = _results(call, page)
-    if results is not None and call.key not in results.get(field, {}):
+        raise MacroError(f"there is no {script}")
+    results = STATE["results"].get(call.snippet)
+    if field and results is not None and call.key not in results.get(field, {}):
         listed = f" (it has: {', '.join(sorted(results[field]))})" if field == "numbers" else ""
-        raise PluginError(f"{page.file.src_uri}: {call}: snippets/{snippet_runner.path_of(call.snippet)}.py "
-                          f"{verb} '{call.key}'{listed}")
+        raise MacroError(f"{script} {verb} '{call.key}'{listed}")
     return results
 
 
-def value(call, page) -> str:
-    results = _recorded(call, page, "numbers", "recorded no number")
+def value(call) -> str:
+    results = _results(call, "numbers", "recorded no number")
     STATE["numbers"].append((call.snippet, call.key))
     if results is None:
         return STATE["ui"]["not_run"]
     text = numbers_table.shown(results["numbers"][call.key], STATE["lang"]).strip()
     if not text:  # an empty value would leave a blank table cell or a gap in a sentence
-        raise PluginError(f"{page.file.src_uri}: {call}: formats '{call.key}' as an empty string")
+        raise MacroError(f"formats '{call.key}' as an empty string")
     text = text.replace("|", "\\|")  # a "|" would split a table cell
     if not call.before.strip() and LIST_MARKER_AFTER.match(text[-1:] + call.after[:2]):
         return text + "\\"
     return text
 
 
-def text(call, page) -> str:
-    results = _recorded(call, page, "texts", "recorded no text")
+def text(call) -> str:
+    results = _results(call, "texts", "recorded no text")
     return STATE["ui"]["not_run"] if results is None else results["texts"][call.key][STATE["lang"]]
 
 
-def choose(call, page) -> str:
+def choose(call) -> str:
     """The option the page writes for the category the run recorded; its numbers filled in."""
-    results = _recorded(call, page, "categories", "recorded no category")
+    results = _results(call, "categories", "recorded no category")
     if results is None:
         return STATE["ui"]["not_run"]
     category = results["categories"][call.key]
-    words = call.option(category)
+    words = dict(call.options).get(category)
     if words is None:
-        raise PluginError(f"{page.file.src_uri}: {call}: the run recorded category '{category}' for "
-                          f"'{call.target}', and the page words only {', '.join(o for o, _ in call.options)}: "
-                          f"add {category}=\"…\"")
-    inner = iter(call.option_calls(category))
-    def each(*args):
-        nested = next(inner)
-        return RENDER[nested.kind](nested, page)
-    standins = {name: each for name in page_macros.MACROS}
-    return jinja2.Environment(**page_macros.JINJA).from_string(words).render(standins)
+        raise MacroError(f"the run recorded category '{category}' for '{call.target}', and the page "
+                         f"words only {', '.join(o for o, _ in call.options)}: add {category}=\"…\"")
+    return page_macros.render(words, lambda inner: RENDER[inner.kind](inner), STATE["page"].meta.get("snippet"))
 
 
-def figure(call, page) -> str:
-    results = _recorded(call, page, "figures", "drew no figure")
+def figure(call) -> str:
+    results = _results(call, "figures", "drew no figure")
     if results is None:
         return STATE["ui"]["not_run"]
     STATE["figure_count"] += 1
     return "\n\n" + figures.html_figure(
         STATE["figure_count"], call.snippet, call.key, results["figures"][call.key][STATE["lang"]],
-        results["_dir"], page.url, STATE["lang"]) + "\n"
+        results["_dir"], _from_url, STATE["lang"]) + "\n"
 
 
-def data(call, page) -> str:
-    results = _recorded(call, page, "data", "published no data")
-    if results is None:
+def data(call) -> str:
+    """The URL of a JSON file the snippet published, for the page's own script."""
+    if _results(call, "data", "published no data") is None:
         return STATE["ui"]["not_run"]
-    # Used inside HTML attributes, which MkDocs does not rewrite: relative to the page URL.
-    place = snippet_runner.path_of(call.snippet)
-    return posixpath.relpath(f"data/{place}/{call.key}.json", page.url.rstrip("/") or ".")
+    return _from_url(f"data/{snippet_runner.path_of(call.snippet)}/{call.key}.json")
 
 
-def code(call, page) -> str:
-    _results(call, page)
-    return _cell(call, page) if call.key else _script(call.snippet, page)
+def code(call) -> str:
+    _results(call)
+    return _cell(call) if call.key else _script(call.snippet)
 
 
-def _script(name: str, page) -> str:
-    """The whole script, with its .py / .ipynb downloads, notebook and Colab links."""
+def _script(name: str) -> str:
+    """The whole script, highlighted, in a closed <details>, with its .py / .ipynb downloads,
+    notebook and Colab links. It sits in a <template> (inert: no layout, no theme script) until
+    the reader opens it; snippet-listing.js then inserts it and adds a copy button. Without
+    JavaScript the downloads remain."""
     ui, place = STATE["ui"], snippet_runner.path_of(name)  # many_heads/pruning: in paths and URLs
     source = STATE["snippets"][name].read_text(encoding="utf-8")
     file = place.rpartition("/")[2]
+    repository = urlsplit(STATE["repo_url"]).path.strip("/")
+    notebook = notebooks.committed_path(name, STATE["lang"]).relative_to(snippet_runner.ROOT).as_posix()
     links = " · ".join([
-        f"[{ui['download']} {file}.py]({relative(page, f'downloads/{place}.py')})"
+        f"[{ui['download']} {file}.py]({_relative(f'downloads/{place}.py')})"
         f'{{ download="{file}.py" }}',
-        f"[{ui['download']} {file}.ipynb]({relative(page, f'downloads/{place}.ipynb')})"
+        f"[{ui['download']} {file}.ipynb]({_relative(f'downloads/{place}.ipynb')})"
         f'{{ download="{file}.ipynb" }}',
-        f"[{ui['notebook']}]({relative(page, f'notebooks/{place}.ipynb')})",
-        f"[{ui['colab']}]({_colab_url(name)})",
+        f"[{ui['notebook']}]({_relative(f'notebooks/{place}.ipynb')})",
+        f"[{ui['colab']}](https://colab.research.google.com/github/{repository}/blob/main/{notebook})",
     ])
     title = ui["script"].format(name=place, lines=source.count("\n"))
-    return (_listing(name, source, title) + f'\n<p class="snippet-links" markdown>{links}</p>\n'
-            + _more_seeds_note(name))
+    code = highlight(source, PythonLexer(), HtmlFormatter(wrapcode=True, cssclass="highlight"))
+    return (f'<details class="snippet-listing" data-snippet="{name}" data-search-exclude>\n'
+            f"<summary>{html.escape(title)}</summary>\n"
+            f'<template><div class="language-python highlight">'
+            f'<span class="filename">snippets/{place}.py</span>{code}</div></template>\n'
+            f"</details>\n"
+            f'\n<p class="snippet-links" markdown>{links}</p>\n' + _more_seeds_note(name))
 
 
-def _cell(call, page) -> str:
+def _cell(call) -> str:
     """The named cell where the prose explains it, its output under it; the first one on the
     page says what the page's cells need."""
-    place = [c for c in STATE["calls"] if c.kind == "code" and c.key].index(call)
-    shown, first = STATE["cells"][place], place == 0
+    shown = STATE["cells"][call.snippet, call.key]
+    needs, STATE["needs"] = STATE["needs"], None
     results = STATE["results"].get(call.snippet)
     output = code_cells.printed(results["_dir"] if results else None, shown)
     try:
-        block = code_cells.render(shown, output, STATE["lang"], STATE["needs"] if first else None)
+        block = code_cells.render(shown, output, STATE["lang"], needs)
     except code_cells.CellError as error:
-        raise PluginError(f"{page.file.src_uri}: {error}") from None
+        raise MacroError(str(error)) from None
     return code_cells.indented(block, call.before if not call.before.strip() else "")
 
 
-def claims(call, page) -> str:
+def claims(call) -> str:
     """The verdicts of the claims this snippet's experiment bears on."""
-    if _results(call, page) is None:
+    if _results(call) is None:
         return STATE["ui"]["not_run"]
     return ledger.badges(call.snippet, STATE["lang"], STATE["claims"], STATE["verdicts"],
-                         relative(page, "claims.md"), STATE["assessments"], STATE["reasons"],
-                         _decided_elsewhere(call.snippet, page),
-                         {claim_id: _other_pages(one, page) for claim_id, one in STATE["claims"].items()})
+                         _relative("claims.md"), STATE["assessments"], STATE["reasons"],
+                         _decided_elsewhere(call.snippet),
+                         {claim_id: _other_pages(one) for claim_id, one in STATE["claims"].items()})
 
 
-def _claim_of(call, page):
+def _claim_of(call):
     if call.key not in STATE["claims"]:
-        raise PluginError(f"{page.file.src_uri}: {call}: there is no claim {call.key} in docs/claims.yml")
+        raise MacroError(f"there is no claim {call.key} in docs/claims.yml")
     return STATE["claims"][call.key]
 
 
-def claim(call, page) -> str:
+def claim(call) -> str:
     """One claim with its verdict; a page that cites none of the claim's experiments links to
     the page that decides it."""
-    found = _claim_of(call, page)
+    found = _claim_of(call)
     deciding = ledger.deciding_experiment(found)
-    cited = {c.snippet for c in STATE["calls"] if c.snippet}
-    if deciding and not cited & {e.snippet for e in found.experiments} \
-            and deciding.snippet in STATE["deciding_page"]:
-        target_page = STATE["deciding_page"][deciding.snippet]
+    if deciding and deciding.snippet in STATE["deciding_page"] \
+            and not _cited() & {e.snippet for e in found.experiments}:
         return ledger.decided_elsewhere(call.key, STATE["lang"], STATE["claims"], STATE["verdicts"],
-                                        relative(page, "claims.md"), relative(page, target_page),
-                                        STATE["nav_titles"].get(target_page, target_page))
+                                        _relative("claims.md"), *_link(STATE["deciding_page"][deciding.snippet]))
     return ledger.claim_badge(call.key, STATE["lang"], STATE["claims"], STATE["verdicts"],
-                              relative(page, "claims.md"), STATE["assessments"], STATE["reasons"],
-                              _other_pages(found, page))
+                              _relative("claims.md"), STATE["assessments"], STATE["reasons"],
+                              _other_pages(found))
 
 
-def literature(call, page) -> str:
-    found = _claim_of(call, page)
+def literature(call) -> str:
+    found = _claim_of(call)
     try:
-        return "\n" + ledger.literature_table(found, STATE["lang"], relative(page, "references.md")) + "\n"
+        return "\n" + ledger.literature_table(found, STATE["lang"], _relative("references.md")) + "\n"
     except ValueError as error:
-        raise PluginError(f"{page.file.src_uri}: {call}: {error}") from None
+        raise MacroError(str(error)) from None
 
 
 RENDER = {"value": value, "text": text, "choose": choose, "figure": figure, "data": data, "code": code,
           "claims": claims, "claim": claim, "literature": literature}
 
 
-def _other_pages(claim, page) -> list[tuple[str, str]]:
+def _cited() -> set[str]:
+    """The snippets the page cites."""
+    return {c.snippet for c in STATE["calls"] if c.snippet}
+
+
+def _other_pages(claim) -> list[tuple[str, str]]:
     """The other pages whose experiments the claim's rule reads: (href, title) of each, in the
     order of the claim's experiments. A card quotes no number its page does not show."""
-    cited = {c.snippet for c in STATE["calls"] if c.snippet}
-    pages = []
+    here, cited, pages = STATE["page"].file.src_uri, _cited(), []
     for name in [e.snippet for e in claim.experiments if e.snippet in ledger.rule_snippets(claim)]:
         target = STATE["deciding_page"].get(name) or STATE["snippet_page"].get(name)
-        if name not in cited and target and target != page.file.src_uri and target not in pages:
+        if name not in cited and target and target != here and target not in pages:
             pages.append(target)
-    return [(relative(page, target), STATE["nav_titles"].get(target, target)) for target in pages]
+    return [_link(target) for target in pages]
 
 
-def _decided_elsewhere(name: str, page) -> dict[str, tuple[str, str]]:
+def _decided_elsewhere(name: str) -> dict[str, tuple[str, str]]:
     """Claims this snippet only illustrates (its experiment is a construction) while another
     page's experiment decides them: claim -> (link to that page, its title)."""
     found = {}
     for claim_id, one in STATE["claims"].items():
         mine = [e for e in one.experiments if e.snippet == name]
         deciding = ledger.deciding_experiment(one)
-        if (mine and all(e.kind == "construction" for e in mine) and deciding
-                and STATE["deciding_page"].get(deciding.snippet, page.file.src_uri) != page.file.src_uri):
-            target = STATE["deciding_page"][deciding.snippet]
-            found[claim_id] = (relative(page, target), STATE["nav_titles"].get(target, target))
+        target = STATE["deciding_page"].get(deciding.snippet) if deciding else None
+        if mine and all(e.kind == "construction" for e in mine) and target \
+                and target != STATE["page"].file.src_uri:
+            found[claim_id] = _link(target)
     return found
-
-
-def _colab_url(name: str) -> str:
-    repository = urlsplit(STATE["repo_url"]).path.strip("/")
-    notebook = notebooks.committed_path(name, STATE["lang"]).relative_to(snippet_runner.ROOT).as_posix()
-    return f"https://colab.research.google.com/github/{repository}/blob/main/{notebook}"
 
 
 def _more_seeds_note(name: str) -> str:
@@ -300,14 +301,3 @@ def _more_seeds_note(name: str) -> str:
     note = STATE["ui"]["more_items" if items else "more_seeds"].format(n=n, command=command)
     return f'\n<p class="snippet-seeds" markdown>{note}</p>\n'
 
-
-def _listing(name: str, source: str, title: str) -> str:
-    """The whole script, highlighted, in a closed <details>. It sits in a <template>
-    (inert: no layout, no theme script) until the reader opens it; snippet-listing.js
-    then inserts it and adds a copy button. Without JavaScript the downloads remain."""
-    code = highlight(source, PythonLexer(), HtmlFormatter(wrapcode=True, cssclass="highlight"))
-    return (f'<details class="snippet-listing" data-snippet="{name}" data-search-exclude>\n'
-            f"<summary>{html.escape(title)}</summary>\n"
-            f'<template><div class="language-python highlight">'
-            f'<span class="filename">snippets/{snippet_runner.path_of(name)}.py</span>{code}</div></template>\n'
-            f"</details>\n")

@@ -21,7 +21,6 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import jinja2
-import yaml
 from pymdownx import slugs
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -129,16 +128,17 @@ def _load_claims() -> None:
     except registry.RegistryError as error:
         raise PluginError(f"docs/claims.yml: {error}") from None
     _state["history"] = rules_history.read()
-    _state["assessments"] = _assess(_state["results"])
-    _state["verdicts"] = {claim_id: a.verdict if a else None
-                          for claim_id, a in _state["assessments"].items()}
+    lang, claims, results = _state["lang"], _state["claims"], _state["results"]
     try:
-        _state["reasons"] = ledger.reasons(_state["lang"], _state["claims"], _state["results"],
-                                           _state["assessments"])
-        _state["becauses"] = ledger.becauses(_state["lang"], _state["claims"], _state["results"],
-                                             _state["assessments"])
+        # One verdict per claim, by the registry's rules, with its stability under resampling
+        # the seeds (tools/verdicts/claims.py); EXPLAINER_NO_EXEC=1: nothing measured, nothing decided.
+        _state["assessments"] = assessments = (registry.assess(results, claims) if results
+                                               else dict.fromkeys(claims))
+        _state["reasons"] = ledger.reasons(lang, claims, results, assessments)
+        _state["becauses"] = ledger.becauses(lang, claims, results, assessments)
     except (registry.MissingMeasurement, registry.RegistryError) as error:
         raise PluginError(str(error)) from None
+    _state["verdicts"] = {claim_id: a.verdict if a else None for claim_id, a in assessments.items()}
 
 
 def _generated_pages(config) -> dict[str, str]:
@@ -197,15 +197,10 @@ def on_files(files: Files, config):
                           config.use_directory_urls))
         results = _state["results"].get(name, {})
         for key, by_lang in results.get("figures", {}).items():
-            figure = by_lang[lang]
-            _add(files, config, figures.site_path(name, key), results["_dir"] / figure["file"])
-            if figure.get("dark_file"):
-                _add(files, config, figures.site_path(name, key, dark=True),
-                     results["_dir"] / figure["dark_file"])
-            for narrow_key, dark in (("narrow_file", False), ("narrow_dark_file", True)):
-                if figure.get(narrow_key):
-                    _add(files, config, figures.site_path(name, key, dark=dark, narrow=True),
-                         results["_dir"] / figure[narrow_key])
+            for field, dark, narrow in (("file", False, False), ("dark_file", True, False),
+                                        ("narrow_file", False, True), ("narrow_dark_file", True, True)):
+                _add(files, config, figures.site_path(name, key, dark=dark, narrow=narrow),
+                     results["_dir"] / by_lang[lang][field])
         if results:
             stdout = (results["_dir"] / "stdout.txt").read_text(encoding="utf-8")
             files.append(File.generated(config, numbers_table.download_path(name),
@@ -218,11 +213,11 @@ def on_files(files: Files, config):
     _state["nav_titles"] = _nav_titles(config["nav"])
     for file in files.documentation_pages():
         if file.abs_src_path and file.src_uri.endswith(".md"):
-            text = Path(file.abs_src_path).read_text(encoding="utf-8")
-            for name in page_macros.listings(text):
-                _state["deciding_page"].setdefault(name, file.src_uri)
-            for name in page_macros.cells_by_snippet(text):
-                _state["snippet_page"].setdefault(name, file.src_uri)
+            for call in page_macros.calls(Path(file.abs_src_path).read_text(encoding="utf-8")):
+                if call.kind == "code":
+                    _state["snippet_page"].setdefault(call.snippet, file.src_uri)
+                    if not call.key:
+                        _state["deciding_page"].setdefault(call.snippet, file.src_uri)
     for src_uri, content in _generated_pages(config).items():
         files.append(File.generated(config, src_uri, content=content))
     return files
@@ -245,18 +240,6 @@ def _executed_notebooks(name: str, path: Path, config) -> tuple[str, str]:
     return download, page
 
 
-def _assess(results: dict) -> dict:
-    """One verdict per claim, computed by the registry's rules, with its stability under
-    resampling the seeds (tools/verdicts/claims.py)."""
-    claims = _state["claims"]
-    if not results:  # EXPLAINER_NO_EXEC=1: nothing measured, nothing decided
-        return dict.fromkeys(claims)
-    try:
-        return registry.assess(results, claims)
-    except (registry.MissingMeasurement, registry.RegistryError) as error:
-        raise PluginError(str(error)) from None
-
-
 def _nav_titles(nav, titles=None) -> dict[str, str]:
     titles = {} if titles is None else titles
     for entry in nav or []:
@@ -269,11 +252,10 @@ def _nav_titles(nav, titles=None) -> dict[str, str]:
 
 
 def _ledger(config) -> str:
-    lang = _state["lang"]
-    titles = _nav_titles(config["nav"])
+    titles = _state["nav_titles"]
     where = {name: (page, titles.get(page, name)) for name, page in _state["deciding_page"].items()}
     docs = Path(config.docs_dir)
-    return ledger.page(lang, _state["claims"], _state["verdicts"], _state["results"], where,
+    return ledger.page(_state["lang"], _state["claims"], _state["verdicts"], _state["results"], where,
                        "sources.md" if (docs / "sources.md").is_file() else None,
                        "references.md" if (docs / "references.md").is_file() else None,
                        _state["assessments"], _state["reasons"], "../assets/ledger.js",
@@ -318,13 +300,9 @@ def _hreflang_links(output: str, page, config) -> str:
         output)
 
 
-@event_priority(100)  # before the search plugin indexes the page
 def on_page_context(context, page, config, nav):
-    """Edit links point at the file a page is made from (generated pages included);
-    search covers the articles: notebook views (the same code as the listings) stay out."""
+    """Edit links point at the file a page is made from (generated pages included)."""
     page.edit_url = page_meta.edit_url(config.repo_url, page.file.src_uri, _state["lang"])
-    if page.file.src_uri.startswith("notebooks/"):
-        page.meta["search"] = {"exclude": True}
     return context
 
 

@@ -28,14 +28,13 @@ snippet. Everything here reads a page's text; nothing runs a snippet.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import jinja2
 from jinja2 import nodes
 from mkdocs.utils import meta
 
 MACROS = ("value", "figure", "text", "choose", "data", "code", "claims", "claim", "literature")
-KEYED = ("value", "figure", "text", "choose", "data")   # one argument: a key, or snippet.key
 # choose(key, word="…", …): its options, one per category the run may record, are written as
 # keyword arguments (no other macro takes any); inside an option the nested macros use single
 # quotes: most="In {{ value('n_most') }} seeds".
@@ -59,15 +58,7 @@ class Call:
     after: str = ""           # the page's text right after it, up to the next call
     line: int = 0             # its line in the text read (front matter included), from 1
     options: tuple[tuple[str, str], ...] = ()   # choose: (category, the page's words) in page order
-    nested: tuple[tuple[str, tuple["Call", ...]], ...] = ()   # choose: each option's own calls
-
-    def option(self, category: str) -> str | None:
-        """The words a ``choose`` writes for ``category`` (None: the page has no such option)."""
-        return dict(self.options).get(category)
-
-    def option_calls(self, category: str | None = None) -> tuple["Call", ...]:
-        """The calls inside one option (or, without ``category``, inside every option)."""
-        return tuple(c for name, inner in self.nested if category in (None, name) for c in inner)
+    nested: tuple["Call", ...] = ()   # choose: the calls inside its options, in page order
 
     @property
     def target(self) -> str:
@@ -79,10 +70,7 @@ class Call:
         return f"{{{{ {self.kind}({', '.join(names)}) }}}}"
 
 
-def front_matter(text: str) -> tuple[str, dict]:
-    """(the page without its front matter, the front matter), as MkDocs reads them."""
-    body, data = meta.get_data(text)
-    return body, data
+front_matter = meta.get_data   # (the page without its front matter, the front matter), as MkDocs reads them
 
 
 def resolve(kind: str, args: tuple, snippet: str | None) -> tuple[str | None, str | None]:
@@ -117,14 +105,14 @@ def calls(text: str, snippet: str | None = None) -> list[Call]:
     found: list[Call] = []
     skipped = text[:len(text) - len(body)].count("\n") if text.endswith(body) else 0  # front matter
     line = ""    # the current line's text so far
-    pending = None  # the last call, still waiting for the text after it
+    waiting = False  # the last call still waits for the text after it
     for output in template.find_all(nodes.Output):
         for node in output.nodes:
             if isinstance(node, nodes.TemplateData):
-                if pending is not None:
-                    found[-1] = Call(**{**pending.__dict__, "after": node.data})
-                    pending = None
-                line = (line + node.data).rpartition("\n")[2] if "\n" in node.data else line + node.data
+                if waiting:
+                    found[-1] = replace(found[-1], after=node.data)
+                    waiting = False
+                line = (line + node.data).rpartition("\n")[2]
                 continue
             if not (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name)):
                 raise PageMacroError(f"line {node.lineno}: a page only calls macros "
@@ -139,9 +127,9 @@ def calls(text: str, snippet: str | None = None) -> list[Call]:
                 nested = _options(kind, options, snippet)
             except PageMacroError as error:
                 raise PageMacroError(f"line {node.lineno}: {error}") from None
-            pending = Call(kind, args, cited, key, before=line, line=node.lineno + skipped,
-                           options=options, nested=nested)
-            found.append(pending)
+            found.append(Call(kind, args, cited, key, before=line, line=node.lineno + skipped,
+                              options=options, nested=nested))
+            waiting = True
             line += LINE_BREAK_STANDIN
     return found
 
@@ -155,8 +143,8 @@ def _options(kind: str, options: tuple[tuple[str, str], ...], snippet: str | Non
     for name, words in options:
         if not isinstance(words, str):
             raise PageMacroError(f"choose(…): option {name}= takes quoted words (\"\" for none)")
-    nested = tuple((name, tuple(calls(words, snippet))) for name, words in options)
-    if any(c.kind not in ("value", "text") for _, inner in nested for c in inner):
+    nested = tuple(c for _, words in options for c in calls(words, snippet))
+    if any(c.kind not in ("value", "text") for c in nested):
         raise PageMacroError("choose(…): an option may cite numbers (value) only")
     return nested
 
@@ -179,7 +167,7 @@ def values(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
 
 def with_options(found: list[Call]) -> list[Call]:
     """The calls, each ``choose`` followed by the calls inside its options."""
-    return [inner for c in found for inner in (c, *c.option_calls())]
+    return [inner for c in found for inner in (c, *c.nested)]
 
 
 def cells(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
@@ -191,7 +179,3 @@ def listings(text: str, snippet: str | None = None) -> list[str]:
     """The snippets a page shows whole (``code()``), in page order."""
     return [c.snippet for c in calls(text, snippet) if c.kind == "code" and not c.key]
 
-
-def cells_by_snippet(text: str, snippet: str | None = None) -> list[str]:
-    """The snippets whose code a page shows (cells or whole), in page order, each once."""
-    return list(dict.fromkeys(c.snippet for c in calls(text, snippet) if c.kind == "code"))
