@@ -258,17 +258,26 @@ def test_on_a_phone_the_header_names_site_and_page_whole_and_no_button_covers_th
     """On every page, the site's name (注意力机制：跑一遍，量一量 was cut to 注意力机制：跑一…)
     and the page's title that replaces it on scrolling show whole inside the header; the
     back-to-top button, which floats over the text, is not shown on a phone even when
-    scrolling back up."""
+    scrolling back up. What each page showed is remembered under its inputs (tests/remembered.py)."""
     page.set_viewport_size({"width": 390, "height": 844})
-    cut = []
-    for path in article_pages(built_site, lang_root):
+
+    def header(path):
         page.goto(site_url + path)
-        topics = page.evaluate(HEADER)
+        return page.evaluate(HEADER)
+
+    def top_button(path):
+        page.goto(site_url + path)
+        page.mouse.wheel(0, 3000)
+        page.wait_for_timeout(300)
+        page.mouse.wheel(0, -600)
+        page.wait_for_timeout(500)
+        return {"shown": page.locator(".md-top").is_visible()}
+
+    pages = article_pages(built_site, lang_root)
+    cut = []
+    for path, topics in remembered.per_page(built_site, pages, "phone-header-390", header, __file__).items():
         cut += [f"{path}: {t}" for t in topics if not (t["whole"] and t["inside"])]
         assert len(topics) == 2, path
     assert cut == [], "\n".join(cut)
-    page.mouse.wheel(0, 3000)
-    page.wait_for_timeout(300)
-    page.mouse.wheel(0, -600)
-    page.wait_for_timeout(500)
-    assert not page.locator(".md-top").is_visible()
+    last = pages[-1]
+    assert not remembered.per_page(built_site, [last], "phone-top-button-390", top_button, __file__)[last]["shown"]

@@ -256,7 +256,8 @@ def top_level_nodes(tree: ast.AST):
             yield from top_level_nodes(node)
 
 
-def bound_names(source: str) -> set[str]:
+@functools.cache   # a cell's source is read for every number its page cites
+def bound_names(source: str) -> frozenset[str]:
     """Names a piece of code defines at its top level (assignments, defs, imports, loops)."""
     names = set()
     for node in top_level_nodes(ast.parse(source)):
@@ -266,7 +267,7 @@ def bound_names(source: str) -> set[str]:
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-    return names
+    return frozenset(names)
 
 
 def test_only_top_level_names_count_as_defined_by_a_page():
@@ -605,7 +606,13 @@ def expected_seconds(page: str) -> float:
     return sum(durations.get(name, 0.0) for name in {c.snippet for c in cells_of(page)})
 
 
-def test_the_cells_every_page_shows_run_when_copied_and_reproduce_its_numbers(tmp_path, built_site):
+def test_the_cells_every_page_shows_run_when_copied_and_reproduce_its_numbers(tmp_path, built_site, monkeypatch):
+    # The build's runs are looked up for every page: the installed distributions (the runs' keys)
+    # are read once, not at every look-up (they do not change while the test runs), and each
+    # snippet's run is read once for all the pages that show it.
+    monkeypatch.setattr(snippet_runner, "environment_fingerprint",
+                        functools.cache(snippet_runner.environment_fingerprint))
+    build_runs: dict[str, tuple[dict, dict[int, str]]] = {}
     # Each page's cells in the fresh environment of the pip command its built page shows (both
     # languages show the same one: test_the_first_cell_says_what_the_cells_need).
     arguments = {page: shown_command(built_page(built_site, page, "en")) for page in PAGES}
@@ -634,7 +641,9 @@ def test_the_cells_every_page_shows_run_when_copied_and_reproduce_its_numbers(tm
     failures += [error for _, error in runs.values() if error]
     for page in PAGES:
         cells = cells_of(page)
-        builds = {name: build_run(name) for name in {c.snippet for c in cells}}
+        for name in {c.snippet for c in cells} - set(build_runs):
+            build_runs[name] = build_run(name)
+        builds = build_runs
         expected = "".join(builds[c.snippet][1][c.index] for c in cells)
         wanted = cited_from_cells(page, cells)
         if not wanted:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+import remembered
+
 from tools.verdicts import claims as registry
 from tools.verdicts import ledger, rules_history
 
@@ -70,11 +72,32 @@ def check(repo: Path, with_git: bool = True) -> None:
                         repo if with_git else None)
 
 
+def git_inputs(root: Path = ROOT) -> str:
+    """What ``rules_history.from_git`` reads: the commits reachable from HEAD (their ids name
+    their contents and parents) and git's version."""
+    return git(root, "rev-parse", "HEAD") + git(root, "--version")
+
+
+def history_from_git() -> dict:
+    """``rules_history.from_git`` of this checkout, remembered under HEAD, git's version and the
+    code that reads it (tests/remembered.py): a warm `make test` does not walk the history again."""
+    return remembered.remember("rules-history-from-git", git_inputs(), lambda: rules_history.from_git(ROOT),
+                               __file__, rules_history.__file__, registry.__file__)
+
+
+def test_the_history_from_git_is_read_again_after_a_commit(repo):
+    before = git_inputs(repo)
+    assert git_inputs(repo) == before
+    (repo / "docs" / "claims.yml").write_text(registry_text(bar="1e-3"), encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "a new rule")
+    assert git_inputs(repo) != before
+
+
 def test_the_committed_history_is_what_the_repositorys_commits_give():
     if not rules_history.git_history_available(ROOT):
         pytest.skip("no full git history (a shallow clone)")
     committed = rules_history.read()
-    for claim_id, versions in rules_history.from_git(ROOT).items():
+    for claim_id, versions in history_from_git().items():
         recorded = committed.get(claim_id, [])
         seeded = {v["commit"]: v for v in recorded if v["commit"]}
         for version in versions:

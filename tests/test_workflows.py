@@ -13,6 +13,8 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
+import remembered
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tools.running import progress, shards, snippet_runner  # noqa: E402
@@ -182,10 +184,40 @@ def test_the_comparison_finds_a_differing_byte_and_ignores_the_timing(tmp_path):
 # build's own cache (minutes: run it when the sharding changes).
 CHEAP = ["index", "real_model.explorer", "real_model.head_roles.previous_and_entity"]
 
+# What the shards' runs depend on beyond each run's own key (snippet_runner.cache_key: the
+# snippet, the shared modules it imports, the installed packages, the CPU kernels, its figure
+# words): the runner and its worker, the sharding, the registry and its claims (which group the
+# snippets and ask for more seeds), the durations that order the plan.
+SHARD_CODE = sorted([*(p.relative_to(ROOT).as_posix() for d in ("tools/running", "tools/verdicts")
+                       for p in (ROOT / d).iterdir() if p.is_file()),
+                     "tools/pages/page_macros.py", "docs/claims.yml"])
+
+
+def shard_inputs(names: list[str], paths: dict[str, Path] | None = None) -> str:
+    """The runs' keys of ``names`` (today's sources and environment): the measurement below is
+    remembered under them with SHARD_CODE and this module (tests/remembered.py)."""
+    paths = paths or {snippet_runner.name_of(p): p for p in snippet_runner.discover()}
+    environment = snippet_runner.environment_fingerprint()
+    return "\n".join(f"{name} {snippet_runner.cache_key(paths[name], environment)}" for name in names)
+
+
+def test_the_shard_measurement_is_taken_again_when_a_snippet_it_runs_changes(tmp_path):
+    paths = {snippet_runner.name_of(p): p for p in snippet_runner.discover()}
+    planted = {**paths, "index": tmp_path / "index.py"}
+    planted["index"].write_bytes(paths["index"].read_bytes())
+    before = shard_inputs(CHEAP, planted)
+    assert before == shard_inputs(CHEAP, planted)
+    planted["index"].write_bytes(paths["index"].read_bytes() + b"\n# edited\n")
+    assert shard_inputs(CHEAP, planted) != before
+    assert {"tools/running/snippet_runner.py", "tools/running/snippet_worker.py", "tools/running/shards.py",
+            "tools/verdicts/claims.py", "docs/claims.yml"} <= set(SHARD_CODE)
+
 
 def test_shards_run_apart_give_byte_for_byte_the_runs_of_one_full_run(tmp_path):
     """Each shard in a runner of its own with a cache of its own, against one full run of the
-    same snippets in a third cache: every file of every run the same, byte for byte."""
+    same snippets in a third cache: every file of every run the same, byte for byte. What the
+    runs gave is remembered under the runs' keys, the runner's code and this test's
+    (tests/remembered.py): a warm `make test` asserts on it without running them again."""
     def run(names, cache):
         env = dict(os.environ, EXPLAINER_CACHE_DIR=str(cache))
         done = subprocess.run([sys.executable, "-m", "tools.running.snippet_runner", *names],
@@ -193,14 +225,22 @@ def test_shards_run_apart_give_byte_for_byte_the_runs_of_one_full_run(tmp_path):
         assert done.returncode == 0, done.stdout + done.stderr
         return shards.shard_runs(names, cache)
 
-    planned = shards.plan(2, names=CHEAP)
-    assert all(planned)
-    union = {}
-    for i, names in enumerate(planned):
-        union.update(run(names, tmp_path / f"shard-{i}"))
-    full = run(CHEAP, tmp_path / "full")
-    assert sorted(union) == sorted(full) == sorted(CHEAP)
-    assert shards.differences(union, full) == []
-    together = tmp_path / "assembled"
-    assert sorted(shards.assemble([tmp_path / "shard-0", tmp_path / "shard-1"], together)) == sorted(CHEAP)
-    assert shards.differences(shards.shard_runs(CHEAP, together), full) == []
+    def measure():
+        planned = shards.plan(2, names=CHEAP)
+        union = {}
+        for i, names in enumerate(planned):
+            union.update(run(names, tmp_path / f"shard-{i}"))
+        full = run(CHEAP, tmp_path / "full")
+        together = tmp_path / "assembled"
+        assembled = shards.assemble([tmp_path / f"shard-{i}" for i in range(len(planned))], together)
+        return {"planned": planned, "union": sorted(union), "full": sorted(full),
+                "differences": shards.differences(union, full), "assembled": sorted(assembled),
+                "assembled_differences": shards.differences(shards.shard_runs(CHEAP, together), full)}
+
+    found = remembered.remember("shards-union", shard_inputs(CHEAP), measure, __file__,
+                                *(str(ROOT / path) for path in SHARD_CODE))
+    assert len(found["planned"]) == 2 and all(found["planned"])
+    assert sorted(found["union"]) == sorted(found["full"]) == sorted(CHEAP)
+    assert found["differences"] == []
+    assert sorted(found["assembled"]) == sorted(CHEAP)
+    assert found["assembled_differences"] == []
