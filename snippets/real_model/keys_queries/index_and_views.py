@@ -117,41 +117,37 @@ best_head = {role: int(role_hits[role].argmax()) for role in ROLES}   # each rol
 role_chance = np.mean([1 / len(content_positions(item)) for item in role_items])   # the same for every role
 # Each role's numbers (C18 (a)): its best head from the verb, the heads beyond chance, chance,
 # the position rules' best share and the heads at or above it.
-best = best_head["agent"]
-report.number("c18_agent_best_share", role_hits["agent"][best] / n_role_items, "{:.0%}", kind="share")
-report.number("c18_agent_best_layer", best // H + 1, "{:.0f}")
-report.number("c18_agent_best_head", best % H + 1, "{:.0f}")
-report.number("c18_agent_best_p", role_p["agent"][best], kind="p")
+report.number("c18_agent_best_share", role_hits["agent"][best_head["agent"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_agent_best_layer", best_head["agent"] // H + 1, "{:.0f}")
+report.number("c18_agent_best_head", best_head["agent"] % H + 1, "{:.0f}")
+report.number("c18_agent_best_p", role_p["agent"][best_head["agent"]], kind="p")
 report.number("c18_agent_heads", len(passing["agent"]), "{:.0f}", kind="count")
 report.number("c18_agent_chance", role_chance, "{:.0%}", kind="share")
 report.number("c18_agent_position_bar", position_bar["agent"], "{:.0%}", kind="share")
 report.number("c18_agent_sized_heads", len(sized["agent"]), "{:.0f}", kind="count")
 
-best = best_head["object"]
-report.number("c18_object_best_share", role_hits["object"][best] / n_role_items, "{:.0%}", kind="share")
-report.number("c18_object_best_layer", best // H + 1, "{:.0f}")
-report.number("c18_object_best_head", best % H + 1, "{:.0f}")
-report.number("c18_object_best_p", role_p["object"][best], kind="p")
+report.number("c18_object_best_share", role_hits["object"][best_head["object"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_object_best_layer", best_head["object"] // H + 1, "{:.0f}")
+report.number("c18_object_best_head", best_head["object"] % H + 1, "{:.0f}")
+report.number("c18_object_best_p", role_p["object"][best_head["object"]], kind="p")
 report.number("c18_object_heads", len(passing["object"]), "{:.0f}", kind="count")
 report.number("c18_object_chance", role_chance, "{:.0%}", kind="share")
 report.number("c18_object_position_bar", position_bar["object"], "{:.0%}", kind="share")
 report.number("c18_object_sized_heads", len(sized["object"]), "{:.0f}", kind="count")
 
-best = best_head["tool"]
-report.number("c18_tool_best_share", role_hits["tool"][best] / n_role_items, "{:.0%}", kind="share")
-report.number("c18_tool_best_layer", best // H + 1, "{:.0f}")
-report.number("c18_tool_best_head", best % H + 1, "{:.0f}")
-report.number("c18_tool_best_p", role_p["tool"][best], kind="p")
+report.number("c18_tool_best_share", role_hits["tool"][best_head["tool"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_tool_best_layer", best_head["tool"] // H + 1, "{:.0f}")
+report.number("c18_tool_best_head", best_head["tool"] % H + 1, "{:.0f}")
+report.number("c18_tool_best_p", role_p["tool"][best_head["tool"]], kind="p")
 report.number("c18_tool_heads", len(passing["tool"]), "{:.0f}", kind="count")
 report.number("c18_tool_chance", role_chance, "{:.0%}", kind="share")
 report.number("c18_tool_position_bar", position_bar["tool"], "{:.0%}", kind="share")
 report.number("c18_tool_sized_heads", len(sized["tool"]), "{:.0f}", kind="count")
 
-best = best_head["manner"]
-report.number("c18_manner_best_share", role_hits["manner"][best] / n_role_items, "{:.0%}", kind="share")
-report.number("c18_manner_best_layer", best // H + 1, "{:.0f}")
-report.number("c18_manner_best_head", best % H + 1, "{:.0f}")
-report.number("c18_manner_best_p", role_p["manner"][best], kind="p")
+report.number("c18_manner_best_share", role_hits["manner"][best_head["manner"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_manner_best_layer", best_head["manner"] // H + 1, "{:.0f}")
+report.number("c18_manner_best_head", best_head["manner"] % H + 1, "{:.0f}")
+report.number("c18_manner_best_p", role_p["manner"][best_head["manner"]], kind="p")
 report.number("c18_manner_heads", len(passing["manner"]), "{:.0f}", kind="count")
 report.number("c18_manner_chance", role_chance, "{:.0%}", kind="share")
 report.number("c18_manner_position_bar", position_bar["manner"], "{:.0%}", kind="share")
