@@ -2,9 +2,14 @@
 argument of ``report.number`` / ``figure`` / ``text`` / ``category`` / ``data`` is a string literal, so
 ``grep -rn '"coreference_heads"' snippets/`` finds where a rule's or a page's number is made.
 
-A helper that records for its caller (``explainer.seeds.report_spread`` and the seed counts)
-passes on the caller's key: its recording calls name the key by its own parameter, alone or
-with a literal ending (``key + "_mean"``), and every call of the helper writes that key out."""
+Only the shared package (``snippets/explainer``) has helpers that record for their caller
+(``explainer.seeds.report_spread`` and the seed counts): their recording calls name the key by
+their own parameter, alone or with a literal ending (``key + "_mean"``), and every call of such a
+helper writes that key out. A snippet writes each key out whole at its recording call, or as the
+stem it gives one of those helpers; a helper of its own that adds endings to a stem would hide
+the keys it records from grep, so a snippet has none (``keys_not_written_whole``). Every key
+docs/claims.yml reads from a snippet is found whole in it, or as a stem given to an explainer
+helper that adds that ending."""
 
 import ast
 from pathlib import Path
@@ -188,16 +193,122 @@ def test_the_check_follows_a_key_a_helper_passes_on_to_its_callers():
     assert {"report_spread", "report_seed_count", "report_seeds_past", "report_mean_range"} <= set(_explainer_helpers())
 
 
+def keys_not_written_whole(source: str, shared: dict | None = None) -> dict[str, int]:
+    """The calls of a snippet (outside ``snippets/explainer``) that do not write their report key
+    out whole: ``computed``, report.number/figure/text/category/data calls and calls of an
+    explainer helper (``shared``) whose key is not a string literal (an f-string, a variable, a
+    parameter, ``key + "_mean"``); ``stem``, calls of the file's own helpers that record under a
+    key their caller gives (a stem the helper may add endings to). Both 0: every key is a literal."""
+    shared = {name: (helper + ([],))[:3] for name, helper in (shared or {}).items()}
+    own = helper_endings(source, shared)
+    found = {"computed": 0, "stem": 0}
+    for call, _ in _calls(ast.parse(source)):
+        if _recording(call):
+            key = call.args[0]
+        elif _name(call) in own:
+            found["stem"] += 1
+            continue
+        elif _name(call) in shared:
+            key = _helper_key(call, shared[_name(call)])
+            if key is None:
+                continue
+        else:
+            continue
+        if not _literal(key):
+            found["computed"] += 1
+    return found
+
+
+def test_the_check_of_a_snippet_wants_every_key_whole_and_no_helper_of_its_own_adding_endings():
+    shared = _explainer_endings()
+    whole = {"computed": 0, "stem": 0}
+    assert keys_not_written_whole('report.number("heads", n, "{:.0f}")', shared) == whole
+    assert keys_not_written_whole('report_spread(report, "accuracy", v)\n'
+                                  'report_seed_count(report, key="pass_seeds", per_seed=v)', shared) == whole
+    assert keys_not_written_whole('report.number(f"{role}_heads", n)', shared) == {"computed": 1, "stem": 0}
+    assert keys_not_written_whole('report_spread(report, name, v)', shared) == {"computed": 1, "stem": 0}
+    assert keys_not_written_whole('report_spread(report, "frame" + "_query", v)', shared) == {"computed": 1, "stem": 0}
+    helper = ('def role(report, key, v):\n'                  # a stem plus endings: two numbers grep cannot find
+              '    report.number(key + "_share", v.mean())\n'
+              '    report_spread(report, key + "_p95", v, kind="share")\n')
+    assert keys_not_written_whole(helper + 'role(report, "c18_agent", v)\nrole(report, "c18_tool", v)', shared) \
+        == {"computed": 2, "stem": 2}
+    passing = 'def count(report, key, v):\n    report.number(key, v.sum())\ncount(report, "hits", v)'
+    assert keys_not_written_whole(passing, shared) == {"computed": 1, "stem": 1}
+
+
 def test_every_report_key_is_a_literal():
+    """Outside ``snippets/explainer``: every key written whole (``keys_not_written_whole``); in
+    it, a helper may pass on its caller's key, every other key is a literal (``computed_keys``)."""
     shared = _explainer_endings()
     found = {}
     for path in sorted((ROOT / "snippets").rglob("*.py")):
-        if "build" in path.relative_to(ROOT / "snippets").parts:
+        parts = path.relative_to(ROOT / "snippets").parts
+        if "build" in parts:
             continue
-        n = computed_keys(path.read_text(encoding="utf-8"), shared)
-        if n:
-            found[path.relative_to(ROOT / "snippets").as_posix()] = n
-    assert found == {}, f"report keys built at run time (calls per file): {found}; write the key out"
+        source = path.read_text(encoding="utf-8")
+        if parts[0] == "explainer":
+            n = computed_keys(source, shared)
+            if n:
+                found[path.relative_to(ROOT / "snippets").as_posix()] = {"computed": n}
+        else:
+            n = keys_not_written_whole(source, shared)
+            if any(n.values()):
+                found[path.relative_to(ROOT / "snippets").as_posix()] = n
+    assert found == {}, (f"report keys not written out whole (calls per file): {found}; write each key out "
+                         "at its recording call, one call per number")
+
+
+def keys_found(source: str, shared: dict) -> tuple[set[str], set[str]]:
+    """The keys a snippet writes out: whole, a literal first argument of a recording call or the
+    literal key of an explainer helper that records it as given (a seed count); and those it
+    gives an explainer helper as a stem, each with the helper's endings (``accuracy`` to
+    report_spread: ``accuracy_mean``, ``accuracy_std``, ...)."""
+    whole, stemmed = set(), set()
+    for call, _ in _calls(ast.parse(source)):
+        if _recording(call):
+            if _literal(call.args[0]):
+                whole.add(call.args[0].value)
+        elif _name(call) in shared:
+            key = _helper_key(call, shared[_name(call)])
+            if _literal(key):
+                for ending, _ in shared[_name(call)][2]:
+                    (stemmed if ending else whole).add(key.value + ending)
+    return whole, stemmed
+
+
+def claims_keys() -> set[str]:
+    """Every ``snippet.key`` docs/claims.yml reads: its rules' cases, a power check's recorded
+    number or planted numbers, and the numbers an experiment shows in the ledger."""
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from tools.verdicts import claims as registry
+
+    names = set()
+    for claim in registry.load().values():
+        papers = {e.reference for e in claim.experiments if e.reference}   # literature: its own numbers
+        read = claim.names() | ({claim.power} if claim.power else set()) \
+            | {name for plant in claim.plant for name in plant}
+        names |= {name for name in read if name.rpartition(".")[0] not in papers}
+        names |= {f"{e.snippet}.{key}" for e in claim.experiments if e.snippet for key in e.show}
+    return names
+
+
+def test_every_key_a_claim_reads_is_written_whole_in_its_snippet():
+    """``grep -rn '"frame_pass_seeds"' snippets/`` finds where each number a claim reads is
+    made: the key is written whole in its snippet, or it is a stem given to an explainer helper
+    plus one of that helper's endings (``report_spread``: ``_mean``, ``_std``, ``_min``, ``_max``)."""
+    shared = _explainer_endings()
+    missing = {}
+    for name in sorted(claims_keys()):
+        snippet, _, key = name.rpartition(".")
+        path = ROOT / "snippets" / (snippet.replace(".", "/") + ".py")
+        assert path.is_file(), f"{name}: no snippet {path.relative_to(ROOT)}"
+        whole, stemmed = keys_found(path.read_text(encoding="utf-8"), shared)
+        if key not in whole | stemmed:
+            missing.setdefault(path.relative_to(ROOT).as_posix(), []).append(key)
+    assert missing == {}, (f"keys docs/claims.yml reads that their snippet does not write out whole: {missing}")
 
 
 def described_in_code_and_bare(source: str, shared: dict | None = None) -> tuple[set[str], set[str]]:

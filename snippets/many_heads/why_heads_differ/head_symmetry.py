@@ -141,25 +141,54 @@ report.number("n_seeds", n, "{:.0f}")
 stays = (gap_curves == 0).all(dim=1)                                        # (M,)
 report_seed_count(report, "identical_stay_seeds", stays[arm_of["identical"]])
 report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f}")
-def report_arm(report, key: str, zh: str) -> None:
-    """One arm's numbers over the seeds (``key``: the arm, ``zh``: its name in Chinese): the two
-    heads' similarity, accuracy, the seeds whose heads differ, the final weight gap, the loss."""
-    s = arm_of[key]
-    report_spread(report, key + "_similarity", similarity[s], "{:.2f}",
-                  en=f"pattern similarity of the two heads ({key})", zh=f"两个头的模式相似度（{zh}）")
-    report_spread(report, key + "_accuracy", accuracy[s], "{:.3f}",
-                  en=f"accuracy on held-out sentences ({key})", zh=f"留出句子上的准确率（{zh}）")
-    report_seed_count(report, key + "_differ_seeds", similarity[s] < 0.9)
-    report.number(key + "_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
-                  en=f"largest weight difference after {STEPS} steps, mean over seeds ({key})",
-                  zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（{zh}）")
-    report.number(key + "_loss_mean", loss[s].mean(), "{:.3f}")
+# Each arm's numbers over the seeds: the two heads' similarity, accuracy, the seeds whose heads
+# differ, the final weight gap, the loss.
+s = arm_of["identical"]
+report_spread(report, "identical_similarity", similarity[s], "{:.2f}",
+              en="pattern similarity of the two heads (identical)", zh="两个头的模式相似度（完全相同）")
+report_spread(report, "identical_accuracy", accuracy[s], "{:.3f}",
+              en="accuracy on held-out sentences (identical)", zh="留出句子上的准确率（完全相同）")
+report_seed_count(report, "identical_differ_seeds", similarity[s] < 0.9)
+report.number("identical_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
+              en=f"largest weight difference after {STEPS} steps, mean over seeds (identical)",
+              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（完全相同）")
+report.number("identical_loss_mean", loss[s].mean(), "{:.3f}")
 
+s = arm_of["nudged"]
+report_spread(report, "nudged_similarity", similarity[s], "{:.2f}",
+              en="pattern similarity of the two heads (nudged)", zh="两个头的模式相似度（相差 1e-6）")
+report_spread(report, "nudged_accuracy", accuracy[s], "{:.3f}",
+              en="accuracy on held-out sentences (nudged)", zh="留出句子上的准确率（相差 1e-6）")
+report_seed_count(report, "nudged_differ_seeds", similarity[s] < 0.9)
+report.number("nudged_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
+              en=f"largest weight difference after {STEPS} steps, mean over seeds (nudged)",
+              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（相差 1e-6）")
+report.number("nudged_loss_mean", loss[s].mean(), "{:.3f}")
 
-report_arm(report, "identical", "完全相同")
-report_arm(report, "nudged", "相差 1e-6")
-report_arm(report, "random", "随机")
-report_arm(report, "identical_dropout", "完全相同 + dropout")
+s = arm_of["random"]
+report_spread(report, "random_similarity", similarity[s], "{:.2f}",
+              en="pattern similarity of the two heads (random)", zh="两个头的模式相似度（随机）")
+report_spread(report, "random_accuracy", accuracy[s], "{:.3f}",
+              en="accuracy on held-out sentences (random)", zh="留出句子上的准确率（随机）")
+report_seed_count(report, "random_differ_seeds", similarity[s] < 0.9)
+report.number("random_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
+              en=f"largest weight difference after {STEPS} steps, mean over seeds (random)",
+              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（随机）")
+report.number("random_loss_mean", loss[s].mean(), "{:.3f}")
+
+s = arm_of["identical_dropout"]
+report_spread(report, "identical_dropout_similarity", similarity[s], "{:.2f}",
+              en="pattern similarity of the two heads (identical_dropout)",
+              zh="两个头的模式相似度（完全相同 + dropout）")
+report_spread(report, "identical_dropout_accuracy", accuracy[s], "{:.3f}",
+              en="accuracy on held-out sentences (identical_dropout)",
+              zh="留出句子上的准确率（完全相同 + dropout）")
+report_seed_count(report, "identical_dropout_differ_seeds", similarity[s] < 0.9)
+report.number("identical_dropout_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
+              en=f"largest weight difference after {STEPS} steps, mean over seeds (identical_dropout)",
+              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（完全相同 + dropout）")
+report.number("identical_dropout_loss_mean", loss[s].mean(), "{:.3f}")
+
 for arm in ARMS:
     s = arm_of[arm]
     print(f"{arm:>17}: similarity {similarity[s].mean():.2f} [{similarity[s].min():.2f}, "

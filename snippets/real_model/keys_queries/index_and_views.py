@@ -115,24 +115,44 @@ report.number("c18_sentences", n_role_items, "{:.0f}", kind="count")
 report.number("c18_draws", N_DRAWS_C18, "{:.0f}", kind="count")
 best_head = {role: int(role_hits[role].argmax()) for role in ROLES}   # each role's best head
 role_chance = np.mean([1 / len(content_positions(item)) for item in role_items])   # the same for every role
-def report_role(report, key: str, role: str) -> None:
-    """One role's numbers (C18 (a)): its best head from the verb, the heads beyond chance, chance,
-    the position rules' best share and the heads at or above it."""
-    best = best_head[role]
-    report.number(key + "_best_share", role_hits[role][best] / n_role_items, "{:.0%}", kind="share")
-    report.number(key + "_best_layer", best // H + 1, "{:.0f}")
-    report.number(key + "_best_head", best % H + 1, "{:.0f}")
-    report.number(key + "_best_p", role_p[role][best], kind="p")
-    report.number(key + "_heads", len(passing[role]), "{:.0f}", kind="count")
-    report.number(key + "_chance", role_chance, "{:.0%}", kind="share")
-    report.number(key + "_position_bar", position_bar[role], "{:.0%}", kind="share")
-    report.number(key + "_sized_heads", len(sized[role]), "{:.0f}", kind="count")
+# Each role's numbers (C18 (a)): its best head from the verb, the heads beyond chance, chance,
+# the position rules' best share and the heads at or above it.
+report.number("c18_agent_best_share", role_hits["agent"][best_head["agent"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_agent_best_layer", best_head["agent"] // H + 1, "{:.0f}")
+report.number("c18_agent_best_head", best_head["agent"] % H + 1, "{:.0f}")
+report.number("c18_agent_best_p", role_p["agent"][best_head["agent"]], kind="p")
+report.number("c18_agent_heads", len(passing["agent"]), "{:.0f}", kind="count")
+report.number("c18_agent_chance", role_chance, "{:.0%}", kind="share")
+report.number("c18_agent_position_bar", position_bar["agent"], "{:.0%}", kind="share")
+report.number("c18_agent_sized_heads", len(sized["agent"]), "{:.0f}", kind="count")
 
+report.number("c18_object_best_share", role_hits["object"][best_head["object"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_object_best_layer", best_head["object"] // H + 1, "{:.0f}")
+report.number("c18_object_best_head", best_head["object"] % H + 1, "{:.0f}")
+report.number("c18_object_best_p", role_p["object"][best_head["object"]], kind="p")
+report.number("c18_object_heads", len(passing["object"]), "{:.0f}", kind="count")
+report.number("c18_object_chance", role_chance, "{:.0%}", kind="share")
+report.number("c18_object_position_bar", position_bar["object"], "{:.0%}", kind="share")
+report.number("c18_object_sized_heads", len(sized["object"]), "{:.0f}", kind="count")
 
-report_role(report, "c18_agent", "agent")
-report_role(report, "c18_object", "object")
-report_role(report, "c18_tool", "tool")
-report_role(report, "c18_manner", "manner")
+report.number("c18_tool_best_share", role_hits["tool"][best_head["tool"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_tool_best_layer", best_head["tool"] // H + 1, "{:.0f}")
+report.number("c18_tool_best_head", best_head["tool"] % H + 1, "{:.0f}")
+report.number("c18_tool_best_p", role_p["tool"][best_head["tool"]], kind="p")
+report.number("c18_tool_heads", len(passing["tool"]), "{:.0f}", kind="count")
+report.number("c18_tool_chance", role_chance, "{:.0%}", kind="share")
+report.number("c18_tool_position_bar", position_bar["tool"], "{:.0%}", kind="share")
+report.number("c18_tool_sized_heads", len(sized["tool"]), "{:.0f}", kind="count")
+
+report.number("c18_manner_best_share", role_hits["manner"][best_head["manner"]] / n_role_items, "{:.0%}", kind="share")
+report.number("c18_manner_best_layer", best_head["manner"] // H + 1, "{:.0f}")
+report.number("c18_manner_best_head", best_head["manner"] % H + 1, "{:.0f}")
+report.number("c18_manner_best_p", role_p["manner"][best_head["manner"]], kind="p")
+report.number("c18_manner_heads", len(passing["manner"]), "{:.0f}", kind="count")
+report.number("c18_manner_chance", role_chance, "{:.0%}", kind="share")
+report.number("c18_manner_position_bar", position_bar["manner"], "{:.0%}", kind="share")
+report.number("c18_manner_sized_heads", len(sized["manner"]), "{:.0f}", kind="count")
+
 report.number("c18_views", n_views, "{:.0f}", kind="count")
 report.number("c18_a_shown", float(n_views >= 2), "{:.0f}")
 report.number("c18_sink_top_median", np.median(sink_top.mean(axis=0)), "{:.0%}", kind="share")
@@ -142,7 +162,7 @@ from explainer.role_margins import c18_outcome
 
 # Which roles got a head of their own (a category the page words in each language, e.g.
 # "agent_and_object_or_tool"); each head's layer, number and shares are recorded below
-# (report_assigned).
+# (after the notes on (a)).
 report.category("c18_a", "_and_".join(assignment) or "none")
 
 # %% [markdown]
@@ -206,33 +226,70 @@ for view, assigned_head in assignment.items():
                       "off_rule_share": hit[off].mean(), "off_rule_sentences": off.sum(),
                       "sink": sink_top[:, assigned_head].mean(), "off_rule_chance": off_chance}
     off_rule_hits[view] = (hit[off].mean(), off_chance)
-def report_assigned(report, key: str, view: str, en: str, zh: str) -> None:
-    """The head assigned to a view and how it does (``en``/``zh``: the view's name). A view
-    without a head of its own records none of them, so they are described here: the strings
-    file describes only numbers every run records."""
-    if view not in assigned:
-        return
-    head = assigned[view]
-    report.number(key + "_assigned_layer", head["layer"], "{:.0f}",
-                  en=f"{en}: the head assigned to it, layer", zh=f"{zh}：分给它的头所在的层")
-    report.number(key + "_assigned_head", head["head"], "{:.0f}",
-                  en=f"{en}: that head's number", zh=f"{zh}：这个头在层内的编号")
-    report.number(key + "_assigned_share", head["share"], "{:.0%}", kind="share",
-                  en=f"{en}: that head's top pick is the role word", zh=f"{zh}：这个头首选该角色词的比例")
-    report.number(key + "_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share",
-                  en=f"{en}: the same, in the sentences where no position rule finds the role",
-                  zh=f"{zh}：同上，只看位置规则找不到该角色的句子")
-    report.number(key + "_off_rule_sentences", head["off_rule_sentences"], "{:.0f}", kind="count",
-                  en=f"{en}: sentences where no position rule finds the role", zh=f"{zh}：位置规则找不到该角色的句子数")
-    report.number(key + "_assigned_sink", head["sink"], "{:.0%}", kind="share",
-                  en=f"{en}: that head's top pick is [CLS] or [SEP]", zh=f"{zh}：这个头首选 [CLS] 或 [SEP] 的比例")
-    report.number(key + "_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share",
-                  en=f"{en}: chance in those sentences", zh=f"{zh}：这些句子里的偶然水平")
 
+# The head assigned to each view and how it does. A view without a head of its own records none
+# of them, so they are described here: the strings file describes only numbers every run records.
+if "agent" in assigned:
+    head = assigned["agent"]
+    report.number("c18_agent_assigned_layer", head["layer"], "{:.0f}",
+                  en="agent: the head assigned to it, layer", zh="施事：分给它的头所在的层")
+    report.number("c18_agent_assigned_head", head["head"], "{:.0f}",
+                  en="agent: that head's number", zh="施事：这个头在层内的编号")
+    report.number("c18_agent_assigned_share", head["share"], "{:.0%}", kind="share",
+                  en="agent: that head's top pick is the role word", zh="施事：这个头首选该角色词的比例")
+    report.number("c18_agent_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share",
+                  en="agent: the same, in the sentences where no position rule finds the role",
+                  zh="施事：同上，只看位置规则找不到该角色的句子")
+    report.number("c18_agent_off_rule_sentences", head["off_rule_sentences"], "{:.0f}", kind="count",
+                  en="agent: sentences where no position rule finds the role",
+                  zh="施事：位置规则找不到该角色的句子数")
+    report.number("c18_agent_assigned_sink", head["sink"], "{:.0%}", kind="share",
+                  en="agent: that head's top pick is [CLS] or [SEP]",
+                  zh="施事：这个头首选 [CLS] 或 [SEP] 的比例")
+    report.number("c18_agent_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share",
+                  en="agent: chance in those sentences", zh="施事：这些句子里的偶然水平")
 
-report_assigned(report, "c18_agent", "agent", "agent", "施事")
-report_assigned(report, "c18_object_or_tool", "object_or_tool", "object or tool", "受事或工具")
-report_assigned(report, "c18_manner", "manner", "manner", "方式")
+if "object_or_tool" in assigned:
+    head = assigned["object_or_tool"]
+    report.number("c18_object_or_tool_assigned_layer", head["layer"], "{:.0f}",
+                  en="object or tool: the head assigned to it, layer", zh="受事或工具：分给它的头所在的层")
+    report.number("c18_object_or_tool_assigned_head", head["head"], "{:.0f}",
+                  en="object or tool: that head's number", zh="受事或工具：这个头在层内的编号")
+    report.number("c18_object_or_tool_assigned_share", head["share"], "{:.0%}", kind="share",
+                  en="object or tool: that head's top pick is the role word",
+                  zh="受事或工具：这个头首选该角色词的比例")
+    report.number("c18_object_or_tool_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share",
+                  en="object or tool: the same, in the sentences where no position rule finds the role",
+                  zh="受事或工具：同上，只看位置规则找不到该角色的句子")
+    report.number("c18_object_or_tool_off_rule_sentences", head["off_rule_sentences"], "{:.0f}",
+                  kind="count", en="object or tool: sentences where no position rule finds the role",
+                  zh="受事或工具：位置规则找不到该角色的句子数")
+    report.number("c18_object_or_tool_assigned_sink", head["sink"], "{:.0%}", kind="share",
+                  en="object or tool: that head's top pick is [CLS] or [SEP]",
+                  zh="受事或工具：这个头首选 [CLS] 或 [SEP] 的比例")
+    report.number("c18_object_or_tool_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share",
+                  en="object or tool: chance in those sentences", zh="受事或工具：这些句子里的偶然水平")
+
+if "manner" in assigned:
+    head = assigned["manner"]
+    report.number("c18_manner_assigned_layer", head["layer"], "{:.0f}",
+                  en="manner: the head assigned to it, layer", zh="方式：分给它的头所在的层")
+    report.number("c18_manner_assigned_head", head["head"], "{:.0f}",
+                  en="manner: that head's number", zh="方式：这个头在层内的编号")
+    report.number("c18_manner_assigned_share", head["share"], "{:.0%}", kind="share",
+                  en="manner: that head's top pick is the role word", zh="方式：这个头首选该角色词的比例")
+    report.number("c18_manner_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share",
+                  en="manner: the same, in the sentences where no position rule finds the role",
+                  zh="方式：同上，只看位置规则找不到该角色的句子")
+    report.number("c18_manner_off_rule_sentences", head["off_rule_sentences"], "{:.0f}", kind="count",
+                  en="manner: sentences where no position rule finds the role",
+                  zh="方式：位置规则找不到该角色的句子数")
+    report.number("c18_manner_assigned_sink", head["sink"], "{:.0%}", kind="share",
+                  en="manner: that head's top pick is [CLS] or [SEP]",
+                  zh="方式：这个头首选 [CLS] 或 [SEP] 的比例")
+    report.number("c18_manner_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share",
+                  en="manner: chance in those sentences", zh="方式：这些句子里的偶然水平")
+
 beyond = [v for v, (share, chance) in off_rule_hits.items() if share > chance]
 habit = [v for v in off_rule_hits if v not in beyond]
 # Which assigned heads still beat chance there (a category the page words in each language,
@@ -344,18 +401,24 @@ keys_carry = {name: (key_accuracy[..., f] >= 0.9 * residual_accuracy[:, None, f]
               for f, name in enumerate(feature_names)}
 residual_median = {name: np.median(residual_accuracy[:, f]) for f, name in enumerate(feature_names)}
 key_median = {name: np.median(key_accuracy[..., f]) for f, name in enumerate(feature_names)}
-def report_features(report, key: str, per_feature: dict, fmt: str, kind: str) -> None:
-    """One number per key feature: key_pos, key_animacy, key_number, key_concreteness, key_position."""
-    report.number(key + "_pos", per_feature["pos"], fmt, kind=kind)
-    report.number(key + "_animacy", per_feature["animacy"], fmt, kind=kind)
-    report.number(key + "_number", per_feature["number"], fmt, kind=kind)
-    report.number(key + "_concreteness", per_feature["concreteness"], fmt, kind=kind)
-    report.number(key + "_position", per_feature["position"], fmt, kind=kind)
+# One number per key feature: pos, animacy, number, concreteness, position.
+report.number("c18_keys_carry_pos", keys_carry["pos"], "{:.0f}", kind="count")
+report.number("c18_keys_carry_animacy", keys_carry["animacy"], "{:.0f}", kind="count")
+report.number("c18_keys_carry_number", keys_carry["number"], "{:.0f}", kind="count")
+report.number("c18_keys_carry_concreteness", keys_carry["concreteness"], "{:.0f}", kind="count")
+report.number("c18_keys_carry_position", keys_carry["position"], "{:.0f}", kind="count")
 
+report.number("c18_residual_accuracy_pos", residual_median["pos"], "{:.0%}", kind="share")
+report.number("c18_residual_accuracy_animacy", residual_median["animacy"], "{:.0%}", kind="share")
+report.number("c18_residual_accuracy_number", residual_median["number"], "{:.0%}", kind="share")
+report.number("c18_residual_accuracy_concreteness", residual_median["concreteness"], "{:.0%}", kind="share")
+report.number("c18_residual_accuracy_position", residual_median["position"], "{:.0%}", kind="share")
 
-report_features(report, "c18_keys_carry", keys_carry, "{:.0f}", "count")
-report_features(report, "c18_residual_accuracy", residual_median, "{:.0%}", "share")
-report_features(report, "c18_key_accuracy", key_median, "{:.0%}", "share")
+report.number("c18_key_accuracy_pos", key_median["pos"], "{:.0%}", kind="share")
+report.number("c18_key_accuracy_animacy", key_median["animacy"], "{:.0%}", kind="share")
+report.number("c18_key_accuracy_number", key_median["number"], "{:.0%}", kind="share")
+report.number("c18_key_accuracy_concreteness", key_median["concreteness"], "{:.0%}", kind="share")
+report.number("c18_key_accuracy_position", key_median["position"], "{:.0%}", kind="share")
 # The reviewer's worry: a sink head's logits depend on the key alone, and one feature ([CLS]/[SEP]
 # or not) explains them. Remove each key's mean over the queries and ask again.
 query_part = [logits - (logits - logits.mean(-1, keepdim=True)).mean(-2, keepdim=True) for logits in role_logits]

@@ -194,23 +194,30 @@ report.number("frame_chance", 1 / len(FRAMES), kind="share")
 report.number("transitive_chance", 0.5, kind="share")
 LABELS = ("frame", "transitive")   # the two labels a probe reads
 
+# Per label, after training and at step 0: the probe on the query, the random projections' 95th
+# percentile, and the models whose query beats it.
+query, p95 = end["frame_query"], end["frame_p95"]
+query_start, p95_start = start["frame_query"], start["frame_p95"]
+report_spread(report, "frame_query", query, kind="share")
+report_spread(report, "frame_p95", p95, kind="share")
+report_seed_count(report, "frame_beats_seeds", query > p95)
+report_seed_count(report, "frame_pass_seeds", (query >= PASS_BAR) & (query > p95))
+report_seed_count(report, "frame_ceiling_seeds", p95 >= CEILING)
+report_spread(report, "frame_query_start", query_start, kind="share")
+report_spread(report, "frame_p95_start", p95_start, kind="share")
+report_seed_count(report, "frame_beats_seeds_start", query_start > p95_start)
 
-def report_reading(report, key: str) -> None:
-    """One label's numbers (``frame`` or ``transitive``), after training and at step 0: the probe
-    on the query, the random projections' 95th percentile, and the models whose query beats it."""
-    query, p95, query_start, p95_start = end[key + "_query"], end[key + "_p95"], start[key + "_query"], start[key + "_p95"]
-    report_spread(report, key + "_query", query, kind="share")
-    report_spread(report, key + "_p95", p95, kind="share")
-    report_seed_count(report, key + "_beats_seeds", query > p95)
-    report_seed_count(report, key + "_pass_seeds", (query >= PASS_BAR) & (query > p95))
-    report_seed_count(report, key + "_ceiling_seeds", p95 >= CEILING)
-    report_spread(report, key + "_query_start", query_start, kind="share")
-    report_spread(report, key + "_p95_start", p95_start, kind="share")
-    report_seed_count(report, key + "_beats_seeds_start", query_start > p95_start)
+query, p95 = end["transitive_query"], end["transitive_p95"]
+query_start, p95_start = start["transitive_query"], start["transitive_p95"]
+report_spread(report, "transitive_query", query, kind="share")
+report_spread(report, "transitive_p95", p95, kind="share")
+report_seed_count(report, "transitive_beats_seeds", query > p95)
+report_seed_count(report, "transitive_pass_seeds", (query >= PASS_BAR) & (query > p95))
+report_seed_count(report, "transitive_ceiling_seeds", p95 >= CEILING)
+report_spread(report, "transitive_query_start", query_start, kind="share")
+report_spread(report, "transitive_p95_start", p95_start, kind="share")
+report_seed_count(report, "transitive_beats_seeds_start", query_start > p95_start)
 
-
-report_reading(report, "frame")
-report_reading(report, "transitive")
 per_model = [f"{a:.0%}>{b:.0%}" if a > b else f"{a:.0%}≤{b:.0%}"
              for a, b in zip(end["frame_query"].tolist(), end["frame_p95"].tolist())]
 print("frame, query vs 95th percentile, per model:", " ".join(per_model))
@@ -219,17 +226,18 @@ print("frame, query vs 95th percentile, per model:", " ".join(per_model))
 # ## Controls: the same probe on the key, the value, the input's principal components
 
 # %%
-def report_controls(report, key: str) -> None:
-    """One label (``frame`` or ``transitive``) read by the same probe from the key, the value, the
-    input's top-32 principal components and the whole input."""
-    report_spread(report, key + "_key", end[key + "_key"], kind="share")
-    report_spread(report, key + "_value", end[key + "_value"], kind="share")
-    report_spread(report, key + "_pca", end[key + "_pca"], kind="share")
-    report_spread(report, key + "_input", end[key + "_input"], kind="share")
+# Each label read by the same probe from the key, the value, the input's top-32 principal components
+# and the whole input.
+report_spread(report, "frame_key", end["frame_key"], kind="share")
+report_spread(report, "frame_value", end["frame_value"], kind="share")
+report_spread(report, "frame_pca", end["frame_pca"], kind="share")
+report_spread(report, "frame_input", end["frame_input"], kind="share")
 
+report_spread(report, "transitive_key", end["transitive_key"], kind="share")
+report_spread(report, "transitive_value", end["transitive_value"], kind="share")
+report_spread(report, "transitive_pca", end["transitive_pca"], kind="share")
+report_spread(report, "transitive_input", end["transitive_input"], kind="share")
 
-report_controls(report, "frame")
-report_controls(report, "transitive")
 report_spread(report, "kind_query", end["kind_query"], kind="share")
 report.number("kind_chance", 1 / len(things), kind="share")
 

@@ -258,36 +258,47 @@ at_or_after[0, 0] = False
 causal_leak = attention[causal_of][..., at_or_after].max()
 
 # %%
-def report_accuracies(report, key: str, task: str, en: str, zh: str) -> None:
-    """Held-out accuracy of one task's four arms, separate or tied, bidirectional or causal."""
-    report_spread(report, key + "_separate", accuracy[task, False, False], "{:.3f}",
-                  en=f"held-out accuracy, {en}, separate W_Q and W_K", zh=f"留出数据上的准确率，{zh}，W_Q 与 W_K 分开")
-    report_spread(report, key + "_tied", accuracy[task, False, True], "{:.3f}",
-                  en=f"held-out accuracy, {en}, tied W_Q = W_K", zh=f"留出数据上的准确率，{zh}，W_Q = W_K 绑定")
-    report_spread(report, key + "_separate_causal", accuracy[task, True, False], "{:.3f}",
-                  en=f"held-out accuracy, {en}, separate W_Q and W_K, causal, self masked",
-                  zh=f"留出数据上的准确率，{zh}，W_Q 与 W_K 分开，因果、屏蔽自身")
-    report_spread(report, key + "_tied_causal", accuracy[task, True, True], "{:.3f}",
-                  en=f"held-out accuracy, {en}, tied W_Q = W_K, causal, self masked",
-                  zh=f"留出数据上的准确率，{zh}，W_Q = W_K 绑定，因果、屏蔽自身")
-
-
-def report_costs(report, key: str, costs, costs_causal, en: str, zh: str) -> None:
-    """What tying costs on one task, bidirectional and causal (``en``/``zh``: the task's name)."""
-    report_spread(report, key, costs, "{:.3f}", en=f"accuracy lost by tying W_Q = W_K, {en} task (separate minus tied)",
-                  zh=f"绑定 W_Q = W_K 造成的准确率下降，{zh}任务（分开减去绑定）")
-    report_spread(report, key + "_causal", costs_causal, "{:.3f}",
-                  en=f"accuracy lost by tying W_Q = W_K, {en} task, causal with self masked (scope note)",
-                  zh=f"绑定 W_Q = W_K 造成的准确率下降，{zh}任务，因果且屏蔽自身（适用范围附注）")
-
-
 report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}", kind="count")
 report.number("offsets", OFFSETS, "{:.0f}", kind="count")
-report_accuracies(report, "accuracy_previous", "previous", "previous token", "前一个词元")
-report_accuracies(report, "accuracy_partner", "partner", "partner", "同组伙伴")
-report_costs(report, "cost_previous", cost_previous, cost_previous_causal, "previous-token", "前一个词元")
-report_costs(report, "cost_partner", cost_partner, cost_partner_causal, "partner", "同组伙伴")
+# Held-out accuracy of each task's four arms, separate or tied, bidirectional or causal.
+report_spread(report, "accuracy_previous_separate", accuracy["previous", False, False], "{:.3f}",
+              en="held-out accuracy, previous token, separate W_Q and W_K",
+              zh="留出数据上的准确率，前一个词元，W_Q 与 W_K 分开")
+report_spread(report, "accuracy_previous_tied", accuracy["previous", False, True], "{:.3f}",
+              en="held-out accuracy, previous token, tied W_Q = W_K",
+              zh="留出数据上的准确率，前一个词元，W_Q = W_K 绑定")
+report_spread(report, "accuracy_previous_separate_causal", accuracy["previous", True, False], "{:.3f}",
+              en="held-out accuracy, previous token, separate W_Q and W_K, causal, self masked",
+              zh="留出数据上的准确率，前一个词元，W_Q 与 W_K 分开，因果、屏蔽自身")
+report_spread(report, "accuracy_previous_tied_causal", accuracy["previous", True, True], "{:.3f}",
+              en="held-out accuracy, previous token, tied W_Q = W_K, causal, self masked",
+              zh="留出数据上的准确率，前一个词元，W_Q = W_K 绑定，因果、屏蔽自身")
+report_spread(report, "accuracy_partner_separate", accuracy["partner", False, False], "{:.3f}",
+              en="held-out accuracy, partner, separate W_Q and W_K",
+              zh="留出数据上的准确率，同组伙伴，W_Q 与 W_K 分开")
+report_spread(report, "accuracy_partner_tied", accuracy["partner", False, True], "{:.3f}",
+              en="held-out accuracy, partner, tied W_Q = W_K",
+              zh="留出数据上的准确率，同组伙伴，W_Q = W_K 绑定")
+report_spread(report, "accuracy_partner_separate_causal", accuracy["partner", True, False], "{:.3f}",
+              en="held-out accuracy, partner, separate W_Q and W_K, causal, self masked",
+              zh="留出数据上的准确率，同组伙伴，W_Q 与 W_K 分开，因果、屏蔽自身")
+report_spread(report, "accuracy_partner_tied_causal", accuracy["partner", True, True], "{:.3f}",
+              en="held-out accuracy, partner, tied W_Q = W_K, causal, self masked",
+              zh="留出数据上的准确率，同组伙伴，W_Q = W_K 绑定，因果、屏蔽自身")
+# What tying costs on each task, bidirectional and causal.
+report_spread(report, "cost_previous", cost_previous, "{:.3f}",
+              en="accuracy lost by tying W_Q = W_K, previous-token task (separate minus tied)",
+              zh="绑定 W_Q = W_K 造成的准确率下降，前一个词元任务（分开减去绑定）")
+report_spread(report, "cost_previous_causal", cost_previous_causal, "{:.3f}",
+              en="accuracy lost by tying W_Q = W_K, previous-token task, causal with self masked (scope note)",
+              zh="绑定 W_Q = W_K 造成的准确率下降，前一个词元任务，因果且屏蔽自身（适用范围附注）")
+report_spread(report, "cost_partner", cost_partner, "{:.3f}",
+              en="accuracy lost by tying W_Q = W_K, partner task (separate minus tied)",
+              zh="绑定 W_Q = W_K 造成的准确率下降，同组伙伴任务（分开减去绑定）")
+report_spread(report, "cost_partner_causal", cost_partner_causal, "{:.3f}",
+              en="accuracy lost by tying W_Q = W_K, partner task, causal with self masked (scope note)",
+              zh="绑定 W_Q = W_K 造成的准确率下降，同组伙伴任务，因果且屏蔽自身（适用范围附注）")
 report_seed_count(report, "asymmetric_margin_seeds", cost_previous - cost_partner >= 0.05)
 report_seed_count(report, "tied_harmless_seeds", cost_previous < 0.01)
 report_seed_count(report, "causal_tied_harmless_seeds", cost_previous_causal < 0.01)
