@@ -238,12 +238,21 @@ def test_a_strings_file_describes_the_numbers_its_snippet_records(tmp_path):
     assert snippet_runner.with_strings({"numbers": {}}, tmp_path / "none.strings.toml") == {"numbers": {}}
 
 
+def test_a_number_only_some_runs_record_is_described_when_recorded_and_skipped_when_not(tmp_path):
+    path = tmp_path / "views.strings.toml"
+    path.write_text('[head_layer]\nsometimes = true\nen = "its layer"\nzh = "所在的层"\n', encoding="utf-8")
+    recorded = snippet_runner.with_strings({"numbers": {"head_layer": {"value": 3.0, "text": "3"}}}, path)
+    assert recorded["numbers"]["head_layer"]["about"] == {"en": "its layer", "zh": "所在的层"}
+    assert snippet_runner.with_strings({"numbers": {}}, path) == {"numbers": {}}
+
+
 @pytest.mark.parametrize("text,numbers,error", [
     ('[gone]\nen = "a"\nzh = "甲"\n', {}, "records no number 'gone'"),
     ('[heads]\nen = "a"\nzh = "甲"\n', {"heads": {"value": 1.0, "about": {"en": "a", "zh": "甲"}}},
      "describes 'heads' too"),
     ('[heads]\nen = "a"\n', {"heads": {"value": 1.0}}, "needs en and zh"),
     ('[heads]\nen = "a"\nzh = " "\n', {"heads": {"value": 1.0}}, "needs en and zh"),
+    ('[heads]\nsometimes = "yes"\nen = "a"\nzh = "甲"\n', {"heads": {"value": 1.0}}, "true or false"),
 ])
 def test_a_strings_file_fails_on_a_stale_doubled_or_half_description(tmp_path, text, numbers, error):
     path = tmp_path / "views.strings.toml"

@@ -555,7 +555,9 @@ def with_strings(results: dict, path: Path) -> dict:
     ``zh = "…"``. The file is read at every build, not by the run: editing a description
     runs nothing again. A number is described in its snippet or in the file, not in both.
     ``{other_key}`` in a description is that recorded number as the language writes it (a
-    threshold named once in the snippet: "seeds with a score ≥ {role_bar}")."""
+    threshold named once in the snippet: "seeds with a score ≥ {role_bar}"). A number only some
+    runs record (a view without a head of its own records none of that head's numbers) has
+    ``sometimes = true`` in its table; every other table names a number the run recorded."""
     if not path.is_file():
         return results
     numbers = results["numbers"]
@@ -563,7 +565,12 @@ def with_strings(results: dict, path: Path) -> dict:
         if key == FIGURE_TEXT:
             continue  # the figures' words: drawn by the run (Report.figure_text)
         where = f"{_shown(path)} [{key}]"
+        sometimes = about.pop("sometimes", False)
+        if sometimes not in (True, False):
+            raise SnippetError(f"{where}: sometimes is true or false")
         if key not in numbers:
+            if sometimes:
+                continue
             raise SnippetError(f"{where}: the snippet records no number '{key}'")
         if "about" in numbers[key]:
             raise SnippetError(f"{where}: the snippet describes '{key}' too; keep one description")
