@@ -125,7 +125,6 @@ report.number("c18_agent_heads", len(passing["agent"]), "{:.0f}", kind="count")
 report.number("c18_agent_chance", role_chance, "{:.0%}", kind="share")
 report.number("c18_agent_position_bar", position_bar["agent"], "{:.0%}", kind="share")
 report.number("c18_agent_sized_heads", len(sized["agent"]), "{:.0f}", kind="count")
-
 report.number("c18_object_best_share", role_hits["object"][best_head["object"]] / n_role_items, "{:.0%}", kind="share")
 report.number("c18_object_best_layer", best_head["object"] // H + 1, "{:.0f}")
 report.number("c18_object_best_head", best_head["object"] % H + 1, "{:.0f}")
@@ -134,7 +133,6 @@ report.number("c18_object_heads", len(passing["object"]), "{:.0f}", kind="count"
 report.number("c18_object_chance", role_chance, "{:.0%}", kind="share")
 report.number("c18_object_position_bar", position_bar["object"], "{:.0%}", kind="share")
 report.number("c18_object_sized_heads", len(sized["object"]), "{:.0f}", kind="count")
-
 report.number("c18_tool_best_share", role_hits["tool"][best_head["tool"]] / n_role_items, "{:.0%}", kind="share")
 report.number("c18_tool_best_layer", best_head["tool"] // H + 1, "{:.0f}")
 report.number("c18_tool_best_head", best_head["tool"] % H + 1, "{:.0f}")
@@ -143,7 +141,6 @@ report.number("c18_tool_heads", len(passing["tool"]), "{:.0f}", kind="count")
 report.number("c18_tool_chance", role_chance, "{:.0%}", kind="share")
 report.number("c18_tool_position_bar", position_bar["tool"], "{:.0%}", kind="share")
 report.number("c18_tool_sized_heads", len(sized["tool"]), "{:.0f}", kind="count")
-
 report.number("c18_manner_best_share", role_hits["manner"][best_head["manner"]] / n_role_items, "{:.0%}", kind="share")
 report.number("c18_manner_best_layer", best_head["manner"] // H + 1, "{:.0f}")
 report.number("c18_manner_best_head", best_head["manner"] % H + 1, "{:.0f}")
@@ -156,8 +153,7 @@ report.number("c18_manner_sized_heads", len(sized["manner"]), "{:.0f}", kind="co
 report.number("c18_views", n_views, "{:.0f}", kind="count")
 report.number("c18_a_shown", float(n_views >= 2), "{:.0f}")
 report.number("c18_sink_top_median", np.median(sink_top.mean(axis=0)), "{:.0%}", kind="share")
-report.number("c18_sink_top_heads", int((sink_top.mean(axis=0) > 0.5).sum()), "{:.0f}",
-              kind="count")
+report.number("c18_sink_top_heads", int((sink_top.mean(axis=0) > 0.5).sum()), "{:.0f}", kind="count")
 from explainer.role_margins import c18_outcome
 
 # Which roles got a head of their own (a category the page words in each language, e.g.
@@ -227,68 +223,35 @@ for view, assigned_head in assignment.items():
                       "sink": sink_top[:, assigned_head].mean(), "off_rule_chance": off_chance}
     off_rule_hits[view] = (hit[off].mean(), off_chance)
 
-# The head assigned to each view and how it does. A view without a head of its own records none
-# of them, so they are described here: the strings file describes only numbers every run records.
+# The head assigned to each view and how it does: a view without a head of its own records none of
+# them (their descriptions say `sometimes` in the strings file).
 if "agent" in assigned:
     head = assigned["agent"]
-    report.number("c18_agent_assigned_layer", head["layer"], "{:.0f}",
-                  en="agent: the head assigned to it, layer", zh="施事：分给它的头所在的层")
-    report.number("c18_agent_assigned_head", head["head"], "{:.0f}",
-                  en="agent: that head's number", zh="施事：这个头在层内的编号")
-    report.number("c18_agent_assigned_share", head["share"], "{:.0%}", kind="share",
-                  en="agent: that head's top pick is the role word", zh="施事：这个头首选该角色词的比例")
-    report.number("c18_agent_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share",
-                  en="agent: the same, in the sentences where no position rule finds the role",
-                  zh="施事：同上，只看位置规则找不到该角色的句子")
-    report.number("c18_agent_off_rule_sentences", head["off_rule_sentences"], "{:.0f}", kind="count",
-                  en="agent: sentences where no position rule finds the role",
-                  zh="施事：位置规则找不到该角色的句子数")
-    report.number("c18_agent_assigned_sink", head["sink"], "{:.0%}", kind="share",
-                  en="agent: that head's top pick is [CLS] or [SEP]",
-                  zh="施事：这个头首选 [CLS] 或 [SEP] 的比例")
-    report.number("c18_agent_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share",
-                  en="agent: chance in those sentences", zh="施事：这些句子里的偶然水平")
-
+    report.number("c18_agent_assigned_layer", head["layer"], "{:.0f}")
+    report.number("c18_agent_assigned_head", head["head"], "{:.0f}")
+    report.number("c18_agent_assigned_share", head["share"], "{:.0%}", kind="share")
+    report.number("c18_agent_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share")
+    report.number("c18_agent_off_rule_sentences", head["off_rule_sentences"], "{:.0f}", kind="count")
+    report.number("c18_agent_assigned_sink", head["sink"], "{:.0%}", kind="share")
+    report.number("c18_agent_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share")
 if "object_or_tool" in assigned:
     head = assigned["object_or_tool"]
-    report.number("c18_object_or_tool_assigned_layer", head["layer"], "{:.0f}",
-                  en="object or tool: the head assigned to it, layer", zh="受事或工具：分给它的头所在的层")
-    report.number("c18_object_or_tool_assigned_head", head["head"], "{:.0f}",
-                  en="object or tool: that head's number", zh="受事或工具：这个头在层内的编号")
-    report.number("c18_object_or_tool_assigned_share", head["share"], "{:.0%}", kind="share",
-                  en="object or tool: that head's top pick is the role word",
-                  zh="受事或工具：这个头首选该角色词的比例")
-    report.number("c18_object_or_tool_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share",
-                  en="object or tool: the same, in the sentences where no position rule finds the role",
-                  zh="受事或工具：同上，只看位置规则找不到该角色的句子")
-    report.number("c18_object_or_tool_off_rule_sentences", head["off_rule_sentences"], "{:.0f}",
-                  kind="count", en="object or tool: sentences where no position rule finds the role",
-                  zh="受事或工具：位置规则找不到该角色的句子数")
-    report.number("c18_object_or_tool_assigned_sink", head["sink"], "{:.0%}", kind="share",
-                  en="object or tool: that head's top pick is [CLS] or [SEP]",
-                  zh="受事或工具：这个头首选 [CLS] 或 [SEP] 的比例")
-    report.number("c18_object_or_tool_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share",
-                  en="object or tool: chance in those sentences", zh="受事或工具：这些句子里的偶然水平")
-
+    report.number("c18_object_or_tool_assigned_layer", head["layer"], "{:.0f}")
+    report.number("c18_object_or_tool_assigned_head", head["head"], "{:.0f}")
+    report.number("c18_object_or_tool_assigned_share", head["share"], "{:.0%}", kind="share")
+    report.number("c18_object_or_tool_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share")
+    report.number("c18_object_or_tool_off_rule_sentences", head["off_rule_sentences"], "{:.0f}", kind="count")
+    report.number("c18_object_or_tool_assigned_sink", head["sink"], "{:.0%}", kind="share")
+    report.number("c18_object_or_tool_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share")
 if "manner" in assigned:
     head = assigned["manner"]
-    report.number("c18_manner_assigned_layer", head["layer"], "{:.0f}",
-                  en="manner: the head assigned to it, layer", zh="方式：分给它的头所在的层")
-    report.number("c18_manner_assigned_head", head["head"], "{:.0f}",
-                  en="manner: that head's number", zh="方式：这个头在层内的编号")
-    report.number("c18_manner_assigned_share", head["share"], "{:.0%}", kind="share",
-                  en="manner: that head's top pick is the role word", zh="方式：这个头首选该角色词的比例")
-    report.number("c18_manner_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share",
-                  en="manner: the same, in the sentences where no position rule finds the role",
-                  zh="方式：同上，只看位置规则找不到该角色的句子")
-    report.number("c18_manner_off_rule_sentences", head["off_rule_sentences"], "{:.0f}", kind="count",
-                  en="manner: sentences where no position rule finds the role",
-                  zh="方式：位置规则找不到该角色的句子数")
-    report.number("c18_manner_assigned_sink", head["sink"], "{:.0%}", kind="share",
-                  en="manner: that head's top pick is [CLS] or [SEP]",
-                  zh="方式：这个头首选 [CLS] 或 [SEP] 的比例")
-    report.number("c18_manner_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share",
-                  en="manner: chance in those sentences", zh="方式：这些句子里的偶然水平")
+    report.number("c18_manner_assigned_layer", head["layer"], "{:.0f}")
+    report.number("c18_manner_assigned_head", head["head"], "{:.0f}")
+    report.number("c18_manner_assigned_share", head["share"], "{:.0%}", kind="share")
+    report.number("c18_manner_off_rule_share", head["off_rule_share"], "{:.0%}", kind="share")
+    report.number("c18_manner_off_rule_sentences", head["off_rule_sentences"], "{:.0f}", kind="count")
+    report.number("c18_manner_assigned_sink", head["sink"], "{:.0%}", kind="share")
+    report.number("c18_manner_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share")
 
 beyond = [v for v, (share, chance) in off_rule_hits.items() if share > chance]
 habit = [v for v in off_rule_hits if v not in beyond]
@@ -386,8 +349,7 @@ report.number("c18_top_share_median", np.median(head_share), "{:.0%}", kind="sha
 report.number("c18_r2_median", np.median(head_r2), "{:.2f}")
 report.number("c18_r2_floor", R2_FLOOR, "{:.1f}")
 report.number("c18_heads_above_floor", (head_r2 >= R2_FLOOR).sum(), "{:.0f}", kind="count")
-report.number("c18_b_heads_above_floor", (b_holds & (head_r2 >= R2_FLOOR)).sum(), "{:.0f}",
-              kind="count")
+report.number("c18_b_heads_above_floor", (b_holds & (head_r2 >= R2_FLOOR)).sum(), "{:.0f}", kind="count")
 report.number("c18_carried_median", np.median(carried), "{:.1f}")
 report.number("c18_needed_median", np.median(head_needed), "{:.1f}")
 report.number("c18_spread_heads", spread_heads.sum(), "{:.0f}", kind="count")
@@ -395,8 +357,7 @@ report.number("c18_key_only_median", np.median(sink_share), "{:.0%}", kind="shar
 report.number("c18_key_only_heads", (sink_share > 0.5).sum(), "{:.0f}", kind="count")
 top_counts = {name: int((top_feature == name).sum()) for name in feature_names}
 report.number("c18_top_pos_share", top_counts["pos"] / top_feature.size, "{:.0%}", kind="share")
-report.number("c18_top_position_share", top_counts["position"] / top_feature.size, "{:.0%}",
-              kind="share")
+report.number("c18_top_position_share", top_counts["position"] / top_feature.size, "{:.0%}", kind="share")
 keys_carry = {name: (key_accuracy[..., f] >= 0.9 * residual_accuracy[:, None, f]).sum()
               for f, name in enumerate(feature_names)}
 residual_median = {name: np.median(residual_accuracy[:, f]) for f, name in enumerate(feature_names)}
@@ -407,13 +368,11 @@ report.number("c18_keys_carry_animacy", keys_carry["animacy"], "{:.0f}", kind="c
 report.number("c18_keys_carry_number", keys_carry["number"], "{:.0f}", kind="count")
 report.number("c18_keys_carry_concreteness", keys_carry["concreteness"], "{:.0f}", kind="count")
 report.number("c18_keys_carry_position", keys_carry["position"], "{:.0f}", kind="count")
-
 report.number("c18_residual_accuracy_pos", residual_median["pos"], "{:.0%}", kind="share")
 report.number("c18_residual_accuracy_animacy", residual_median["animacy"], "{:.0%}", kind="share")
 report.number("c18_residual_accuracy_number", residual_median["number"], "{:.0%}", kind="share")
 report.number("c18_residual_accuracy_concreteness", residual_median["concreteness"], "{:.0%}", kind="share")
 report.number("c18_residual_accuracy_position", residual_median["position"], "{:.0%}", kind="share")
-
 report.number("c18_key_accuracy_pos", key_median["pos"], "{:.0%}", kind="share")
 report.number("c18_key_accuracy_animacy", key_median["animacy"], "{:.0%}", kind="share")
 report.number("c18_key_accuracy_number", key_median["number"], "{:.0%}", kind="share")

@@ -262,43 +262,19 @@ report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}", kind="count")
 report.number("offsets", OFFSETS, "{:.0f}", kind="count")
 # Held-out accuracy of each task's four arms, separate or tied, bidirectional or causal.
-report_spread(report, "accuracy_previous_separate", accuracy["previous", False, False], "{:.3f}",
-              en="held-out accuracy, previous token, separate W_Q and W_K",
-              zh="留出数据上的准确率，前一个词元，W_Q 与 W_K 分开")
-report_spread(report, "accuracy_previous_tied", accuracy["previous", False, True], "{:.3f}",
-              en="held-out accuracy, previous token, tied W_Q = W_K",
-              zh="留出数据上的准确率，前一个词元，W_Q = W_K 绑定")
-report_spread(report, "accuracy_previous_separate_causal", accuracy["previous", True, False], "{:.3f}",
-              en="held-out accuracy, previous token, separate W_Q and W_K, causal, self masked",
-              zh="留出数据上的准确率，前一个词元，W_Q 与 W_K 分开，因果、屏蔽自身")
-report_spread(report, "accuracy_previous_tied_causal", accuracy["previous", True, True], "{:.3f}",
-              en="held-out accuracy, previous token, tied W_Q = W_K, causal, self masked",
-              zh="留出数据上的准确率，前一个词元，W_Q = W_K 绑定，因果、屏蔽自身")
-report_spread(report, "accuracy_partner_separate", accuracy["partner", False, False], "{:.3f}",
-              en="held-out accuracy, partner, separate W_Q and W_K",
-              zh="留出数据上的准确率，同组伙伴，W_Q 与 W_K 分开")
-report_spread(report, "accuracy_partner_tied", accuracy["partner", False, True], "{:.3f}",
-              en="held-out accuracy, partner, tied W_Q = W_K",
-              zh="留出数据上的准确率，同组伙伴，W_Q = W_K 绑定")
-report_spread(report, "accuracy_partner_separate_causal", accuracy["partner", True, False], "{:.3f}",
-              en="held-out accuracy, partner, separate W_Q and W_K, causal, self masked",
-              zh="留出数据上的准确率，同组伙伴，W_Q 与 W_K 分开，因果、屏蔽自身")
-report_spread(report, "accuracy_partner_tied_causal", accuracy["partner", True, True], "{:.3f}",
-              en="held-out accuracy, partner, tied W_Q = W_K, causal, self masked",
-              zh="留出数据上的准确率，同组伙伴，W_Q = W_K 绑定，因果、屏蔽自身")
+report_spread(report, "accuracy_previous_separate", accuracy["previous", False, False], "{:.3f}")
+report_spread(report, "accuracy_previous_tied", accuracy["previous", False, True], "{:.3f}")
+report_spread(report, "accuracy_previous_separate_causal", accuracy["previous", True, False], "{:.3f}")
+report_spread(report, "accuracy_previous_tied_causal", accuracy["previous", True, True], "{:.3f}")
+report_spread(report, "accuracy_partner_separate", accuracy["partner", False, False], "{:.3f}")
+report_spread(report, "accuracy_partner_tied", accuracy["partner", False, True], "{:.3f}")
+report_spread(report, "accuracy_partner_separate_causal", accuracy["partner", True, False], "{:.3f}")
+report_spread(report, "accuracy_partner_tied_causal", accuracy["partner", True, True], "{:.3f}")
 # What tying costs on each task, bidirectional and causal.
-report_spread(report, "cost_previous", cost_previous, "{:.3f}",
-              en="accuracy lost by tying W_Q = W_K, previous-token task (separate minus tied)",
-              zh="绑定 W_Q = W_K 造成的准确率下降，前一个词元任务（分开减去绑定）")
-report_spread(report, "cost_previous_causal", cost_previous_causal, "{:.3f}",
-              en="accuracy lost by tying W_Q = W_K, previous-token task, causal with self masked (scope note)",
-              zh="绑定 W_Q = W_K 造成的准确率下降，前一个词元任务，因果且屏蔽自身（适用范围附注）")
-report_spread(report, "cost_partner", cost_partner, "{:.3f}",
-              en="accuracy lost by tying W_Q = W_K, partner task (separate minus tied)",
-              zh="绑定 W_Q = W_K 造成的准确率下降，同组伙伴任务（分开减去绑定）")
-report_spread(report, "cost_partner_causal", cost_partner_causal, "{:.3f}",
-              en="accuracy lost by tying W_Q = W_K, partner task, causal with self masked (scope note)",
-              zh="绑定 W_Q = W_K 造成的准确率下降，同组伙伴任务，因果且屏蔽自身（适用范围附注）")
+report_spread(report, "cost_previous", cost_previous, "{:.3f}")
+report_spread(report, "cost_previous_causal", cost_previous_causal, "{:.3f}")
+report_spread(report, "cost_partner", cost_partner, "{:.3f}")
+report_spread(report, "cost_partner_causal", cost_partner_causal, "{:.3f}")
 report_seed_count(report, "asymmetric_margin_seeds", cost_previous - cost_partner >= 0.05)
 report_seed_count(report, "tied_harmless_seeds", cost_previous < 0.01)
 report_seed_count(report, "causal_tied_harmless_seeds", cost_previous_causal < 0.01)
