@@ -73,11 +73,11 @@ from explainer.logit_features import distinct_heads
 from explainer.max_statistic import top_pick_max_statistic
 
 N_DRAWS_C18 = 2000
+role_targets = {role: np.array([item.roles[role] for item in role_items]) for role in ROLES}
+candidates = [content_positions(item) for item in role_items]   # chance: any content word but the verb
 role_hits, role_p = {}, {}
 for role in ROLES:
-    targets = np.array([item.roles[role] for item in role_items])
-    candidates = [content_positions(item) for item in role_items]   # chance: any content word but the verb
-    role_hits[role], role_p[role] = top_pick_max_statistic(verb_top, targets, candidates,
+    role_hits[role], role_p[role] = top_pick_max_statistic(verb_top, role_targets[role], candidates,
                                                            n_draws=N_DRAWS_C18, seed=18)
 passing = {role: [h for h in np.argsort(-role_hits[role], kind="stable") if role_p[role][h] < 0.05]
            for role in ROLES}                                      # best head first
@@ -85,7 +85,6 @@ passing = {role: [h for h in np.argsort(-role_hits[role], kind="stable") if role
 # offset from the verb, the nearest content word); a head passes only at or above it
 from explainer.role_margins import position_rules
 
-role_targets = {role: np.array([item.roles[role] for item in role_items]) for role in ROLES}
 verb_at = np.array([item.verb for item in role_items])
 nearest_word = np.array([min(content_positions(item), key=lambda i: abs(i - item.verb)) for item in role_items])
 rules = {role: position_rules(role_targets[role], verb_at, nearest_word == role_targets[role]) for role in ROLES}
@@ -115,8 +114,6 @@ report.number("c18_sentences", n_role_items, "{:.0f}", kind="count")
 report.number("c18_draws", N_DRAWS_C18, "{:.0f}", kind="count")
 best_head = {role: int(role_hits[role].argmax()) for role in ROLES}   # each role's best head
 role_chance = np.mean([1 / len(content_positions(item)) for item in role_items])   # the same for every role
-# Each role's numbers (C18 (a)): its best head from the verb, the heads beyond chance, chance,
-# the position rules' best share and the heads at or above it.
 report.number("c18_agent_best_share", role_hits["agent"][best_head["agent"]] / n_role_items, "{:.0%}", kind="share")
 report.number("c18_agent_best_layer", best_head["agent"] // H + 1, "{:.0f}")
 report.number("c18_agent_best_head", best_head["agent"] % H + 1, "{:.0f}")
@@ -154,11 +151,8 @@ report.number("c18_views", n_views, "{:.0f}", kind="count")
 report.number("c18_a_shown", float(n_views >= 2), "{:.0f}")
 report.number("c18_sink_top_median", np.median(sink_top.mean(axis=0)), "{:.0%}", kind="share")
 report.number("c18_sink_top_heads", int((sink_top.mean(axis=0) > 0.5).sum()), "{:.0f}", kind="count")
-from explainer.role_margins import c18_outcome
-
-# Which roles got a head of their own (a category the page words in each language, e.g.
-# "agent_and_object_or_tool"); each head's layer, number and shares are recorded below
-# (after the notes on (a)).
+# Which roles got a head of their own: a category each language's page words (e.g.
+# "agent_and_object_or_tool"); each assigned head's numbers follow the notes on (a).
 report.category("c18_a", "_and_".join(assignment) or "none")
 
 # %% [markdown]
@@ -206,11 +200,10 @@ report.number("c18_tool_plantable_heads", plantable["tool"], "{:.0f}", kind="cou
 report.number("c18_manner_plantable_heads", plantable["manner"], "{:.0f}", kind="count")
 
 # %%
-# Notes on (a). A head that follows a fixed habit (say, "the word just before the verb") is
-# right as often as that habit, up to half the time by construction: how often is each
-# assigned head right where the role is neither at its commonest offset nor the nearest
-# content word? And how often is its top pick a sink?
-off_rule_hits, assigned = {}, {}
+# Notes on (a). A head with a fixed habit ("the word just before the verb") is right as often as
+# that habit, up to half the time by construction: how often is each assigned head right where the
+# role is neither at its commonest offset nor the nearest content word, and how often a sink?
+assigned = {}
 for view, assigned_head in assignment.items():
     role = view if view != "object_or_tool" else max(("object", "tool"), key=lambda r: role_hits[r][assigned_head])
     offsets = role_targets[role] - verb_at
@@ -221,7 +214,6 @@ for view, assigned_head in assignment.items():
     assigned[view] = {"layer": assigned_head // H + 1, "head": assigned_head % H + 1, "share": hit.mean(),
                       "off_rule_share": hit[off].mean(), "off_rule_sentences": off.sum(),
                       "sink": sink_top[:, assigned_head].mean(), "off_rule_chance": off_chance}
-    off_rule_hits[view] = (hit[off].mean(), off_chance)
 
 # The head assigned to each view and how it does: a view without a head of its own records none of
 # them (their descriptions say `sometimes` in the strings file).
@@ -253,8 +245,8 @@ if "manner" in assigned:
     report.number("c18_manner_assigned_sink", head["sink"], "{:.0%}", kind="share")
     report.number("c18_manner_off_rule_chance", head["off_rule_chance"], "{:.0%}", kind="share")
 
-beyond = [v for v, (share, chance) in off_rule_hits.items() if share > chance]
-habit = [v for v in off_rule_hits if v not in beyond]
+beyond = [v for v, head in assigned.items() if head["off_rule_share"] > head["off_rule_chance"]]
+habit = [v for v in assigned if v not in beyond]
 # Which assigned heads still beat chance there (a category the page words in each language,
 # e.g. "object_or_tool_beats_agent_not"; their shares are the numbers just recorded).
 report.category("c18_off_rule", ("_and_".join(beyond) + ("_beats" if len(beyond) == 1 else "_beat") if beyond else "none_beats")
@@ -337,6 +329,7 @@ print(f"(b) holds in {b_holds.sum()} of {L * H} heads; keys carry a median of {n
 
 # %%
 from explainer.logit_features import key_only_share
+from explainer.role_margins import c18_outcome
 
 sink_share = np.mean([key_only_share(logits).numpy() for logits in role_logits], axis=0)   # (L*H,)
 R2_FLOOR = 0.1
@@ -362,7 +355,6 @@ keys_carry = {name: (key_accuracy[..., f] >= 0.9 * residual_accuracy[:, None, f]
               for f, name in enumerate(feature_names)}
 residual_median = {name: np.median(residual_accuracy[:, f]) for f, name in enumerate(feature_names)}
 key_median = {name: np.median(key_accuracy[..., f]) for f, name in enumerate(feature_names)}
-# One number per key feature: pos, animacy, number, concreteness, position.
 report.number("c18_keys_carry_pos", keys_carry["pos"], "{:.0f}", kind="count")
 report.number("c18_keys_carry_animacy", keys_carry["animacy"], "{:.0f}", kind="count")
 report.number("c18_keys_carry_number", keys_carry["number"], "{:.0f}", kind="count")
@@ -391,9 +383,6 @@ report.number("c18_qd_share_heads", (qd_head_share >= 0.5).sum(), "{:.0f}", kind
 report.number("c18_share_heads_query_dependent", ((head_share >= 0.5) & (sink_share <= 0.5)).sum(),
               "{:.0f}", kind="count")
 report.number("c18_query_dependent_heads", (sink_share <= 0.5).sum(), "{:.0f}", kind="count")
-print("residual / key balanced accuracy per feature (medians):",
-      {name: (round(float(np.median(residual_accuracy[:, f])), 2), round(float(np.median(key_accuracy[..., f])), 2))
-       for f, name in enumerate(feature_names)})
 report.number("c18_r2_min", head_r2.min(), "{:.2f}")
 report.number("c18_key_only_max", sink_share.max(), "{:.0%}", kind="share")
 report.data("c18_heads", {  # per head, layer by layer (index = 12 × (layer − 1) + head − 1)
