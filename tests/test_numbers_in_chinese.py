@@ -89,6 +89,8 @@ def test_the_check_finds_planted_numbers_that_read_badly():
 def test_the_formatter_writes_each_kind_as_its_readers_expect():
     assert formatted(0.36, "{:.2f}", "share") == {"en": "36%", "zh": "36%"}
     assert formatted(6.0, "{:.1f}", "count")["zh"] == "6"
+    assert formatted(1000.0, "{:.0f}", "count") == {"en": "1,000", "zh": "1000"}
+    assert formatted(12345.0, "{:,.0f}", "count") == {"en": "12,345", "zh": "12,345"}
     assert formatted(22_713_216, kind="params") == {"en": "22.7 million", "zh": "约 2271 万"}
     assert formatted(0.0, "{:.1e}")["zh"] == "0"
     assert formatted(-3e-6, "{:.4f}")["zh"] == "0.0000"

@@ -48,7 +48,7 @@ CATEGORY = re.compile(r"[a-z][a-z0-9_]*")
 
 # What a number is decides how each language writes it (``Report.number(..., kind=...)``):
 #   share   a part of a whole, as a percent in both languages ("36%")
-#   count   a whole number of things ("6", never "6.0"); the value must be whole
+#   count   a whole number of things ("6", never "6.0"; English "1,000", Chinese "1000")
 #   params  a large count of parameters ("22.6 million", "约 2260 万")
 #   p       a p-value ("0.27", "3.1e-12"; "< 1e-300" when it underflowed)
 # Without a kind, ``fmt`` decides, but an exact zero is written "0" (not "0.0e+00") and a
@@ -64,8 +64,8 @@ def formatted(value: float, fmt: str = "{:.3f}", kind: str = "") -> dict[str, st
     if kind == "count":
         if not math.isclose(value, round(value), abs_tol=1e-9):
             raise ValueError(f"a count must be a whole number, not {value}")
-        text = f"{round(value):,d}" if "," in fmt else f"{round(value):d}"
-        return {"en": text, "zh": text}
+        # English groups thousands (1,000 draws); Chinese writes 1000 unless ``fmt`` groups them
+        return {"en": f"{round(value):,d}", "zh": f"{round(value):,d}" if "," in fmt else f"{round(value):d}"}
     if kind == "params":
         return {"en": f"{value / 1e6:.1f} million", "zh": f"约 {value / 1e4:.0f} 万"}
     if kind == "p":
