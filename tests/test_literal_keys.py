@@ -321,9 +321,9 @@ def described_in_code_and_bare(source: str, shared: dict | None = None) -> tuple
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Call):
             continue
-        # en=/zh=, or a ``**dict`` that may hold them (ant_colony_toy.spread's): read as described;
-        # the build's test sees what the run recorded (tests/test_snippets.py)
-        about = bool({k.arg for k in node.keywords} & {"en", "zh", None})
+        # en=/zh=: described (a ``**dict``, ant_colony_toy.spread's, holds only a value and its
+        # per-seed values); the build's test sees what the run recorded (tests/test_snippets.py)
+        about = bool({k.arg for k in node.keywords} & {"en", "zh"})
         if _recording(node) and node.func.attr == "number":
             key, recorded = node.args[0], [("", about)]
         elif _name(node) in passing_on:
@@ -344,8 +344,6 @@ def test_the_check_sees_which_calls_leave_their_description_to_the_strings_file(
     assert described_in_code_and_bare('report_seed_count(report, "c", hits)', shared) == (set(), {"c"})
     assert described_in_code_and_bare('report_seed_count(report, "c", hits, en="x", zh="y")', shared) \
         == ({"c"}, set())
-    assert described_in_code_and_bare('report_spread(report, "d", v, en="x", zh="y")', shared) \
-        == ({"d_mean", "d_std", "d_min", "d_max"}, set())
     helper = ('def pair(report, key, v):\n'
               '    report.number(key + "_mean", v.mean())\n'
               '    report.number(key + "_max", v.max(), en="top", zh="最高")\n')

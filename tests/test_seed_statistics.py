@@ -391,7 +391,7 @@ def test_report_spread_records_the_four_keys_its_caller_named(tmp_path, monkeypa
 
     monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path))
     report = Report("spread_check")
-    stats = report_spread(report, "hits", [1.0, 2.0, 4.0, 5.0], "{:.1f}", en="hits", zh="命中", kind="count")
+    stats = report_spread(report, "hits", [1.0, 2.0, 4.0, 5.0], "{:.1f}", kind="count")
     numbers = report.numbers
     assert list(numbers) == ["hits_mean", "hits_std", "hits_min", "hits_max"]
     assert stats == pytest.approx({"mean": 3.0, "std": math.sqrt(2.5), "min": 1.0, "max": 5.0})
@@ -399,23 +399,17 @@ def test_report_spread_records_the_four_keys_its_caller_named(tmp_path, monkeypa
     assert [numbers[k].get("kind", "") for k in numbers] == ["", "", "count", "count"]
     assert [numbers[k]["of"] for k in numbers] == ["mean", "std", "min", "max"]
     assert all(numbers[k]["per_seed"] == [1.0, 2.0, 4.0, 5.0] for k in numbers)
-    assert numbers["hits_std"]["about"] == {"en": "hits (standard deviation over seeds)", "zh": "命中（各种子间的标准差）"}
 
 
-def test_report_spread_leaves_the_description_to_the_strings_file_without_en_and_zh(tmp_path, monkeypatch):
-    """Without en/zh the four numbers are the same, undescribed (the snippet's strings file
-    describes them); with them, every ending's words as before."""
+def test_report_spread_leaves_the_description_to_the_strings_file(tmp_path, monkeypatch):
+    """The four numbers carry no description of their own: the snippet's strings file describes
+    each ending in a table ("… (mean over seeds)", "…（各种子的平均）"), read by the build."""
     from explainer.seeds import report_spread
 
     monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path))
-    described, bare = Report("spread_described"), Report("spread_bare")
-    values = [0.25, 0.5, 1.0]
-    report_spread(described, "share", values, kind="share", en="share", zh="占比")
-    report_spread(bare, "share", values, kind="share")
-    assert {k: {f: v for f, v in n.items() if f != "about"} for k, n in described.numbers.items()} \
-        == bare.numbers
-    assert [n["about"] for n in described.numbers.values()] == [
-        {"en": "share (mean over seeds)", "zh": "占比（各种子的平均）"},
-        {"en": "share (standard deviation over seeds)", "zh": "占比（各种子间的标准差）"},
-        {"en": "share (lowest seed)", "zh": "占比（最低的种子）"},
-        {"en": "share (highest seed)", "zh": "占比（最高的种子）"}]
+    report = Report("spread_bare")
+    report_spread(report, "share", [0.25, 0.5, 1.0], kind="share")
+    assert list(report.numbers) == ["share_mean", "share_std", "share_min", "share_max"]
+    assert all("about" not in n for n in report.numbers.values())
+    with pytest.raises(TypeError):
+        report_spread(report, "share", [0.25, 0.5, 1.0], kind="share", en="share", zh="占比")

@@ -216,15 +216,10 @@ def train(params, steps, every=10, watch=None):
 
 
 # Recording a value over the colonies.
-SPREAD_WORDS = {"mean": ("mean over seeds", "各种子平均"), "min": ("lowest seed", "最低的种子"),
-                "max": ("highest seed", "最高的种子")}
-
-
-def spread(values, *, en: str, zh: str) -> dict:
-    """One value per colony -> for "mean", "min" and "max": ``report.number``'s value, what it is
-    in both languages and the per-colony values, so a snippet records each under a literal key:
+def spread(values) -> dict:
+    """One value per colony -> for "mean", "min" and "max": ``report.number``'s value and the
+    per-colony values, so a snippet records each under a literal key, described in its strings
+    file (a table per ending, "… (mean over seeds)", "…（各种子平均）"):
     ``report.number("accuracy_min", **accuracy["min"], fmt="{:.0%}")``."""
     values = np.asarray(values)
-    return {of: dict(value=getattr(values, of)(), en=f"{en} ({words_en})", zh=f"{zh}（{words_zh}）",
-                     per_seed=values, of=of)
-            for of, (words_en, words_zh) in SPREAD_WORDS.items()}
+    return {of: dict(value=getattr(values, of)(), per_seed=values, of=of) for of in ("mean", "min", "max")}

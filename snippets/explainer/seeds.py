@@ -27,25 +27,20 @@ def summary(values) -> dict[str, float]:
             "min": values.min().item(), "max": values.max().item()}
 
 
-def report_spread(report, key: str, values, fmt: str = "{:.3f}", *, en: str = "", zh: str = "",
-                  kind: str = "") -> dict:
+def report_spread(report, key: str, values, fmt: str = "{:.3f}", *, kind: str = "") -> dict:
     """Record ``key_mean``, ``key_std``, ``key_min`` and ``key_max`` of per-seed ``values``
     (each with the per-seed values, so the build can resample the seeds). With
     ``kind="count"`` (one whole count per seed) the lowest and highest seed are written as
     whole numbers and the mean and spread with ``fmt``; ``kind="share"`` writes all four as
-    percents. Described by ``en``/``zh`` (each ending adds its own words) or, without them, in
-    the snippet's strings file, a table per ending. The caller writes ``key`` out, and these
-    four endings are all it gets (tests/test_literal_keys.py): ``grep -rn '"accuracy"'`` finds where ``accuracy_mean`` is made."""
+    percents. Described in the snippet's strings file, a table per ending ("… (mean over
+    seeds)", "…（各种子的平均）"). The caller writes ``key`` out, and these four endings are all
+    it gets (tests/test_literal_keys.py): ``grep -rn '"accuracy"'`` finds where ``accuracy_mean`` is made."""
     stats = summary(values)
     spread, ends = ("", "count") if kind == "count" else (kind, kind)   # kinds of mean and std, of min and max
-    report.number(key + "_mean", stats["mean"], fmt, kind=spread, en=f"{en} (mean over seeds)" if en else "",
-                  zh=f"{zh}（各种子的平均）" if zh else "", per_seed=values, of="mean")
-    report.number(key + "_std", stats["std"], fmt, kind=spread, en=f"{en} (standard deviation over seeds)" if en else "",
-                  zh=f"{zh}（各种子间的标准差）" if zh else "", per_seed=values, of="std")
-    report.number(key + "_min", stats["min"], fmt, kind=ends, en=f"{en} (lowest seed)" if en else "",
-                  zh=f"{zh}（最低的种子）" if zh else "", per_seed=values, of="min")
-    report.number(key + "_max", stats["max"], fmt, kind=ends, en=f"{en} (highest seed)" if en else "",
-                  zh=f"{zh}（最高的种子）" if zh else "", per_seed=values, of="max")
+    report.number(key + "_mean", stats["mean"], fmt, kind=spread, per_seed=values, of="mean")
+    report.number(key + "_std", stats["std"], fmt, kind=spread, per_seed=values, of="std")
+    report.number(key + "_min", stats["min"], fmt, kind=ends, per_seed=values, of="min")
+    report.number(key + "_max", stats["max"], fmt, kind=ends, per_seed=values, of="max")
     return stats
 
 

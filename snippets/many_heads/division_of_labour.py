@@ -163,9 +163,7 @@ def first_step(history, values, level):
 
 step_accuracy_half = first_step(history, lambda h: h["accuracy"], 0.5)
 step_induction_half = first_step(history, lambda h: h["induction"].max(dim=1).values, 0.5)
-report_spread(report, "step_accuracy_half", step_accuracy_half, "{:.0f}",
-              en=f"first step (probed every {PROBE_EVERY}) at which accuracy reaches 0.5",
-              zh=f"准确率首次达到 0.5 的步数（每 {PROBE_EVERY} 步测一次）")
+report_spread(report, "step_accuracy_half", step_accuracy_half, "{:.0f}")
 report_spread(report, "step_induction_half", step_induction_half, "{:.0f}")
 
 # %% [markdown]

@@ -99,21 +99,14 @@ print("share of the output at it made of v(animal):", share_animal.numpy().round
 print("cosine of the output with v(animal):        ", cos_animal.numpy().round(2))
 
 # %%
-report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}",
-              en="entity head: q(it)·k(animal)/√d_k, mean over sentences", zh="实体头：q(it)·k(动物)/√dₖ，句子平均")
-report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}",
-              en="entity head: q(it)·k(thing)/√d_k, mean over sentences", zh="实体头：q(it)·k(物体)/√dₖ，句子平均")
-report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), kind="share",
-              en="share of sentences in which the animal's key scores above the thing's",
-              zh="动物的键分数高于物体的键的句子比例")
+report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}")
+report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}")
+report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), kind="share")
 report_seed_count(report, "qk_prefers_antecedent_seeds", animal_wins.mean(dim=1) > MOST)
-report_spread(report, "value_share_antecedent", share_animal, "{:.2f}",
-              en="share of the entity head's output at it made of v(animal)",
-              zh="实体头在 it 处的输出中，由 v(动物) 构成的比例")
+report_spread(report, "value_share_antecedent", share_animal, "{:.2f}")
 report.number("value_share_thing_mean", share_thing.mean(), "{:.2f}")
 report_seed_count(report, "value_share_antecedent_seeds", share_animal >= VALUE_SHARE_BAR)
-report_spread(report, "cos_output_animal", cos_animal, "{:.2f}",
-              en="cosine of the entity head's output at it with v(animal)", zh="实体头在 it 处的输出与 v(动物) 的余弦")
+report_spread(report, "cos_output_animal", cos_animal, "{:.2f}")
 report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}")
 
 # %% tags=["ignored_animals"]
@@ -138,9 +131,7 @@ for s in range(N_SEEDS):
 # %%
 report.number("ignored_weight", IGNORED_WEIGHT, "{:.2f}")
 report.number("animal_words", len(ANIMALS) * 2, "{:.0f}")
-report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}", kind="count",
-              en=f"animal words the entity head does not look at (weight < {IGNORED_WEIGHT:.2f})",
-              zh=f"实体头不去看的动物词数（权重 < {IGNORED_WEIGHT:.2f}）")
+report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}", kind="count")
 report.number("ignored_sentences", ignored_sentences, "{:.0f}")
 report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences, 1), kind="share")
 

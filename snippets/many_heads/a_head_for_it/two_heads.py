@@ -167,20 +167,13 @@ report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1))
 report_seed_count(report, "entity_head_seeds", is_entity.any(dim=1))
 report_seed_count(report, "distinct_roles_seeds", positional != entity)
 
-report_spread(report, "verb_accuracy", verb_accuracy, "{:.2f}",
-              en="accuracy of the agreement predictions (2 heads)", zh="一致关系预测的准确率（两个头）")
-report_spread(report, "antecedent_accuracy", antecedent_accuracy, "{:.2f}",
-              en="accuracy of naming the animal after it (2 heads)", zh="在 it 之后说出动物的准确率（两个头）")
-report_spread(report, "positional_previous", final["previous"][seeds, positional], "{:.2f}",
-              en="previous-token score of the positional head", zh="位置头的前一个词元得分")
-report_spread(report, "positional_at_adverbs", final["at_adverbs"][seeds, positional], "{:.2f}",
-              en="positional head at the adverbs: weight on the noun just before",
-              zh="位置头在副词处分给前面名词的权重")
+report_spread(report, "verb_accuracy", verb_accuracy, "{:.2f}")
+report_spread(report, "antecedent_accuracy", antecedent_accuracy, "{:.2f}")
+report_spread(report, "positional_previous", final["previous"][seeds, positional], "{:.2f}")
+report_spread(report, "positional_at_adverbs", final["at_adverbs"][seeds, positional], "{:.2f}")
 report.number("positional_antecedent_mean", final["antecedent"][seeds, positional].mean(), "{:.2f}")
-report_spread(report, "entity_antecedent", final["antecedent"][seeds, entity], "{:.2f}",
-              en="antecedent score of the entity head (it → animal)", zh="实体头的先行词得分（it → 动物）")
-report_spread(report, "entity_to_thing", final["to_thing"][seeds, entity], "{:.3f}",
-              en="weight of the entity head from it on the thing", zh="实体头从 it 分给物体的权重")
+report_spread(report, "entity_antecedent", final["antecedent"][seeds, entity], "{:.2f}")
+report_spread(report, "entity_to_thing", final["to_thing"][seeds, entity], "{:.3f}")
 report.number("entity_previous_mean", final["previous"][seeds, entity].mean(), "{:.2f}")
 report.number("antecedent_at_init_mean", history[0]["antecedent"].max(dim=1).values.mean(), "{:.2f}")
 report.number("to_thing_at_init_mean", history[0]["to_thing"][seeds, entity].mean(), "{:.2f}")
@@ -200,17 +193,13 @@ print("one head, agreement:", single_verb.numpy().round(2))
 print("one head, the animal:", single_antecedent.numpy().round(2))
 
 # %%
-report_spread(report, "single_accuracy", single_final["accuracy"], "{:.2f}",
-              en="accuracy with one head of 32", zh="一个 32 维的头的准确率")
-report_spread(report, "two_head_accuracy", final["accuracy"], "{:.2f}",
-              en="accuracy with two heads of 16", zh="两个 16 维的头的准确率")
+report_spread(report, "single_accuracy", single_final["accuracy"], "{:.2f}")
+report_spread(report, "two_head_accuracy", final["accuracy"], "{:.2f}")
 report_seed_count(report, "two_heads_better_seeds", final["accuracy"] >= single_final["accuracy"] + 0.02)
 report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}")
 report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}")
-report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}",
-              en="previous-token score of the single head", zh="单头的前一个词元得分")
-report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:.2f}",
-              en="antecedent score of the single head", zh="单头的先行词得分")
+report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}")
+report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:.2f}")
 
 # %% [markdown]
 # ## Does the answer after "it" need the word before and the animal? And twice the training

@@ -145,49 +145,31 @@ report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f
 # Each arm's numbers over the seeds: the two heads' similarity, accuracy, the seeds whose heads
 # differ, the final weight gap, the loss.
 s = arm_of["identical"]
-report_spread(report, "identical_similarity", similarity[s], "{:.2f}",
-              en="pattern similarity of the two heads (identical)", zh="两个头的模式相似度（完全相同）")
-report_spread(report, "identical_accuracy", accuracy[s], "{:.3f}",
-              en="accuracy on held-out sentences (identical)", zh="留出句子上的准确率（完全相同）")
+report_spread(report, "identical_similarity", similarity[s], "{:.2f}")
+report_spread(report, "identical_accuracy", accuracy[s], "{:.3f}")
 report_seed_count(report, "identical_differ_seeds", similarity[s] < DIFFER_BELOW)
-report.number("identical_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
-              en=f"largest weight difference after {STEPS} steps, mean over seeds (identical)",
-              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（完全相同）")
+report.number("identical_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}")
 report.number("identical_loss_mean", loss[s].mean(), "{:.3f}")
 
 s = arm_of["nudged"]
-report_spread(report, "nudged_similarity", similarity[s], "{:.2f}",
-              en="pattern similarity of the two heads (nudged)", zh="两个头的模式相似度（相差 1e-6）")
-report_spread(report, "nudged_accuracy", accuracy[s], "{:.3f}",
-              en="accuracy on held-out sentences (nudged)", zh="留出句子上的准确率（相差 1e-6）")
+report_spread(report, "nudged_similarity", similarity[s], "{:.2f}")
+report_spread(report, "nudged_accuracy", accuracy[s], "{:.3f}")
 report_seed_count(report, "nudged_differ_seeds", similarity[s] < DIFFER_BELOW)
-report.number("nudged_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
-              en=f"largest weight difference after {STEPS} steps, mean over seeds (nudged)",
-              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（相差 1e-6）")
+report.number("nudged_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}")
 report.number("nudged_loss_mean", loss[s].mean(), "{:.3f}")
 
 s = arm_of["random"]
-report_spread(report, "random_similarity", similarity[s], "{:.2f}",
-              en="pattern similarity of the two heads (random)", zh="两个头的模式相似度（随机）")
-report_spread(report, "random_accuracy", accuracy[s], "{:.3f}",
-              en="accuracy on held-out sentences (random)", zh="留出句子上的准确率（随机）")
+report_spread(report, "random_similarity", similarity[s], "{:.2f}")
+report_spread(report, "random_accuracy", accuracy[s], "{:.3f}")
 report_seed_count(report, "random_differ_seeds", similarity[s] < DIFFER_BELOW)
-report.number("random_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
-              en=f"largest weight difference after {STEPS} steps, mean over seeds (random)",
-              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（随机）")
+report.number("random_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}")
 report.number("random_loss_mean", loss[s].mean(), "{:.3f}")
 
 s = arm_of["identical_dropout"]
-report_spread(report, "identical_dropout_similarity", similarity[s], "{:.2f}",
-              en="pattern similarity of the two heads (identical_dropout)",
-              zh="两个头的模式相似度（完全相同 + dropout）")
-report_spread(report, "identical_dropout_accuracy", accuracy[s], "{:.3f}",
-              en="accuracy on held-out sentences (identical_dropout)",
-              zh="留出句子上的准确率（完全相同 + dropout）")
+report_spread(report, "identical_dropout_similarity", similarity[s], "{:.2f}")
+report_spread(report, "identical_dropout_accuracy", accuracy[s], "{:.3f}")
 report_seed_count(report, "identical_dropout_differ_seeds", similarity[s] < DIFFER_BELOW)
-report.number("identical_dropout_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}",
-              en=f"largest weight difference after {STEPS} steps, mean over seeds (identical_dropout)",
-              zh=f"训练 {STEPS} 步后两个头的权重的最大差，各种子平均（完全相同 + dropout）")
+report.number("identical_dropout_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}")
 report.number("identical_dropout_loss_mean", loss[s].mean(), "{:.3f}")
 
 for arm in ARMS:
@@ -208,13 +190,9 @@ def first_step_above(gaps, level=0.01):
 
 nudged_separated, nudged_first = first_step_above(gap_curves[arm_of["nudged"]])
 dropout_separated, dropout_first = first_step_above(gap_curves[arm_of["identical_dropout"]])
-report_seed_count(report, "nudged_separated_seeds", nudged_separated,
-                  en=f"seeds in which the weight gap passes 0.01 within {STEPS} steps (nudged)",
-                  zh=f"{STEPS} 步内两个头的权重差超过 0.01 的种子数（相差 1e-6）")
+report_seed_count(report, "nudged_separated_seeds", nudged_separated)
 report.number("nudged_step_gap_above_0_01_mean", nudged_first.float().mean(), "{:.0f}")
-report_seed_count(report, "identical_dropout_separated_seeds", dropout_separated,
-                  en=f"seeds in which the weight gap passes 0.01 within {STEPS} steps (identical_dropout)",
-                  zh=f"{STEPS} 步内两个头的权重差超过 0.01 的种子数（完全相同 + dropout）")
+report_seed_count(report, "identical_dropout_separated_seeds", dropout_separated)
 report.number("identical_dropout_step_gap_above_0_01_mean", dropout_first.float().mean(), "{:.0f}")
 report.number("nudged_start_gap", gap_curves[arm_of["nudged"], 0].max(), "{:.0e}")
 

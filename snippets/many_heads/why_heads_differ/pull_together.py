@@ -130,66 +130,39 @@ print(f"planted pull to {planted_target:.3f}: ends at {planted[:, -1].numpy().ro
 # %%
 report.number("n_seeds", n, "{:.0f}")
 report.number("budget", STEPS, "{:.0f}", kind="count")
-NAMES_ZH = {"orthogonal": "近乎正交的起点", "aligned": "对齐的起点", "free": "近乎正交、不加拉近项",
-            "partner": "搭档：不加拉近项，另抽的头"}
-
-
-def about(arm, en, zh):
-    """What a number recorded for one arm is, the arm named in both languages."""
-    return dict(en=f"{en} ({arm})", zh=f"{zh}（{NAMES_ZH[arm]}）")
-
-
-START = ("cosine between the two heads at the start, mean over seeds", "两个头起始时的余弦，各种子平均")
-END = (f"cosine between the two heads after {STEPS} steps, mean over seeds", f"训练 {STEPS} 步后两个头的余弦，各种子平均")
-LOSS = (f"task loss on held-out sentences after {STEPS} steps, mean over seeds",
-        f"训练 {STEPS} 步后留出句子上的任务损失，各种子平均")
 orthogonal, aligned, free, partner = (arm_of[arm] for arm in ARMS)         # each arm's rows
-report.number("start_cosine_orthogonal_mean", start_cosine[orthogonal].mean(), "{:.2f}", **about("orthogonal", *START))
-report.number("start_cosine_aligned_mean", start_cosine[aligned].mean(), "{:.2f}", **about("aligned", *START))
-report.number("start_cosine_free_mean", start_cosine[free].mean(), "{:.2f}", **about("free", *START))
-report.number("start_cosine_partner_mean", start_cosine[partner].mean(), "{:.2f}", **about("partner", *START))
-report.number("end_cosine_orthogonal_mean", cosines[orthogonal, -1].mean(), "{:.2f}", **about("orthogonal", *END))
-report.number("end_cosine_aligned_mean", cosines[aligned, -1].mean(), "{:.2f}", **about("aligned", *END))
-report.number("end_cosine_free_mean", cosines[free, -1].mean(), "{:.2f}", **about("free", *END))
-report.number("end_cosine_partner_mean", cosines[partner, -1].mean(), "{:.2f}", **about("partner", *END))
-report.number("task_loss_orthogonal_mean", task_loss[orthogonal].mean(), "{:.3f}", **about("orthogonal", *LOSS))
-report.number("task_loss_aligned_mean", task_loss[aligned].mean(), "{:.3f}", **about("aligned", *LOSS))
-report.number("task_loss_free_mean", task_loss[free].mean(), "{:.3f}", **about("free", *LOSS))
-report.number("task_loss_partner_mean", task_loss[partner].mean(), "{:.3f}", **about("partner", *LOSS))
+report.number("start_cosine_orthogonal_mean", start_cosine[orthogonal].mean(), "{:.2f}")
+report.number("start_cosine_aligned_mean", start_cosine[aligned].mean(), "{:.2f}")
+report.number("start_cosine_free_mean", start_cosine[free].mean(), "{:.2f}")
+report.number("start_cosine_partner_mean", start_cosine[partner].mean(), "{:.2f}")
+report.number("end_cosine_orthogonal_mean", cosines[orthogonal, -1].mean(), "{:.2f}")
+report.number("end_cosine_aligned_mean", cosines[aligned, -1].mean(), "{:.2f}")
+report.number("end_cosine_free_mean", cosines[free, -1].mean(), "{:.2f}")
+report.number("end_cosine_partner_mean", cosines[partner, -1].mean(), "{:.2f}")
+report.number("task_loss_orthogonal_mean", task_loss[orthogonal].mean(), "{:.3f}")
+report.number("task_loss_aligned_mean", task_loss[aligned].mean(), "{:.3f}")
+report.number("task_loss_free_mean", task_loss[free].mean(), "{:.3f}")
+report.number("task_loss_partner_mean", task_loss[partner].mean(), "{:.3f}")
 
-REACHED = (f"seeds that reach cos >= {TARGET} within {STEPS} steps", f"{STEPS} 步内达到 cos ≥ {TARGET} 的种子数")
-KNOWN = (f"whether the median steps to cos >= {TARGET} is known (1) or censored (0)",
-         f"达到 cos ≥ {TARGET} 的步数中位数已知（1）还是删失（0）")
-MEDIAN = (f"median steps to cos >= {TARGET} over seeds, unfinished runs ranked last "
-          f"(when the median is censored: the budget, meaning 'more than {STEPS}')",
-          f"达到 cos ≥ {TARGET} 的步数在各种子上的中位数，未完成的排在最后（中位数删失时记为预算，意为“超过 {STEPS}”）")
-FASTEST = (f"steps to cos >= {TARGET}, fastest seed", f"达到 cos ≥ {TARGET} 的步数，最快的种子")
-report_seed_count(report, "reached_orthogonal_seeds", finished[orthogonal], **about("orthogonal", *REACHED))
-report_seed_count(report, "reached_aligned_seeds", finished[aligned], **about("aligned", *REACHED))
-report.number("steps_orthogonal_median_known", float(median["orthogonal"] is not None), "{:.0f}",
-              **about("orthogonal", *KNOWN))
-report.number("steps_aligned_median_known", float(median["aligned"] is not None), "{:.0f}", **about("aligned", *KNOWN))
+report_seed_count(report, "reached_orthogonal_seeds", finished[orthogonal])
+report_seed_count(report, "reached_aligned_seeds", finished[aligned])
+report.number("steps_orthogonal_median_known", float(median["orthogonal"] is not None), "{:.0f}")
+report.number("steps_aligned_median_known", float(median["aligned"] is not None), "{:.0f}")
 report.number("steps_orthogonal_median", median["orthogonal"] if median["orthogonal"] is not None else STEPS,
-              "{:.0f}", **about("orthogonal", *MEDIAN))
-report.number("steps_aligned_median", median["aligned"] if median["aligned"] is not None else STEPS, "{:.0f}",
-              **about("aligned", *MEDIAN))
+              "{:.0f}")
+report.number("steps_aligned_median", median["aligned"] if median["aligned"] is not None else STEPS, "{:.0f}")
 fastest_orthogonal = steps_to_target[orthogonal][finished[orthogonal]]       # steps of the finished runs
 fastest_aligned = steps_to_target[aligned][finished[aligned]]
 if len(fastest_orthogonal):
-    report.number("steps_orthogonal_fastest", fastest_orthogonal.min(), "{:.0f}", kind="count",
-                  **about("orthogonal", *FASTEST))
+    report.number("steps_orthogonal_fastest", fastest_orthogonal.min(), "{:.0f}", kind="count")
 if len(fastest_aligned):
-    report.number("steps_aligned_fastest", fastest_aligned.min(), "{:.0f}", kind="count", **about("aligned", *FASTEST))
+    report.number("steps_aligned_fastest", fastest_aligned.min(), "{:.0f}", kind="count")
 report_seed_count(report, "orthogonal_twice_seeds", twice)
 both = finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]]
 slower = (steps_to_target[arm_of["orthogonal"]] > steps_to_target[arm_of["aligned"]]) & both \
     | (~finished[arm_of["orthogonal"]] & finished[arm_of["aligned"]])
 report_seed_count(report, "orthogonal_slower_seeds", slower)
-report.number("null_p95", null_p95, "{:.3f}",
-              en=f"null: 95th percentile of the largest |cos| over the {STEPS} steps between the bilinear forms "
-                 f"of head 0 of one run and head 1 of its partner (cross-run pairs, {2 * n})",
-              zh=f"零假设：一个运行的头 0 与其搭档运行的头 1 的双线性型之间，{STEPS} 步中最大 |cos| 的"
-                 f"第 95 百分位数（跨运行配对，共 {2 * n} 对）")
+report.number("null_p95", null_p95, "{:.3f}")
 report.number("null_pairs", 2 * n, "{:.0f}", kind="count")
 report.number("null_form_cos_abs_max_min", null_statistic.min(), "{:.3f}")
 report.number("null_form_cos_abs_max_max", null_statistic.max(), "{:.3f}")

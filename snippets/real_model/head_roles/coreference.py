@@ -234,21 +234,15 @@ report.number("probe_p", max(probe_p(probe_correct), 1e-300), kind="p",
 report.number("planted_detection_share", np.mean(detected), kind="share")
 report.number("best_judged_layer", best // H + 1, "{:.0f}")
 report.number("best_judged_head", best % H + 1, "{:.0f}")
-# No head judged: these four are not recorded (so they keep their descriptions here, where
-# the recording is, rather than in the strings file, which names only numbers always recorded).
+# No head judged: these four are not recorded (their strings tables say sometimes = true).
 if np.isfinite(best_values["accuracy"]):
-    report.number("best_judged_accuracy", best_values["accuracy"], "{:.0%}", kind="share",
-                  en="its accuracy on the judging templates", zh="它在评判模板上的准确率")
+    report.number("best_judged_accuracy", best_values["accuracy"], "{:.0%}", kind="share")
 if np.isfinite(best_values["ratio"]):
-    report.number("best_judged_ratio", best_values["ratio"], "{:.2f}",
-                  en="its mean share on the right noun over the wrong one",
-                  zh="它给正确名词与错误名词的平均份额之比")
+    report.number("best_judged_ratio", best_values["ratio"], "{:.2f}")
 if np.isfinite(best_values["margin"]):
-    report.number("best_judged_was_margin", best_values["margin"], "{:.2f}",
-                  en="its accuracy from it minus from was", zh="它从 it 出发与从 was 出发的准确率之差")
+    report.number("best_judged_was_margin", best_values["margin"], "{:.2f}")
 if np.isfinite(best_values["p"]):
-    report.number("best_judged_p", best_values["p"], "{:.4f}", kind="p",
-                  en="its permutation p on the judging templates", zh="它在评判模板上的置换检验 p 值")
+    report.number("best_judged_p", best_values["p"], "{:.4f}", kind="p")
 report.text("chosen_heads_list", en=", ".join(head_name(h) for h in found["chosen"]) or "none",
             zh="、".join(head_name(h) for h in found["chosen"]) or "没有")
 report.save()

@@ -169,46 +169,34 @@ report.number("n_seeds", N_SEEDS, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}")
 OBJECT_FIRST_BAR = 0.95
 object_first_shares = np.asarray(trained(end["object_first"]))   # (n_seeds,)
-object_first = spread(object_first_shares,
-                      en="share of sentences where the verb's attention is highest on its object, after training",
-                      zh="训练后，动词把最大注意力给宾语的句子占比")
+object_first = spread(object_first_shares)
 report.number("object_first_mean", **object_first["mean"], fmt="{:.0%}")
 report.number("object_first_min", **object_first["min"], fmt="{:.0%}")
 report.number("object_first_max", **object_first["max"], fmt="{:.0%}")
-object_first_start = spread(trained(start["object_first"]),
-                            en="share of sentences where the verb's attention is highest on its object, at step 0",
-                            zh="第 0 步，动词把最大注意力给宾语的句子占比")
+object_first_start = spread(trained(start["object_first"]))
 report.number("object_first_start_mean", **object_first_start["mean"], fmt="{:.0%}")
 report.number("object_first_start_min", **object_first_start["min"], fmt="{:.0%}")
 report.number("object_first_start_max", **object_first_start["max"], fmt="{:.0%}")
 report_seed_count(report, "object_first_seeds", (object_first_shares >= OBJECT_FIRST_BAR))
 report.number("object_first_bar", OBJECT_FIRST_BAR, "{:.0%}")
-accuracy = spread(trained(end["accuracy"]), en="sentences whose object is named correctly", zh="说对宾语的句子占比")
+accuracy = spread(trained(end["accuracy"]))
 report.number("accuracy_mean", **accuracy["mean"], fmt="{:.0%}")
 report.number("accuracy_min", **accuracy["min"], fmt="{:.0%}")
 report.number("accuracy_max", **accuracy["max"], fmt="{:.0%}")
-control_accuracy = spread(control(end["accuracy"]),
-                          en="same, with the attention frozen to an even spread (control)",
-                          zh="对照组（注意力冻结为平均分配）说对宾语的句子占比")
+control_accuracy = spread(control(end["accuracy"]))
 report.number("control_accuracy_mean", **control_accuracy["mean"], fmt="{:.0%}")
 report.number("control_accuracy_min", **control_accuracy["min"], fmt="{:.0%}")
 report.number("control_accuracy_max", **control_accuracy["max"], fmt="{:.0%}")
-attention_on_object = spread(trained(end["attention_on_object"]),
-                             en="mean attention weight of the verb on its object, after training",
-                             zh="训练后，动词落在宾语上的平均注意力权重")
+attention_on_object = spread(trained(end["attention_on_object"]))
 report.number("attention_on_object_mean", **attention_on_object["mean"], fmt="{:.2f}")
 report.number("attention_on_object_min", **attention_on_object["min"], fmt="{:.2f}")
 report.number("attention_on_object_max", **attention_on_object["max"], fmt="{:.2f}")
-attention_on_object_start = spread(trained(start["attention_on_object"]),
-                                   en="mean attention weight of the verb on its object, at step 0",
-                                   zh="第 0 步，动词落在宾语上的平均注意力权重")
+attention_on_object_start = spread(trained(start["attention_on_object"]))
 report.number("attention_on_object_start_mean", **attention_on_object_start["mean"], fmt="{:.2f}")
 report.number("attention_on_object_start_min", **attention_on_object_start["min"], fmt="{:.2f}")
 report.number("attention_on_object_start_max", **attention_on_object_start["max"], fmt="{:.2f}")
 report.number("uniform_weight", 1 / len(CONTEXT), "{:.2f}")
-attention_on_function_words = spread(trained(end["attention_on_function_words"]),
-                                     en="mean attention of the verb on the two function words 在 and 旁边",
-                                     zh="动词落在“在”“旁边”两个虚词上的平均注意力")
+attention_on_function_words = spread(trained(end["attention_on_function_words"]))
 report.number("attention_on_function_words_mean", **attention_on_function_words["mean"], fmt="{:.2f}")
 report.number("attention_on_function_words_min", **attention_on_function_words["min"], fmt="{:.2f}")
 report.number("attention_on_function_words_max", **attention_on_function_words["max"], fmt="{:.2f}")
@@ -217,36 +205,28 @@ report.number("attention_on_function_words_max", **attention_on_function_words["
 # The source's two examples, 追逐 → 激光点 and 吃 → 苹果, in every sentence that has them.
 weights = trained(end["weights"])                                   # (n_seeds, N, 5)
 chase_laser = (data[:, VERB] == index["追逐"]) & (data[:, OBJECT] == index["激光点"])   # (N,)
-chase_laser_weight = spread(weights[:, chase_laser, OBJECT_IN_CONTEXT].mean(-1),
-                            en="attention of chase on laser dot (追逐 → 激光点)", zh="“追逐”落在“激光点”上的注意力")
+chase_laser_weight = spread(weights[:, chase_laser, OBJECT_IN_CONTEXT].mean(-1))
 report.number("chase_laser_weight_mean", **chase_laser_weight["mean"], fmt="{:.2f}")
 report.number("chase_laser_weight_min", **chase_laser_weight["min"], fmt="{:.2f}")
 report.number("chase_laser_weight_max", **chase_laser_weight["max"], fmt="{:.2f}")
-chase_laser_first = spread(object_first_share(weights[:, chase_laser]),
-                           en="share of its sentences where chase looks hardest at laser dot",
-                           zh="含这一对的句子里，“追逐”最关注“激光点”的占比")
+chase_laser_first = spread(object_first_share(weights[:, chase_laser]))
 report.number("chase_laser_first_mean", **chase_laser_first["mean"], fmt="{:.0%}")
 report.number("chase_laser_first_min", **chase_laser_first["min"], fmt="{:.0%}")
 report.number("chase_laser_first_max", **chase_laser_first["max"], fmt="{:.0%}")
-chase_laser_weight_start = spread(trained(start["weights"])[:, chase_laser, OBJECT_IN_CONTEXT].mean(-1),
-                                  en="same weight at step 0 (追逐 → 激光点)", zh="第 0 步的同一权重（追逐 → 激光点）")
+chase_laser_weight_start = spread(trained(start["weights"])[:, chase_laser, OBJECT_IN_CONTEXT].mean(-1))
 report.number("chase_laser_weight_start_mean", **chase_laser_weight_start["mean"], fmt="{:.2f}")
 report.number("chase_laser_weight_start_min", **chase_laser_weight_start["min"], fmt="{:.2f}")
 report.number("chase_laser_weight_start_max", **chase_laser_weight_start["max"], fmt="{:.2f}")
 eat_apple = (data[:, VERB] == index["吃"]) & (data[:, OBJECT] == index["苹果"])         # (N,)
-eat_apple_weight = spread(weights[:, eat_apple, OBJECT_IN_CONTEXT].mean(-1),
-                          en="attention of eat on apple (吃 → 苹果)", zh="“吃”落在“苹果”上的注意力")
+eat_apple_weight = spread(weights[:, eat_apple, OBJECT_IN_CONTEXT].mean(-1))
 report.number("eat_apple_weight_mean", **eat_apple_weight["mean"], fmt="{:.2f}")
 report.number("eat_apple_weight_min", **eat_apple_weight["min"], fmt="{:.2f}")
 report.number("eat_apple_weight_max", **eat_apple_weight["max"], fmt="{:.2f}")
-eat_apple_first = spread(object_first_share(weights[:, eat_apple]),
-                         en="share of its sentences where eat looks hardest at apple",
-                         zh="含这一对的句子里，“吃”最关注“苹果”的占比")
+eat_apple_first = spread(object_first_share(weights[:, eat_apple]))
 report.number("eat_apple_first_mean", **eat_apple_first["mean"], fmt="{:.0%}")
 report.number("eat_apple_first_min", **eat_apple_first["min"], fmt="{:.0%}")
 report.number("eat_apple_first_max", **eat_apple_first["max"], fmt="{:.0%}")
-eat_apple_weight_start = spread(trained(start["weights"])[:, eat_apple, OBJECT_IN_CONTEXT].mean(-1),
-                                en="same weight at step 0 (吃 → 苹果)", zh="第 0 步的同一权重（吃 → 苹果）")
+eat_apple_weight_start = spread(trained(start["weights"])[:, eat_apple, OBJECT_IN_CONTEXT].mean(-1))
 report.number("eat_apple_weight_start_mean", **eat_apple_weight_start["mean"], fmt="{:.2f}")
 report.number("eat_apple_weight_start_min", **eat_apple_weight_start["min"], fmt="{:.2f}")
 report.number("eat_apple_weight_start_max", **eat_apple_weight_start["max"], fmt="{:.2f}")

@@ -64,21 +64,15 @@ report.number("own_kind_top_verbs", own_kind_top.sum(), "{:.0f}")
 # Do the keys of nouns of one kind grow alike? Do their values?
 
 # %%
-key_same_kind = spread(trained(end["key_same_kind"]),
-                       en="mean cosine between keys of same-kind nouns, after training",
-                       zh="训练后，同类名词的键之间的平均余弦")
+key_same_kind = spread(trained(end["key_same_kind"]))
 report.number("key_same_kind_mean", **key_same_kind["mean"], fmt="{:.2f}")
 report.number("key_same_kind_min", **key_same_kind["min"], fmt="{:.2f}")
 report.number("key_same_kind_max", **key_same_kind["max"], fmt="{:.2f}")
-key_same_kind_start = spread(trained(start["key_same_kind"]),
-                             en="mean cosine between keys of same-kind nouns, at step 0",
-                             zh="第 0 步，同类名词的键之间的平均余弦")
+key_same_kind_start = spread(trained(start["key_same_kind"]))
 report.number("key_same_kind_start_mean", **key_same_kind_start["mean"], fmt="{:.2f}")
 report.number("key_same_kind_start_min", **key_same_kind_start["min"], fmt="{:.2f}")
 report.number("key_same_kind_start_max", **key_same_kind_start["max"], fmt="{:.2f}")
-value_same_kind = spread(trained(end["value_same_kind"]),
-                         en="mean cosine between values of same-kind nouns, after training",
-                         zh="训练后，同类名词的值之间的平均余弦")
+value_same_kind = spread(trained(end["value_same_kind"]))
 report.number("value_same_kind_mean", **value_same_kind["mean"], fmt="{:.2f}")
 report.number("value_same_kind_min", **value_same_kind["min"], fmt="{:.2f}")
 report.number("value_same_kind_max", **value_same_kind["max"], fmt="{:.2f}")
@@ -92,39 +86,30 @@ report.number("value_same_kind_max", **value_same_kind["max"], fmt="{:.2f}")
 
 # %%
 QUERY_GAP_BAR = 0.2
-same_class = spread(trained(end["query_same_kind"]),
-                    en="mean cosine between queries of verbs taking the same kind of object",
-                    zh="带同类宾语的动词，查询之间的平均余弦")
+same_class = spread(trained(end["query_same_kind"]))
 report.number("query_cosine_same_class_mean", **same_class["mean"], fmt="{:.2f}")
 report.number("query_cosine_same_class_min", **same_class["min"], fmt="{:.2f}")
 report.number("query_cosine_same_class_max", **same_class["max"], fmt="{:.2f}")
-other_class = spread(trained(end["query_other_kind"]),
-                     en="mean cosine between queries of verbs taking different kinds of object",
-                     zh="带不同类宾语的动词，查询之间的平均余弦")
+other_class = spread(trained(end["query_other_kind"]))
 report.number("query_cosine_other_class_mean", **other_class["mean"], fmt="{:.2f}")
 report.number("query_cosine_other_class_min", **other_class["min"], fmt="{:.2f}")
 report.number("query_cosine_other_class_max", **other_class["max"], fmt="{:.2f}")
 gap = np.asarray(trained(end["query_same_kind"] - end["query_other_kind"]))     # (n_seeds,)
-query_cosine_gap = spread(gap, en="same-kind minus different-kind query cosine, after training",
-                          zh="训练后，同类与异类查询余弦之差")
+query_cosine_gap = spread(gap)
 report.number("query_cosine_gap_mean", **query_cosine_gap["mean"], fmt="{:.2f}")
 report.number("query_cosine_gap_min", **query_cosine_gap["min"], fmt="{:.2f}")
 report.number("query_cosine_gap_max", **query_cosine_gap["max"], fmt="{:.2f}")
-query_cosine_gap_start = spread(trained(start["query_same_kind"] - start["query_other_kind"]),
-                                en="same-kind minus different-kind query cosine, at step 0",
-                                zh="第 0 步，同类与异类查询余弦之差")
+query_cosine_gap_start = spread(trained(start["query_same_kind"] - start["query_other_kind"]))
 report.number("query_cosine_gap_start_mean", **query_cosine_gap_start["mean"], fmt="{:.2f}")
 report.number("query_cosine_gap_start_min", **query_cosine_gap_start["min"], fmt="{:.2f}")
 report.number("query_cosine_gap_start_max", **query_cosine_gap_start["max"], fmt="{:.2f}")
 report_seed_count(report, "query_same_class_seeds", (gap >= QUERY_GAP_BAR))
 report.number("query_gap_bar", QUERY_GAP_BAR, "{:.1f}")
-probe = spread(trained(end["probe"]),
-               en="held-out accuracy of a linear probe reading the object kind from a verb's query",
-               zh="线性探针从留出动词的查询读出宾语类别的准确率")
+probe = spread(trained(end["probe"]))
 report.number("query_probe_accuracy_mean", **probe["mean"], fmt="{:.0%}")
 report.number("query_probe_accuracy_min", **probe["min"], fmt="{:.0%}")
 report.number("query_probe_accuracy_max", **probe["max"], fmt="{:.0%}")
-probe_start = spread(trained(start["probe"]), en="same probe at step 0", zh="第 0 步同一探针的准确率")
+probe_start = spread(trained(start["probe"]))
 report.number("query_probe_accuracy_start_mean", **probe_start["mean"], fmt="{:.0%}")
 report.number("query_probe_accuracy_start_min", **probe_start["min"], fmt="{:.0%}")
 report.number("query_probe_accuracy_start_max", **probe_start["max"], fmt="{:.0%}")
