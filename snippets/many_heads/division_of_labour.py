@@ -163,6 +163,7 @@ def first_step(history, values, level):
 
 step_accuracy_half = first_step(history, lambda h: h["accuracy"], 0.5)
 step_induction_half = first_step(history, lambda h: h["induction"].max(dim=1).values, 0.5)
+report.number("probe_every", PROBE_EVERY, "{:.0f}")
 report_spread(report, "step_accuracy_half", step_accuracy_half, "{:.0f}")
 report_spread(report, "step_induction_half", step_induction_half, "{:.0f}")
 
@@ -289,6 +290,6 @@ for lang in LANGS:
     caption = text["curve_caption"].format(split=int((has_previous_head & has_induction_head).sum()),
                                            seeds=len(accuracy), acc=accuracy.mean().item(),
                                            control=control_accuracy.mean().item())
-    report.figure("roles_over_training", fig, lang, alt=text["curve_alt"], caption=caption)
+    report.figure("roles_over_training", fig, lang, alt=text["curve_alt"].format(steps=STEPS), caption=caption)
 
 report.save()

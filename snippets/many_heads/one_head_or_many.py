@@ -111,6 +111,7 @@ def steps_to(curve, level=0.95):
 
 for run in runs.values():
     run["steps_to_95"] = steps_to(run["curve"])
+report.number("never_step", STEPS + EVAL_EVERY, "{:.0f}")
 report_spread(report, "accuracy_1", runs[1]["accuracy"], "{:.3f}")
 report_spread(report, "steps_to_95_1", runs[1]["steps_to_95"], "{:.0f}")
 report_spread(report, "accuracy_2", runs[2]["accuracy"], "{:.3f}")

@@ -139,6 +139,7 @@ antecedent = per_model(attention_to, weights, it_at, animal_at)             # (M
 # %%
 DIFFER_BELOW = 0.9   # a pair of heads "differs" below this pattern similarity (C09's line)
 report.number("n_seeds", n, "{:.0f}")
+report.number("steps", STEPS, "{:.0f}")
 stays = (gap_curves == 0).all(dim=1)                                        # (M,)
 report_seed_count(report, "identical_stay_seeds", stays[arm_of["identical"]])
 report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f}")

@@ -130,6 +130,7 @@ print(f"planted pull to {planted_target:.3f}: ends at {planted[:, -1].numpy().ro
 # %%
 report.number("n_seeds", n, "{:.0f}")
 report.number("budget", STEPS, "{:.0f}", kind="count")
+report.number("target_cos", TARGET, "{:.2f}")
 orthogonal, aligned, free, partner = (arm_of[arm] for arm in ARMS)         # each arm's rows
 report.number("start_cosine_orthogonal_mean", start_cosine[orthogonal].mean(), "{:.2f}")
 report.number("start_cosine_aligned_mean", start_cosine[aligned].mean(), "{:.2f}")
