@@ -141,11 +141,12 @@ report.number("c23_c21_max_target_weight", max(passing_weight["c21"], default=0.
 report.number("c23_c21_heads_at_0_3", (passing_weight["c21"] >= C23_SHARE).sum(), "{:.0f}")
 report.number("c23_c22_max_target_weight", max(passing_weight["c22"], default=0.0), "{:.2f}")
 report.number("c23_c22_heads_at_0_3", (passing_weight["c22"] >= C23_SHARE).sum(), "{:.0f}")
-report.data("issue19", {
-    "c23_target_weight": {claim: {head_name(int(f) % (L * H)) + ("" if f < L * H else " (object → verb)"):
-                                  round(float(target_weight[claim][f]), 3)
-                                  for f in np.flatnonzero(passing_of[claim])} for claim in target_weight},
-})
+# Per claim, each passing head's mean target weight, by name (a C22 head of the second
+# direction is named as object → verb).
+passing_by_name = {claim: {head_name(int(f) % (L * H)) + ("" if f < L * H else " (object → verb)"):
+                           round(float(target_weight[claim][f]), 3) for f in np.flatnonzero(passing_of[claim])}
+                   for claim in target_weight}
+report.data("issue19", {"c23_target_weight": passing_by_name})
 
 # %% [markdown]
 # ## Direction or length? (C23)
@@ -206,15 +207,16 @@ for name, d in direction.items():
 # %%
 report.number("direction_verb_object_is_object_to_verb", vo_role == "object_verb", "{:.0f}")
 co_direction, vo_direction = direction["coreference"], direction["verb_object"]
+winner_angle = {name: np.degrees(np.arccos(d["winner_cos"])).mean() for name, d in direction.items()}   # degrees
 report.number("direction_coreference_cos_share", co_direction["cos"].mean(), "{:.0%}")
 report.number("direction_coreference_norm_share", co_direction["norm"].mean(), "{:.0%}")
 report.number("direction_coreference_winner_cos", co_direction["winner_cos"].mean(), "{:.2f}")
-report.number("direction_coreference_winner_angle", np.degrees(np.arccos(co_direction["winner_cos"])).mean(), "{:.0f}")
+report.number("direction_coreference_winner_angle", winner_angle["coreference"], "{:.0f}")
 report.number("direction_coreference_score_matches_attention", co_direction["attention"].mean(), "{:.0%}")
 report.number("direction_verb_object_cos_share", vo_direction["cos"].mean(), "{:.0%}")
 report.number("direction_verb_object_norm_share", vo_direction["norm"].mean(), "{:.0%}")
 report.number("direction_verb_object_winner_cos", vo_direction["winner_cos"].mean(), "{:.2f}")
-report.number("direction_verb_object_winner_angle", np.degrees(np.arccos(vo_direction["winner_cos"])).mean(), "{:.0f}")
+report.number("direction_verb_object_winner_angle", winner_angle["verb_object"], "{:.0f}")
 report.number("direction_verb_object_score_matches_attention", vo_direction["attention"].mean(), "{:.0%}")
 
 # %%
@@ -226,10 +228,9 @@ cos_everywhere = {
     "coreference": cosine_picks_winner(model, co_outputs, it_pos, [n.nonzero()[:, 0] for n in nouns]),
     "verb_object": cosine_picks_winner(model, vo_outputs, vo_queries, [c.nonzero()[:, 0] for c in vo_hits[vo_role][2]]),
 }
-report.number("direction_coreference_cos_heads_75", (cos_everywhere["coreference"] >= 0.75).sum(), "{:.0f}",
-              kind="count")
-report.number("direction_verb_object_cos_heads_75", (cos_everywhere["verb_object"] >= 0.75).sum(), "{:.0f}",
-              kind="count")
+cos_heads_75 = {name: (picks >= 0.75).sum() for name, picks in cos_everywhere.items()}   # heads, per role
+report.number("direction_coreference_cos_heads_75", cos_heads_75["coreference"], "{:.0f}", kind="count")
+report.number("direction_verb_object_cos_heads_75", cos_heads_75["verb_object"], "{:.0f}", kind="count")
 
 # %% [markdown]
 # ### C23's rule: the angle between q and the target's key
@@ -316,10 +317,8 @@ again = [c23_again({claim: d[i] for claim, d in c23_draws.items()}, seed=i) for 
 # %%
 report.number("n_items", len(co_set) + len(sf_set) + len(nb_set), kind="count")
 report.number("c23_heads", len(c23), "{:.0f}", kind="count", resampled=[a["heads"] for a in again])
-report.number("c23_small_heads", sum(small), "{:.0f}", kind="count",
-              resampled=[a["small_heads"] for a in again])
-report.number("c23_large_heads", sum(large), "{:.0f}", kind="count",
-              resampled=[a["large_heads"] for a in again])
+report.number("c23_small_heads", sum(small), "{:.0f}", kind="count", resampled=[a["small_heads"] for a in again])
+report.number("c23_large_heads", sum(large), "{:.0f}", kind="count", resampled=[a["large_heads"] for a in again])
 first = max(c23, key=lambda h: h["weight"]) if c23 else None   # the one the page describes
 report.number("c23_target_angle", first["target"] if first else 0.0, "{:.0f}")
 report.number("c23_others_angle", first["others"] if first else 0.0, "{:.0f}")
@@ -338,23 +337,7 @@ report.category("c23_cos_everywhere_lead", "general" if general else "compare")
 # ## Figure
 
 # %%
-TEXT = {
-    "en": {
-        "d_cos": "cos(winner) − cos(runner-up)", "d_norm": "log |k winner| − log |k runner-up|",
-        "dir_title": {"coreference": "head {h}: it → referent", "verb_object": "head {h}: verb–object"},
-        "alt_dir": "Two scatter plots, one point per sentence: the winning key's cosine with the "
-                   "query minus the runner-up's (x) against the log ratio of their lengths (y).",
-        "cap_dir": "The cosine alone picks the winning key in {c1:.0%} (it → referent) and {c2:.0%} "
-                   "(verb–object) of sentences, the key's length alone in {n1:.0%} and {n2:.0%}; "
-                   "the winning angle averages {a1:.0f}° and {a2:.0f}°.",
-    },
-    "zh": {
-        "d_cos": "cos(胜者) − cos(次者)", "d_norm": "log |k 胜者| − log |k 次者|",
-        "dir_title": {"coreference": "头 {h}：it → 所指", "verb_object": "头 {h}：动词–宾语"},
-        "alt_dir": "两张散点图，每个点是一句：横轴是胜出的键与查询的余弦减去第二名的余弦，纵轴是两者长度之比的对数。",
-        "cap_dir": "只看余弦就能挑出胜出的键的句子占 {c1:.0%}（it → 所指）和 {c2:.0%}（动词–宾语），只看键长的占 {n1:.0%} 和 {n2:.0%}；胜出的键与查询的夹角平均为 {a1:.0f}° 和 {a2:.0f}°。",
-    },
-}
+TEXT = report.figure_text()   # the figures' words: angles.strings.toml
 for lang in LANGS:
     text = TEXT[lang]
     fig, axes = plt.subplots(1, 2, figsize=(7.2, 3.4))
@@ -367,12 +350,8 @@ for lang in LANGS:
         ax.set_ylabel(text["d_norm"], fontsize=9)
         ax.tick_params(labelsize=9)
     fig.tight_layout()
-    report.figure("direction", fig, lang, alt=text["alt_dir"],
-                  caption=text["cap_dir"].format(c1=direction["coreference"]["cos"].mean(),
-                                                 c2=direction["verb_object"]["cos"].mean(),
-                                                 n1=direction["coreference"]["norm"].mean(),
-                                                 n2=direction["verb_object"]["norm"].mean(),
-                                                 a1=np.degrees(np.arccos(direction["coreference"]["winner_cos"])).mean(),
-                                                 a2=np.degrees(np.arccos(direction["verb_object"]["winner_cos"])).mean()))
+    report.figure("direction", fig, lang, alt=text["alt_dir"], caption=text["cap_dir"].format(
+        c1=co_direction["cos"].mean(), c2=vo_direction["cos"].mean(), n1=co_direction["norm"].mean(),
+        n2=vo_direction["norm"].mean(), a1=winner_angle["coreference"], a2=winner_angle["verb_object"]))
 
 report.save()
