@@ -246,6 +246,25 @@ def test_a_number_only_some_runs_record_is_described_when_recorded_and_skipped_w
     assert snippet_runner.with_strings({"numbers": {}}, path) == {"numbers": {}}
 
 
+def test_one_spread_table_describes_each_ending_of_a_measurement_over_the_seeds(tmp_path):
+    path = tmp_path / "two_heads.strings.toml"
+    path.write_text('[hits]\nspread = true\nen = "hits"\nzh = "命中数"\n', encoding="utf-8")
+    numbers = {f"hits_{end}": {"value": 1.0, "text": "1"} for end in ("mean", "std", "min", "max")}
+    read = snippet_runner.with_strings({"numbers": numbers}, path)["numbers"]
+    assert read["hits_mean"]["about"] == {"en": "hits (mean over seeds)", "zh": "命中数（各种子的平均）"}
+    assert read["hits_std"]["about"] == {"en": "hits (standard deviation over seeds)", "zh": "命中数（各种子间的标准差）"}
+    assert read["hits_min"]["about"] == {"en": "hits (lowest seed)", "zh": "命中数（最低的种子）"}
+    assert read["hits_max"]["about"] == {"en": "hits (highest seed)", "zh": "命中数（最高的种子）"}
+    # report_mean_range records three of the endings: the table describes those
+    three = {f"hits_{end}": {"value": 1.0, "text": "1"} for end in ("mean", "min", "max")}
+    assert set(snippet_runner.with_strings({"numbers": three}, path)["numbers"]["hits_min"]["about"]) == {"en", "zh"}
+    with pytest.raises(snippet_runner.SnippetError, match="records none of hits_mean"):
+        snippet_runner.with_strings({"numbers": {"hits": {"value": 1.0}}}, path)
+    path.write_text('[hits]\nspread = "yes"\nen = "hits"\nzh = "命中数"\n', encoding="utf-8")
+    with pytest.raises(snippet_runner.SnippetError, match="spread is true or false"):
+        snippet_runner.with_strings({"numbers": numbers}, path)
+
+
 @pytest.mark.parametrize("text,numbers,error", [
     ('[gone]\nen = "a"\nzh = "甲"\n', {}, "records no number 'gone'"),
     ('[heads]\nen = "a"\nzh = "甲"\n', {"heads": {"value": 1.0, "about": {"en": "a", "zh": "甲"}}},

@@ -557,13 +557,14 @@ def with_strings(results: dict, path: Path) -> dict:
     ``{other_key}`` in a description is that recorded number as the language writes it (a
     threshold named once in the snippet: "seeds with a score ≥ {role_bar}"). A number only some
     runs record (a view without a head of its own records none of that head's numbers) has
-    ``sometimes = true`` in its table; every other table names a number the run recorded."""
+    ``sometimes = true`` in its table; every other table names a number the run recorded.
+    ``spread = true`` describes the numbers of one measurement over the seeds at once
+    (report_spread: ``key_mean``, ``key_std``, ``key_min``, ``key_max``, those the run
+    recorded), each ending adding its words to the table's (SPREAD_WORDS)."""
     if not path.is_file():
         return results
     numbers = results["numbers"]
-    for key, about in tomllib.loads(path.read_text(encoding="utf-8")).items():
-        if key == FIGURE_TEXT:
-            continue  # the figures' words: drawn by the run (Report.figure_text)
+    for key, about in _described(tomllib.loads(path.read_text(encoding="utf-8")), numbers, path):
         where = f"{_shown(path)} [{key}]"
         sometimes = about.pop("sometimes", False)
         if sometimes not in (True, False):
@@ -578,6 +579,35 @@ def with_strings(results: dict, path: Path) -> dict:
             raise SnippetError(f"{where}: needs en and zh, and nothing else")
         numbers[key]["about"] = {lang: _filled(about[lang], numbers, lang, where) for lang in ("en", "zh")}
     return results
+
+
+# What each ending of a measurement over the seeds adds to its description (spread = true).
+SPREAD_WORDS = {"mean": (" (mean over seeds)", "（各种子的平均）"),
+                "std": (" (standard deviation over seeds)", "（各种子间的标准差）"),
+                "min": (" (lowest seed)", "（最低的种子）"),
+                "max": (" (highest seed)", "（最高的种子）")}
+
+
+def _described(tables: dict, numbers: dict, path: Path):
+    """(key, its table) for each number a strings file describes: a ``spread = true`` table
+    stands for the endings of its key the run recorded, each with that ending's words."""
+    for key, about in tables.items():
+        if key == FIGURE_TEXT:
+            continue  # the figures' words: drawn by the run (Report.figure_text)
+        spread = about.pop("spread", False)
+        if spread not in (True, False):
+            raise SnippetError(f"{_shown(path)} [{key}]: spread is true or false")
+        if not spread:
+            yield key, about
+            continue
+        endings = [end for end in SPREAD_WORDS if f"{key}_{end}" in numbers]
+        if not endings and not about.get("sometimes"):
+            raise SnippetError(f"{_shown(path)} [{key}]: spread = true, but the snippet records "
+                               f"none of {', '.join(f'{key}_{end}' for end in SPREAD_WORDS)}")
+        for end in endings:
+            words = dict(zip(("en", "zh"), SPREAD_WORDS[end]))
+            yield f"{key}_{end}", {field: text + words[field] if field in words and isinstance(text, str) else text
+                                   for field, text in about.items()}
 
 
 def _filled(description: str, numbers: dict, lang: str, where: str) -> str:
