@@ -89,6 +89,7 @@ PLANTED_BOOKKEEPING = {
     "labels as keywords": 'describe("score", en="score", zh="分数")',
     "styling": 'ax.imshow(weights)\nax.set_title("weights")',
     "styling keywords": 'plt.plot(x, y, color="#d95f02")',
+    "opacity": "ax.scatter(x, y, alpha=0.8)",
     "shared styling": "from explainer.plotting import column_figure",
 }
 
@@ -101,7 +102,8 @@ def test_bookkeeping_is_found_in_a_planted_cell(kind):
 def test_textbook_code_is_not_bookkeeping():
     assert code_cells.bookkeeping(
         "scores = Q @ K.T  # (T, T)\nweights = softmax(scores / np.sqrt(d_k))\n"
-        "np.set_printoptions(precision=3, linewidth=100)\nplt.imshow(weights)\nprint(weights[0])") == []
+        "np.set_printoptions(precision=3, linewidth=100)\nplt.imshow(weights)\nprint(weights[0])\n"
+        "passes = c21_passes(hits, items, gap_min=0.25, alpha=ALPHA)") == []
 
 
 @pytest.mark.parametrize("page", PAGES)
