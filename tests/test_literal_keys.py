@@ -14,7 +14,7 @@ helper that adds that ending."""
 import ast
 from pathlib import Path
 
-from tools.running.snippet_runner import SPREAD_WORDS
+from tools.running import snippet_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDING = {"number", "figure", "text", "category", "data"}
@@ -378,12 +378,10 @@ def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_withou
             continue
         strings = snippet.with_suffix(".strings.toml")
         described, bare = described_in_code_and_bare(snippet.read_text(encoding="utf-8"), shared)
-        keys = set()
-        for key, table in (tomllib.loads(strings.read_text(encoding="utf-8")) if strings.is_file() else {}).items():
-            if key == "figure_text":   # figures' words
-                continue
-            # one spread = true table describes the endings of a measurement over the seeds
-            keys |= ({f"{key}_{end}" for end in SPREAD_WORDS} & bare or {f"{key}_mean"}) if table.get("spread") else {key}
+        # the keys its tables describe, as the build reads them (a spread = true table: the
+        # endings the snippet records; the figures' words are no number)
+        tables = tomllib.loads(strings.read_text(encoding="utf-8")) if strings.is_file() else {}
+        keys = {key for key, _ in snippet_runner.described(tables, dict.fromkeys(bare), strings)}
         if keys != bare:
             wrong[strings.relative_to(ROOT).as_posix()] = {
                 "no such bare call": sorted(keys - bare), "not in the file": sorted(bare - keys),

@@ -564,7 +564,7 @@ def with_strings(results: dict, path: Path) -> dict:
     if not path.is_file():
         return results
     numbers = results["numbers"]
-    for key, about in _described(tomllib.loads(path.read_text(encoding="utf-8")), numbers, path):
+    for key, about in described(tomllib.loads(path.read_text(encoding="utf-8")), numbers, path):
         where = f"{_shown(path)} [{key}]"
         sometimes = about.pop("sometimes", False)
         if sometimes not in (True, False):
@@ -588,7 +588,7 @@ SPREAD_WORDS = {"mean": (" (mean over seeds)", "（各种子的平均）"),
                 "max": (" (highest seed)", "（最高的种子）")}
 
 
-def _described(tables: dict, numbers: dict, path: Path):
+def described(tables: dict, numbers: dict, path: Path):
     """(key, its table) for each number a strings file describes: a ``spread = true`` table
     stands for the endings of its key the run recorded, each with that ending's words."""
     for key, about in tables.items():
