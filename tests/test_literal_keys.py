@@ -3,13 +3,12 @@ argument of ``report.number`` / ``figure`` / ``text`` / ``category`` / ``data`` 
 ``grep -rn '"coreference_heads"' snippets/`` finds where a rule's or a page's number is made.
 
 Only the shared package (``snippets/explainer``) has helpers that record for their caller
-(``explainer.seeds.report_spread`` and the seed counts): their recording calls name the key by
-their own parameter, alone or with a literal ending (``key + "_mean"``), and every call of such a
-helper writes that key out. A snippet writes each key out whole at its recording call, or as the
-stem it gives one of those helpers; a helper of its own that adds endings to a stem would hide
-the keys it records from grep, so a snippet has none (``keys_not_written_whole``). Every key
-docs/claims.yml reads from a snippet is found whole in it, or as a stem given to an explainer
-helper that adds that ending."""
+(``explainer.seeds.report_spread`` and the seed counts): each key they record is one of their
+parameters, passed on whole, and every call of such a helper writes each of those keys out
+(``report_spread(report, v, mean="accuracy_mean", std="accuracy_std", ...)``). No key is built
+at run time: not by an f-string, not by adding an ending to a stem. A snippet has no recording
+helper of its own (``keys_not_written_whole``). Every key docs/claims.yml reads from a snippet
+is written out whole in it."""
 
 import ast
 from pathlib import Path
@@ -41,65 +40,35 @@ def _recording(call) -> bool:
             and isinstance(call.func.value, ast.Name) and call.func.value.id == "report" and bool(call.args))
 
 
-def _recording_calls(tree: ast.AST):
-    """(call, the function it is in or None) for every report.number/figure/text/category/data call."""
-    return ((call, function) for call, function in _calls(tree) if _recording(call))
-
-
 def _name(call) -> str | None:
     return call.func.id if isinstance(call.func, ast.Name) else \
         call.func.attr if isinstance(call.func, ast.Attribute) else None
 
 
-def _params(function) -> list[str]:
-    return [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
+def _described(call) -> bool:
+    """Whether a recording call describes its number in code (en=/zh=)."""
+    return bool({k.arg for k in call.keywords} & {"en", "zh"})
 
 
-def _helper_key(call, helper):
-    """The key a call of a helper (position, parameter, ...) gives it, or None."""
-    position, param = helper[:2]
-    key = next((k.value for k in call.keywords if k.arg == param), None)
-    if key is None and position is not None and len(call.args) > position:
-        key = call.args[position]
-    return key
+def _keys(call, helpers: dict) -> list[tuple[ast.AST | None, bool]]:
+    """The key arguments of a recording call or of a call of one of ``helpers`` (``key_params``),
+    each with whether it is described in code; a key the call does not give is None."""
+    if _recording(call):
+        return [(call.args[0], call.func.attr == "number" and _described(call))]
+    given = []
+    for param, (position, described) in helpers.get(_name(call), {}).items():
+        key = next((k.value for k in call.keywords if k.arg == param), None)
+        if key is None and position is not None and len(call.args) > position:
+            key = call.args[position]
+        given.append((key, described))
+    return given
 
 
-def _passed_on(key, function) -> str | None:
-    """The helper's parameter its key is, when the key is that parameter, alone or plus a
-    literal ending; else None."""
-    if function is None:
-        return None
-    params = _params(function)
-    if isinstance(key, ast.BinOp) and isinstance(key.op, ast.Add) and _literal(key.right):
-        key = key.left
-    return key.id if isinstance(key, ast.Name) and key.id in params else None
-
-
-def _described(call, function) -> bool | None:
-    """Whether a recording call describes its number (en=/zh=): None when it passes on its
-    function's own ``en``/``zh`` parameters (then the function's caller decides)."""
-    about = [k.value for k in call.keywords if k.arg in ("en", "zh")]
-    if function is not None and about and all(_passes_on(v, function) for v in about):
-        return None
-    return bool(about)
-
-
-def _passes_on(value, function) -> bool:
-    """Whether a description is the function's own parameter, ``en``, or made from it only when
-    the caller gives it, ``f"{en} (lowest seed)" if en else ""``: the caller describes, in its
-    call or in its strings file."""
-    params = _params(function)
-    if isinstance(value, ast.IfExp) and isinstance(value.orelse, ast.Constant) and value.orelse.value == "":
-        return isinstance(value.test, ast.Name) and value.test.id in params
-    return isinstance(value, ast.Name) and value.id in params
-
-
-def helper_endings(source: str, shared: dict | None = None) -> dict[str, tuple]:
-    """The functions of ``source`` that record under a key their caller gives, directly or
-    through another such helper (``shared``: explainer's): name -> (the key's position among
-    the arguments, or None if keyword-only; the parameter's name; per number it records, the
-    literal ending it adds to the key and whether it describes it: True, False, or None when it
-    passes on the caller's ``en``/``zh``)."""
+def key_params(source: str, shared: dict | None = None) -> dict[str, dict[str, tuple[int | None, bool]]]:
+    """The functions of ``source`` that record under keys their caller gives, directly or through
+    another such helper (``shared``: explainer's): name -> {parameter: (its position among the
+    positional arguments, or None if keyword-only; whether the number is described in code)}. A
+    parameter counts only when passed on whole: ``key + "_mean"`` is a key built at run time."""
     shared, found = dict(shared or {}), {}
     calls = [(call, function) for call, function in _calls(ast.parse(source)) if function is not None]
     changed = True
@@ -107,67 +76,37 @@ def helper_endings(source: str, shared: dict | None = None) -> dict[str, tuple]:
         changed = False
         known = {**shared, **found}
         for call, function in calls:
-            if _recording(call):
-                key = call.args[0]
-                inner = [("", _described(call, function))] if call.func.attr == "number" else []
-            elif _name(call) in known:
-                key, here = _helper_key(call, known[_name(call)]), _described(call, function)
-                inner = [(e, here if d is None else d) for e, d in known[_name(call)][2]]
-            else:
-                continue
-            param = _passed_on(key, function)
-            if param is None:
-                continue
-            ending = key.right.value if isinstance(key, ast.BinOp) else ""
-            endings = [(ending + e, d) for e, d in inner]
             positional = [a.arg for a in function.args.posonlyargs + function.args.args]
-            entry = found.setdefault(function.name, (positional.index(param) if param in positional else None,
-                                                     param, []))
-            for item in endings:
-                if item not in entry[2]:
-                    entry[2].append(item)
+            params = positional + [a.arg for a in function.args.kwonlyargs]
+            for key, described in _keys(call, known):
+                if isinstance(key, ast.Name) and key.id in params \
+                        and key.id not in found.setdefault(function.name, {}):
+                    found[function.name][key.id] = (positional.index(key.id) if key.id in positional else None,
+                                                     described)
                     changed = True
-            if function.name not in known:
-                changed = True
-    return found
+    return {name: params for name, params in found.items() if params}
 
 
-def helpers(source: str, shared: dict | None = None) -> dict[str, tuple[int | None, str]]:
-    """The functions of ``source`` that record under a key their caller gives: name ->
-    (the key's position among the arguments, or None if keyword-only; the parameter's name)."""
-    return {name: entry[:2] for name, entry in helper_endings(source, shared).items()}
-
-
-def _explainer_endings() -> dict:
+def explainer_helpers() -> dict:
     found = {}
     for path in sorted((ROOT / "snippets" / "explainer").rglob("*.py")):
-        found.update(helper_endings(path.read_text(encoding="utf-8"), found))
+        found.update(key_params(path.read_text(encoding="utf-8"), found))
     return found
-
-
-def _explainer_helpers() -> dict[str, tuple[int | None, str]]:
-    return {name: entry[:2] for name, entry in _explainer_endings().items()}
 
 
 def computed_keys(source: str, shared: dict | None = None) -> int:
-    """How many calls name a report key by an expression: report.number/figure/text/category/data calls
-    and calls of a helper that records under its caller's key (``shared``: the ones
-    ``explainer`` defines; the file's own too), except a helper passing on its own caller's key."""
-    tree = ast.parse(source)
-    shared = {name: (helper + ([],))[:3] for name, helper in (shared or {}).items()}
-    passing_on = {**shared, **helper_endings(source, shared)}
+    """How many keys are built at run time in ``source`` (``snippets/explainer``): keys of
+    report.number/figure/text/category/data calls and of calls of a helper that records under its
+    caller's keys (``shared``; the file's own too) that are neither a string literal nor the
+    enclosing function's own parameter passed on whole."""
+    helpers = {**(shared or {}), **key_params(source, shared)}
     count = 0
-    for call, function in _calls(tree):
-        if _recording(call):
-            key = call.args[0]
-        elif _name(call) in passing_on:
-            key = _helper_key(call, passing_on[_name(call)])
-            if key is None:
-                continue
-        else:
-            continue
-        if not _literal(key) and _passed_on(key, function) is None:
-            count += 1
+    for call, function in _calls(ast.parse(source)):
+        for key, _ in _keys(call, helpers):
+            passed_on = function is not None and isinstance(key, ast.Name) and key.id in {
+                a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
+            if key is not None and not _literal(key) and not passed_on:
+                count += 1
     return count
 
 
@@ -180,69 +119,66 @@ def test_the_check_sees_a_computed_key_and_accepts_a_literal_one():
     assert computed_keys('other.number(f"{x}", 1)') == 0
 
 
-def test_the_check_follows_a_key_a_helper_passes_on_to_its_callers():
-    helper = ('def spread(report, key, values):\n'
-              '    report.number(key + "_mean", values.mean())\n'
-              '    report.number(key, values.max())\n')
-    assert helpers(helper) == {"spread": (1, "key")}
+def test_the_check_follows_keys_a_helper_passes_on_whole_to_its_callers():
+    helper = ('def spread(report, values, *, mean, top):\n'
+              '    report.number(mean, values.mean())\n'
+              '    report.number(top, values.max(), en="top", zh="最高")\n')
+    assert key_params(helper) == {"spread": {"mean": (None, False), "top": (None, True)}}
     assert computed_keys(helper) == 0
-    assert computed_keys(helper + 'spread(report, "accuracy", v)\nspread(report, key="loss", values=v)') == 0
-    assert computed_keys(helper + 'spread(report, f"{arm}_accuracy", v)\nspread(report, key=k, values=v)') == 2
-    assert computed_keys('seeds.spread(report, name, v)', {"spread": (1, "key")}) == 1
+    assert computed_keys(helper + 'spread(report, v, mean="accuracy_mean", top="accuracy_max")') == 0
+    assert computed_keys(helper + 'spread(report, v, mean=f"{arm}_mean", top=key)') == 2
+    assert computed_keys('seeds.count(report, name, v)', {"count": {"key": (1, False)}}) == 1
+    # a stem plus an ending is a key built at run time, in a helper as anywhere
+    assert computed_keys('def f(report, key):\n    report.number(key + "_mean", 1)') == 1
     assert computed_keys('def f(report, key):\n    report.number(f"{key}_mean", 1)') == 1
     assert computed_keys('def f(report, key):\n    report.number(key.upper(), 1)') == 1
     assert computed_keys('def f(report):\n    key = "a"\n    report.number(key, 1)') == 1
-    assert {"report_spread", "report_seed_count", "report_seeds_past", "report_mean_range"} <= set(_explainer_helpers())
+    nested = 'def both(report, v, hits):\n    count(report, hits, v > 0)\n'   # a helper through another
+    shared = {"count": {"key": (1, False)}}
+    assert key_params(nested, shared) == {"both": {"hits": (2, False)}}
+    assert computed_keys(nested + 'both(report, v, "f_seeds")\nboth(report, v, hits=name)', shared) == 1
+    assert {"report_spread", "report_mean_range", "report_seed_count", "report_seeds_past"} <= set(explainer_helpers())
+    assert explainer_helpers()["report_spread"] == {e: (None, False) for e in ("mean", "std", "min", "max")}
 
 
 def keys_not_written_whole(source: str, shared: dict | None = None) -> dict[str, int]:
-    """The calls of a snippet (outside ``snippets/explainer``) that do not write their report key
-    out whole: ``computed``, report.number/figure/text/category/data calls and calls of an
-    explainer helper (``shared``) whose key is not a string literal (an f-string, a variable, a
-    parameter, ``key + "_mean"``); ``stem``, calls of the file's own helpers that record under a
-    key their caller gives (a stem the helper may add endings to). Both 0: every key is a literal."""
-    shared = {name: (helper + ([],))[:3] for name, helper in (shared or {}).items()}
-    own = helper_endings(source, shared)
-    found = {"computed": 0, "stem": 0}
+    """The calls of a snippet (outside ``snippets/explainer``) that do not write their report keys
+    out whole: ``computed``, keys of report.number/figure/text/category/data calls and of explainer
+    helpers (``shared``) that are not a string literal (an f-string, a variable, a parameter,
+    ``"frame" + "_query"``); ``helper``, calls of the file's own helpers that record under a key
+    their caller gives. Both 0: every key is a literal at the call that records it."""
+    shared = shared or {}
+    own = key_params(source, shared)
+    found = {"computed": 0, "helper": 0}
     for call, _ in _calls(ast.parse(source)):
-        if _recording(call):
-            key = call.args[0]
-        elif _name(call) in own:
-            found["stem"] += 1
+        if _name(call) in own and not _recording(call):
+            found["helper"] += 1
             continue
-        elif _name(call) in shared:
-            key = _helper_key(call, shared[_name(call)])
-            if key is None:
-                continue
-        else:
-            continue
-        if not _literal(key):
-            found["computed"] += 1
+        found["computed"] += sum(1 for key, _ in _keys(call, shared) if key is not None and not _literal(key))
     return found
 
 
-def test_the_check_of_a_snippet_wants_every_key_whole_and_no_helper_of_its_own_adding_endings():
-    shared = _explainer_endings()
-    whole = {"computed": 0, "stem": 0}
+def test_the_check_of_a_snippet_wants_every_key_whole_and_no_recording_helper_of_its_own():
+    shared = explainer_helpers()
+    whole = {"computed": 0, "helper": 0}
     assert keys_not_written_whole('report.number("heads", n, "{:.0f}")', shared) == whole
-    assert keys_not_written_whole('report_spread(report, "accuracy", v)\n'
+    assert keys_not_written_whole('report_spread(report, v, mean="a_mean", std="a_std", min="a_min", max="a_max")\n'
                                   'report_seed_count(report, key="pass_seeds", per_seed=v)', shared) == whole
-    assert keys_not_written_whole('report.number(f"{role}_heads", n)', shared) == {"computed": 1, "stem": 0}
-    assert keys_not_written_whole('report_spread(report, name, v)', shared) == {"computed": 1, "stem": 0}
-    assert keys_not_written_whole('report_spread(report, "frame" + "_query", v)', shared) == {"computed": 1, "stem": 0}
-    helper = ('def role(report, key, v):\n'                  # a stem plus endings: two numbers grep cannot find
+    assert keys_not_written_whole('report.number(f"{role}_heads", n)', shared) == {"computed": 1, "helper": 0}
+    assert keys_not_written_whole('report_seed_count(report, name, v)', shared) == {"computed": 1, "helper": 0}
+    assert keys_not_written_whole('report_spread(report, v, mean="a_mean", std=s, min="a" + "_min", max="a_max")',
+                                  shared) == {"computed": 2, "helper": 0}
+    helper = ('def role(report, key, v):\n'                  # the snippet's own recording helper
               '    report.number(key + "_share", v.mean())\n'
-              '    report_spread(report, key + "_p95", v, kind="share")\n')
+              '    report_seed_count(report, key, v > 0)\n')
     assert keys_not_written_whole(helper + 'role(report, "c18_agent", v)\nrole(report, "c18_tool", v)', shared) \
-        == {"computed": 2, "stem": 2}
-    passing = 'def count(report, key, v):\n    report.number(key, v.sum())\ncount(report, "hits", v)'
-    assert keys_not_written_whole(passing, shared) == {"computed": 1, "stem": 1}
+        == {"computed": 2, "helper": 2}
 
 
 def test_every_report_key_is_a_literal():
     """Outside ``snippets/explainer``: every key written whole (``keys_not_written_whole``); in
-    it, a helper may pass on its caller's key, every other key is a literal (``computed_keys``)."""
-    shared = _explainer_endings()
+    it, a helper may pass on its caller's keys whole, every other key is a literal (``computed_keys``)."""
+    shared = explainer_helpers()
     found = {}
     for path in sorted((ROOT / "snippets").rglob("*.py")):
         parts = path.relative_to(ROOT / "snippets").parts
@@ -261,22 +197,10 @@ def test_every_report_key_is_a_literal():
                          "at its recording call, one call per number")
 
 
-def keys_found(source: str, shared: dict) -> tuple[set[str], set[str]]:
-    """The keys a snippet writes out: whole, a literal first argument of a recording call or the
-    literal key of an explainer helper that records it as given (a seed count); and those it
-    gives an explainer helper as a stem, each with the helper's endings (``accuracy`` to
-    report_spread: ``accuracy_mean``, ``accuracy_std``, ...)."""
-    whole, stemmed = set(), set()
-    for call, _ in _calls(ast.parse(source)):
-        if _recording(call):
-            if _literal(call.args[0]):
-                whole.add(call.args[0].value)
-        elif _name(call) in shared:
-            key = _helper_key(call, shared[_name(call)])
-            if _literal(key):
-                for ending, _ in shared[_name(call)][2]:
-                    (stemmed if ending else whole).add(key.value + ending)
-    return whole, stemmed
+def keys_found(source: str, shared: dict) -> set[str]:
+    """The keys a snippet writes out: the literal keys of its recording calls and of its calls of
+    explainer helpers."""
+    return {key.value for call, _ in _calls(ast.parse(source)) for key, _ in _keys(call, shared) if _literal(key)}
 
 
 def claims_keys() -> set[str]:
@@ -299,70 +223,41 @@ def claims_keys() -> set[str]:
 
 def test_every_key_a_claim_reads_is_written_whole_in_its_snippet():
     """``grep -rn '"frame_pass_seeds"' snippets/`` finds where each number a claim reads is
-    made: the key is written whole in its snippet, or it is a stem given to an explainer helper
-    plus one of that helper's endings (``report_spread``: ``_mean``, ``_std``, ``_min``, ``_max``)."""
-    shared = _explainer_endings()
+    made: the key is written whole in its snippet, at the call that records it."""
+    shared = explainer_helpers()
     missing = {}
     for name in sorted(claims_keys()):
         snippet, _, key = name.rpartition(".")
         path = ROOT / "snippets" / (snippet.replace(".", "/") + ".py")
         assert path.is_file(), f"{name}: no snippet {path.relative_to(ROOT)}"
-        whole, stemmed = keys_found(path.read_text(encoding="utf-8"), shared)
-        if key not in whole | stemmed:
+        if key not in keys_found(path.read_text(encoding="utf-8"), shared):
             missing.setdefault(path.relative_to(ROOT).as_posix(), []).append(key)
     assert missing == {}, (f"keys docs/claims.yml reads that their snippet does not write out whole: {missing}")
 
 
 def described_in_code_and_bare(source: str, shared: dict | None = None) -> tuple[set[str], set[str]]:
-    """The literal keys of report.number calls that describe their number (en=/zh=), and those
-    that leave it to the strings file; a call of a helper that records under its caller's key
-    (``shared``: explainer's, ``helper_endings``; the file's own too) counts as its recording
-    calls, each with its ending."""
-    passing_on = {**(shared or {}), **helper_endings(source, shared)}
+    """The literal keys of report.number calls and of explainer helpers' calls (``shared``) whose
+    number is described in code (en=/zh=), and those left to the strings file."""
     described, bare = set(), set()
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Call):
+    for call, _ in _calls(ast.parse(source)):
+        if _recording(call) and call.func.attr != "number":
             continue
-        # en=/zh=: described (a ``**dict``, ant_colony_toy.spread's, holds only a value and its
-        # per-seed values); the build's test sees what the run recorded (tests/test_snippets.py)
-        about = bool({k.arg for k in node.keywords} & {"en", "zh"})
-        if _recording(node) and node.func.attr == "number":
-            key, recorded = node.args[0], [("", about)]
-        elif _name(node) in passing_on:
-            key = _helper_key(node, passing_on[_name(node)])
-            recorded = [(ending, about if d is None else d) for ending, d in passing_on[_name(node)][2]]
-        else:
-            continue
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            for ending, is_described in recorded:
-                (described if is_described else bare).add(key.value + ending)
+        for key, is_described in _keys(call, shared or {}):
+            if _literal(key):
+                (described if is_described else bare).add(key.value)
     return described, bare
 
 
 def test_the_check_sees_which_calls_leave_their_description_to_the_strings_file():
-    shared = _explainer_endings()
+    shared = explainer_helpers()
     assert described_in_code_and_bare('report.number("a", 1, en="x", zh="y")\nreport.number("b", 2)') \
         == ({"a"}, {"b"})
+    assert described_in_code_and_bare('report.text("t", en="x", zh="y")') == (set(), set())
     assert described_in_code_and_bare('report_seed_count(report, "c", hits)', shared) == (set(), {"c"})
-    assert described_in_code_and_bare('report_seed_count(report, "c", hits, en="x", zh="y")', shared) \
-        == ({"c"}, set())
-    helper = ('def pair(report, key, v):\n'
-              '    report.number(key + "_mean", v.mean())\n'
-              '    report.number(key + "_max", v.max(), en="top", zh="最高")\n')
-    assert described_in_code_and_bare(helper + 'pair(report, "e", v)') == ({"e_max"}, {"e_mean"})
-    nested = ('def both(report, key, v, en):\n'                # a helper through another helper
-              '    pair(report, key + "_query", v)\n'
-              '    report_seed_count(report, key + "_seeds", v > 0, en=en, zh=en)\n')
-    assert computed_keys(helper + nested + 'both(report, "f", v, "x")', shared) == 0
-    assert computed_keys(helper + nested + 'both(report, name, v, "x")', shared) == 1
-    assert described_in_code_and_bare(helper + nested + 'both(report, "f", v, en="x")', shared) \
-        == ({"f_query_max", "f_seeds"}, {"f_query_mean"})
-    assert described_in_code_and_bare('report_spread(report, "g", v)', shared) \
-        == (set(), {"g_mean", "g_std", "g_min", "g_max"})
-    spread = ('def spread(report, key, v, en=""):\n'
-              '    report.number(key + "_mean", v.mean(), en=f"{en} (mean)" if en else "")\n')
-    assert described_in_code_and_bare(spread + 'spread(report, "h", v, en="x")\nspread(report, "i", v)') \
-        == ({"h_mean"}, {"i_mean"})
+    assert described_in_code_and_bare('report_spread(report, v, mean="g_mean", std="g_std", min="g_min", '
+                                      'max="g_max")', shared) == (set(), {"g_mean", "g_std", "g_min", "g_max"})
+    helper = {"pair": {"mean": (None, False), "top": (None, True)}}
+    assert described_in_code_and_bare('pair(report, v, mean="e_mean", top="e_max")', helper) == ({"e_max"}, {"e_mean"})
 
 
 def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_without_a_description():
@@ -372,7 +267,7 @@ def test_a_strings_file_describes_exactly_the_numbers_its_snippet_records_withou
     typo in a key or a number described nowhere fails here, not at the build."""
     import tomllib
 
-    wrong, shared = {}, _explainer_endings()
+    wrong, shared = {}, explainer_helpers()
     for snippet in sorted((ROOT / "snippets").rglob("*.py")):
         if {"build", "explainer", "notebooks"} & set(snippet.relative_to(ROOT / "snippets").parts):
             continue

@@ -385,15 +385,16 @@ def test_only_a_trained_arm_can_be_marked_planted():
 
 
 def test_report_spread_records_the_four_keys_its_caller_named(tmp_path, monkeypatch):
-    """The caller's key and four fixed endings, each with the per-seed values; a count's lowest
+    """The four keys the caller writes out, each with the per-seed values; a count's lowest
     and highest seed written as whole numbers, its mean and spread with the caller's format."""
     from explainer.seeds import report_spread
 
     monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path))
     report = Report("spread_check")
-    stats = report_spread(report, "hits", [1.0, 2.0, 4.0, 5.0], "{:.1f}", kind="count")
+    stats = report_spread(report, [1.0, 2.0, 4.0, 5.0], "{:.1f}", kind="count",
+                          mean="hits_mean", std="hits_spread", min="fewest_hits", max="most_hits")
     numbers = report.numbers
-    assert list(numbers) == ["hits_mean", "hits_std", "hits_min", "hits_max"]
+    assert list(numbers) == ["hits_mean", "hits_spread", "fewest_hits", "most_hits"]
     assert stats == pytest.approx({"mean": 3.0, "std": math.sqrt(2.5), "min": 1.0, "max": 5.0})
     assert [numbers[k]["text"] for k in numbers] == ["3.0", "1.6", "1", "5"]
     assert [numbers[k].get("kind", "") for k in numbers] == ["", "", "count", "count"]
@@ -408,8 +409,11 @@ def test_report_spread_leaves_the_description_to_the_strings_file(tmp_path, monk
 
     monkeypatch.setenv("EXPLAINER_OUTPUT_DIR", str(tmp_path))
     report = Report("spread_bare")
-    report_spread(report, "share", [0.25, 0.5, 1.0], kind="share")
+    keys = dict(mean="share_mean", std="share_std", min="share_min", max="share_max")
+    report_spread(report, [0.25, 0.5, 1.0], kind="share", **keys)
     assert list(report.numbers) == ["share_mean", "share_std", "share_min", "share_max"]
     assert all("about" not in n for n in report.numbers.values())
     with pytest.raises(TypeError):
-        report_spread(report, "share", [0.25, 0.5, 1.0], kind="share", en="share", zh="占比")
+        report_spread(report, [0.25, 0.5, 1.0], kind="share", en="share", zh="占比", **keys)
+    with pytest.raises(TypeError):   # every key written out: none left to a default
+        report_spread(report, [0.25, 0.5, 1.0], mean="share_mean")

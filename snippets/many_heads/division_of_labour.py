@@ -20,7 +20,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeds import n_seeds, report_seed_count, report_small_run, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_spread
 from explainer.training import IGNORE
 
 report = Report("many_heads.division_of_labour")
@@ -95,7 +95,8 @@ for s in range(len(SMALL_SEEDS)):
           f"induction score per layer-1 head {small_induction[s].numpy().round(2)}")
 
 # %%
-report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS)
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}")
 
 # %%
 # The full run.
@@ -122,21 +123,28 @@ previous_first_half = first_half[seeds, previous_head]                          
 control_induction = control_history[-1]["induction"].max(dim=1).values              # (S,)
 control_accuracy = control_history[-1]["accuracy"]                                   # (S,)
 
-report_spread(report, "accuracy", accuracy, "{:.2f}")
-report_spread(report, "control_accuracy", control_accuracy, "{:.2f}")
+report_spread(report, accuracy, "{:.2f}", mean="accuracy_mean", std="accuracy_std", min="accuracy_min",
+              max="accuracy_max")
+report_spread(report, control_accuracy, "{:.2f}", mean="control_accuracy_mean", std="control_accuracy_std",
+              min="control_accuracy_min", max="control_accuracy_max")
 report.number("chance", 1 / V, "{:.2f}")
-report_spread(report, "previous_score", scores[0, "previous"][seeds, previous_head], "{:.2f}")
+report_spread(report, scores[0, "previous"][seeds, previous_head], "{:.2f}", mean="previous_score_mean",
+              std="previous_score_std", min="previous_score_min", max="previous_score_max")
 report.number("previous_score_other_mean", scores[0, "previous"][seeds, 1 - previous_head].mean(),
               "{:.2f}")
-report_spread(report, "previous_score_first_half", previous_first_half, "{:.2f}")
+report_spread(report, previous_first_half, "{:.2f}", mean="previous_score_first_half_mean",
+              std="previous_score_first_half_std", min="previous_score_first_half_min",
+              max="previous_score_first_half_max")
 report.number("previous_score_layer1_mean", scores[1, "previous"].max(dim=1).values.mean(),
               "{:.2f}")
-report_spread(report, "induction_score", scores[1, "induction"][seeds, induction_head], "{:.2f}")
+report_spread(report, scores[1, "induction"][seeds, induction_head], "{:.2f}", mean="induction_score_mean",
+              std="induction_score_std", min="induction_score_min", max="induction_score_max")
 report.number("induction_score_other_mean",
               scores[1, "induction"][seeds, 1 - induction_head].mean(), "{:.2f}")
 report.number("induction_score_layer0_mean", scores[0, "induction"].max(dim=1).values.mean(),
               "{:.2f}")
-report_spread(report, "control_induction_score", control_induction, "{:.2f}")
+report_spread(report, control_induction, "{:.2f}", mean="control_induction_score_mean",
+              std="control_induction_score_std", min="control_induction_score_min", max="control_induction_score_max")
 report.number("previous_score_at_init_mean", history[0]["previous"].max(dim=1).values.mean(),
               "{:.2f}")
 report.number("induction_score_at_init_mean", history[0]["induction"].max(dim=1).values.mean(),
@@ -164,8 +172,10 @@ def first_step(history, values, level):
 step_accuracy_half = first_step(history, lambda h: h["accuracy"], 0.5)
 step_induction_half = first_step(history, lambda h: h["induction"].max(dim=1).values, 0.5)
 report.number("probe_every", PROBE_EVERY, "{:.0f}")
-report_spread(report, "step_accuracy_half", step_accuracy_half, "{:.0f}")
-report_spread(report, "step_induction_half", step_induction_half, "{:.0f}")
+report_spread(report, step_accuracy_half, "{:.0f}", mean="step_accuracy_half_mean", std="step_accuracy_half_std",
+              min="step_accuracy_half_min", max="step_accuracy_half_max")
+report_spread(report, step_induction_half, "{:.0f}", mean="step_induction_half_mean", std="step_induction_half_std",
+              min="step_induction_half_min", max="step_induction_half_max")
 
 # %% [markdown]
 # ## Remove one head at a time
@@ -202,10 +212,16 @@ ablated = {"previous_head": accuracy_without(model, 0, previous_head),
            "other_layer0_head": accuracy_without(model, 0, 1 - previous_head),
            "induction_head": accuracy_without(model, 1, induction_head),
            "other_layer1_head": accuracy_without(model, 1, 1 - induction_head)}
-report_spread(report, "ablate_previous_head", ablated["previous_head"], "{:.2f}")
-report_spread(report, "ablate_other_layer0_head", ablated["other_layer0_head"], "{:.2f}")
-report_spread(report, "ablate_induction_head", ablated["induction_head"], "{:.2f}")
-report_spread(report, "ablate_other_layer1_head", ablated["other_layer1_head"], "{:.2f}")
+report_spread(report, ablated["previous_head"], "{:.2f}", mean="ablate_previous_head_mean",
+              std="ablate_previous_head_std", min="ablate_previous_head_min", max="ablate_previous_head_max")
+report_spread(report, ablated["other_layer0_head"], "{:.2f}", mean="ablate_other_layer0_head_mean",
+              std="ablate_other_layer0_head_std", min="ablate_other_layer0_head_min",
+              max="ablate_other_layer0_head_max")
+report_spread(report, ablated["induction_head"], "{:.2f}", mean="ablate_induction_head_mean",
+              std="ablate_induction_head_std", min="ablate_induction_head_min", max="ablate_induction_head_max")
+report_spread(report, ablated["other_layer1_head"], "{:.2f}", mean="ablate_other_layer1_head_mean",
+              std="ablate_other_layer1_head_std", min="ablate_other_layer1_head_min",
+              max="ablate_other_layer1_head_max")
 report_seed_count(report, "previous_head_needed_seeds", ablated["previous_head"] <= accuracy - 0.2)
 
 # %% [markdown]
@@ -227,7 +243,8 @@ small_model.set_head_mask(torch.ones(len(SMALL_SEEDS), 2, 2))
 mask = torch.ones(N_SEEDS, 2, 2)
 mask[:, 1] = 0
 model.set_head_mask(mask)
-report_spread(report, "exercise_without_layer1", evaluate_batched(model, *probe)[1], "{:.2f}")
+report_spread(report, evaluate_batched(model, *probe)[1], "{:.2f}", mean="exercise_without_layer1_mean",
+              std="exercise_without_layer1_std", min="exercise_without_layer1_min", max="exercise_without_layer1_max")
 model.set_head_mask(torch.ones(N_SEEDS, 2, 2))
 
 # %% tags=["without_positions"]
@@ -242,7 +259,9 @@ small_model.position_embedding.data.copy_(saved)
 # Exercise 2 in the full run.
 saved = model.position_embedding.data.clone()
 model.position_embedding.data.zero_()
-report_spread(report, "exercise_without_positions", evaluate_batched(model, *probe)[1], "{:.2f}")
+report_spread(report, evaluate_batched(model, *probe)[1], "{:.2f}", mean="exercise_without_positions_mean",
+              std="exercise_without_positions_std", min="exercise_without_positions_min",
+              max="exercise_without_positions_max")
 model.position_embedding.data.copy_(saved)
 
 # %% [markdown]

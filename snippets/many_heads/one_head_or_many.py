@@ -15,7 +15,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeds import n_seeds, report_seed_count, report_small_run, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_spread
 
 report = Report("many_heads.one_head_or_many")
 
@@ -59,7 +59,8 @@ for n_heads in (1, 2):
               f"first-token score per head {first[s].numpy().round(2)}")
 
 # %%
-report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS)
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -112,14 +113,22 @@ def steps_to(curve, level=0.95):
 for run in runs.values():
     run["steps_to_95"] = steps_to(run["curve"])
 report.number("never_step", STEPS + EVAL_EVERY, "{:.0f}")
-report_spread(report, "accuracy_1", runs[1]["accuracy"], "{:.3f}")
-report_spread(report, "steps_to_95_1", runs[1]["steps_to_95"], "{:.0f}")
-report_spread(report, "accuracy_2", runs[2]["accuracy"], "{:.3f}")
-report_spread(report, "steps_to_95_2", runs[2]["steps_to_95"], "{:.0f}")
-report_spread(report, "accuracy_4", runs[4]["accuracy"], "{:.3f}")
-report_spread(report, "steps_to_95_4", runs[4]["steps_to_95"], "{:.0f}")
-report_spread(report, "accuracy_8", runs[8]["accuracy"], "{:.3f}")
-report_spread(report, "steps_to_95_8", runs[8]["steps_to_95"], "{:.0f}")
+report_spread(report, runs[1]["accuracy"], "{:.3f}", mean="accuracy_1_mean", std="accuracy_1_std",
+              min="accuracy_1_min", max="accuracy_1_max")
+report_spread(report, runs[1]["steps_to_95"], "{:.0f}", mean="steps_to_95_1_mean", std="steps_to_95_1_std",
+              min="steps_to_95_1_min", max="steps_to_95_1_max")
+report_spread(report, runs[2]["accuracy"], "{:.3f}", mean="accuracy_2_mean", std="accuracy_2_std",
+              min="accuracy_2_min", max="accuracy_2_max")
+report_spread(report, runs[2]["steps_to_95"], "{:.0f}", mean="steps_to_95_2_mean", std="steps_to_95_2_std",
+              min="steps_to_95_2_min", max="steps_to_95_2_max")
+report_spread(report, runs[4]["accuracy"], "{:.3f}", mean="accuracy_4_mean", std="accuracy_4_std",
+              min="accuracy_4_min", max="accuracy_4_max")
+report_spread(report, runs[4]["steps_to_95"], "{:.0f}", mean="steps_to_95_4_mean", std="steps_to_95_4_std",
+              min="steps_to_95_4_min", max="steps_to_95_4_max")
+report_spread(report, runs[8]["accuracy"], "{:.3f}", mean="accuracy_8_mean", std="accuracy_8_std",
+              min="accuracy_8_min", max="accuracy_8_max")
+report_spread(report, runs[8]["steps_to_95"], "{:.0f}", mean="steps_to_95_8_mean", std="steps_to_95_8_std",
+              min="steps_to_95_8_min", max="steps_to_95_8_max")
 
 # %% [markdown]
 # ## What the single head does, and what several heads do
@@ -129,8 +138,10 @@ report_spread(report, "steps_to_95_8", runs[8]["steps_to_95"], "{:.0f}")
 
 # %%
 single = runs[1]
-report_spread(report, "single_previous", single["previous"][:, 0], "{:.2f}")
-report_spread(report, "single_first", single["first"][:, 0], "{:.2f}")
+report_spread(report, single["previous"][:, 0], "{:.2f}", mean="single_previous_mean", std="single_previous_std",
+              min="single_previous_min", max="single_previous_max")
+report_spread(report, single["first"][:, 0], "{:.2f}", mean="single_first_mean", std="single_first_std",
+              min="single_first_min", max="single_first_max")
 report_seed_count(report, "single_averages_seeds",
                   (single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3))
 report_seed_count(report, "single_slower_seeds", single["steps_to_95"] > runs[2]["steps_to_95"])
@@ -186,16 +197,22 @@ for n_heads in (1, 2):
                               previous=per_head(previous_token_score, weights),
                               first=per_head(first_token_score, weights))
     print(f"ordered pair, {n_heads} heads: accuracy per seed {accuracy.numpy().round(3)}")
-report_spread(report, "pair_accuracy_1", pair_runs[1]["accuracy"], "{:.3f}")
-report_spread(report, "pair_accuracy_2", pair_runs[2]["accuracy"], "{:.3f}")
+report_spread(report, pair_runs[1]["accuracy"], "{:.3f}", mean="pair_accuracy_1_mean", std="pair_accuracy_1_std",
+              min="pair_accuracy_1_min", max="pair_accuracy_1_max")
+report_spread(report, pair_runs[2]["accuracy"], "{:.3f}", mean="pair_accuracy_2_mean", std="pair_accuracy_2_std",
+              min="pair_accuracy_2_min", max="pair_accuracy_2_max")
 pair_single, pair_two = pair_runs[1], pair_runs[2]
-report_spread(report, "pair_previous", pair_single["previous"][:, 0], "{:.2f}")
-report_spread(report, "pair_first", pair_single["first"][:, 0], "{:.2f}")
+report_spread(report, pair_single["previous"][:, 0], "{:.2f}", mean="pair_previous_mean", std="pair_previous_std",
+              min="pair_previous_min", max="pair_previous_max")
+report_spread(report, pair_single["first"][:, 0], "{:.2f}", mean="pair_first_mean", std="pair_first_std",
+              min="pair_first_min", max="pair_first_max")
 seeds = torch.arange(N_SEEDS)
 near_head = pair_two["previous"].argmax(dim=1)          # (S,)
 far_head = 1 - near_head
-report_spread(report, "pair_two_near_previous", pair_two["previous"][seeds, near_head], "{:.2f}")
-report_spread(report, "pair_two_far_first", pair_two["first"][seeds, far_head], "{:.2f}")
+report_spread(report, pair_two["previous"][seeds, near_head], "{:.2f}", mean="pair_two_near_previous_mean",
+              std="pair_two_near_previous_std", min="pair_two_near_previous_min", max="pair_two_near_previous_max")
+report_spread(report, pair_two["first"][seeds, far_head], "{:.2f}", mean="pair_two_far_first_mean",
+              std="pair_two_far_first_std", min="pair_two_far_first_min", max="pair_two_far_first_max")
 report.number("pair_two_split_seeds", split_heads(pair_two).sum(), "{:.0f}")
 
 # %% [markdown]

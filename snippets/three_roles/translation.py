@@ -17,7 +17,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeds import n_seeds, report_mean_range, report_seed_count, report_small_run
+from explainer.seeds import n_seeds, report_mean_range, report_seed_count
 
 report = Report("three_roles.translation")
 
@@ -138,7 +138,8 @@ for name, moment in (("step 0", small_start), (f"step {SMALL_STEPS}", small_end)
 print("held-out sentences exact:", translate(small, small_tgt, held_out).float().mean(-1).numpy().round(2))
 
 # %%
-report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS, runs=("seeds per arm", "每组的种子数"))
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -193,20 +194,27 @@ in_forced, forced_seeds = per_arm(2)
 # fixed
 report_seed_count(report, "correct_start_seeds", start["test_correct"][in_fixed])
 report_seed_count(report, "correct_seeds", end["test_correct"][in_fixed])
-report_mean_range(report, "held_out_exact", fixed_seeds["held_out_exact"], "{:.0%}")
-report_mean_range(report, "train_exact", fixed_seeds["train_exact"], "{:.0%}")
+report_mean_range(report, fixed_seeds["held_out_exact"], "{:.0%}", mean="held_out_exact_mean",
+                  min="held_out_exact_min", max="held_out_exact_max")
+report_mean_range(report, fixed_seeds["train_exact"], "{:.0%}", mean="train_exact_mean", min="train_exact_min",
+                  max="train_exact_max")
 
 # object dependent
 report_seed_count(report, "object_dependent_correct_start_seeds", start["test_correct"][in_object_dependent])
 report_seed_count(report, "object_dependent_correct_seeds", end["test_correct"][in_object_dependent])
-report_mean_range(report, "object_dependent_held_out_exact", object_dependent_seeds["held_out_exact"], "{:.0%}")
-report_mean_range(report, "object_dependent_train_exact", object_dependent_seeds["train_exact"], "{:.0%}")
+report_mean_range(report, object_dependent_seeds["held_out_exact"], "{:.0%}",
+                  mean="object_dependent_held_out_exact_mean", min="object_dependent_held_out_exact_min",
+                  max="object_dependent_held_out_exact_max")
+report_mean_range(report, object_dependent_seeds["train_exact"], "{:.0%}", mean="object_dependent_train_exact_mean",
+                  min="object_dependent_train_exact_min", max="object_dependent_train_exact_max")
 
 # forced (the forced arm)
 report_seed_count(report, "forced_correct_start_seeds", start["test_correct"][in_forced])
 report_seed_count(report, "forced_correct_seeds", end["test_correct"][in_forced])
-report_mean_range(report, "forced_held_out_exact", forced_seeds["held_out_exact"], "{:.0%}")
-report_mean_range(report, "forced_train_exact", forced_seeds["train_exact"], "{:.0%}")
+report_mean_range(report, forced_seeds["held_out_exact"], "{:.0%}", mean="forced_held_out_exact_mean",
+                  min="forced_held_out_exact_min", max="forced_held_out_exact_max")
+report_mean_range(report, forced_seeds["train_exact"], "{:.0%}", mean="forced_train_exact_mean",
+                  min="forced_train_exact_min", max="forced_train_exact_max")
 
 # The page's answer, from the counts above (both corpora): did every model learn?
 learned = (report.numbers["correct_seeds"]["value"] == N_SEEDS
@@ -222,10 +230,17 @@ report.category("learned", "yes" if learned else "no")   # the page words it: ch
 # does its cross-attention weigh its own Chinese source word most?
 
 # %%
-report_mean_range(report, "alignment_accuracy_start", fixed_seeds["alignment_accuracy_start"], "{:.0%}")
-report_mean_range(report, "alignment_accuracy", fixed_seeds["alignment_accuracy"], "{:.0%}")
-report_mean_range(report, "object_dependent_alignment_accuracy_start", object_dependent_seeds["alignment_accuracy_start"], "{:.0%}")
-report_mean_range(report, "object_dependent_alignment_accuracy", object_dependent_seeds["alignment_accuracy"], "{:.0%}")
+report_mean_range(report, fixed_seeds["alignment_accuracy_start"], "{:.0%}", mean="alignment_accuracy_start_mean",
+                  min="alignment_accuracy_start_min", max="alignment_accuracy_start_max")
+report_mean_range(report, fixed_seeds["alignment_accuracy"], "{:.0%}", mean="alignment_accuracy_mean",
+                  min="alignment_accuracy_min", max="alignment_accuracy_max")
+report_mean_range(report, object_dependent_seeds["alignment_accuracy_start"], "{:.0%}",
+                  mean="object_dependent_alignment_accuracy_start_mean",
+                  min="object_dependent_alignment_accuracy_start_min",
+                  max="object_dependent_alignment_accuracy_start_max")
+report_mean_range(report, object_dependent_seeds["alignment_accuracy"], "{:.0%}",
+                  mean="object_dependent_alignment_accuracy_mean", min="object_dependent_alignment_accuracy_min",
+                  max="object_dependent_alignment_accuracy_max")
 
 # %% [markdown]
 # ## Exercises, answered by the run

@@ -99,14 +99,19 @@ print("share of the output at it made of v(animal):", share_animal.numpy().round
 print("cosine of the output with v(animal):        ", cos_animal.numpy().round(2))
 
 # %%
-report_spread(report, "qk_animal", qk_animal.mean(dim=1), "{:.1f}")
-report_spread(report, "qk_thing", qk_thing.mean(dim=1), "{:.1f}")
-report_spread(report, "qk_animal_wins", animal_wins.mean(dim=1), kind="share")
+report_spread(report, qk_animal.mean(dim=1), "{:.1f}", mean="qk_animal_mean", std="qk_animal_std",
+              min="qk_animal_min", max="qk_animal_max")
+report_spread(report, qk_thing.mean(dim=1), "{:.1f}", mean="qk_thing_mean", std="qk_thing_std", min="qk_thing_min",
+              max="qk_thing_max")
+report_spread(report, animal_wins.mean(dim=1), kind="share", mean="qk_animal_wins_mean", std="qk_animal_wins_std",
+              min="qk_animal_wins_min", max="qk_animal_wins_max")
 report_seed_count(report, "qk_prefers_antecedent_seeds", animal_wins.mean(dim=1) > MOST)
-report_spread(report, "value_share_antecedent", share_animal, "{:.2f}")
+report_spread(report, share_animal, "{:.2f}", mean="value_share_antecedent_mean", std="value_share_antecedent_std",
+              min="value_share_antecedent_min", max="value_share_antecedent_max")
 report.number("value_share_thing_mean", share_thing.mean(), "{:.2f}")
 report_seed_count(report, "value_share_antecedent_seeds", share_animal >= VALUE_SHARE_BAR)
-report_spread(report, "cos_output_animal", cos_animal, "{:.2f}")
+report_spread(report, cos_animal, "{:.2f}", mean="cos_output_animal_mean", std="cos_output_animal_std",
+              min="cos_output_animal_min", max="cos_output_animal_max")
 report.number("cos_output_thing_mean", cos_thing.mean(), "{:.2f}")
 
 # %% tags=["ignored_animals"]
@@ -131,7 +136,8 @@ for s in range(N_SEEDS):
 # %%
 report.number("ignored_weight", IGNORED_WEIGHT, "{:.2f}")
 report.number("animal_words", len(ANIMALS) * 2, "{:.0f}")
-report_spread(report, "ignored_animal_words", ignored_counts, "{:.1f}", kind="count")
+report_spread(report, ignored_counts, "{:.1f}", kind="count", mean="ignored_animal_words_mean",
+              std="ignored_animal_words_std", min="ignored_animal_words_min", max="ignored_animal_words_max")
 report.number("ignored_sentences", ignored_sentences, "{:.0f}")
 report.number("ignored_named_correctly", ignored_correct / max(ignored_sentences, 1), kind="share")
 

@@ -21,7 +21,7 @@
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.plotting import LANGS, SEQUENTIAL_CMAP, plt
 from explainer.report import Report
-from explainer.seeds import report_mean, report_mean_and_max, report_seed_count, report_spread
+from explainer.seeds import report_seed_count, report_spread
 
 report = Report("many_heads.a_head_for_it.two_heads")
 
@@ -167,13 +167,19 @@ report_seed_count(report, "positional_head_seeds", is_positional.any(dim=1))
 report_seed_count(report, "entity_head_seeds", is_entity.any(dim=1))
 report_seed_count(report, "distinct_roles_seeds", positional != entity)
 
-report_spread(report, "verb_accuracy", verb_accuracy, "{:.2f}")
-report_spread(report, "antecedent_accuracy", antecedent_accuracy, "{:.2f}")
-report_spread(report, "positional_previous", final["previous"][seeds, positional], "{:.2f}")
-report_spread(report, "positional_at_adverbs", final["at_adverbs"][seeds, positional], "{:.2f}")
+report_spread(report, verb_accuracy, "{:.2f}", mean="verb_accuracy_mean", std="verb_accuracy_std",
+              min="verb_accuracy_min", max="verb_accuracy_max")
+report_spread(report, antecedent_accuracy, "{:.2f}", mean="antecedent_accuracy_mean", std="antecedent_accuracy_std",
+              min="antecedent_accuracy_min", max="antecedent_accuracy_max")
+report_spread(report, final["previous"][seeds, positional], "{:.2f}", mean="positional_previous_mean",
+              std="positional_previous_std", min="positional_previous_min", max="positional_previous_max")
+report_spread(report, final["at_adverbs"][seeds, positional], "{:.2f}", mean="positional_at_adverbs_mean",
+              std="positional_at_adverbs_std", min="positional_at_adverbs_min", max="positional_at_adverbs_max")
 report.number("positional_antecedent_mean", final["antecedent"][seeds, positional].mean(), "{:.2f}")
-report_spread(report, "entity_antecedent", final["antecedent"][seeds, entity], "{:.2f}")
-report_spread(report, "entity_to_thing", final["to_thing"][seeds, entity], "{:.3f}")
+report_spread(report, final["antecedent"][seeds, entity], "{:.2f}", mean="entity_antecedent_mean",
+              std="entity_antecedent_std", min="entity_antecedent_min", max="entity_antecedent_max")
+report_spread(report, final["to_thing"][seeds, entity], "{:.3f}", mean="entity_to_thing_mean",
+              std="entity_to_thing_std", min="entity_to_thing_min", max="entity_to_thing_max")
 report.number("entity_previous_mean", final["previous"][seeds, entity].mean(), "{:.2f}")
 report.number("antecedent_at_init_mean", history[0]["antecedent"].max(dim=1).values.mean(), "{:.2f}")
 report.number("to_thing_at_init_mean", history[0]["to_thing"][seeds, entity].mean(), "{:.2f}")
@@ -193,13 +199,17 @@ print("one head, agreement:", single_verb.numpy().round(2))
 print("one head, the animal:", single_antecedent.numpy().round(2))
 
 # %%
-report_spread(report, "single_accuracy", single_final["accuracy"], "{:.2f}")
-report_spread(report, "two_head_accuracy", final["accuracy"], "{:.2f}")
+report_spread(report, single_final["accuracy"], "{:.2f}", mean="single_accuracy_mean", std="single_accuracy_std",
+              min="single_accuracy_min", max="single_accuracy_max")
+report_spread(report, final["accuracy"], "{:.2f}", mean="two_head_accuracy_mean", std="two_head_accuracy_std",
+              min="two_head_accuracy_min", max="two_head_accuracy_max")
 report_seed_count(report, "two_heads_better_seeds", final["accuracy"] >= single_final["accuracy"] + 0.02)
 report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}")
 report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}")
-report_spread(report, "single_previous", single_final["previous"][:, 0], "{:.2f}")
-report_spread(report, "single_antecedent", single_final["antecedent"][:, 0], "{:.2f}")
+report_spread(report, single_final["previous"][:, 0], "{:.2f}", mean="single_previous_mean",
+              std="single_previous_std", min="single_previous_min", max="single_previous_max")
+report_spread(report, single_final["antecedent"][:, 0], "{:.2f}", mean="single_antecedent_mean",
+              std="single_antecedent_std", min="single_antecedent_min", max="single_antecedent_max")
 
 # %% [markdown]
 # ## Does the answer after "it" need the word before and the animal? And twice the training
@@ -256,7 +266,10 @@ print(f"one head, {STEPS_LONG} steps:", single_accuracy_long.numpy().round(2))
 
 # %%
 report.number("steps_long", STEPS_LONG, "{:.0f}")
-report_mean_and_max(report, "single_accuracy_long", single_accuracy_long, "{:.2f}")
+report.number("single_accuracy_long_mean", single_accuracy_long.mean(), "{:.2f}", per_seed=single_accuracy_long,
+              of="mean")
+report.number("single_accuracy_long_max", single_accuracy_long.max(), "{:.2f}", per_seed=single_accuracy_long,
+              of="max")
 report_seed_count(report, "single_fails_seeds",
                   (single_final["accuracy"] < 0.8) & (final["accuracy"] >= 0.95)
                   & (single_final["previous"][:, 0] >= 0.3) & (single_final["antecedent"][:, 0] >= 0.3)
@@ -264,8 +277,10 @@ report_seed_count(report, "single_fails_seeds",
 report_seed_count(report, "no_cost_seeds", single_final["accuracy"] >= final["accuracy"] - 0.01)
 report_seed_count(report, "needs_both_seeds",
                   (two_at_it >= 0.95) & (knocked_at_it["before"] < 0.8) & (knocked_at_it["animal"] < 0.8))
-report_mean(report, "it_without_before", knocked_at_it["before"], "{:.2f}")
-report_mean(report, "it_without_animal", knocked_at_it["animal"], "{:.2f}")
+report.number("it_without_before_mean", knocked_at_it["before"].mean(), "{:.2f}", per_seed=knocked_at_it["before"],
+              of="mean")
+report.number("it_without_animal_mean", knocked_at_it["animal"].mean(), "{:.2f}", per_seed=knocked_at_it["animal"],
+              of="mean")
 # G1 at "it": the lower of the two knock-outs' counts of detected seeds; its per-seed values
 # are that knock-out's (chosen on the run, the word before on a tie), so the build can redraw them.
 fewer = min(("before", "animal"), key=lambda word: int(detected_at_it[word].sum()))

@@ -16,7 +16,7 @@
 # Recording what the page cites (numbers, figures): the build reads it; a reader may skip it.
 import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer/kernels.py)
 from explainer.report import Report
-from explainer.seeds import n_seeds, report_mean, report_mean_and_max, report_seed_count
+from explainer.seeds import n_seeds, report_seed_count
 
 report = Report("many_heads.one_head_or_many.controls")
 
@@ -113,8 +113,12 @@ print(f"1 head, {PAIR_STEPS_LONG} steps, ordered pair:", pair_accuracy_1_long.nu
 # %%
 report.number("steps_long", STEPS_LONG, "{:.0f}")
 report.number("pair_steps_long", PAIR_STEPS_LONG, "{:.0f}")
-report_mean_and_max(report, "accuracy_1_long", accuracy_1_long, "{:.3f}")
-report_mean_and_max(report, "pair_accuracy_1_long", pair_accuracy_1_long, "{:.3f}")
+report.number("accuracy_1_long_mean", accuracy_1_long.mean(), "{:.3f}", per_seed=accuracy_1_long, of="mean")
+report.number("accuracy_1_long_max", accuracy_1_long.max(), "{:.3f}", per_seed=accuracy_1_long, of="max")
+report.number("pair_accuracy_1_long_mean", pair_accuracy_1_long.mean(), "{:.3f}", per_seed=pair_accuracy_1_long,
+              of="mean")
+report.number("pair_accuracy_1_long_max", pair_accuracy_1_long.max(), "{:.3f}", per_seed=pair_accuracy_1_long,
+              of="max")
 report_seed_count(report, "sum_single_fails_seeds",
                   (single["accuracy"] < 0.8) & (runs[2]["accuracy"] >= 0.95) & (single["previous"][:, 0] >= 0.3)
                   & (single["first"][:, 0] >= 0.3) & (accuracy_1_long < 0.8))
@@ -125,12 +129,18 @@ report_seed_count(report, "sum_no_cost_seeds", single["accuracy"] >= runs[2]["ac
 report_seed_count(report, "pair_no_cost_seeds", pair_single["accuracy"] >= pair_two["accuracy"] - 0.01)
 report_seed_count(report, "sum_needs_both_seeds", sum_control["needs_both"])
 report_seed_count(report, "pair_needs_both_seeds", pair_control["needs_both"])
-report_mean(report, "sum_two_at_control", sum_control["two_at_control"], "{:.3f}")
-report_mean(report, "sum_without_previous", sum_control["without_previous"], "{:.3f}")
-report_mean(report, "sum_without_first", sum_control["without_first"], "{:.3f}")
-report_mean(report, "pair_two_at_control", pair_control["two_at_control"], "{:.3f}")
-report_mean(report, "pair_without_previous", pair_control["without_previous"], "{:.3f}")
-report_mean(report, "pair_without_first", pair_control["without_first"], "{:.3f}")
+report.number("sum_two_at_control_mean", sum_control["two_at_control"].mean(), "{:.3f}",
+              per_seed=sum_control["two_at_control"], of="mean")
+report.number("sum_without_previous_mean", sum_control["without_previous"].mean(), "{:.3f}",
+              per_seed=sum_control["without_previous"], of="mean")
+report.number("sum_without_first_mean", sum_control["without_first"].mean(), "{:.3f}",
+              per_seed=sum_control["without_first"], of="mean")
+report.number("pair_two_at_control_mean", pair_control["two_at_control"].mean(), "{:.3f}",
+              per_seed=pair_control["two_at_control"], of="mean")
+report.number("pair_without_previous_mean", pair_control["without_previous"].mean(), "{:.3f}",
+              per_seed=pair_control["without_previous"], of="mean")
+report.number("pair_without_first_mean", pair_control["without_first"].mean(), "{:.3f}",
+              per_seed=pair_control["without_first"], of="mean")
 report.number("sum_planted_detected_seeds", sum_control["detected"], "{:.0f}", kind="count")
 report.number("pair_planted_detected_seeds", pair_control["detected"], "{:.0f}", kind="count")
 # G1's share: the least over the tasks whose control passes in 3/4 of the seeds (1 if none does).

@@ -86,7 +86,8 @@ def mean_over_removable(values):
     return (values * removable).sum(dim=1) / n_removable.clamp(min=1)
 
 
-report_spread(report, "removable_heads", n_removable, "{:.1f}", kind="count")
+report_spread(report, n_removable, "{:.1f}", kind="count", mean="removable_heads_mean", std="removable_heads_std",
+              min="removable_heads_min", max="removable_heads_max")
 report.number("seeds_with_removable_heads", has_removable.sum(), "{:.0f}")
 report.number("twin_similarity_mean", mean_over_removable(similarity.max(dim=2).values)[has_removable].mean()
               if has_removable.any() else 0, "{:.2f}")
@@ -151,17 +152,25 @@ print("noise cost of the removable set, batched vs alone:", set_noise_cost[:, 0]
       cost_removable.numpy().round(3))
 
 report.number("noise_level_mean", level.mean(), "{:.2f}")
-report_spread(report, "noisy_accuracy_full", noisy_full, "{:.2f}")
-report_spread(report, "noise_cost_removable", cost_removable, "{:.3f}")
+report_spread(report, noisy_full, "{:.2f}", mean="noisy_accuracy_full_mean", std="noisy_accuracy_full_std",
+              min="noisy_accuracy_full_min", max="noisy_accuracy_full_max")
+report_spread(report, cost_removable, "{:.3f}", mean="noise_cost_removable_mean", std="noise_cost_removable_std",
+              min="noise_cost_removable_min", max="noise_cost_removable_max")
 report.number("noise_cost_random_mean", cost_random.mean(), "{:.3f}")
 report_seed_count(report, "smoothing_seeds_mean_baseline", smoothing_mean_baseline)
 report.number("random_sets", N_SETS, "{:.0f}")
-report_spread(report, "random_set_noise_cost", set_noise_cost[:, 1:].mean(dim=1), "{:.3f}")
-report_spread(report, "random_set_clean_cost", clean_cost[:, 1:].mean(dim=1), "{:.3f}")
-report_spread(report, "noise_fit_clean_slope", test["coefficients"][:, 1], "{:.2f}")
-report_spread(report, "noise_fit_size_slope", test["coefficients"][:, 2], "{:.4f}")
-report_spread(report, "removable_residual", test["residual"], "{:.3f}")
-report_spread(report, "random_residual_q95", test["threshold"], "{:.3f}")
+report_spread(report, set_noise_cost[:, 1:].mean(dim=1), "{:.3f}", mean="random_set_noise_cost_mean",
+              std="random_set_noise_cost_std", min="random_set_noise_cost_min", max="random_set_noise_cost_max")
+report_spread(report, clean_cost[:, 1:].mean(dim=1), "{:.3f}", mean="random_set_clean_cost_mean",
+              std="random_set_clean_cost_std", min="random_set_clean_cost_min", max="random_set_clean_cost_max")
+report_spread(report, test["coefficients"][:, 1], "{:.2f}", mean="noise_fit_clean_slope_mean",
+              std="noise_fit_clean_slope_std", min="noise_fit_clean_slope_min", max="noise_fit_clean_slope_max")
+report_spread(report, test["coefficients"][:, 2], "{:.4f}", mean="noise_fit_size_slope_mean",
+              std="noise_fit_size_slope_std", min="noise_fit_size_slope_min", max="noise_fit_size_slope_max")
+report_spread(report, test["residual"], "{:.3f}", mean="removable_residual_mean", std="removable_residual_std",
+              min="removable_residual_min", max="removable_residual_max")
+report_spread(report, test["threshold"], "{:.3f}", mean="random_residual_q95_mean", std="random_residual_q95_std",
+              min="random_residual_q95_min", max="random_residual_q95_max")
 # Per seed, the removable set's residual minus the random sets' 95th percentile (no removable
 # head: NaN, never counted); above 0, the seed shows smoothing.
 report_seeds_past(report, "smoothing_seeds",

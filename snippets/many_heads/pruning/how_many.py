@@ -96,7 +96,8 @@ model.keep_weights = False   # no head metric here: evaluate with the fused atte
 full_loss, full_accuracy = evaluate_batched(model, *test_set)         # (S,) each
 report.number("n_seeds", N_SEEDS, "{:.0f}")
 report.number("heads", H, "{:.0f}")
-report_spread(report, "full_accuracy", full_accuracy, "{:.3f}")
+report_spread(report, full_accuracy, "{:.3f}", mean="full_accuracy_mean", std="full_accuracy_std",
+              min="full_accuracy_min", max="full_accuracy_max")
 report.number("full_loss_mean", full_loss.mean(), "{:.4f}")
 
 # %% [markdown]
@@ -139,8 +140,10 @@ importance = gradient_importance(model, ranking_set)                    # (S, H)
 print("ablation damage per seed and head:\n", damage.numpy().round(2))
 report.number("harmless_heads_mean", (damage <= 0.01).sum(dim=1).float().mean(), "{:.1f}")
 report.number("essential_heads_mean", (damage > 0.05).sum(dim=1).float().mean(), "{:.1f}")
-report_spread(report, "top_damage", damage.max(dim=1).values, "{:.2f}")
-report_spread(report, "rank_correlation", rank_correlation(damage, importance), "{:.2f}")
+report_spread(report, damage.max(dim=1).values, "{:.2f}", mean="top_damage_mean", std="top_damage_std",
+              min="top_damage_min", max="top_damage_max")
+report_spread(report, rank_correlation(damage, importance), "{:.2f}", mean="rank_correlation_mean",
+              std="rank_correlation_std", min="rank_correlation_min", max="rank_correlation_max")
 essential = damage > 0.05                                                # (S, H)
 gradient_rank = ranks(importance) + 1                                    # 1 = least important
 lowest = torch.where(essential, gradient_rank, float(H + 1)).min(dim=1).values  # (S,)
@@ -155,7 +158,8 @@ early_loss, _ = evaluate_batched(early, *ranking_set)
 early_correlation = rank_correlation(ablation_damage(early, ranking_set), gradient_importance(early, ranking_set))
 report.number("early_step", EARLY, "{:.0f}")
 report.number("early_loss_mean", early_loss.mean(), "{:.2f}")
-report_spread(report, "early_rank_correlation", early_correlation, "{:.2f}")
+report_spread(report, early_correlation, "{:.2f}", mean="early_rank_correlation_mean",
+              std="early_rank_correlation_std", min="early_rank_correlation_min", max="early_rank_correlation_max")
 
 # %% [markdown]
 # ## Prune progressively, in each order
@@ -173,7 +177,8 @@ curves["random"] = random_curves.mean(dim=0)
 fractions = torch.arange(H + 1) / H
 
 removable_count = prunable(curves["damage"], KEEP)                            # (S,)
-report_spread(report, "prunable_share", removable_count / H, kind="share")
+report_spread(report, removable_count / H, kind="share", mean="prunable_share_mean", std="prunable_share_std",
+              min="prunable_share_min", max="prunable_share_max")
 report.number("prunable_share_random_mean", (torch.stack([prunable(c, KEEP) for c in random_curves]) / H).mean(),
               kind="share")
 report.number("prunable_share_gradient_mean", (prunable(curves["gradient"], KEEP) / H).mean(), kind="share")

@@ -126,8 +126,7 @@ report_seed_count(report, "positional_seeds", positional)
 report_seed_count(report, "kept_lead_seeds", kept_lead)
 report.number("chance", chance, "{:.3f}")
 report.number("expected_by_chance", chance * n, "{:.0f}")
-report.number("binomial_p", binomial_p, "{:.2g}", per_seed=kept_lead, of="binomial_p",
-              chance=chance)
+report.number("binomial_p", binomial_p, "{:.2g}", per_seed=kept_lead, of="binomial_p", chance=chance)
 assert N_HEADS == 8   # one line per rank below
 report.number("positional_started_rank_1", (positional & (start_rank == 1)).sum(), "{:.0f}")
 report.number("positional_started_rank_2", (positional & (start_rank == 2)).sum(), "{:.0f}")
@@ -147,15 +146,20 @@ report_seed_count(report, "single_positional_seeds", (after >= 0.5).sum(dim=1) =
 # do heads that start higher end higher? Spearman rank correlation over the heads of a seed.
 spearman = rank_correlation(before, after)                                  # (M,)
 report.number("rank_correlation_mean", over_seeds(spearman.tolist(), "mean"), "{:.2f}", per_seed=spearman, of="mean")
-report.number("rank_correlation_ci95_low", over_seeds(spearman.tolist(), "ci95_low"), "{:.2f}", per_seed=spearman, of="ci95_low")
-report.number("rank_correlation_ci95_high", over_seeds(spearman.tolist(), "ci95_high"), "{:.2f}", per_seed=spearman, of="ci95_high")
+report.number("rank_correlation_ci95_low", over_seeds(spearman.tolist(), "ci95_low"), "{:.2f}", per_seed=spearman,
+              of="ci95_low")
+report.number("rank_correlation_ci95_high", over_seeds(spearman.tolist(), "ci95_high"), "{:.2f}", per_seed=spearman,
+              of="ci95_high")
 report_seed_count(report, "positive_correlation_seeds", spearman > 0)
 # Two notes that help read the correlation: how far the step-0 order itself is measurable
 # (the same heads on another probe batch), and what is left without the head that ends on top.
-report_spread(report, "start_order_repeatability", rank_correlation(before, before_other_probe), "{:.2f}")
+report_spread(report, rank_correlation(before, before_other_probe), "{:.2f}", mean="start_order_repeatability_mean",
+              std="start_order_repeatability_std", min="start_order_repeatability_min",
+              max="start_order_repeatability_max")
 keep = after.argsort(dim=1)[:, :-1].sort(dim=1).values                     # (M, nh-1) all but the top head
-report_spread(report, "rank_correlation_without_top", rank_correlation(before.gather(1, keep), after.gather(1, keep)),
-              "{:.2f}")
+report_spread(report, rank_correlation(before.gather(1, keep), after.gather(1, keep)), "{:.2f}",
+              mean="rank_correlation_without_top_mean", std="rank_correlation_without_top_std",
+              min="rank_correlation_without_top_min", max="rank_correlation_without_top_max")
 report.number("accuracy_mean", accuracy.mean(), "{:.3f}")
 report.number("accuracy_min", accuracy.min(), "{:.3f}")
 # The outcomes, from the numbers above: the page words them, the figures' captions below too

@@ -146,29 +146,39 @@ report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f
 # Each arm's numbers over the seeds: the two heads' similarity, accuracy, the seeds whose heads
 # differ, the final weight gap, the loss.
 s = arm_of["identical"]
-report_spread(report, "identical_similarity", similarity[s], "{:.2f}")
-report_spread(report, "identical_accuracy", accuracy[s], "{:.3f}")
+report_spread(report, similarity[s], "{:.2f}", mean="identical_similarity_mean", std="identical_similarity_std",
+              min="identical_similarity_min", max="identical_similarity_max")
+report_spread(report, accuracy[s], "{:.3f}", mean="identical_accuracy_mean", std="identical_accuracy_std",
+              min="identical_accuracy_min", max="identical_accuracy_max")
 report_seed_count(report, "identical_differ_seeds", similarity[s] < DIFFER_BELOW)
 report.number("identical_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}")
 report.number("identical_loss_mean", loss[s].mean(), "{:.3f}")
 
 s = arm_of["nudged"]
-report_spread(report, "nudged_similarity", similarity[s], "{:.2f}")
-report_spread(report, "nudged_accuracy", accuracy[s], "{:.3f}")
+report_spread(report, similarity[s], "{:.2f}", mean="nudged_similarity_mean", std="nudged_similarity_std",
+              min="nudged_similarity_min", max="nudged_similarity_max")
+report_spread(report, accuracy[s], "{:.3f}", mean="nudged_accuracy_mean", std="nudged_accuracy_std",
+              min="nudged_accuracy_min", max="nudged_accuracy_max")
 report_seed_count(report, "nudged_differ_seeds", similarity[s] < DIFFER_BELOW)
 report.number("nudged_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}")
 report.number("nudged_loss_mean", loss[s].mean(), "{:.3f}")
 
 s = arm_of["random"]
-report_spread(report, "random_similarity", similarity[s], "{:.2f}")
-report_spread(report, "random_accuracy", accuracy[s], "{:.3f}")
+report_spread(report, similarity[s], "{:.2f}", mean="random_similarity_mean", std="random_similarity_std",
+              min="random_similarity_min", max="random_similarity_max")
+report_spread(report, accuracy[s], "{:.3f}", mean="random_accuracy_mean", std="random_accuracy_std",
+              min="random_accuracy_min", max="random_accuracy_max")
 report_seed_count(report, "random_differ_seeds", similarity[s] < DIFFER_BELOW)
 report.number("random_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}")
 report.number("random_loss_mean", loss[s].mean(), "{:.3f}")
 
 s = arm_of["identical_dropout"]
-report_spread(report, "identical_dropout_similarity", similarity[s], "{:.2f}")
-report_spread(report, "identical_dropout_accuracy", accuracy[s], "{:.3f}")
+report_spread(report, similarity[s], "{:.2f}", mean="identical_dropout_similarity_mean",
+              std="identical_dropout_similarity_std", min="identical_dropout_similarity_min",
+              max="identical_dropout_similarity_max")
+report_spread(report, accuracy[s], "{:.3f}", mean="identical_dropout_accuracy_mean",
+              std="identical_dropout_accuracy_std", min="identical_dropout_accuracy_min",
+              max="identical_dropout_accuracy_max")
 report_seed_count(report, "identical_dropout_differ_seeds", similarity[s] < DIFFER_BELOW)
 report.number("identical_dropout_final_gap_mean", gap_curves[s, -1].mean(), "{:.2g}")
 report.number("identical_dropout_loss_mean", loss[s].mean(), "{:.3f}")

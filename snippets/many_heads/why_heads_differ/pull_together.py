@@ -167,18 +167,23 @@ report.number("null_p95", null_p95, "{:.3f}")
 report.number("null_pairs", 2 * n, "{:.0f}", kind="count")
 report.number("null_form_cos_abs_max_min", null_statistic.min(), "{:.3f}")
 report.number("null_form_cos_abs_max_max", null_statistic.max(), "{:.3f}")
-report_spread(report, "free_form_cos_abs_max", free_statistic, "{:.3f}")
-report_spread(report, "free_form_cos_end", forms["free"][:, -1], "{:.3f}")
+report_spread(report, free_statistic, "{:.3f}", mean="free_form_cos_abs_max_mean", std="free_form_cos_abs_max_std",
+              min="free_form_cos_abs_max_min", max="free_form_cos_abs_max_max")
+report_spread(report, forms["free"][:, -1], "{:.3f}", mean="free_form_cos_end_mean", std="free_form_cos_end_std",
+              min="free_form_cos_end_min", max="free_form_cos_end_max")
 report_seed_count(report, "free_rise_above_seeds", rise_above)
 report.number("planted_target", planted_target, "{:.3f}")
-report_spread(report, "planted_form_cos_end", planted[:, -1], "{:.3f}")
-report_spread(report, "planted_form_cos_abs_max", planted_statistic, "{:.3f}")
+report_spread(report, planted[:, -1], "{:.3f}", mean="planted_form_cos_end_mean", std="planted_form_cos_end_std",
+              min="planted_form_cos_end_min", max="planted_form_cos_end_max")
+report_spread(report, planted_statistic, "{:.3f}", mean="planted_form_cos_abs_max_mean",
+              std="planted_form_cos_abs_max_std", min="planted_form_cos_abs_max_min",
+              max="planted_form_cos_abs_max_max")
 # Whether a pull can end at the target at all (a cosine is at most 1): one value for every seed, since
 # the target pools the seeds' cross-run pairs (held fixed when the build resamples the seeds).
 report_seed_count(report, "planted_reachable_seeds", torch.full((n,), planted_target < 1))
 report_seed_count(report, "planted_detected_seeds", detected)
-report.number("planted_detection_rate", detected.float().mean(), "{:.2f}", kind="share",
-              per_seed=detected.float(), of="mean")
+report.number("planted_detection_rate", detected.float().mean(), "{:.2f}", kind="share", per_seed=detected.float(),
+              of="mean")
 
 
 # The outcomes the page words, from these numbers: is each start's median known or censored (more

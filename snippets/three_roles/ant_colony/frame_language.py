@@ -17,7 +17,7 @@ import torch
 
 from explainer.plotting import LANGS, column_figure
 from explainer.report import Report, all_word
-from explainer.seeds import n_seeds, report_seed_count, report_small_run, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_spread
 
 torch.set_num_threads(1)
 report = Report("three_roles.ant_colony.frame_language")
@@ -153,7 +153,8 @@ for name, m in (("step 0", before), (f"step {SMALL_STEPS}", after)):
           f"random projections' 95th percentile {m['frame_p95'].numpy().round(2)}")
 
 # %%
-report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS, runs=("models", "模型数"))
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -175,9 +176,13 @@ report.number("n_projections", N_PROJECTIONS, kind="count")
 # ## Did the models learn the language?
 
 # %%
-report_spread(report, "accuracy", end["accuracy"], kind="share")
-report_spread(report, "attention_on_theme", end["attention_on_theme"], "{:.2f}")
-report_spread(report, "attention_on_theme_start", start["attention_on_theme"], "{:.2f}")
+report_spread(report, end["accuracy"], kind="share", mean="accuracy_mean", std="accuracy_std", min="accuracy_min",
+              max="accuracy_max")
+report_spread(report, end["attention_on_theme"], "{:.2f}", mean="attention_on_theme_mean",
+              std="attention_on_theme_std", min="attention_on_theme_min", max="attention_on_theme_max")
+report_spread(report, start["attention_on_theme"], "{:.2f}", mean="attention_on_theme_start_mean",
+              std="attention_on_theme_start_std", min="attention_on_theme_start_min",
+              max="attention_on_theme_start_max")
 
 # %% [markdown]
 # ## The rule's reading: frame and transitivity from the query (C26, C31)
@@ -198,24 +203,32 @@ LABELS = ("frame", "transitive")   # the two labels a probe reads
 # percentile, and the models whose query beats it.
 query, p95 = end["frame_query"], end["frame_p95"]
 query_start, p95_start = start["frame_query"], start["frame_p95"]
-report_spread(report, "frame_query", query, kind="share")
-report_spread(report, "frame_p95", p95, kind="share")
+report_spread(report, query, kind="share", mean="frame_query_mean", std="frame_query_std", min="frame_query_min",
+              max="frame_query_max")
+report_spread(report, p95, kind="share", mean="frame_p95_mean", std="frame_p95_std", min="frame_p95_min",
+              max="frame_p95_max")
 report_seed_count(report, "frame_beats_seeds", query > p95)
 report_seed_count(report, "frame_pass_seeds", (query >= PASS_BAR) & (query > p95))
 report_seed_count(report, "frame_ceiling_seeds", p95 >= CEILING)
-report_spread(report, "frame_query_start", query_start, kind="share")
-report_spread(report, "frame_p95_start", p95_start, kind="share")
+report_spread(report, query_start, kind="share", mean="frame_query_start_mean", std="frame_query_start_std",
+              min="frame_query_start_min", max="frame_query_start_max")
+report_spread(report, p95_start, kind="share", mean="frame_p95_start_mean", std="frame_p95_start_std",
+              min="frame_p95_start_min", max="frame_p95_start_max")
 report_seed_count(report, "frame_beats_seeds_start", query_start > p95_start)
 
 query, p95 = end["transitive_query"], end["transitive_p95"]
 query_start, p95_start = start["transitive_query"], start["transitive_p95"]
-report_spread(report, "transitive_query", query, kind="share")
-report_spread(report, "transitive_p95", p95, kind="share")
+report_spread(report, query, kind="share", mean="transitive_query_mean", std="transitive_query_std",
+              min="transitive_query_min", max="transitive_query_max")
+report_spread(report, p95, kind="share", mean="transitive_p95_mean", std="transitive_p95_std",
+              min="transitive_p95_min", max="transitive_p95_max")
 report_seed_count(report, "transitive_beats_seeds", query > p95)
 report_seed_count(report, "transitive_pass_seeds", (query >= PASS_BAR) & (query > p95))
 report_seed_count(report, "transitive_ceiling_seeds", p95 >= CEILING)
-report_spread(report, "transitive_query_start", query_start, kind="share")
-report_spread(report, "transitive_p95_start", p95_start, kind="share")
+report_spread(report, query_start, kind="share", mean="transitive_query_start_mean", std="transitive_query_start_std",
+              min="transitive_query_start_min", max="transitive_query_start_max")
+report_spread(report, p95_start, kind="share", mean="transitive_p95_start_mean", std="transitive_p95_start_std",
+              min="transitive_p95_start_min", max="transitive_p95_start_max")
 report_seed_count(report, "transitive_beats_seeds_start", query_start > p95_start)
 
 per_model = [f"{a:.0%}>{b:.0%}" if a > b else f"{a:.0%}≤{b:.0%}"
@@ -228,17 +241,26 @@ print("frame, query vs 95th percentile, per model:", " ".join(per_model))
 # %%
 # Each label read by the same probe from the key, the value, the input's top-32 principal components
 # and the whole input.
-report_spread(report, "frame_key", end["frame_key"], kind="share")
-report_spread(report, "frame_value", end["frame_value"], kind="share")
-report_spread(report, "frame_pca", end["frame_pca"], kind="share")
-report_spread(report, "frame_input", end["frame_input"], kind="share")
+report_spread(report, end["frame_key"], kind="share", mean="frame_key_mean", std="frame_key_std", min="frame_key_min",
+              max="frame_key_max")
+report_spread(report, end["frame_value"], kind="share", mean="frame_value_mean", std="frame_value_std",
+              min="frame_value_min", max="frame_value_max")
+report_spread(report, end["frame_pca"], kind="share", mean="frame_pca_mean", std="frame_pca_std", min="frame_pca_min",
+              max="frame_pca_max")
+report_spread(report, end["frame_input"], kind="share", mean="frame_input_mean", std="frame_input_std",
+              min="frame_input_min", max="frame_input_max")
 
-report_spread(report, "transitive_key", end["transitive_key"], kind="share")
-report_spread(report, "transitive_value", end["transitive_value"], kind="share")
-report_spread(report, "transitive_pca", end["transitive_pca"], kind="share")
-report_spread(report, "transitive_input", end["transitive_input"], kind="share")
+report_spread(report, end["transitive_key"], kind="share", mean="transitive_key_mean", std="transitive_key_std",
+              min="transitive_key_min", max="transitive_key_max")
+report_spread(report, end["transitive_value"], kind="share", mean="transitive_value_mean", std="transitive_value_std",
+              min="transitive_value_min", max="transitive_value_max")
+report_spread(report, end["transitive_pca"], kind="share", mean="transitive_pca_mean", std="transitive_pca_std",
+              min="transitive_pca_min", max="transitive_pca_max")
+report_spread(report, end["transitive_input"], kind="share", mean="transitive_input_mean", std="transitive_input_std",
+              min="transitive_input_min", max="transitive_input_max")
 
-report_spread(report, "kind_query", end["kind_query"], kind="share")
+report_spread(report, end["kind_query"], kind="share", mean="kind_query_mean", std="kind_query_std",
+              min="kind_query_min", max="kind_query_max")
 report.number("kind_chance", 1 / len(things), kind="share")
 
 # %% [markdown]
@@ -276,11 +298,16 @@ loss_frame, attention_frame = ablated(params, frame_directions)
 loss_random, attention_random = ablated(params, random_directions)
 
 # %%
-report_spread(report, "loss", end["loss"], "{:.3f}")
-report_spread(report, "loss_without_frame", loss_frame, "{:.3f}")
-report_spread(report, "loss_without_random", loss_random, "{:.3f}")
-report_spread(report, "attention_without_frame", attention_frame, "{:.2f}")
-report_spread(report, "attention_without_random", attention_random, "{:.2f}")
+report_spread(report, end["loss"], "{:.3f}", mean="loss_mean", std="loss_std", min="loss_min", max="loss_max")
+report_spread(report, loss_frame, "{:.3f}", mean="loss_without_frame_mean", std="loss_without_frame_std",
+              min="loss_without_frame_min", max="loss_without_frame_max")
+report_spread(report, loss_random, "{:.3f}", mean="loss_without_random_mean", std="loss_without_random_std",
+              min="loss_without_random_min", max="loss_without_random_max")
+report_spread(report, attention_frame, "{:.2f}", mean="attention_without_frame_mean",
+              std="attention_without_frame_std", min="attention_without_frame_min", max="attention_without_frame_max")
+report_spread(report, attention_random, "{:.2f}", mean="attention_without_random_mean",
+              std="attention_without_random_std", min="attention_without_random_min",
+              max="attention_without_random_max")
 MARGIN = 0.1                        # nats: a change of the loss we call a change
 moved = ((loss_frame - end["loss"]) >= MARGIN) & ((loss_random - end["loss"]) < MARGIN)
 report.number("causal_margin", MARGIN, "{:.1f}")

@@ -17,7 +17,7 @@ import explainer  # noqa: F401 — first: it pins torch's CPU kernels (explainer
 from explainer.ant_colony_toy import spread
 from explainer.plotting import LANGS, plt
 from explainer.report import Report, over_seeds
-from explainer.seeds import n_seeds, report_seed_count, report_small_run
+from explainer.seeds import n_seeds, report_seed_count
 
 report = Report("three_roles.ant_colony.verb_and_object")
 
@@ -122,7 +122,8 @@ for name, moment in (("step 0", small_start), (f"step {SMALL_STEPS}", small_end)
     print("  query cosine, same − other:  ", trained(query_gap).numpy().round(2))
 
 # %%
-report_small_run(report, len(SMALL_SEEDS), SMALL_STEPS, runs=("colonies", "“蚁群”数"))
+report.number("small_run_seeds", len(SMALL_SEEDS), "{:.0f}")
+report.number("small_run_steps", SMALL_STEPS, "{:.0f}")
 
 # %% [markdown]
 # ## The full run
@@ -256,8 +257,10 @@ def over_distractor(moment):
 over_start, over_end = over_distractor(start), over_distractor(end)
 gain, start_share, end_share = (over_end - over_start).tolist(), over_start.tolist(), over_end.tolist()
 report.number("object_over_distractor_gain_mean", over_seeds(gain, "mean"), "{:+.2f}", per_seed=gain, of="mean")
-report.number("object_over_distractor_gain_ci95_high", over_seeds(gain, "ci95_high"), "{:+.2f}", per_seed=gain, of="ci95_high")
-report.number("object_over_distractor_start_mean", over_seeds(start_share, "mean"), "{:.0%}", per_seed=start_share, of="mean")
+report.number("object_over_distractor_gain_ci95_high", over_seeds(gain, "ci95_high"), "{:+.2f}", per_seed=gain,
+              of="ci95_high")
+report.number("object_over_distractor_start_mean", over_seeds(start_share, "mean"), "{:.0%}", per_seed=start_share,
+              of="mean")
 report.number("object_over_distractor_mean", over_seeds(end_share, "mean"), "{:.0%}", per_seed=end_share, of="mean")
 planted_gains = least_verified_gains(over_start, learned=0.95, floor=0.0)   # G1, 1,000 redraws
 report.number("c16_planted_detection_share", detection_share(planted_gains, 0.10, 1000, np.random.default_rng(16)), "{:.1%}")

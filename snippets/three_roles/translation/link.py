@@ -83,11 +83,16 @@ report_seed_count(report, "link_start_seeds", start["link"][in_fixed])
 report_seed_count(report, "link_attention_seeds", end["link_attention"][in_fixed])
 report_seed_count(report, "link_breaks_seeds", end["link_breaks"][in_fixed])
 report_seed_count(report, "link_breaks_unmarked_seeds", end["link_breaks"][in_fixed].bool() & ~end["link_attention"][in_fixed].bool())
-report_mean_range(report, "cat_to_laser_weight", fixed_seeds["cat_to_laser_weight"], "{:.2f}")
-report_mean_range(report, "chase_laser_weight_start", fixed_seeds["chase_laser_weight_start"], "{:.2f}")
-report_mean_range(report, "chase_laser_weight", fixed_seeds["chase_laser_weight"], "{:.2f}")
-report_mean_range(report, "verb_object_linked_start", fixed_seeds["verb_object_linked_start"], "{:.0%}")
-report_mean_range(report, "verb_object_linked", fixed_seeds["verb_object_linked"], "{:.0%}")
+report_mean_range(report, fixed_seeds["cat_to_laser_weight"], "{:.2f}", mean="cat_to_laser_weight_mean",
+                  min="cat_to_laser_weight_min", max="cat_to_laser_weight_max")
+report_mean_range(report, fixed_seeds["chase_laser_weight_start"], "{:.2f}", mean="chase_laser_weight_start_mean",
+                  min="chase_laser_weight_start_min", max="chase_laser_weight_start_max")
+report_mean_range(report, fixed_seeds["chase_laser_weight"], "{:.2f}", mean="chase_laser_weight_mean",
+                  min="chase_laser_weight_min", max="chase_laser_weight_max")
+report_mean_range(report, fixed_seeds["verb_object_linked_start"], "{:.0%}", mean="verb_object_linked_start_mean",
+                  min="verb_object_linked_start_min", max="verb_object_linked_start_max")
+report_mean_range(report, fixed_seeds["verb_object_linked"], "{:.0%}", mean="verb_object_linked_mean",
+                  min="verb_object_linked_min", max="verb_object_linked_max")
 
 # object dependent
 report_seed_count(report, "object_dependent_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_object_dependent] >= LINK)
@@ -97,11 +102,23 @@ report_seed_count(report, "object_dependent_link_start_seeds", start["link"][in_
 report_seed_count(report, "object_dependent_link_attention_seeds", end["link_attention"][in_object_dependent])
 report_seed_count(report, "object_dependent_link_breaks_seeds", end["link_breaks"][in_object_dependent])
 report_seed_count(report, "object_dependent_link_breaks_unmarked_seeds", end["link_breaks"][in_object_dependent].bool() & ~end["link_attention"][in_object_dependent].bool())
-report_mean_range(report, "object_dependent_cat_to_laser_weight", object_dependent_seeds["cat_to_laser_weight"], "{:.2f}")
-report_mean_range(report, "object_dependent_chase_laser_weight_start", object_dependent_seeds["chase_laser_weight_start"], "{:.2f}")
-report_mean_range(report, "object_dependent_chase_laser_weight", object_dependent_seeds["chase_laser_weight"], "{:.2f}")
-report_mean_range(report, "object_dependent_verb_object_linked_start", object_dependent_seeds["verb_object_linked_start"], "{:.0%}")
-report_mean_range(report, "object_dependent_verb_object_linked", object_dependent_seeds["verb_object_linked"], "{:.0%}")
+report_mean_range(report, object_dependent_seeds["cat_to_laser_weight"], "{:.2f}",
+                  mean="object_dependent_cat_to_laser_weight_mean", min="object_dependent_cat_to_laser_weight_min",
+                  max="object_dependent_cat_to_laser_weight_max")
+report_mean_range(report, object_dependent_seeds["chase_laser_weight_start"], "{:.2f}",
+                  mean="object_dependent_chase_laser_weight_start_mean",
+                  min="object_dependent_chase_laser_weight_start_min",
+                  max="object_dependent_chase_laser_weight_start_max")
+report_mean_range(report, object_dependent_seeds["chase_laser_weight"], "{:.2f}",
+                  mean="object_dependent_chase_laser_weight_mean", min="object_dependent_chase_laser_weight_min",
+                  max="object_dependent_chase_laser_weight_max")
+report_mean_range(report, object_dependent_seeds["verb_object_linked_start"], "{:.0%}",
+                  mean="object_dependent_verb_object_linked_start_mean",
+                  min="object_dependent_verb_object_linked_start_min",
+                  max="object_dependent_verb_object_linked_start_max")
+report_mean_range(report, object_dependent_seeds["verb_object_linked"], "{:.0%}",
+                  mean="object_dependent_verb_object_linked_mean", min="object_dependent_verb_object_linked_min",
+                  max="object_dependent_verb_object_linked_max")
 
 # forced (the forced arm)
 report_seed_count(report, "forced_chase_laser_linked_start_seeds", start["chase_laser_weight"][in_forced] >= LINK)
@@ -111,11 +128,18 @@ report_seed_count(report, "forced_link_start_seeds", start["link"][in_forced])
 report_seed_count(report, "forced_link_attention_seeds", end["link_attention"][in_forced])
 report_seed_count(report, "forced_link_breaks_seeds", end["link_breaks"][in_forced])
 report_seed_count(report, "forced_link_breaks_unmarked_seeds", end["link_breaks"][in_forced].bool() & ~end["link_attention"][in_forced].bool())
-report_mean_range(report, "forced_cat_to_laser_weight", forced_seeds["cat_to_laser_weight"], "{:.2f}")
-report_mean_range(report, "forced_chase_laser_weight_start", forced_seeds["chase_laser_weight_start"], "{:.2f}")
-report_mean_range(report, "forced_chase_laser_weight", forced_seeds["chase_laser_weight"], "{:.2f}")
-report_mean_range(report, "forced_verb_object_linked_start", forced_seeds["verb_object_linked_start"], "{:.0%}")
-report_mean_range(report, "forced_verb_object_linked", forced_seeds["verb_object_linked"], "{:.0%}")
+report_mean_range(report, forced_seeds["cat_to_laser_weight"], "{:.2f}", mean="forced_cat_to_laser_weight_mean",
+                  min="forced_cat_to_laser_weight_min", max="forced_cat_to_laser_weight_max")
+report_mean_range(report, forced_seeds["chase_laser_weight_start"], "{:.2f}",
+                  mean="forced_chase_laser_weight_start_mean", min="forced_chase_laser_weight_start_min",
+                  max="forced_chase_laser_weight_start_max")
+report_mean_range(report, forced_seeds["chase_laser_weight"], "{:.2f}", mean="forced_chase_laser_weight_mean",
+                  min="forced_chase_laser_weight_min", max="forced_chase_laser_weight_max")
+report_mean_range(report, forced_seeds["verb_object_linked_start"], "{:.0%}",
+                  mean="forced_verb_object_linked_start_mean", min="forced_verb_object_linked_start_min",
+                  max="forced_verb_object_linked_start_max")
+report_mean_range(report, forced_seeds["verb_object_linked"], "{:.0%}", mean="forced_verb_object_linked_mean",
+                  min="forced_verb_object_linked_min", max="forced_verb_object_linked_max")
 
 # The page's answers, built from the counts above (both corpora, then the forced arm).
 got = {key: report.numbers[key]["value"] for key in report.numbers}
@@ -166,7 +190,7 @@ for lang in LANGS:
 heads = link_by_head({k: v[in_object_dependent].detach() for k, v in params.items()},
                      tuple(x[in_object_dependent] for x in tgt))
 fragile = heads["link"].any(-1) & ~(heads["link"] & ~heads["control_breaks"]).any(-1)      # (n,)
-report.number("object_dependent_control_breaks_seeds", fragile.sum(), kind="count",
-              per_seed=fragile.float(), of="count")
+report.number("object_dependent_control_breaks_seeds", fragile.sum(), kind="count", per_seed=fragile.float(),
+              of="count")
 
 report.save()

@@ -31,7 +31,7 @@ import torch
 
 from explainer.plotting import LANGS, column_figure
 from explainer.report import Report
-from explainer.seeds import n_seeds, report_mean, report_seed_count, report_spread
+from explainer.seeds import n_seeds, report_seed_count, report_spread
 
 torch.set_num_threads(1)
 report = Report("three_roles.views.tied_qk")
@@ -261,20 +261,36 @@ causal_leak = attention[causal_of][..., at_or_after].max()
 report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}", kind="count")
 report.number("offsets", OFFSETS, "{:.0f}", kind="count")
-# Held-out accuracy of each task's four arms, separate or tied, bidirectional or causal.
-report_spread(report, "accuracy_previous_separate", accuracy["previous", False, False], "{:.3f}")
-report_spread(report, "accuracy_previous_tied", accuracy["previous", False, True], "{:.3f}")
-report_spread(report, "accuracy_previous_separate_causal", accuracy["previous", True, False], "{:.3f}")
-report_spread(report, "accuracy_previous_tied_causal", accuracy["previous", True, True], "{:.3f}")
-report_spread(report, "accuracy_partner_separate", accuracy["partner", False, False], "{:.3f}")
-report_spread(report, "accuracy_partner_tied", accuracy["partner", False, True], "{:.3f}")
-report_spread(report, "accuracy_partner_separate_causal", accuracy["partner", True, False], "{:.3f}")
-report_spread(report, "accuracy_partner_tied_causal", accuracy["partner", True, True], "{:.3f}")
-# What tying costs on each task, bidirectional and causal.
-report_spread(report, "cost_previous", cost_previous, "{:.3f}")
-report_spread(report, "cost_previous_causal", cost_previous_causal, "{:.3f}")
-report_spread(report, "cost_partner", cost_partner, "{:.3f}")
-report_spread(report, "cost_partner_causal", cost_partner_causal, "{:.3f}")
+report_spread(report, accuracy["previous", False, False], "{:.3f}", mean="accuracy_previous_separate_mean",
+              std="accuracy_previous_separate_std", min="accuracy_previous_separate_min",
+              max="accuracy_previous_separate_max")
+report_spread(report, accuracy["previous", False, True], "{:.3f}", mean="accuracy_previous_tied_mean",
+              std="accuracy_previous_tied_std", min="accuracy_previous_tied_min", max="accuracy_previous_tied_max")
+report_spread(report, accuracy["previous", True, False], "{:.3f}", mean="accuracy_previous_separate_causal_mean",
+              std="accuracy_previous_separate_causal_std", min="accuracy_previous_separate_causal_min",
+              max="accuracy_previous_separate_causal_max")
+report_spread(report, accuracy["previous", True, True], "{:.3f}", mean="accuracy_previous_tied_causal_mean",
+              std="accuracy_previous_tied_causal_std", min="accuracy_previous_tied_causal_min",
+              max="accuracy_previous_tied_causal_max")
+report_spread(report, accuracy["partner", False, False], "{:.3f}", mean="accuracy_partner_separate_mean",
+              std="accuracy_partner_separate_std", min="accuracy_partner_separate_min",
+              max="accuracy_partner_separate_max")
+report_spread(report, accuracy["partner", False, True], "{:.3f}", mean="accuracy_partner_tied_mean",
+              std="accuracy_partner_tied_std", min="accuracy_partner_tied_min", max="accuracy_partner_tied_max")
+report_spread(report, accuracy["partner", True, False], "{:.3f}", mean="accuracy_partner_separate_causal_mean",
+              std="accuracy_partner_separate_causal_std", min="accuracy_partner_separate_causal_min",
+              max="accuracy_partner_separate_causal_max")
+report_spread(report, accuracy["partner", True, True], "{:.3f}", mean="accuracy_partner_tied_causal_mean",
+              std="accuracy_partner_tied_causal_std", min="accuracy_partner_tied_causal_min",
+              max="accuracy_partner_tied_causal_max")
+report_spread(report, cost_previous, "{:.3f}", mean="cost_previous_mean", std="cost_previous_std",
+              min="cost_previous_min", max="cost_previous_max")
+report_spread(report, cost_previous_causal, "{:.3f}", mean="cost_previous_causal_mean",
+              std="cost_previous_causal_std", min="cost_previous_causal_min", max="cost_previous_causal_max")
+report_spread(report, cost_partner, "{:.3f}", mean="cost_partner_mean", std="cost_partner_std",
+              min="cost_partner_min", max="cost_partner_max")
+report_spread(report, cost_partner_causal, "{:.3f}", mean="cost_partner_causal_mean", std="cost_partner_causal_std",
+              min="cost_partner_causal_min", max="cost_partner_causal_max")
 report_seed_count(report, "asymmetric_margin_seeds", cost_previous - cost_partner >= 0.05)
 report_seed_count(report, "tied_harmless_seeds", cost_previous < 0.01)
 report_seed_count(report, "causal_tied_harmless_seeds", cost_previous_causal < 0.01)
@@ -283,8 +299,10 @@ report.number("back_separate_mean", back[0].mean(), "{:.2f}", kind="share", per_
 report.number("ahead_separate_mean", ahead[0].mean(), "{:.2f}", kind="share", per_seed=ahead[0], of="mean")
 report.number("back_tied_mean", back[1].mean(), "{:.2f}", kind="share", per_seed=back[1], of="mean")
 report.number("ahead_tied_mean", ahead[1].mean(), "{:.2f}", kind="share", per_seed=ahead[1], of="mean")
-report_mean(report, "accuracy_previous_tied_offset_low", accuracy_low[1], "{:.2f}")
-report_mean(report, "accuracy_previous_tied_offset_high", accuracy_high[1], "{:.2f}")
+report.number("accuracy_previous_tied_offset_low_mean", accuracy_low[1].mean(), "{:.2f}", per_seed=accuracy_low[1],
+              of="mean")
+report.number("accuracy_previous_tied_offset_high_mean", accuracy_high[1].mean(), "{:.2f}", per_seed=accuracy_high[1],
+              of="mean")
 report.number("tied_score_asymmetry", asymmetry[tied_models].max(), "{:.1e}")
 report.number("separate_score_asymmetry", asymmetry[~tied_models].min(), "{:.2f}")
 # The target makers, checked on fresh sequences: previous = shifted tokens; partner = the
