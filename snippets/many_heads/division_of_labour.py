@@ -37,6 +37,7 @@ torch.set_num_threads(1)
 V, T = VOCAB_SIZE, LENGTH  # 32 tokens, sequences of 24
 STEPS, PROBE_EVERY, BATCH = 300, 25, 16
 ROLE_BAR = 0.5   # a head takes a role when its score is at least this
+HALFWAY = 0.5    # the first probed step at which accuracy (and the best induction score) reaches this is recorded
 print("a sequence:", repeated_segment(torch.Generator().manual_seed(7), 1)[0][0].tolist())
 
 probe = repeated_segment(torch.Generator().manual_seed(1234), 256)   # held out, same for every seed
@@ -169,9 +170,10 @@ def first_step(history, values, level):
     return first.min(dim=0).values                                        # (S,)
 
 
-step_accuracy_half = first_step(history, lambda h: h["accuracy"], 0.5)
-step_induction_half = first_step(history, lambda h: h["induction"].max(dim=1).values, 0.5)
+step_accuracy_half = first_step(history, lambda h: h["accuracy"], HALFWAY)
+step_induction_half = first_step(history, lambda h: h["induction"].max(dim=1).values, HALFWAY)
 report.number("probe_every", PROBE_EVERY, "{:.0f}")
+report.number("halfway", HALFWAY, "{:.1f}")
 report_spread(report, step_accuracy_half, "{:.0f}", mean="step_accuracy_half_mean", std="step_accuracy_half_std",
               min="step_accuracy_half_min", max="step_accuracy_half_max")
 report_spread(report, step_induction_half, "{:.0f}", mean="step_induction_half_mean", std="step_induction_half_std",

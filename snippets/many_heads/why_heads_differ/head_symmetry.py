@@ -44,6 +44,7 @@ from explainer.training import sample_from
 torch.set_num_threads(1)
 ARMS = ("identical", "nudged", "random", "identical_dropout")
 STEPS = 300
+GAP_LEVEL = 0.01   # the heads have separated once their weight gap is above this
 pool_tokens, pool_targets, _ = batch(random.Random(0), 8192)   # training sentences
 task = sample_from(pool_tokens, pool_targets)
 probe_tokens, probe_targets, places = batch(random.Random(1234), 400)
@@ -140,6 +141,7 @@ antecedent = per_model(attention_to, weights, it_at, animal_at)             # (M
 DIFFER_BELOW = 0.9   # a pair of heads "differs" below this pattern similarity (C09's line)
 report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}")
+report.number("gap_level", GAP_LEVEL, "{:.2f}")
 stays = (gap_curves == 0).all(dim=1)                                        # (M,)
 report_seed_count(report, "identical_stay_seeds", stays[arm_of["identical"]])
 report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f}")
@@ -191,8 +193,8 @@ for arm in ARMS:
 better = (accuracy[arm_of["random"]] > accuracy[arm_of["identical"]]).sum()
 report.number("random_more_accurate_seeds", better, "{:.0f}")
 
-# When does a tiny asymmetry become visible? First recorded step with a gap above 0.01.
-def first_step_above(gaps, level=0.01):
+# When does a tiny asymmetry become visible? First recorded step with a gap above GAP_LEVEL.
+def first_step_above(gaps, level=GAP_LEVEL):
     """Per seed: whether the weight gap passes ``level``, and the first recorded step it does (STEPS if never)."""
     above = gaps > level                                                    # (n, K)
     separated = above.any(dim=1)                                            # (n,)
@@ -313,9 +315,8 @@ for lang in LANGS:
     ax.set_ylabel(text["gap"])
     ax.legend(fontsize=9, loc="center right")
     fig.tight_layout()
-    separated = {arm: int((gap_curves[arm_of[arm]] > 0.01).any(dim=1).sum()) for arm in ("nudged", "identical_dropout")}
-    caption = text["caption"].format(stay=int(stays[arm_of["identical"]].sum()), n=n,
-                                     nudged=separated["nudged"], dropout=separated["identical_dropout"])
+    caption = text["caption"].format(stay=int(stays[arm_of["identical"]].sum()), n=n, level=GAP_LEVEL,
+                                     nudged=int(nudged_separated.sum()), dropout=int(dropout_separated.sum()))
     # the recorded numbers as each language writes them (an exact zero is 0, not 0.0e+00)
     alt = text["alt"].format(steps=STEPS, n=n,
                              **{arm: report.numbers[f"{arm}_final_gap_mean"]["texts"][lang] for arm in ARMS})
