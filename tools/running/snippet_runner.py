@@ -559,8 +559,8 @@ def with_strings(results: dict, path: Path) -> dict:
     runs record (a view without a head of its own records none of that head's numbers) has
     ``sometimes = true`` in its table; every other table names a number the run recorded.
     ``spread = true`` describes the numbers of one measurement over the seeds at once
-    (report_spread: ``key_mean``, ``key_std``, ``key_min``, ``key_max``, those the run
-    recorded), each ending adding its words to the table's (SPREAD_WORDS)."""
+    (``key_mean``, ``key_std``, ``key_min``, ``key_max`` as report_spread records them, those
+    the run recorded), each ending adding its words to the table's (SPREAD_WORDS)."""
     if not path.is_file():
         return results
     numbers = results["numbers"]
