@@ -78,8 +78,7 @@ def test_a_number_over_seeds_must_equal_the_aggregate_of_its_per_seed_values(tmp
     with pytest.raises(ValueError, match="line"):
         report.number("gains_lineless", 2, kind="count", per_seed=[0.3, -0.1, 0.2], of="count_above")
     from explainer.seeds import report_seeds_past
-    assert report_seeds_past(report, "fewer", [0.25, -0.5, float("nan")], of="count_below", line=0.0,
-                             en="x", zh="x") == 1
+    assert report_seeds_past(report, "fewer", [0.25, -0.5, float("nan")], of="count_below", line=0.0) == 1
     assert report.numbers["fewer"]["of"] == "count_below" and report.numbers["fewer"]["value"] == 1.0
 
 
