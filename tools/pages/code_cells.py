@@ -80,7 +80,8 @@ def cell_named(path: Path, snippet: str, name: str) -> ShownCell:
 def shown_cells(page_text: str, paths: dict[str, Path], snippet: str | None = None) -> list[ShownCell]:
     """The cells a page shows, in page order (``snippet``: the page's, when its text has no
     front matter)."""
-    return [cell_named(paths[name], name, cell) for name, cell in page_macros.cells(page_text, snippet)]
+    return [cell_named(paths[c.snippet], c.snippet, c.key) for c in page_macros.calls(page_text, snippet)
+            if c.kind == "code" and c.key]
 
 
 def imported_modules(source: str) -> set[str]:
