@@ -164,6 +164,22 @@ def test_choose_fails_the_build_when_the_page_has_no_option_for_the_run(hooks):
         rendered('{{ choose("demo.share", half="In half.", few="In few.") }}\n')
 
 
+@pytest.mark.parametrize("rendered_calls", [1, 3])
+def test_the_build_fails_when_the_plugin_renders_other_calls_than_the_page_was_read_with(hooks, rendered_calls):
+    from mkdocs.exceptions import PluginError
+    from tools.pages import macros
+
+    env = types.SimpleNamespace(page=FakePage(), markdown='{{ value("demo.heads") }}, {{ value("demo.heads") }}\n')
+    macros.on_pre_page_macros(env)
+    for _ in range(rendered_calls):
+        try:
+            macros._macro("value")("demo.heads")
+        except IndexError:   # a call the page was not read with: the plugin prints the error
+            pass
+    with pytest.raises(PluginError, match=rf"demo\.md: {rendered_calls} of the page's 2 macros rendered"):
+        macros.on_post_page_macros(env)
+
+
 # --- on the built site -------------------------------------------------------------------
 
 def article_pages(site: Path) -> list[Path]:

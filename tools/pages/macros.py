@@ -40,23 +40,18 @@ def define_env(env):
 
 
 def _macro(kind: str):
-    """The macro as Jinja calls it: it renders the page's next call, read before Jinja renders
-    the page (page_macros.calls). The plugin would print an error into the page: it is kept
-    for on_post_page_macros to fail the build with."""
+    """The macro as Jinja calls it: it renders the page's next call, as page_macros.calls read it
+    before (rendering the page with Jinja too: the same calls, in the same order; on_post_page_macros
+    counts them). The plugin would print an error into the page: it is kept for
+    on_post_page_macros to fail the build with."""
     def call(*args, **options):
-        page, calls, done = STATE["page"], STATE["calls"], STATE["done"]
-        found = calls[done] if done < len(calls) else None
         STATE["done"] += 1
-        if found is None or (found.kind, found.args, dict(found.options)) != (kind, args, options):
-            STATE["error"] = STATE["error"] or PluginError(
-                f"{page.file.src_uri}: {kind}{args} rendered out of page order")
-            return ""
+        found = STATE["calls"][STATE["done"] - 1]
         try:
             return RENDER[kind](found)
         except MacroError as error:
-            STATE["error"] = STATE["error"] or PluginError(f"{page.file.src_uri}: {found}: {error}")
+            STATE["error"] = STATE["error"] or PluginError(f"{STATE['page'].file.src_uri}: {found}: {error}")
             return ""
-    call.__name__ = kind
     return call
 
 
