@@ -27,11 +27,11 @@ def test_each_call_is_read_with_its_snippet_key_and_place():
     value, _, figure, cell, other_cell = found[:5]
     assert (value.before, value.after) == ("All but ", ". Then ")
     assert (figure.before, figure.after) == ("", "\n    ")
-    assert (cell.before, other_cell.before) == ("    ", "    " + page_macros.LINE_BREAK_STANDIN + " ")
+    assert (cell.before, other_cell.before) == ("    ", "    " + page_macros.MARK + " ")
     assert found[-1].after == "\n" and str(found[-1]) == '{{ choose("share", most=…, few=…) }}'
     assert found[-1].options == (("most", "Yes: {{ value('n_most') }} of {{ value('x.y.n') }}."), ("few", "No."))
     assert [(c.snippet, c.key, c.before) for c in found[-1].nested] == [("demo", "n_most", "Yes: "),
-                                                                        ("x.y", "n", "Yes: \ufffc of ")]
+                                                                        ("x.y", "n", "Yes: " + page_macros.MARK + " of ")]
 
 
 def test_the_body_alone_reads_the_same_with_the_snippet_given():

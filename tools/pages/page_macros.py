@@ -43,8 +43,7 @@ MACROS = ("value", "figure", "text", "choose", "data", "code", "claims", "claim"
 # Jinja's comments start with "{#", which Markdown's attribute lists use ({#anchor}): pages
 # have no comments, so their markers are strings no page writes. mkdocs.yml says the same.
 JINJA = {"comment_start_string": "{##", "comment_end_string": "##}"}
-LINE_BREAK_STANDIN = "\ufffc"  # another call earlier on the same line: the line is not blank there
-MARK = "\ue000"   # what a call renders as while a page is read (a private-use character)
+MARK = "\ue000"   # a call while a page is read (a private-use character); in a call's before: an earlier call
 
 
 class PageMacroError(ValueError):
@@ -57,7 +56,7 @@ class Call:
     args: tuple[str, ...]     # as the page writes them
     snippet: str | None       # the snippet it cites (None: claim, literature)
     key: str | None           # the number's/figure's/text's/data's key, the cell's tag, the claim
-    before: str = ""          # the page's text on the same line before the call
+    before: str = ""          # the page's text on the same line before the call (MARK: a call)
     after: str = ""           # the page's text right after it, up to the next call
     line: int = 0             # its line in the text read (front matter included), from 1
     options: tuple[tuple[str, str], ...] = ()   # choose: (category, the page's words) in page order
@@ -102,14 +101,10 @@ def _only_calls(output):
 
 
 def calls(text: str, snippet: str | None = None) -> list[Call]:
-    """Every macro call of a page, in page order. ``text`` is the page's file (its front matter
-    names the snippet) or its body with ``snippet`` given."""
-    return _read(text, snippet)[1]
-
-
-def _read(text: str, snippet: str | None) -> tuple[list[str], list[Call]]:
-    """The page rendered by Jinja with stand-ins that record each call and render as MARK: the
-    text around the calls (one piece more than calls), and the calls."""
+    """Every macro call of a page, in page order: Jinja renders the page (its front matter too,
+    which has none: lines are the file's) with stand-ins that record each call and render as
+    MARK. ``text`` is the page's file (its front matter names the snippet) or its body with
+    ``snippet`` given."""
     snippet = snippet or front_matter(text)[1].get("snippet")
     found: list[Call] = []
 
@@ -119,19 +114,17 @@ def _read(text: str, snippet: str | None) -> tuple[list[str], list[Call]]:
         return MARK
 
     jinja = jinja2.Environment(**JINJA, keep_trailing_newline=True, finalize=_only_calls)
-    try:   # the front matter too (no calls there): lines are the file's
+    try:
         pieces = jinja.from_string(text).render({kind: partial(record, kind) for kind in MACROS}).split(MARK)
     except (jinja2.TemplateError, PageMacroError, TypeError) as error:   # its line: Jinja's traceback's
         line = getattr(error, "lineno", None) or [n for frame, n in traceback.walk_tb(error.__traceback__)
                                                   if frame.f_code.co_filename == "<template>"][0]
         hint = f" (the page macros: {', '.join(MACROS)})" if isinstance(error, jinja2.UndefinedError) else ""
         raise PageMacroError(f"line {line}: {error}{hint}") from None
-    done = ""   # the page up to the call
-    for i, call in enumerate(found):
-        done += pieces[i]
+    for i, call in enumerate(found):   # the text around each call
+        done = MARK.join(pieces[:i + 1])
         found[i] = replace(call, before=done.rpartition("\n")[2], after=pieces[i + 1], line=done.count("\n") + 1)
-        done += LINE_BREAK_STANDIN
-    return pieces, found
+    return found
 
 
 def _options(kind: str, options: dict[str, str], snippet: str | None) -> tuple[Call, ...]:
@@ -154,8 +147,9 @@ def _options(kind: str, options: dict[str, str], snippet: str | None) -> tuple[C
 def render(text: str, each, snippet: str | None = None) -> str:
     """The page without its front matter, every macro call replaced by ``each(call)`` (a
     stand-in for the prose readers of the tests: a marker, a number, nothing)."""
-    pieces, found = _read(text, snippet)
-    return front_matter(pieces[0] + "".join(each(call) + piece for call, piece in zip(found, pieces[1:])))[0]
+    found = iter(calls(text, snippet))
+    standins = {kind: lambda *args, **options: each(next(found)) for kind in MACROS}
+    return jinja2.Environment(**JINJA, keep_trailing_newline=True).from_string(front_matter(text)[0]).render(standins)
 
 
 def values(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
