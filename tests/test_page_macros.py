@@ -30,8 +30,8 @@ def test_each_call_is_read_with_its_snippet_key_and_place():
     assert (cell.before, other_cell.before) == ("    ", "    " + page_macros.MARK + " ")
     assert found[-1].after == "\n" and str(found[-1]) == '{{ choose("share", most=…, few=…) }}'
     assert found[-1].options == (("most", "Yes: {{ value('n_most') }} of {{ value('x.y.n') }}."), ("few", "No."))
-    assert [(c.snippet, c.key, c.before) for c in found[-1].nested] == [("demo", "n_most", "Yes: "),
-                                                                        ("x.y", "n", "Yes: " + page_macros.MARK + " of ")]
+    assert [(c.snippet, c.key, c.before) for c in found[-1].nested] == [
+        ("demo", "n_most", "Yes: "), ("x.y", "n", "Yes: " + page_macros.MARK + " of ")]
 
 
 def test_the_body_alone_reads_the_same_with_the_snippet_given():

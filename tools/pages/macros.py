@@ -63,9 +63,7 @@ def on_pre_page_macros(env):
         return
     try:
         STATE["calls"] = calls = page_macros.calls(env.markdown, page.meta.get("snippet"))
-        STATE["cells"] = cells = {(c.snippet, c.key): code_cells.cell_named(STATE["snippets"][c.snippet],
-                                                                             c.snippet, c.key)
-                                  for c in calls if c.kind == "code" and c.key}
+        STATE["cells"] = cells = {(c.snippet, c.name): c for c in code_cells.shown_cells(calls, STATE["snippets"])}
         if cells:
             STATE["needs"] = code_cells.needs_line(list(cells.values()), STATE["lang"], STATE["repo_url"])
     except (page_macros.PageMacroError, code_cells.CellError, KeyError) as error:

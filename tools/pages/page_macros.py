@@ -101,10 +101,9 @@ def _only_calls(output):
 
 
 def calls(text: str, snippet: str | None = None) -> list[Call]:
-    """Every macro call of a page, in page order: Jinja renders the page (its front matter too,
-    which has none: lines are the file's) with stand-ins that record each call and render as
-    MARK. ``text`` is the page's file (its front matter names the snippet) or its body with
-    ``snippet`` given."""
+    """Every macro call of a page, in page order, recorded by stand-ins while Jinja renders the
+    page (its front matter too: lines are the file's). ``text`` is the page's file (its front
+    matter names the snippet) or its body with ``snippet`` given."""
     snippet = snippet or front_matter(text)[1].get("snippet")
     found: list[Call] = []
 
@@ -129,11 +128,9 @@ def calls(text: str, snippet: str | None = None) -> list[Call]:
 
 def _options(kind: str, options: dict[str, str], snippet: str | None) -> tuple[Call, ...]:
     """Each option's own calls (a ``choose``'s words may cite numbers); checks the options."""
-    if kind != "choose":
-        if options:
-            raise PageMacroError(f"{kind}(…) takes quoted names only")
-        return ()
-    if not options:
+    if kind != "choose" and options:
+        raise PageMacroError(f"{kind}(…) takes quoted names only")
+    if kind == "choose" and not options:
         raise PageMacroError('choose(…) words each outcome: choose("key", most="…", few="…")')
     for name, words in options.items():
         if not isinstance(words, str):
