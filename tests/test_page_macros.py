@@ -56,6 +56,7 @@ def test_the_helpers_read_numbers_listings_and_render():
     ("{{ value }}", "line 1: a page only calls macros"),
     ('{{ "words" }}', "line 1: a page only calls macros"),
     ('{{ value("a.b") ~ value("a.c") }}', "line 1: a page only calls macros"),
+    ('{{ value("a.b") | upper }}', "line 1: a page only calls macros"),
     ('{{ value("a.b") + 1 }}', "line 1: can only concatenate str"),
     ('a\n{{ value("a.b"', "line 2: unexpected end of template"),
     ('{{ value("a.b", "a.c") }}', "line 1: value(…) takes 1–1 names, not 2"),

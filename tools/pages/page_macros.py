@@ -94,8 +94,9 @@ def resolve(kind: str, args: tuple, snippet: str | None) -> tuple[str | None, st
 
 
 def _only_calls(output):
-    """Jinja's finalize: what a page writes between {{ }} is one macro call."""
-    if output != MARK:
+    """Jinja's finalize: what a page writes between {{ }} is one macro call (its MARK, not a copy
+    a filter made)."""
+    if output is not MARK:
         raise PageMacroError(f"a page only calls macros ({', '.join(MACROS)}), as {{{{ value(\"key\") }}}}")
     return output
 
