@@ -45,7 +45,7 @@ def badly_written_numbers(markdown: str, results: dict) -> list[str]:
         if number is None:
             continue  # the build reports a missing number itself
         text = numbers_table.shown(number, "zh")
-        before = call.before.replace(page_macros.LINE_BREAK_STANDIN, "X")[-20:]  # another call: X
+        before = call.before.replace(page_macros.MARK, "X")[-20:]  # another call: X
         after = call.after[:12].split("\n")[0]
         where = f"{name}.{key}: {text!r} in …{before}[{text}]{after}…"
         # The lowest or highest of per-seed counts (whole numbers, not all 0 or 1 like accuracies)

@@ -69,7 +69,7 @@ from tools.running import snippet_runner  # noqa: E402
 DOCS = ROOT / "docs"
 SNIPPETS = {snippet_runner.name_of(p): p for p in snippet_runner.discover()}
 PAGES = sorted(p.relative_to(DOCS / "en").as_posix() for p in (DOCS / "en").rglob("*.md")
-               if page_macros.cells(p.read_text(encoding="utf-8")))
+               if any(c.kind == "code" and c.key for c in page_macros.calls(p.read_text(encoding="utf-8"))))
 REPO_URL = repository.repo_url(notebooks.committed_repo_url())  # the build's (mkdocs_hooks.py)
 
 
@@ -78,7 +78,7 @@ def page_text(page: str, lang: str = "en") -> str:
 
 
 def cells_of(page: str, lang: str = "en") -> list[code_cells.ShownCell]:
-    return code_cells.shown_cells(page_text(page, lang), SNIPPETS)
+    return code_cells.shown_cells(page_macros.calls(page_text(page, lang)), SNIPPETS)
 
 
 # --- what a page may show ---------------------------------------------------------------------

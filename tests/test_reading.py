@@ -126,9 +126,10 @@ def rendered(page: str) -> str:
     mkdocs-macros-plugin renders them (its pre- and post-page functions around Jinja)."""
     from tools.pages import macros, mkdocs_hooks
 
-    env = types.SimpleNamespace(page=FakePage(), markdown=page)
+    functions = {}
+    env = types.SimpleNamespace(page=FakePage(), markdown=page, macro=lambda f, name: functions.update({name: f}))
+    macros.define_env(env)
     macros.on_pre_page_macros(env)
-    functions = {name: macros._macro(name) for name in page_macros.MACROS}
     env.markdown = jinja2.Environment(**page_macros.JINJA).from_string(env.markdown).render(functions)
     macros.on_post_page_macros(env)
     return mkdocs_hooks.on_page_markdown(env.markdown, env.page, None, None)
@@ -162,6 +163,25 @@ def test_choose_fails_the_build_when_the_page_has_no_option_for_the_run(hooks):
 
     with pytest.raises(PluginError, match=r"demo\.md.*choose.*demo\.share.*'most'.*half, few"):
         rendered('{{ choose("demo.share", half="In half.", few="In few.") }}\n')
+
+
+@pytest.mark.parametrize("marks", [1, 3])
+def test_the_build_fails_when_jinja_renders_other_calls_than_the_page_was_read_with(hooks, marks):
+    from mkdocs.exceptions import PluginError
+    from tools.pages import macros
+
+    env = types.SimpleNamespace(page=FakePage(), markdown='{{ value("demo.heads") }}, {{ value("demo.heads") }}\n')
+    macros.on_pre_page_macros(env)
+    env.markdown = page_macros.MARK * marks
+    with pytest.raises(PluginError, match=rf"demo\.md: {marks} of the page's 2 macros rendered"):
+        macros.on_post_page_macros(env)
+
+
+def test_a_call_the_build_cannot_render_fails_it_naming_page_and_call(hooks):
+    from mkdocs.exceptions import PluginError
+
+    with pytest.raises(PluginError, match=r'demo\.md: \{\{ value\("demo\.tails"\) \}\}: .*recorded no number \'tails\''):
+        rendered('{{ value("demo.heads") }} and {{ value("demo.tails") }}\n')
 
 
 # --- on the built site -------------------------------------------------------------------

@@ -25,7 +25,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.pages import page_macros
 from tools.running import notebooks
 
 PLAIN_PACKAGES = ("numpy", "torch", "matplotlib")  # what a copied cell may need without explainer
@@ -77,10 +76,9 @@ def cell_named(path: Path, snippet: str, name: str) -> ShownCell:
     return ShownCell(snippet, name, cells[found[0]].source, found[0])
 
 
-def shown_cells(page_text: str, paths: dict[str, Path], snippet: str | None = None) -> list[ShownCell]:
-    """The cells a page shows, in page order (``snippet``: the page's, when its text has no
-    front matter)."""
-    return [cell_named(paths[name], name, cell) for name, cell in page_macros.cells(page_text, snippet)]
+def shown_cells(calls: list, paths: dict[str, Path]) -> list[ShownCell]:
+    """The cells a page's calls (page_macros.calls) show, in page order."""
+    return [cell_named(paths[c.snippet], c.snippet, c.key) for c in calls if c.kind == "code" and c.key]
 
 
 def imported_modules(source: str) -> set[str]:

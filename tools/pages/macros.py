@@ -1,8 +1,9 @@
 """The page macros, rendered by mkdocs-macros-plugin (mkdocs.yml: ``modules: [tools.pages.macros]``).
 
-What a page writes is described in tools/pages/page_macros.py, which reads the calls; here each
-macro puts a snippet's result (a number, a figure, a cell, a claim's verdict, ...) into the page
-of one language build, and every page that cites numbers ends with their table
+What a page writes is described in tools/pages/page_macros.py, which reads the calls before the
+plugin renders the page; Jinja marks where each call is, and here each call puts a snippet's
+result (a number, a figure, a cell, a claim's verdict, ...) there, in the page of one language
+build, and every page that cites numbers ends with their table
 (tools/pages/numbers_table.py). The build's state (results, claims, language) is set by
 tools/pages/mkdocs_hooks.py in ``STATE``.
 """
@@ -35,42 +36,21 @@ class MacroError(ValueError):
 
 
 def define_env(env):
+    """Each macro renders as page_macros.MARK; on_post_page_macros puts each call page_macros read
+    in its place (an error fails the build there, naming the page and the call)."""
     for kind in page_macros.MACROS:
-        env.macro(_macro(kind), kind)
-
-
-def _macro(kind: str):
-    """The macro as Jinja calls it: it renders the page's next call, read before Jinja renders
-    the page (page_macros.calls). The plugin would print an error into the page: it is kept
-    for on_post_page_macros to fail the build with."""
-    def call(*args, **options):
-        page, calls, done = STATE["page"], STATE["calls"], STATE["done"]
-        found = calls[done] if done < len(calls) else None
-        STATE["done"] += 1
-        if found is None or (found.kind, found.args, dict(found.options)) != (kind, args, options):
-            STATE["error"] = STATE["error"] or PluginError(
-                f"{page.file.src_uri}: {kind}{args} rendered out of page order")
-            return ""
-        try:
-            return RENDER[kind](found)
-        except MacroError as error:
-            STATE["error"] = STATE["error"] or PluginError(f"{page.file.src_uri}: {found}: {error}")
-            return ""
-    call.__name__ = kind
-    return call
+        env.macro(lambda *args, **options: page_macros.MARK, kind)
 
 
 def on_pre_page_macros(env):
     """The page's calls, read before Jinja renders them; the cells it shows and what they need."""
     page = env.page
-    STATE.update(page=page, calls=[], done=0, error=None, numbers=[], figure_count=0, cells={}, needs=None)
+    STATE.update(page=page, calls=[], numbers=[], figure_count=0, cells={}, needs=None)
     if not page.file.src_uri.endswith(".md"):  # a notebook's page (mkdocs.yml renders *.md only)
         return
     try:
         STATE["calls"] = calls = page_macros.calls(env.markdown, page.meta.get("snippet"))
-        STATE["cells"] = cells = {(c.snippet, c.key): code_cells.cell_named(STATE["snippets"][c.snippet],
-                                                                             c.snippet, c.key)
-                                  for c in calls if c.kind == "code" and c.key}
+        STATE["cells"] = cells = {(c.snippet, c.name): c for c in code_cells.shown_cells(calls, STATE["snippets"])}
         if cells:
             STATE["needs"] = code_cells.needs_line(list(cells.values()), STATE["lang"], STATE["repo_url"])
     except (page_macros.PageMacroError, code_cells.CellError, KeyError) as error:
@@ -78,15 +58,21 @@ def on_pre_page_macros(env):
 
 
 def on_post_page_macros(env):
-    """Any macro's error fails the build; the page ends with the table of its numbers."""
-    if STATE["error"]:
-        raise STATE["error"]
-    if STATE["done"] != len(STATE["calls"]):
-        raise PluginError(f"{env.page.file.src_uri}: {STATE['done']} of the page's "
-                          f"{len(STATE['calls'])} macros rendered")
+    """Each call rendered where Jinja put its mark; the page ends with the table of its numbers."""
+    pieces, found = env.markdown.split(page_macros.MARK), STATE["calls"]
+    if len(pieces) != len(found) + 1:
+        raise PluginError(f"{env.page.file.src_uri}: {len(pieces) - 1} of the page's {len(found)} macros rendered")
+    env.markdown = pieces[0] + "".join(_rendered(call) + piece for call, piece in zip(found, pieces[1:]))
     numbers = list(dict.fromkeys(STATE["numbers"]))   # rendered, in page order (a chosen option's too)
     if numbers:
         env.markdown += numbers_table.table(numbers, STATE["results"], STATE["lang"], _relative)
+
+
+def _rendered(call) -> str:
+    try:
+        return RENDER[call.kind](call)
+    except MacroError as error:
+        raise PluginError(f"{STATE['page'].file.src_uri}: {call}: {error}") from None
 
 
 def _relative(target: str) -> str:

@@ -1,5 +1,6 @@
-"""The macros a page calls, read with Jinja2's own parser (the build renders them with
-mkdocs-macros-plugin; tools/pages/macros.py defines them).
+"""The macros a page calls, read by rendering the page with Jinja2, as the build does, with
+stand-ins that record each call (the build renders them with mkdocs-macros-plugin;
+tools/pages/macros.py defines them).
 
 A page names its snippet once, in its front matter, and cites it by key:
 
@@ -28,10 +29,11 @@ snippet. Everything here reads a page's text; nothing runs a snippet.
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, replace
+from functools import partial
 
 import jinja2
-from jinja2 import nodes
 from mkdocs.utils import meta
 
 MACROS = ("value", "figure", "text", "choose", "data", "code", "claims", "claim", "literature")
@@ -41,7 +43,7 @@ MACROS = ("value", "figure", "text", "choose", "data", "code", "claims", "claim"
 # Jinja's comments start with "{#", which Markdown's attribute lists use ({#anchor}): pages
 # have no comments, so their markers are strings no page writes. mkdocs.yml says the same.
 JINJA = {"comment_start_string": "{##", "comment_end_string": "##}"}
-LINE_BREAK_STANDIN = "\ufffc"  # another call earlier on the same line: the line is not blank there
+MARK = "\ue000"   # a call while a page is read (a private-use character); in a call's before: an earlier call
 
 
 class PageMacroError(ValueError):
@@ -54,7 +56,7 @@ class Call:
     args: tuple[str, ...]     # as the page writes them
     snippet: str | None       # the snippet it cites (None: claim, literature)
     key: str | None           # the number's/figure's/text's/data's key, the cell's tag, the claim
-    before: str = ""          # the page's text on the same line before the call
+    before: str = ""          # the page's text on the same line before the call (MARK: a call)
     after: str = ""           # the page's text right after it, up to the next call
     line: int = 0             # its line in the text read (front matter included), from 1
     options: tuple[tuple[str, str], ...] = ()   # choose: (category, the page's words) in page order
@@ -75,8 +77,6 @@ front_matter = meta.get_data   # (the page without its front matter, the front m
 
 def resolve(kind: str, args: tuple, snippet: str | None) -> tuple[str | None, str | None]:
     """(snippet, key) that ``kind(*args)`` names on a page whose front matter names ``snippet``."""
-    if kind not in MACROS:
-        raise PageMacroError(f"{kind}(…) is not a page macro; use {', '.join(MACROS)}")
     if not all(isinstance(a, str) and a for a in args):
         raise PageMacroError(f"{kind}(…): write names as quoted strings")
     least, most = (0, 2) if kind == "code" else (0, 1) if kind == "claims" else (1, 1)
@@ -93,57 +93,50 @@ def resolve(kind: str, args: tuple, snippet: str | None) -> tuple[str | None, st
     return snippet, None if kind == "claims" else name
 
 
+def _only_calls(output):
+    """Jinja's finalize: what a page writes between {{ }} is one macro call (its MARK, not a copy
+    a filter made)."""
+    if output is not MARK:
+        raise PageMacroError(f"a page only calls macros ({', '.join(MACROS)}), as {{{{ value(\"key\") }}}}")
+    return output
+
+
 def calls(text: str, snippet: str | None = None) -> list[Call]:
-    """Every macro call of a page, in page order. ``text`` is the page's file (its front matter
-    names the snippet) or its body with ``snippet`` given."""
-    body, data = front_matter(text)
-    snippet = snippet or data.get("snippet")
-    try:
-        template = jinja2.Environment(**JINJA).parse(body)
-    except jinja2.TemplateSyntaxError as error:
-        raise PageMacroError(f"line {error.lineno}: {error.message}") from None
+    """Every macro call of a page, in page order, recorded by stand-ins while Jinja renders the
+    page (its front matter too: lines are the file's). ``text`` is the page's file (its front
+    matter names the snippet) or its body with ``snippet`` given."""
+    snippet = snippet or front_matter(text)[1].get("snippet")
     found: list[Call] = []
-    skipped = text[:len(text) - len(body)].count("\n") if text.endswith(body) else 0  # front matter
-    line = ""    # the current line's text so far
-    waiting = False  # the last call still waits for the text after it
-    for output in template.find_all(nodes.Output):
-        for node in output.nodes:
-            if isinstance(node, nodes.TemplateData):
-                if waiting:
-                    found[-1] = replace(found[-1], after=node.data)
-                    waiting = False
-                line = (line + node.data).rpartition("\n")[2]
-                continue
-            if not (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name)):
-                raise PageMacroError(f"line {node.lineno}: a page only calls macros "
-                                     f"({', '.join(MACROS)}), as {{{{ value(\"key\") }}}}")
-            if node.dyn_args or node.dyn_kwargs or (node.kwargs and node.node.name != "choose") or \
-                    not all(isinstance(a, nodes.Const) for a in node.args + [k.value for k in node.kwargs]):
-                raise PageMacroError(f"line {node.lineno}: {node.node.name}(…) takes quoted names only")
-            kind, args = node.node.name, tuple(a.value for a in node.args)
-            options = tuple((k.key, k.value.value) for k in node.kwargs)
-            try:
-                cited, key = resolve(kind, args, snippet)
-                nested = _options(kind, options, snippet)
-            except PageMacroError as error:
-                raise PageMacroError(f"line {node.lineno}: {error}") from None
-            found.append(Call(kind, args, cited, key, before=line, line=node.lineno + skipped,
-                              options=options, nested=nested))
-            waiting = True
-            line += LINE_BREAK_STANDIN
+
+    def record(kind: str, *args, **options):   # the stand-in of each macro
+        found.append(Call(kind, args, *resolve(kind, args, snippet), options=tuple(options.items()),
+                          nested=_options(kind, options, snippet)))
+        return MARK
+
+    jinja = jinja2.Environment(**JINJA, keep_trailing_newline=True, finalize=_only_calls)
+    try:
+        pieces = jinja.from_string(text).render({kind: partial(record, kind) for kind in MACROS}).split(MARK)
+    except (jinja2.TemplateError, PageMacroError, TypeError) as error:   # its line: Jinja's traceback's
+        line = getattr(error, "lineno", None) or [n for frame, n in traceback.walk_tb(error.__traceback__)
+                                                  if frame.f_code.co_filename == "<template>"][0]
+        hint = f" (the page macros: {', '.join(MACROS)})" if isinstance(error, jinja2.UndefinedError) else ""
+        raise PageMacroError(f"line {line}: {error}{hint}") from None
+    for i, call in enumerate(found):   # the text around each call
+        done = MARK.join(pieces[:i + 1])
+        found[i] = replace(call, before=done.rpartition("\n")[2], after=pieces[i + 1], line=done.count("\n") + 1)
     return found
 
 
-def _options(kind: str, options: tuple[tuple[str, str], ...], snippet: str | None):
+def _options(kind: str, options: dict[str, str], snippet: str | None) -> tuple[Call, ...]:
     """Each option's own calls (a ``choose``'s words may cite numbers); checks the options."""
-    if kind != "choose":
-        return ()
-    if not options:
+    if kind != "choose" and options:
+        raise PageMacroError(f"{kind}(…) takes quoted names only")
+    if kind == "choose" and not options:
         raise PageMacroError('choose(…) words each outcome: choose("key", most="…", few="…")')
-    for name, words in options:
+    for name, words in options.items():
         if not isinstance(words, str):
             raise PageMacroError(f"choose(…): option {name}= takes quoted words (\"\" for none)")
-    nested = tuple(c for _, words in options for c in calls(words, snippet))
+    nested = tuple(c for words in options.values() for c in calls(words, snippet))
     if any(c.kind not in ("value", "text") for c in nested):
         raise PageMacroError("choose(…): an option may cite numbers (value) only")
     return nested
@@ -152,10 +145,9 @@ def _options(kind: str, options: tuple[tuple[str, str], ...], snippet: str | Non
 def render(text: str, each, snippet: str | None = None) -> str:
     """The page without its front matter, every macro call replaced by ``each(call)`` (a
     stand-in for the prose readers of the tests: a marker, a number, nothing)."""
-    body, _ = front_matter(text)
     found = iter(calls(text, snippet))
-    standins = {name: lambda *args, **options: each(next(found)) for name in MACROS}
-    return jinja2.Environment(**JINJA, keep_trailing_newline=True).from_string(body).render(standins)
+    standins = {kind: lambda *args, **options: each(next(found)) for kind in MACROS}
+    return jinja2.Environment(**JINJA, keep_trailing_newline=True).from_string(front_matter(text)[0]).render(standins)
 
 
 def values(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
@@ -168,11 +160,6 @@ def values(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
 def with_options(found: list[Call]) -> list[Call]:
     """The calls, each ``choose`` followed by the calls inside its options."""
     return [inner for c in found for inner in (c, *c.nested)]
-
-
-def cells(text: str, snippet: str | None = None) -> list[tuple[str, str]]:
-    """(snippet, cell) of every code cell a page shows, in page order."""
-    return [(c.snippet, c.key) for c in calls(text, snippet) if c.kind == "code" and c.key]
 
 
 def listings(text: str, snippet: str | None = None) -> list[str]:
