@@ -103,9 +103,14 @@ report.number("small_run_steps", SMALL_STEPS, "{:.0f}")
 # The full run.
 N_SEEDS = n_seeds(8)   # the build trains more when a verdict is undecided
 SEEDS = list(range(N_SEEDS))
+CONTROL_GAP = 0.3      # the 1-layer control is worse when its accuracy is at least this below the 2-layer model's
+NEEDED_COST = 0.2      # a head is needed when removing it costs at least this accuracy
 model, history = train_and_watch(n_layers=2, seeds=SEEDS)
 control, control_history = train_and_watch(n_layers=1, seeds=SEEDS)
 report.number("n_seeds", N_SEEDS, "{:.0f}")
+report.number("steps", STEPS, "{:.0f}")
+report.number("control_gap", CONTROL_GAP, "{:.1f}")
+report.number("needed_cost", NEEDED_COST, "{:.1f}")
 
 _, accuracy = evaluate_batched(model, *probe)                   # (S,)
 weights = model.attention_weights()                             # [(S, B, nh, T, T)] * 2
@@ -158,7 +163,7 @@ report.number("role_bar", ROLE_BAR, "{:.1f}")
 report_seed_count(report, "previous_head_seeds", has_previous_head)
 report_seed_count(report, "induction_head_seeds", has_induction_head)
 report_seed_count(report, "layer_split_seeds", has_previous_head & has_induction_head)
-report_seed_count(report, "control_worse_seeds", control_accuracy <= accuracy - 0.3)
+report_seed_count(report, "control_worse_seeds", control_accuracy <= accuracy - CONTROL_GAP)
 
 
 def first_step(history, values, level):
@@ -224,7 +229,7 @@ report_spread(report, ablated["induction_head"], "{:.2f}", mean="ablate_inductio
 report_spread(report, ablated["other_layer1_head"], "{:.2f}", mean="ablate_other_layer1_head_mean",
               std="ablate_other_layer1_head_std", min="ablate_other_layer1_head_min",
               max="ablate_other_layer1_head_max")
-report_seed_count(report, "previous_head_needed_seeds", ablated["previous_head"] <= accuracy - 0.2)
+report_seed_count(report, "previous_head_needed_seeds", ablated["previous_head"] <= accuracy - NEEDED_COST)
 
 # %% [markdown]
 # ## Exercises, answered by the run

@@ -71,10 +71,19 @@ SEEDS = list(range(N_SEEDS))      # seed s of every model: same data stream, its
 STEPS, EVAL_EVERY, BATCH = 400, 40, 32
 TARGET_ACCURACY = 0.95            # the step each seed first reaches this accuracy is recorded
 PAIR_STEPS = 200
+AVERAGE_BAR = 0.3                 # a head averages when it puts at least this on each of the two tokens
+SPLIT_BAR = 0.5                   # a near (far) head puts at least this on the previous (first) token
+FAIL_BAR = 0.8                    # a single head fails the task when its accuracy ends below this
+COST_MARGIN = 0.01                # one head is worse than two when it ends more than this below them
 report.number("n_seeds", N_SEEDS, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}")
 report.number("eval_every", EVAL_EVERY, "{:.0f}")
 report.number("target_accuracy", TARGET_ACCURACY, kind="share")
+report.number("pair_steps", PAIR_STEPS, "{:.0f}")
+report.number("average_bar", AVERAGE_BAR, "{:.1f}")
+report.number("split_bar", SPLIT_BAR, "{:.1f}")
+report.number("fail_bar", FAIL_BAR, "{:.1f}")
+report.number("cost_margin", COST_MARGIN, "{:.2f}")
 
 test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)
 watch_batch = near_and_far(torch.Generator().manual_seed(4321), 128)   # during training
@@ -147,14 +156,14 @@ report_spread(report, single["previous"][:, 0], "{:.2f}", mean="single_previous_
 report_spread(report, single["first"][:, 0], "{:.2f}", mean="single_first_mean", std="single_first_std",
               min="single_first_min", max="single_first_max")
 report_seed_count(report, "single_averages_seeds",
-                  (single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3))
+                  (single["previous"][:, 0] >= AVERAGE_BAR) & (single["first"][:, 0] >= AVERAGE_BAR))
 report_seed_count(report, "single_slower_seeds", single["steps_to_95"] > runs[2]["steps_to_95"])
-report_seed_count(report, "single_worse_seeds", single["accuracy"] < runs[2]["accuracy"] - 0.01)
+report_seed_count(report, "single_worse_seeds", single["accuracy"] < runs[2]["accuracy"] - COST_MARGIN)
 
 
 def split_heads(run):
-    """Per seed: one head with previous-token score >= 0.5 and ANOTHER with first-token score >= 0.5."""
-    near, far = run["previous"] >= 0.5, run["first"] >= 0.5                # (S, nh)
+    """Per seed: one head with previous-token score >= SPLIT_BAR and ANOTHER with first-token score >= SPLIT_BAR."""
+    near, far = run["previous"] >= SPLIT_BAR, run["first"] >= SPLIT_BAR               # (S, nh)
     other = ~torch.eye(near.shape[1], dtype=torch.bool)                     # (nh, nh) pairs i != j
     return (near[:, :, None] & far[:, None, :] & other).flatten(1).any(dim=1)  # (S,)
 
@@ -173,11 +182,11 @@ report.number("best_first_8_mean", runs[8]["first"].max(dim=1).values.mean(), "{
 report.number("split_seeds_8", split_heads(runs[8]).sum(), "{:.0f}")
 
 # The page's answers, built from the counts above.
-n_averages = int(((single["previous"][:, 0] >= 0.3) & (single["first"][:, 0] >= 0.3)).sum())
+n_averages = int(((single["previous"][:, 0] >= AVERAGE_BAR) & (single["first"][:, 0] >= AVERAGE_BAR)).sum())
 report.category("averages", "yes" if n_averages > N_SEEDS / 2 else "no")   # in most seeds; the page words it
 divided = all(int(split_heads(runs[h]).sum()) > N_SEEDS / 2 for h in (2, 4, 8))
 report.category("divide", "yes" if divided else "no")
-stopped = int((single["accuracy"] < 0.8).sum())       # seeds in which the single head fails the task
+stopped = int((single["accuracy"] < FAIL_BAR).sum())       # seeds in which the single head fails the task
 costs = bool(single["accuracy"].mean() < runs[2]["accuracy"].mean())
 report.number("single_stopped_seeds", stopped, "{:.0f}")
 report.category("stopped", "most" if stopped > N_SEEDS / 2 else "few_but_costs" if costs else "few")

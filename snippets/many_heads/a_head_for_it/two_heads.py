@@ -48,6 +48,7 @@ SEEDS = list(range(N_SEEDS))
 ROLE_BAR = 0.5   # a head takes a role when its mean weight on the role's target is at least this
 TOP_PICK_SHARE = 0.5   # top-pick test: the target is the head's top pick in at least this share of positions,
 ALPHA = 0.05           # and beyond chance: corrected p below this
+STEPS = 300            # training steps of every model below
 
 # Training sentences come from a pool (cheap to draw from); the probe is held out.
 task = sample_from(*training_pool())
@@ -79,7 +80,7 @@ def measure(model):
                                for a in adverbs) / 2)
 
 
-def train_and_watch(n_heads, steps=300):
+def train_and_watch(n_heads, steps=STEPS):
     model = SeededTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32,
                                                 n_heads=n_heads, n_layers=1), SEEDS)
     history = []
@@ -199,11 +200,13 @@ print("one head, agreement:", single_verb.numpy().round(2))
 print("one head, the animal:", single_antecedent.numpy().round(2))
 
 # %%
+BETTER_MARGIN = 0.02   # two heads beat one when their accuracy is at least this higher
+report.number("better_margin", BETTER_MARGIN, "{:.2f}")
 report_spread(report, single_final["accuracy"], "{:.2f}", mean="single_accuracy_mean", std="single_accuracy_std",
               min="single_accuracy_min", max="single_accuracy_max")
 report_spread(report, final["accuracy"], "{:.2f}", mean="two_head_accuracy_mean", std="two_head_accuracy_std",
               min="two_head_accuracy_min", max="two_head_accuracy_max")
-report_seed_count(report, "two_heads_better_seeds", final["accuracy"] >= single_final["accuracy"] + 0.02)
+report_seed_count(report, "two_heads_better_seeds", final["accuracy"] >= single_final["accuracy"] + BETTER_MARGIN)
 report.number("single_verb_accuracy_mean", single_verb.mean(), "{:.2f}")
 report.number("single_antecedent_accuracy_mean", single_antecedent.mean(), "{:.2f}")
 report_spread(report, single_final["previous"][:, 0], "{:.2f}", mean="single_previous_mean",
@@ -227,6 +230,8 @@ report_spread(report, single_final["antecedent"][:, 0], "{:.2f}", mean="single_a
 from explainer import token_knockout
 from explainer.pronoun_language import batch
 
+FAIL_BAR, LEARNED_BAR = 0.8, 0.95   # accuracy below FAIL_BAR fails the task; 2 heads at LEARNED_BAR have learned it
+COST_MARGIN, AVERAGE_BAR = 0.01, 0.3   # a cost: more than COST_MARGIN below 2 heads; averaging: >= AVERAGE_BAR on both
 calibration_tokens, calibration_targets, calibration_places = batch(random.Random(777), 400)  # never probed
 calibration_it, calibration_animal = calibration_places[:, 0], calibration_places[:, 1]     # (B,) each
 at_it = antecedent_targets != IGNORE                                     # (B, T) the query at "it"
@@ -249,38 +254,38 @@ for word, (removed, removed_calibration) in removed_at_it.items():
         at_it_calibration)
     planted = token_knockout.planted_accuracy(
         intact_at_it, knocked, all_targets,
-        token_knockout.mixing_share(two_at_it_calibration, knocked_calibration, 0.8), SEEDS)   # (S,) all targets
+        token_knockout.mixing_share(two_at_it_calibration, knocked_calibration, FAIL_BAR), SEEDS)   # (S,) all targets
     knocked_at_it[word] = token_knockout.accuracy(knocked, at_it)                             # (S,)
-    detected_at_it[word] = ((two_at_it >= 0.95) & (knocked_calibration < 0.8)
-                            & (planted < final["accuracy"] - 0.01))                      # (S,)
+    detected_at_it[word] = (two_at_it >= LEARNED_BAR) & (knocked_calibration < FAIL_BAR) & (planted < final["accuracy"] - COST_MARGIN)
 print("2 heads, the animal after it:      ", two_at_it.numpy().round(3))
 print("without the word before it:        ", knocked_at_it["before"].numpy().round(3))
 print("without the animal:                ", knocked_at_it["animal"].numpy().round(3))
 
 # The single heads again, twice the steps, the same data stream (a stack of their own).
-STEPS_LONG = 2 * 300                                                   # twice train_and_watch's 300
+STEPS_LONG = 2 * STEPS                                                 # twice train_and_watch's steps
 single_long = SeededTransformer(TransformerConfig(vocab_size=V, n_ctx=T, d_model=32, n_heads=1, n_layers=1), SEEDS)
 train_batched(single_long, task, steps=STEPS_LONG, batch_size=32, lr=1e-2)
 single_accuracy_long = evaluate_batched(single_long, probe_tokens, probe_targets)[1]   # (S,)
 print(f"one head, {STEPS_LONG} steps:", single_accuracy_long.numpy().round(2))
 
 # %%
+report.number("steps", STEPS, "{:.0f}")
+report.number("fail_bar", FAIL_BAR, "{:.1f}")
+report.number("learned_bar", LEARNED_BAR, "{:.2f}")
+report.number("cost_margin", COST_MARGIN, "{:.2f}")
+report.number("average_bar", AVERAGE_BAR, "{:.1f}")
 report.number("steps_long", STEPS_LONG, "{:.0f}")
-report.number("single_accuracy_long_mean", single_accuracy_long.mean(), "{:.2f}", per_seed=single_accuracy_long,
-              of="mean")
-report.number("single_accuracy_long_max", single_accuracy_long.max(), "{:.2f}", per_seed=single_accuracy_long,
-              of="max")
+report.number("single_accuracy_long_mean", single_accuracy_long.mean(), "{:.2f}", per_seed=single_accuracy_long, of="mean")
+report.number("single_accuracy_long_max", single_accuracy_long.max(), "{:.2f}", per_seed=single_accuracy_long, of="max")
 report_seed_count(report, "single_fails_seeds",
-                  (single_final["accuracy"] < 0.8) & (final["accuracy"] >= 0.95)
-                  & (single_final["previous"][:, 0] >= 0.3) & (single_final["antecedent"][:, 0] >= 0.3)
-                  & (single_accuracy_long < 0.8))
-report_seed_count(report, "no_cost_seeds", single_final["accuracy"] >= final["accuracy"] - 0.01)
+                  (single_final["accuracy"] < FAIL_BAR) & (final["accuracy"] >= LEARNED_BAR)
+                  & (single_final["previous"][:, 0] >= AVERAGE_BAR) & (single_final["antecedent"][:, 0] >= AVERAGE_BAR)
+                  & (single_accuracy_long < FAIL_BAR))
+report_seed_count(report, "no_cost_seeds", single_final["accuracy"] >= final["accuracy"] - COST_MARGIN)
 report_seed_count(report, "needs_both_seeds",
-                  (two_at_it >= 0.95) & (knocked_at_it["before"] < 0.8) & (knocked_at_it["animal"] < 0.8))
-report.number("it_without_before_mean", knocked_at_it["before"].mean(), "{:.2f}", per_seed=knocked_at_it["before"],
-              of="mean")
-report.number("it_without_animal_mean", knocked_at_it["animal"].mean(), "{:.2f}", per_seed=knocked_at_it["animal"],
-              of="mean")
+                  (two_at_it >= LEARNED_BAR) & (knocked_at_it["before"] < FAIL_BAR) & (knocked_at_it["animal"] < FAIL_BAR))
+report.number("it_without_before_mean", knocked_at_it["before"].mean(), "{:.2f}", per_seed=knocked_at_it["before"], of="mean")
+report.number("it_without_animal_mean", knocked_at_it["animal"].mean(), "{:.2f}", per_seed=knocked_at_it["animal"], of="mean")
 # G1 at "it": the lower of the two knock-outs' counts of detected seeds; its per-seed values
 # are that knock-out's (chosen on the run, the word before on a tie), so the build can redraw them.
 fewer = min(("before", "animal"), key=lambda word: int(detected_at_it[word].sum()))
@@ -317,7 +322,7 @@ TEXT = {
         "step": "training step", "score": "score / accuracy", "acc": "accuracy",
         "prev": "most positional head: previous-token score", "ant": "entity head: it → animal",
         "thing": "entity head: it → thing",
-        "curve_alt": "Over 300 training steps, one faint line per seed and a bold mean: the most positional "
+        "curve_alt": f"Over {STEPS} training steps, one faint line per seed and a bold mean: the most positional "
                      "head's previous-token score, the entity head's weight from it to the animal and to the "
                      "thing, and the accuracy.",
         "curve_caption": f"An entity head (≥ {ROLE_BAR} from it to the animal) forms in {n_entity} of {N_SEEDS} seeds, "
@@ -337,7 +342,7 @@ TEXT = {
         "scatter_caption": f"同一层里两个头分担两种角色（两项得分各 ≥ {ROLE_BAR}）的种子数：{n_split}/{N_SEEDS}。",
         "step": "训练步数", "score": "得分 / 准确率", "acc": "准确率",
         "prev": "最偏位置的头：前一个词元得分", "ant": "实体头：it → 动物", "thing": "实体头：it → 物体",
-        "curve_alt": "300 步训练中，每个种子一条淡线，粗线是平均：最偏位置的头的前一个词元得分、实体头从 it 指向动物"
+        "curve_alt": f"{STEPS} 步训练中，每个种子一条淡线，粗线是平均：最偏位置的头的前一个词元得分、实体头从 it 指向动物"
                      "和指向物体的权重，以及准确率。",
         "curve_caption": f"实体头（从 it 分给动物 ≥ {ROLE_BAR}）在 {n_entity}/{N_SEEDS} 个种子里形成，"
                          f"前一个词元得分 ≥ {ROLE_BAR} 的头在 {n_positional}/{N_SEEDS} 个种子里形成。",

@@ -40,6 +40,10 @@ N_SEEDS = n_seeds(8)              # the build trains more when a verdict is unde
 SEEDS = list(range(N_SEEDS))      # seed s of every model: same data stream, its own initial weights
 STEPS, BATCH = 400, 32
 PAIR_STEPS = 200
+AVERAGE_BAR = 0.3    # a head averages when it puts at least this on the previous and on the first token
+FAIL_BAR = 0.8       # below this accuracy a model fails the task (the planted single head is set to it)
+LEARNED_BAR = 0.95   # the 2-head model has learned the task when it reaches this accuracy
+COST_MARGIN = 0.01   # one head costs something when it ends more than this below two
 report.number("n_seeds", N_SEEDS, "{:.0f}")
 
 test_batch = near_and_far(torch.Generator().manual_seed(1234), 512)
@@ -82,12 +86,13 @@ def needs_both_and_plant(two_heads, make_batch, test, accuracy_two):
     for name, removed in REMOVED.items():
         knocked = token_knockout.correct_at(two_heads, *test, removed)         # (S, B, T)
         knocked_cal = token_knockout.accuracy(token_knockout.correct_at(two_heads, *calibration, removed), control_cal)
-        share = token_knockout.mixing_share(a2_cal, knocked_cal, 0.8)
+        share = token_knockout.mixing_share(a2_cal, knocked_cal, FAIL_BAR)
         planted = token_knockout.planted_accuracy(intact, knocked, scored, share, SEEDS)   # (S,) all targets
-        valid = (a2 >= 0.95) & (knocked_cal < 0.8)
+        valid = (a2 >= LEARNED_BAR) & (knocked_cal < FAIL_BAR)
         found[f"without_{name}"] = token_knockout.accuracy(knocked, control)  # (S,)
-        found[f"detected_{name}"] = valid & (planted < accuracy_two - 0.01)          # (S,)
-    found["needs_both"] = (a2 >= 0.95) & (found["without_previous"] < 0.8) & (found["without_first"] < 0.8)
+        found[f"detected_{name}"] = valid & (planted < accuracy_two - COST_MARGIN)          # (S,)
+    found["needs_both"] = ((a2 >= LEARNED_BAR) & (found["without_previous"] < FAIL_BAR)
+                          & (found["without_first"] < FAIL_BAR))
     found["detected"] = min(int(found["detected_previous"].sum()), int(found["detected_first"].sum()))
     return found
 
@@ -111,6 +116,10 @@ print(f"1 head, {STEPS_LONG} steps, sum:         ", accuracy_1_long.numpy().roun
 print(f"1 head, {PAIR_STEPS_LONG} steps, ordered pair:", pair_accuracy_1_long.numpy().round(3))
 
 # %%
+report.number("average_bar", AVERAGE_BAR, "{:.1f}")
+report.number("fail_bar", FAIL_BAR, "{:.1f}")
+report.number("learned_bar", LEARNED_BAR, "{:.2f}")
+report.number("cost_margin", COST_MARGIN, "{:.2f}")
 report.number("steps_long", STEPS_LONG, "{:.0f}")
 report.number("pair_steps_long", PAIR_STEPS_LONG, "{:.0f}")
 report.number("accuracy_1_long_mean", accuracy_1_long.mean(), "{:.3f}", per_seed=accuracy_1_long, of="mean")
@@ -120,13 +129,15 @@ report.number("pair_accuracy_1_long_mean", pair_accuracy_1_long.mean(), "{:.3f}"
 report.number("pair_accuracy_1_long_max", pair_accuracy_1_long.max(), "{:.3f}", per_seed=pair_accuracy_1_long,
               of="max")
 report_seed_count(report, "sum_single_fails_seeds",
-                  (single["accuracy"] < 0.8) & (runs[2]["accuracy"] >= 0.95) & (single["previous"][:, 0] >= 0.3)
-                  & (single["first"][:, 0] >= 0.3) & (accuracy_1_long < 0.8))
+                  (single["accuracy"] < FAIL_BAR) & (runs[2]["accuracy"] >= LEARNED_BAR)
+                  & (single["previous"][:, 0] >= AVERAGE_BAR) & (single["first"][:, 0] >= AVERAGE_BAR)
+                  & (accuracy_1_long < FAIL_BAR))
 report_seed_count(report, "pair_single_fails_seeds",
-                  (pair_single["accuracy"] < 0.8) & (pair_two["accuracy"] >= 0.95) & (pair_single["previous"][:, 0] >= 0.3)
-                  & (pair_single["first"][:, 0] >= 0.3) & (pair_accuracy_1_long < 0.8))
-report_seed_count(report, "sum_no_cost_seeds", single["accuracy"] >= runs[2]["accuracy"] - 0.01)
-report_seed_count(report, "pair_no_cost_seeds", pair_single["accuracy"] >= pair_two["accuracy"] - 0.01)
+                  (pair_single["accuracy"] < FAIL_BAR) & (pair_two["accuracy"] >= LEARNED_BAR)
+                  & (pair_single["previous"][:, 0] >= AVERAGE_BAR) & (pair_single["first"][:, 0] >= AVERAGE_BAR)
+                  & (pair_accuracy_1_long < FAIL_BAR))
+report_seed_count(report, "sum_no_cost_seeds", single["accuracy"] >= runs[2]["accuracy"] - COST_MARGIN)
+report_seed_count(report, "pair_no_cost_seeds", pair_single["accuracy"] >= pair_two["accuracy"] - COST_MARGIN)
 report_seed_count(report, "sum_needs_both_seeds", sum_control["needs_both"])
 report_seed_count(report, "pair_needs_both_seeds", pair_control["needs_both"])
 report.number("sum_two_at_control_mean", sum_control["two_at_control"].mean(), "{:.3f}",
