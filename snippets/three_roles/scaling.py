@@ -94,6 +94,9 @@ print(f"log-log slope of the variance against d_k: {slope:.3f}")
 print(f"divided by sqrt(d_k): variance between {scaled['variance'].min():.2f} and {scaled['variance'].max():.2f}")
 
 # %%
+report.number("sequences", SEQUENCES, "{:.0f}", kind="count")
+report.number("sequence_length", T, "{:.0f}", kind="count")
+report.number("query_rows", SEQUENCES * T, "{:.0f}", kind="count")
 report.number("variance_slope", slope, "{:.3f}")
 report.number("variance_raw_1024", raw["variance"][-1], "{:.0f}")
 report.number("variance_scaled_min", scaled["variance"].min(), "{:.2f}")

@@ -262,7 +262,7 @@ report.number("object_over_distractor_gain_ci95_high", over_seeds(gain, "ci95_hi
 report.number("object_over_distractor_start_mean", over_seeds(start_share, "mean"), "{:.0%}", per_seed=start_share,
               of="mean")
 report.number("object_over_distractor_mean", over_seeds(end_share, "mean"), "{:.0%}", per_seed=end_share, of="mean")
-planted_gains = least_verified_gains(over_start, learned=0.95, floor=0.0)   # G1, 1,000 redraws
+planted_gains = least_verified_gains(over_start, learned=OBJECT_FIRST_BAR, floor=0.0)   # G1, 1,000 redraws
 report.number("c16_planted_detection_share", detection_share(planted_gains, 0.10, 1000, np.random.default_rng(16)), "{:.1%}")
 
 # %% [markdown]
@@ -348,7 +348,8 @@ for lang in LANGS:
         ax.axhline(1 / len(CONTEXT), color="grey", ls=":", label=text["uniform"])
         ax.set_ylim(0, 1.02)
         ax.set_ylabel(label)
-    axes[0].axhline(OBJECT_FIRST_BAR, color=COLOR_B, ls="--", lw=1, label=text["bar"])
+    bar = report.numbers["object_first_bar"]["texts"][lang]   # the recorded bar as this language writes it
+    axes[0].axhline(OBJECT_FIRST_BAR, color=COLOR_B, ls="--", lw=1, label=text["bar"].format(bar=bar))
     axes[0].plot([], [], color=COLOR_A, alpha=0.3, lw=0.8, label=text["each_seed"])
     legend = axes[0].legend(fontsize=9, loc="lower right")
     legend.get_texts()[0].set_gid("value:n_seeds")   # "mean of 10 seeds" (tests/test_figure_labels_agree.py)
@@ -356,6 +357,6 @@ for lang in LANGS:
     fig.tight_layout()
     report.figure("curves", fig, lang, alt=text["curves_alt"].format(n=N_SEEDS),
                   caption=text["curves_caption"].format(k=int((object_first_shares >= OBJECT_FIRST_BAR).sum()),
-                                                        n=N_SEEDS, m=object_first_shares.mean()))
+                                                        n=N_SEEDS, m=object_first_shares.mean(), bar=bar))
 
 report.save()

@@ -55,6 +55,7 @@ DRAWS = list(range(32))          # fixed: the build's doubling of seeds never ch
 STEPS = 400
 WEIGHTS = (1.0, 10.0, 100.0)
 N = len(DRAWS)
+HINGE_DRAWS = 29                 # a weight of the ladder is enough once this many draws meet the hinge
 
 
 def plants():
@@ -77,9 +78,9 @@ for w in WEIGHTS:
     met, met_share = hinge_met(unmasked)
     print(f"w = {w:g}: hinge met in {int(met.sum())} of {N} draws "
           f"(share of 追逐 rows per draw {[round(float(x), 2) for x in met_share]})")
-    if met.sum() >= 29:
+    if met.sum() >= HINGE_DRAWS:
         break
-hinge_failed = int(met.sum() < 29)
+hinge_failed = int(met.sum() < HINGE_DRAWS)
 
 # %% [markdown]
 # ## The same test, per draw, with a control
@@ -121,6 +122,7 @@ report.number("planted_detection_share", min(masked_r["detected"].sum(), unmaske
 report.number("planted_masked_valid_draws", masked_r["valid"].sum(), kind="count")
 report.number("planted_unmasked_valid_draws", unmasked_r["valid"].sum(), kind="count")
 report.number("planted_valid_draws", min(masked_r["valid"].sum(), unmasked_r["valid"].sum()), kind="count")
+report.number("hinge_draws", HINGE_DRAWS, kind="count")
 report.number("planted_unmasked_weight", w, "{:g}")
 report.number("planted_unmasked_hinge_failed", hinge_failed, kind="count")
 report.number("planted_masked_link_draws", masked_r["fires"].sum(), kind="count")

@@ -199,6 +199,8 @@ print(f"planted: {int(valid.sum())} of {PLANTED_DRAWS} draws valid, {int(detecte
 
 # %%
 report.number("planted_draws", PLANTED_DRAWS, "{:.0f}", kind="count")
+report.number("margin", MARGIN, "{:.2f}")
+report.number("harmless", HARMLESS, "{:.2f}")
 report.number("planted_valid_draws", valid.sum(), "{:.0f}", kind="count")
 report.number("planted_detection_share", detected.sum() / PLANTED_DRAWS, "{:.2f}", kind="share")
 
