@@ -151,15 +151,16 @@ print(f"best head's statistic {statistic[best]:.2f}; rotated spaces, best of 72 
 # %% tags=["advantage"]
 from explainer.coordinates import advantage_terms, coordinate_share
 
-ALPHA = 0.05   # a head's coordinate or preference counts as beyond chance when p < ALPHA
+ALPHA = 0.05       # a head's coordinate or preference counts as beyond chance when p < ALPHA
+SHARE_BAR = 0.5    # C28: the best coordinate carries at least this share of the advantage
 eat_query = queries[:, is_eating].mean(axis=1)                           # (72, 32): mean eating-verb query
 terms = advantage_terms(eat_query, keys, food_noun)                        # (72, 32): q̄_i (k̄_food,i − k̄_other,i)
 advantage = terms.sum(axis=1)                                            # (72,)
 share = coordinate_share(terms, coordinate)                              # (72,): the best coordinate's part
-passing = (p_rotation < ALPHA) & (share >= 0.5)                           # (72,)
+passing = (p_rotation < ALPHA) & (share >= SHARE_BAR)                     # (72,)
 print(f"head {best // H + 1}-{best % H + 1}: advantage {advantage[best]:.2f}, "
       f"coordinate {coordinate[best]} carries {share[best]:.0%} of it")
-print(f"heads whose coordinate beats the rotations (p < {ALPHA}) and carries ≥ 50 %: {passing.sum()} of {L * H}")
+print(f"heads whose coordinate beats the rotations (p < {ALPHA}) and carries ≥ {SHARE_BAR:.0%}: {passing.sum()} of {L * H}")
 
 # %% [markdown]
 # ## Do eating verbs prefer food keys at all?
@@ -208,6 +209,7 @@ report.number("rotation_qk_change", unchanged, "{:.1e}")
 report.number("coordinate_advantage", advantage[best], "{:.2f}")
 report.number("coordinate_share", share[best], "{:.0%}", kind="share")
 report.number("coordinate_heads_passing", passing.sum(), "{:.0f}", kind="count")
+report.number("share_bar", SHARE_BAR, kind="share")
 report.number("advantage_best_layer", top // H + 1, "{:.0f}")
 report.number("advantage_best_head", top % H + 1, "{:.0f}")
 report.number("advantage_best_scaled", observed[top], "{:.2f}")
