@@ -151,14 +151,16 @@ print(f"best head's statistic {statistic[best]:.2f}; rotated spaces, best of 72 
 # %% tags=["advantage"]
 from explainer.coordinates import advantage_terms, coordinate_share
 
+ALPHA = 0.05       # a head's coordinate or preference counts as beyond chance when p < ALPHA
+SHARE_BAR = 0.5    # C28: the best coordinate carries at least this share of the advantage
 eat_query = queries[:, is_eating].mean(axis=1)                           # (72, 32): mean eating-verb query
 terms = advantage_terms(eat_query, keys, food_noun)                        # (72, 32): q̄_i (k̄_food,i − k̄_other,i)
 advantage = terms.sum(axis=1)                                            # (72,)
 share = coordinate_share(terms, coordinate)                              # (72,): the best coordinate's part
-passing = (p_rotation < 0.05) & (share >= 0.5)                           # (72,)
+passing = (p_rotation < ALPHA) & (share >= SHARE_BAR)                     # (72,)
 print(f"head {best // H + 1}-{best % H + 1}: advantage {advantage[best]:.2f}, "
       f"coordinate {coordinate[best]} carries {share[best]:.0%} of it")
-print(f"heads whose coordinate beats the rotations (p < 0.05) and carries ≥ 50 %: {passing.sum()} of {L * H}")
+print(f"heads whose coordinate beats the rotations (p < {ALPHA}) and carries ≥ {SHARE_BAR:.0%}: {passing.sum()} of {L * H}")
 
 # %% [markdown]
 # ## Do eating verbs prefer food keys at all?
@@ -182,7 +184,7 @@ p_advantage = (1 + (shuffled_best[:, None] >= observed[None, :]).sum(axis=0)) / 
 top = int(observed.argmax())
 by_size = np.sort(terms[top])[::-1]                                      # largest term first
 for_half = int(np.argmax(np.cumsum(by_size) >= 0.5 * advantage[top]) + 1)   # coordinates for half of it
-print(f"heads whose eating verbs prefer food keys beyond chance (p < 0.05): {(p_advantage < 0.05).sum()} of {L * H}")
+print(f"heads whose eating verbs prefer food keys beyond chance (p < {ALPHA}): {(p_advantage < ALPHA).sum()} of {L * H}")
 print(f"strongest: head {top // H + 1}-{top % H + 1}, scaled advantage {observed[top]:.2f}, p = {p_advantage[top]:.3f}; "
       f"its largest coordinate carries {by_size[0] / advantage[top]:.0%}, {for_half} coordinates carry half")
 
@@ -197,25 +199,27 @@ report.number("coordinate_auc_k", max(auc_k[best], 1 - auc_k[best]), "{:.2f}")
 report.number("coordinate_rotation_p", p_rotation[best], kind="p")
 report.number("coordinate_null_median", np.median(null_best), "{:.2f}")
 report.number("coordinate_null_p95", np.percentile(null_best, 95), "{:.2f}")
-report.number("coordinate_heads_beating_rotations", (p_rotation < 0.05).sum(), "{:.0f}",
+report.number("coordinate_heads_beating_rotations", (p_rotation < ALPHA).sum(), "{:.0f}",
               kind="count")
 report.number("coordinate_rotation_p_first_1000", p_first_1000, kind="p")
 report.number("coordinate_head_advantage_p", p_advantage[best], kind="p")
 report.number("n_rotations", N_ROTATIONS, "{:.0f}", kind="count")
+report.number("alpha", ALPHA, "{:.2f}")
 report.number("rotation_qk_change", unchanged, "{:.1e}")
 report.number("coordinate_advantage", advantage[best], "{:.2f}")
 report.number("coordinate_share", share[best], "{:.0%}", kind="share")
 report.number("coordinate_heads_passing", passing.sum(), "{:.0f}", kind="count")
+report.number("share_bar", SHARE_BAR, kind="share")
 report.number("advantage_best_layer", top // H + 1, "{:.0f}")
 report.number("advantage_best_head", top % H + 1, "{:.0f}")
 report.number("advantage_best_scaled", observed[top], "{:.2f}")
 report.number("advantage_p", p_advantage[top], kind="p")
-report.number("advantage_heads_beyond_chance", (p_advantage < 0.05).sum(), "{:.0f}", kind="count")
+report.number("advantage_heads_beyond_chance", (p_advantage < ALPHA).sum(), "{:.0f}", kind="count")
 report.number("advantage_top_coordinate_share", by_size[0] / advantage[top], "{:.0%}", kind="share")
 report.number("advantage_coordinates_for_half", for_half, "{:.0f}", kind="count")
 
 # Does a single coordinate carry the preference (in some head), a direction only, or nothing beyond chance?
-report.category("outcome", "coordinate" if passing.any() else "direction" if (p_advantage < 0.05).any() else "none")
+report.category("outcome", "coordinate" if passing.any() else "direction" if (p_advantage < ALPHA).any() else "none")
 
 # %% [markdown]
 # ## A note: do all verbs prefer food?
@@ -258,10 +262,10 @@ all_scores = np.einsum("hd,hnd->hn", all_query, keys)                    # (72, 
 all_scaled = all_scores / all_scores.std(axis=1, keepdims=True)
 all_p = (1 + (scaled_advantage(all_scaled, shuffles).max(axis=1)[:, None]
               >= scaled_advantage(all_scaled, food_noun)[None, :]).sum(axis=0)) / (1 + N_SHUFFLES)
-print(f"heads whose mean verb query prefers food keys beyond chance: {(all_p < 0.05).sum()} of {L * H}")
+print(f"heads whose mean verb query prefers food keys beyond chance: {(all_p < ALPHA).sum()} of {L * H}")
 
 # %%
-report.number("exercise_all_verbs_heads", (all_p < 0.05).sum(), "{:.0f}", kind="count")
+report.number("exercise_all_verbs_heads", (all_p < ALPHA).sum(), "{:.0f}", kind="count")
 
 # %% [markdown]
 # ## Figure

@@ -227,6 +227,7 @@ report.number("planted_detection_share", detection, kind="share")
 report.number("planted_chosen_share", chosen_share, kind="share")
 report.number("planted_draws", PLANTED_DRAWS, "{:.0f}", kind="count")
 report.number("planted_seed", PLANTED_SEED, "{:.0f}")
+report.number("share_bar", SHARE_BAR, "{:.1f}")
 
 # %% [markdown]
 # ## The source's *bank* sentence, for the explorer

@@ -230,6 +230,7 @@ report.number("split_half_difference", abs(prunable_a - prunable_b) / (L * H), "
 report.number("prunable_heads_random", prunable_random, "{:.0f}", kind="count")
 report.number("prunable_share_random", prunable_random / (L * H), "{:.0%}", kind="share")
 report.number("step", STEP, "{:.0f}")
+report.number("keep", KEEP, "{:.0%}", kind="share")
 quarter, half = L * H // 4, L * H // 2
 report.number("margin_quarter_share", curve[quarter] / full_judging, "{:.0%}")
 report.number("margin_half_share", curve[half] / full_judging, "{:.0%}")
@@ -293,12 +294,13 @@ for lang in LANGS:
             (curve_random, half_b.full, "s:", "#7570b3", text["random"])):
         ks = sorted(scores)
         ax.plot(ks, [scores[k] / full for k in ks], style, color=color, markersize=4, label=label)
-    ax.axhline(KEEP, color="grey", lw=1, ls="--", label=text["keep"])
+    keep = report.numbers["keep"]["texts"][lang]                   # the recorded yardstick, "95%"
+    ax.axhline(KEEP, color="grey", lw=1, ls="--", label=text["keep"].format(keep=keep))
     ax.set_xlabel(text["removed"], fontsize=10)
     ax.set_ylabel(text["score"], fontsize=10)
     ax.tick_params(labelsize=9)
     ax.legend(fontsize=9, loc="lower left")
     fig.tight_layout()
-    report.figure("pruning_curve", fig, lang, alt=text["curve_alt"], caption=text["curve_caption"])
+    report.figure("pruning_curve", fig, lang, alt=text["curve_alt"].format(keep=keep), caption=text["curve_caption"])
 
 report.save()

@@ -245,4 +245,7 @@ print(f"planted heads detected in {np.mean(planted_detected):.0%} of {PLANTED_DR
 report.number("c21_planted_detection_share", np.mean(planted_detected), kind="share")
 report.number("c21_planted_redrawn", planted_redrawn, "{:.0f}", kind="count")
 
+# %%
+report.number("c21_planted_draws", PLANTED_DRAWS, "{:.0f}", kind="count")
+report.number("c21_refuted_gap", REFUTED_GAP, "{:.1f}")
 report.save()

@@ -224,13 +224,15 @@ report.number("direction_verb_object_score_matches_attention", vo_direction["att
 # heads, or true of MiniLM's heads in general? (explainer/head_angles.py)
 from explainer.head_angles import angles_by_claim, cosine_picks_winner
 
+COS_PICKS_BAR = 0.75   # a head counts when the cosine alone picks the winner in this share of sentences
 cos_everywhere = {
     "coreference": cosine_picks_winner(model, co_outputs, it_pos, [n.nonzero()[:, 0] for n in nouns]),
     "verb_object": cosine_picks_winner(model, vo_outputs, vo_queries, [c.nonzero()[:, 0] for c in vo_hits[vo_role][2]]),
 }
-cos_heads_75 = {name: (picks >= 0.75).sum() for name, picks in cos_everywhere.items()}   # heads, per role
+cos_heads_75 = {name: (picks >= COS_PICKS_BAR).sum() for name, picks in cos_everywhere.items()}   # heads, per role
 report.number("direction_coreference_cos_heads_75", cos_heads_75["coreference"], "{:.0f}", kind="count")
 report.number("direction_verb_object_cos_heads_75", cos_heads_75["verb_object"], "{:.0f}", kind="count")
+report.number("cos_picks_bar", COS_PICKS_BAR, kind="share")
 
 # %% [markdown]
 # ### C23's rule: the angle between q and the target's key
@@ -319,6 +321,9 @@ report.number("n_items", len(co_set) + len(sf_set) + len(nb_set), kind="count")
 report.number("c23_heads", len(c23), "{:.0f}", kind="count", resampled=[a["heads"] for a in again])
 report.number("c23_small_heads", sum(small), "{:.0f}", kind="count", resampled=[a["small_heads"] for a in again])
 report.number("c23_large_heads", sum(large), "{:.0f}", kind="count", resampled=[a["large_heads"] for a in again])
+report.number("c23_small_angle", SMALL, "{:.0f}")
+report.number("c23_angle_gap", GAP, "{:.0f}")
+report.number("c23_large_angle", LARGE, "{:.0f}")
 first = max(c23, key=lambda h: h["weight"]) if c23 else None   # the one the page describes
 report.number("c23_target_angle", first["target"] if first else 0.0, "{:.0f}")
 report.number("c23_others_angle", first["others"] if first else 0.0, "{:.0f}")
@@ -330,7 +335,7 @@ report.number("c23_first_head", first["flat"] % H + 1 if first else 0, "{:.0f}")
 c23_direction = "" if not first or first["claim"] != "c22" else \
     "_verb_object" if first["flat"] < L * H else "_object_verb"
 report.category("c23_qualifying", "none" if not first else ("one" if len(c23) == 1 else "several") + c23_direction)
-general = min(int((v >= 0.75).sum()) for v in cos_everywhere.values()) >= L * H / 2   # most heads do it
+general = min(int((v >= COS_PICKS_BAR).sum()) for v in cos_everywhere.values()) >= L * H / 2   # most heads do it
 report.category("c23_cos_everywhere_lead", "general" if general else "compare")
 
 # %% [markdown]

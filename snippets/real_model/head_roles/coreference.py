@@ -219,6 +219,10 @@ best_values = judged.get(best, dict(accuracy=np.nan, ratio=np.nan, margin=np.nan
 report.number("n_pairs", n_pairs, "{:.0f}", kind="count")
 report.number("n_items", n_pairs, "{:.0f}", kind="count")
 report.number("n_templates", len(TEMPLATES), "{:.0f}", kind="count")
+report.number("alpha", ALPHA, "{:.3f}")
+report.number("min_accuracy", MIN_ACCURACY, kind="share")
+report.number("min_ratio", MIN_RATIO, "{:.0f}")
+report.number("planted_right_pairs", PLANTED_RIGHT_PAIRS, kind="share")
 report.number("chosen_heads", len(found["chosen"]), "{:.0f}", kind="count",
               resampled=resampled["chosen_heads"])
 report.number("judged_significant_heads", found["significant"], "{:.0f}", kind="count",

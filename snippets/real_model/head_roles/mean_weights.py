@@ -63,13 +63,15 @@ report.number("sep_weight_max_layer", by_layer["sep"].max(), "{:.2f}")
 # of their attention there, on average?
 from explainer.head_metrics import previous_token_score
 
+WEIGHT_BAR = 0.5   # "more than half of their attention"
 previous_weight = np.zeros((L, H))
 for a in sample:                                                # (L, nh, T, T)
     previous_weight += torch.stack([previous_token_score(a[l:l + 1]) for l in range(L)]).numpy() / len(sample)
-print(f"heads with a mean weight above 0.5 on the previous token: {(previous_weight > 0.5).sum()}")
+print(f"heads with a mean weight above {WEIGHT_BAR} on the previous token: {(previous_weight > WEIGHT_BAR).sum()}")
 
 # %%
-report.number("exercise_previous_token_mean_weight_heads", (previous_weight > 0.5).sum(), "{:.0f}")
+report.number("exercise_weight_bar", WEIGHT_BAR, "{:.1f}")
+report.number("exercise_previous_token_mean_weight_heads", (previous_weight > WEIGHT_BAR).sum(), "{:.0f}")
 
 # %% [markdown]
 # ## Figure

@@ -272,18 +272,21 @@ report.number("c22_people_position_rule_max", max(rules["people"].values()), "{:
 # %% tags=["planted"]
 from explainer.noun_between_heads import planted_detection
 
+PLANTED_DRAWS = 200
 detection = {}
 for name, found in c22.items():
     attention, _, verbs, objects, between = seen[name]
     planted_head = int(found["prefer_share"][:L * H].argmin())  # verb → object, least on its own
     detection[name] = planted_detection(attention, verbs, objects, between, found["prefer"], planted_head,
-                                        share=LEAD, n_draws=DRAWS, significance=ALPHA)
-    print(f"{name}: planted head {head_direction(planted_head)} detected in {detection[name]:.0%} of 200 draws")
+                                        share=LEAD, draws=PLANTED_DRAWS, n_draws=DRAWS, significance=ALPHA)
+    print(f"{name}: planted head {head_direction(planted_head)} detected in {detection[name]:.0%} of {PLANTED_DRAWS} draws")
 
 # %%
 report.number("c22_planted_detection_share", detection["artefacts"], "{:.0%}")
 report.number("c22_people_planted_detection_share", detection["people"], "{:.0%}")
 report.number("c22_planted_detection_min", min(detection.values()), "{:.0%}")
+report.number("c22_planted_draws", PLANTED_DRAWS, "{:.0f}", kind="count")
+report.number("c22_lead", LEAD, kind="share")
 
 # %%
 # Links into the explorer: to each passing head, or to the best one when none passes (which,

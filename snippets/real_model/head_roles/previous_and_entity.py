@@ -143,4 +143,6 @@ report.number("c07_planted_detection_share", np.mean(planted_detected), kind="sh
 report.number("c07_planted_k_previous", np.mean(planted_counts["previous_token"]), "{:.1f}")
 report.number("c07_planted_k_entity", np.mean(planted_counts["entity"]), "{:.1f}")
 
+# %%
+report.number("c07_planted_draws", PLANTED_DRAWS, "{:.0f}", kind="count")
 report.save()

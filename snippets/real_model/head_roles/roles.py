@@ -76,6 +76,7 @@ vo_set, vo_hits, n_adjectives = vo["sentences"], vo["hits"], vo["n_adjectives"]
 vo_outputs, verbs, objects = vo["outputs"], vo["verbs"], vo["objects"]
 
 # %%
+report.number("alpha", ALPHA, "{:.2f}")
 report.number("n_verb_object_sentences", len(vo_set), "{:.0f}")
 report.number("verb_object_heads", roles["verb_object"]["passes"].sum(), "{:.0f}")
 report.number("verb_object_heads_significant", (roles["verb_object"]["p"] < ALPHA).sum(), "{:.0f}")

@@ -214,6 +214,7 @@ for items in draws:
 # %%
 report.number("n_items", N, kind="count")
 report.number("c32_n_sentences", N, kind="count")
+report.number("c32_lead", LEAD, kind="share")
 report.number("c32_n_templates", len({s.template for s in sv_set}), kind="count")
 report.number("c32_share_object_relative", np.mean([s.kind == "object_relative" for s in sv_set]), "{:.0%}")
 report.number("c32_share_verb_not_final", 1 - np.mean([s.verb_final for s in sv_set]), "{:.0%}")

@@ -152,7 +152,9 @@ report.number("direction_null_p95", direction_null, "{:.2f}")
 report.number("coordinate_heads_beyond_chance", (coordinate_true > coordinate_null).sum(), "{:.0f}")
 report.number("direction_heads_beyond_chance", (direction_true > direction_null).sum(), "{:.0f}")
 report.number("direction_wins_spaces", (direction_true > coordinate_true).sum(), "{:.0f}")
-report.number("coordinate_near_direction_spaces", (coordinate_true >= direction_true - 0.05).sum(),
+NEAR_AUC = 0.05   # a coordinate "comes near" the direction within this much AUC
+report.number("near_auc", NEAR_AUC, "{:.2f}")
+report.number("coordinate_near_direction_spaces", (coordinate_true >= direction_true - NEAR_AUC).sum(),
               "{:.0f}")
 report.number("n_spaces", len(spaces), "{:.0f}")
 report.number("n_shuffles", N_SHUFFLES, "{:.0f}")

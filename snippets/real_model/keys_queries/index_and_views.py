@@ -322,7 +322,8 @@ for layer in range(L):
         residual_accuracy[layer, f] = balanced_probe_accuracy(x[:, None], token_labels[name], token_fold)[0]
         key_accuracy[layer, :, f] = balanced_probe_accuracy(keys, token_labels[name], token_fold).numpy()
 carried = (key_accuracy >= 0.9 * residual_accuracy[:, None, :]).sum(-1).reshape(L * H)   # features the keys carry
-b_holds = (head_share >= 0.5) & (carried >= 4)
+TOP_SHARE_BAR, CARRY_MIN = 0.5, 4   # (b)'s bars: top feature's share of the variance, features keys carry
+b_holds = (head_share >= TOP_SHARE_BAR) & (carried >= CARRY_MIN)
 spread_heads = head_needed >= carried                              # the match spreads as widely as the keys
 print(f"(b) holds in {b_holds.sum()} of {L * H} heads; keys carry a median of {np.median(carried):.0f} "
       f"of {len(feature_names)} features; spread ≥ carried in {spread_heads.sum()} heads")
@@ -330,14 +331,15 @@ print(f"(b) holds in {b_holds.sum()} of {L * H} heads; keys carry a median of {n
 # %%
 from explainer.logit_features import key_only_share
 from explainer.role_margins import c18_outcome
-
 sink_share = np.mean([key_only_share(logits).numpy() for logits in role_logits], axis=0)   # (L*H,)
 R2_FLOOR = 0.1
 report.number("c18_query_words", len(per_query), "{:.0f}", kind="count")
 report.number("c18_features", len(feature_names), "{:.0f}", kind="count")
 report.number("c18_b_heads", b_holds.sum(), "{:.0f}", kind="count")
-report.number("c18_share_heads", (head_share >= 0.5).sum(), "{:.0f}", kind="count")
-report.number("c18_carry_heads", (carried >= 4).sum(), "{:.0f}", kind="count")
+report.number("c18_share_heads", (head_share >= TOP_SHARE_BAR).sum(), "{:.0f}", kind="count")
+report.number("c18_carry_heads", (carried >= CARRY_MIN).sum(), "{:.0f}", kind="count")
+report.number("c18_top_share_bar", TOP_SHARE_BAR, kind="share")
+report.number("c18_carry_min", CARRY_MIN, "{:.0f}", kind="count")
 report.number("c18_top_share_median", np.median(head_share), "{:.0%}", kind="share")
 report.number("c18_r2_median", np.median(head_r2), "{:.2f}")
 report.number("c18_r2_floor", R2_FLOOR, "{:.1f}")
@@ -379,8 +381,8 @@ qd_share = np.array([v[2] for v in per_query_dependent.values()])
 qd_head_share = np.nanmedian(np.where(qd_r2 > 0, qd_share, np.nan), axis=0)
 report.number("c18_qd_r2_median", np.median(np.median(qd_r2, axis=0)), "{:.2f}")
 report.number("c18_qd_top_share_median", np.nanmedian(qd_head_share), "{:.0%}", kind="share")
-report.number("c18_qd_share_heads", (qd_head_share >= 0.5).sum(), "{:.0f}", kind="count")
-report.number("c18_share_heads_query_dependent", ((head_share >= 0.5) & (sink_share <= 0.5)).sum(),
+report.number("c18_qd_share_heads", (qd_head_share >= TOP_SHARE_BAR).sum(), "{:.0f}", kind="count")
+report.number("c18_share_heads_query_dependent", ((head_share >= TOP_SHARE_BAR) & (sink_share <= 0.5)).sum(),
               "{:.0f}", kind="count")
 report.number("c18_query_dependent_heads", (sink_share <= 0.5).sum(), "{:.0f}", kind="count")
 report.number("c18_r2_min", head_r2.min(), "{:.2f}")
@@ -395,5 +397,4 @@ report.data("c18_heads", {  # per head, layer by layer (index = 12 × (layer −
     "role_p": {role: np.round(role_p[role], 4).tolist() for role in ROLES},
 })
 report.category("c18_outcome", c18_outcome(n_views >= 2, n_reach < 2, int(b_holds.sum()), int(spread_heads.sum()), L * H))
-
 report.save()

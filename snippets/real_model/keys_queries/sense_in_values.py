@@ -46,6 +46,8 @@ from explainer.centroid_probe import centroid_probe_correct, swap_within_pairs
 from explainer.word_senses import FRAMES, SENSES, sense_sentences
 
 N_DRAWS = 1000
+SENSE_BAR, SENSE_ALPHA = 0.8, 0.05   # C36: a head reads the sense at >= SENSE_BAR with p < SENSE_ALPHA
+REFUTED_BELOW = 0.6                  # C36 is refuted only if the best head's interval lies below this
 sense_items = sense_sentences()                                    # words x frames x 2 senses
 sense_outputs = run_sentences(model, tokenizer, [s.text for s in sense_items])
 sense_vectors = {name: torch.zeros(L, len(sense_items), H, hs) for name in ("K", "V")}
@@ -115,10 +117,13 @@ report.number("sense_best_low", sense_low, "{:.0%}", kind="share", resampled=[r[
 report.number("sense_best_high", sense_high, "{:.0%}", kind="share", resampled=[r["high"] for r in again])
 report.number("sense_best_p", sense_p, kind="p", resampled=[r["p"] for r in again])
 report.number("sense_layer1_best", sense_observed[0].max(), "{:.0%}", kind="share", resampled=[r["layer1"] for r in again])
-report.number("sense_heads_passing", int(((sense_observed[1:] >= 0.8)
+report.number("sense_bar", SENSE_BAR, kind="share")
+report.number("sense_alpha", SENSE_ALPHA, "{:.2f}")
+report.number("refuted_below", REFUTED_BELOW, kind="share")
+report.number("sense_heads_passing", int(((sense_observed[1:] >= SENSE_BAR)
                                            & (sense_observed[1:] > sense_observed[0].max())
                                            & (((1 + (sense_null_max[:, None, None] >= sense_observed[1:]).sum(0))
-                                               / (1 + N_DRAWS)) < 0.05)).sum()), "{:.0f}", kind="count")
+                                               / (1 + N_DRAWS)) < SENSE_ALPHA)).sum()), "{:.0f}", kind="count")
 report.number("sense_best_k_accuracy", sense_accuracy["K"][0, sense_layer, sense_head], "{:.0%}", kind="share")
 report.number("sense_k_best_accuracy", sense_accuracy["K"][0, 1:].max(), "{:.0%}", kind="share")
 report.number("sense_v_median_accuracy", sense_observed[1:].median(), "{:.0%}", kind="share")
@@ -126,9 +131,9 @@ report.number("sense_v_median_accuracy", sense_observed[1:].median(), "{:.0%}", 
 k_best = float(sense_accuracy["K"][0, 1:].max())
 # Does a value carry the sense (and do the keys, about as well: then it is in the stream), no head's,
 # or can the run not tell?
-carried = sense_best >= 0.8 and sense_low >= 0.8 and sense_p < 0.05
+carried = sense_best >= SENSE_BAR and sense_low >= SENSE_BAR and sense_p < SENSE_ALPHA
 report.category("sense_outcome", ("in_stream" if k_best >= sense_best - 0.05 else "yes") if carried else
-                "no" if sense_high < 0.6 else "unclear")
+                "no" if sense_high < REFUTED_BELOW else "unclear")
 
 # %% [markdown]
 # ## Could the test see such a head? A planted one (G1)
@@ -162,11 +167,13 @@ for flat, hits, accuracy in zip(planted_heads, planted_hits, planted_accuracy):
     best_hits = hits if (best_layer, best_head) == (flat // H, flat % H) else sense_correct["V"][0, best_layer + 1, best_head]
     _, high = frame_interval(best_hits, sense_frame_ids, len(FRAMES),
                              np.random.default_rng(int(planted_rng.integers(1 << 30))))
-    planted_detected.append(high >= 0.6)
+    planted_detected.append(high >= REFUTED_BELOW)
 print(f"planted size {planted_s:.1f} sd: mean accuracy {float(planted_accuracy.mean()):.2f}, "
       f"detected in {np.mean(planted_detected):.0%} of {PLANTED_DRAWS} draws")
 report.number("planted_detection_share", np.mean(planted_detected), kind="share")
 report.number("planted_size", planted_s, "{:.1f}")
 report.number("planted_accuracy_mean", planted_accuracy.mean(), kind="share")
+report.number("planted_bar", PLANTED_BAR, kind="share")
+report.number("planted_draws", PLANTED_DRAWS, "{:.0f}", kind="count")
 
 report.save()

@@ -85,11 +85,12 @@ report.number("layers_k_closest", (cka["K"] > np.maximum(cka["V"], cka["Q"])).su
 # chance level, the same CKA with the tokens of the later layer shuffled.
 
 # %% tags=["consecutive"]
+CKA_BAR = 0.5   # C19's and C29's bar: a step between layers keeps a CKA of at least this
 shuffle = torch.from_numpy(np.random.default_rng(0).permutation(len(embedding_all)))
 consecutive = np.array([linear_cka(values[l], values[l + 1]) for l in range(L - 1)])   # (L-1,)
 shuffled = np.array([linear_cka(values[l], values[l + 1][shuffle]) for l in range(L - 1)])
-# C19's bar, step by step: CKA at least 0.5 and more than twice its shuffled value
-meets_bar = (consecutive >= 0.5) & (consecutive > 2 * shuffled)            # (L-1,)
+# C19's bar, step by step: CKA at least CKA_BAR and more than twice its shuffled value
+meets_bar = (consecutive >= CKA_BAR) & (consecutive > 2 * shuffled)            # (L-1,)
 print("CKA of V with the previous layer's V, layers 2..6:", np.round(consecutive, 2))
 print("  the same, tokens shuffled (chance):            ", np.round(shuffled, 2))
 print(f"steps that meet the bar: {meets_bar.sum()} of {L - 1}")
@@ -99,6 +100,7 @@ report.number("cka_V_consecutive_min", consecutive.min(), "{:.2f}")
 report.number("cka_V_consecutive_max", consecutive.max(), "{:.2f}")
 report.number("cka_V_shuffled_max", shuffled.max(), "{:.2f}")
 report.number("cka_V_bar_layers", meets_bar.sum(), "{:.0f}", kind="count")
+report.number("cka_bar", CKA_BAR, "{:.1f}")
 
 # %% [markdown]
 # ### The same question with a debiased CKA (C29)
@@ -117,12 +119,12 @@ from explainer.cka import debiased_cka, shuffled_cka
 step_cka = np.array([debiased_cka(values[l], values[l + 1]) for l in range(L - 1)])    # (L-1,)
 step_null95 = np.array([np.percentile(shuffled_cka(values[l], values[l + 1], 200, seed=l), 95)
                         for l in range(L - 1)])                                         # (L-1,)
-step_passes = (step_cka >= 0.5) & (step_cka > step_null95)
+step_passes = (step_cka >= CKA_BAR) & (step_cka > step_null95)
 v6_embedding = debiased_cka(values[L - 1], embedding_all)
 v6_embedding_null95 = np.percentile(shuffled_cka(values[L - 1], embedding_all, 200, seed=L), 95)
 print("debiased CKA of V with the previous layer's V, layers 2..6:", np.round(step_cka, 3))
 print("  95th percentile of 200 shuffles:                        ", np.round(step_null95, 3))
-print(f"steps with CKA >= 0.5 and above the shuffles: {step_passes.sum()} of {L - 1}")
+print(f"steps with CKA >= {CKA_BAR} and above the shuffles: {step_passes.sum()} of {L - 1}")
 print(f"layer-{L} values vs the embeddings: {v6_embedding:.3f} (shuffled 95th percentile "
       f"{v6_embedding_null95:.3f})")
 

@@ -96,9 +96,12 @@ report.number("neighbour_probe_gain_low", gain_low, "{:+.3f}")
 report.number("neighbour_probe_gain_high", gain_high, "{:+.3f}")
 report.number("neighbour_probe_best_layer", int(np.argmax(probe_accuracy)) + 1, "{:.0f}")
 
-# Do the values grow richer in context from layer 1 to 6 (the gain's interval at least 0.1), not
-# (below 0.02), or can the run not tell? The page words it.
-report.category("probe_outcome", "no" if gain_high < 0.02 else "yes" if gain_low >= 0.1 else "unclear")
+# Do the values grow richer in context from layer 1 to 6 (the gain's interval at least GAIN_BAR),
+# not (below NO_GAIN_BELOW), or can the run not tell? The page words it.
+GAIN_BAR, NO_GAIN_BELOW = 0.1, 0.02
+report.number("no_gain_below", NO_GAIN_BELOW, "{:.2f}")
+report.category("probe_outcome", "no" if gain_high < NO_GAIN_BELOW else "yes" if gain_low >= GAIN_BAR
+                else "unclear")
 
 # %% [markdown]
 # ### Could the probe have seen it at all? (G1)
@@ -122,8 +125,10 @@ print(f"neighbour named from the layer-{L} residual stream: {residual_correct.me
 # %%
 report.number("neighbour_residual6_probe", residual_correct.mean(), "{:.0%}", kind="share")
 report.number("neighbour_g1_margin", residual_correct.mean() - majority, "{:+.3f}")
-report.number("neighbour_g1_held", float(residual_correct.mean() - majority >= 0.1), "{:.0f}")
-report.category("neighbour_g1_outcome", "held" if residual_correct.mean() - majority >= 0.1 else "not_held")
+G1_MARGIN = 0.1   # G1: the residual probe must beat the majority guess by at least this
+report.number("g1_margin_bar", G1_MARGIN, "{:.1f}")
+report.number("neighbour_g1_held", float(residual_correct.mean() - majority >= G1_MARGIN), "{:.0f}")
+report.category("neighbour_g1_outcome", "held" if residual_correct.mean() - majority >= G1_MARGIN else "not_held")
 
 # %% [markdown]
 # ### A context the values certainly need: a word's sense (C36's probe)
