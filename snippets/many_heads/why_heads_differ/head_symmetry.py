@@ -142,6 +142,7 @@ DIFFER_BELOW = 0.9   # a pair of heads "differs" below this pattern similarity (
 report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}")
 report.number("gap_level", GAP_LEVEL, "{:.2f}")
+report.number("differ_below", DIFFER_BELOW, "{:.1f}")
 stays = (gap_curves == 0).all(dim=1)                                        # (M,)
 report_seed_count(report, "identical_stay_seeds", stays[arm_of["identical"]])
 report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f}")
