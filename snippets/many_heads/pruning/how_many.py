@@ -181,6 +181,7 @@ curves = {"damage": curve(model, by_damage, test_set), "gradient": curve(model, 
 random_curves = torch.stack([curve(model, order, test_set) for order in random_orders])   # (orders, S, H+1)
 curves["random"] = random_curves.mean(dim=0)
 fractions = torch.arange(H + 1) / H
+report.number("n_random", N_RANDOM, kind="count")
 
 removable_count = prunable(curves["damage"], KEEP)                            # (S,)
 report_spread(report, removable_count / H, kind="share", mean="prunable_share_mean", std="prunable_share_std",
@@ -234,7 +235,8 @@ for lang in LANGS:
         relative = accuracies / accuracies[:, :1]                           # (S, H+1)
         color, marker = styles[name]
         ax.plot(fractions, relative.T, color=color, lw=0.7, alpha=0.25)
-        ax.plot(fractions, relative.mean(dim=0), color=color, lw=2.2, marker=marker, label=text[name])
+        ax.plot(fractions, relative.mean(dim=0), color=color, lw=2.2, marker=marker,
+                label=text[name].format(n_random=report.numbers["n_random"]["texts"][lang]))
     keep = report.numbers["keep"]["texts"][lang]
     ax.axhline(KEEP, color="black", lw=0.8, ls=":", label=text["keep"].format(keep=keep))
     ax.set_xlabel(text["fraction"])
@@ -245,6 +247,6 @@ for lang in LANGS:
     caption = text["caption"].format(keep=keep, damage=(removable_count / H).mean().item(),
                                      random=(torch.stack([prunable(c, KEEP) for c in random_curves]) / H).mean().item(),
                                      gradient=(prunable(curves["gradient"], KEEP) / H).mean().item())
-    report.figure("pruning_curves", fig, lang, alt=text["alt"].format(keep=keep), caption=caption)
+    report.figure("pruning_curves", fig, lang, alt=text["alt"].format(keep=keep, heads=report.numbers["heads"]["texts"][lang]), caption=caption)
 
 report.save()
