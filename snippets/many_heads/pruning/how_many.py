@@ -247,6 +247,7 @@ for lang in LANGS:
     caption = text["caption"].format(keep=keep, damage=(removable_count / H).mean().item(),
                                      random=(torch.stack([prunable(c, KEEP) for c in random_curves]) / H).mean().item(),
                                      gradient=(prunable(curves["gradient"], KEEP) / H).mean().item())
-    report.figure("pruning_curves", fig, lang, alt=text["alt"].format(keep=keep, heads=report.numbers["heads"]["texts"][lang]), caption=caption)
+    alt = text["alt"].format(keep=keep, heads=report.numbers["heads"]["texts"][lang])
+    report.figure("pruning_curves", fig, lang, alt=alt, caption=caption)
 
 report.save()

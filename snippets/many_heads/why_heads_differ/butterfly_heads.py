@@ -113,7 +113,7 @@ _, accuracy = evaluate_batched(model, probe_tokens, probe_targets)          # (M
 POSITIONAL_AT = 0.5   # a head is positional once its previous-token score reaches this
 lead_at_start = before.argmax(dim=1)                                        # (M,)
 positional_head = after.argmax(dim=1)                                       # (M,)
-positional = after.amax(dim=1) >= POSITIONAL_AT                                       # (M,) a positional head emerged
+positional = after.amax(dim=1) >= POSITIONAL_AT                             # (M,) a positional head emerged
 kept_lead = positional & (positional_head == lead_at_start)
 # Where did the eventual positional head rank at the start? 1 = it led, 4 = it was last.
 start_rank = 1 + (before > before.gather(1, positional_head[:, None])).sum(dim=1)   # (M,)

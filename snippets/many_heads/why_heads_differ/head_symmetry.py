@@ -92,8 +92,8 @@ def train_four_starts(seeds, steps=STEPS):
     copy_head_0_into_head_1(model, arm_of["identical"], noise=0.0)
     copy_head_0_into_head_1(model, arm_of["nudged"], noise=1e-6)
     copy_head_0_into_head_1(model, arm_of["identical_dropout"], noise=0.0)
-    attention_dropout = torch.tensor([ATTENTION_DROPOUT if arm == "identical_dropout" else 0.0 for arm in ARMS
-                                      for _ in seeds])                       # (M,)
+    attention_dropout = torch.tensor([ATTENTION_DROPOUT if arm == "identical_dropout" else 0.0
+                                      for arm in ARMS for _ in seeds])      # (M,)
     gaps = []  # (step, (M,) gap) every 10 steps
     train_batched(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
                   attention_dropout=attention_dropout,
