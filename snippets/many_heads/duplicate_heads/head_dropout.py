@@ -281,6 +281,8 @@ for lang in LANGS:
 from explainer.pattern_hinge import PatternHinge, hinge, similarity_on
 
 DRAWS, LAMBDAS, MARGIN = list(range(32)), (1.0, 10.0, 100.0), 0.9
+HINGE_NEEDED = 29   # the ladder stops at the first weight met in this many draws
+USED_AT = 0.01      # nats: a planted head is used if removing it alone raises the loss by this much
 hinge_tokens, hinge_targets, _ = batch(random.Random(777), 400)   # neither the fit nor the test sentences
 stack_a, arms_a = train_with_and_without(DRAWS)
 none_a, dropout_a = arms_a["none"], arms_a["dropout"]
@@ -293,7 +295,7 @@ for lam in LAMBDAS:                                                 # the ladder
     planted_similarity = similarity_on(planted, hinge_tokens)
     hinge_met = planted_similarity <= MARGIN * target                # (32,)
     print(f"lambda {lam:g}: hinge met in {int(hinge_met.sum())} of {len(DRAWS)} draws")
-    if hinge_met.sum() >= 29:
+    if hinge_met.sum() >= HINGE_NEEDED:
         break
 
 
@@ -308,7 +310,7 @@ def duplication(model):
 
 red_a, _ = duplication(stack_a)
 red_planted, single_planted = duplication(planted)
-heads_all_used = single_planted.amin(1) >= 0.01
+heads_all_used = single_planted.amin(1) >= USED_AT
 less_duplicated = red_planted < red_a[none_a]
 less_duplicated_than_dropout = red_planted < red_a[dropout_a]
 valid = hinge_met & heads_all_used & less_duplicated & less_duplicated_than_dropout
@@ -330,11 +332,13 @@ report.number("planted_heads_all_used_draws", heads_all_used.sum(), kind="count"
 report.number("planted_less_duplicated_draws", less_duplicated.sum(), kind="count")
 report.number("planted_less_duplicated_than_dropout_draws", less_duplicated_than_dropout.sum(), kind="count")
 report.number("planted_lambda", lam, "{:g}")
-report.number("planted_hinge_failed", int(hinge_met.sum() < 29), kind="count")
+report.number("planted_hinge_failed", int(hinge_met.sum() < HINGE_NEEDED), kind="count")
 report.number("planted_less_redundant_draws", planted_less_redundant.sum(), kind="count")
 report.number("planted_pattern_similarity_mean", planted_similarity.mean(), "{:.3f}")
 report.number("none_pattern_similarity_mean", target.mean(), "{:.3f}")
 report.number("planted_accuracy_mean", planted_accuracy.mean(), kind="share")
 report.number("planted_margin", MARGIN, "{:.1f}")
+report.number("hinge_needed", HINGE_NEEDED, kind="count")
+report.number("used_at", USED_AT, "{:.2f}")
 
 report.save()

@@ -116,6 +116,7 @@ pattern_gap = largest_pattern_gap(model)                                    # (M
 # %%
 report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}")
+report.number("every", EVERY, kind="count")
 back = STEPS // EVERY - 100 // EVERY                                         # the eval 100 steps before the end
 late = curve[:, back] - curve[:, -1]                                        # (M,) still falling by ...
 free, shared = arm_of["free"], arm_of["shared"]                             # each arm's models

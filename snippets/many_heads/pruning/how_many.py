@@ -62,13 +62,14 @@ test_set = ordered_pair(torch.Generator().manual_seed(4321), 128)     # held out
 
 # %% tags=["small_run"]
 SMALL_SEEDS = [0, 1]
+HARMLESS_AT = 0.01   # a head whose removal alone costs at most this much accuracy is harmless
 small = SeededTransformer(config, SMALL_SEEDS)
 train_batched(small, ordered_pair, steps=STEPS, batch_size=32, lr=1e-2)
 small.keep_weights = False   # no attention weights kept: evaluate with the fused attention kernel
 print("accuracy of the full model per seed:", evaluate_batched(small, *test_set)[1].numpy().round(3))
 small_damage = ablation_damage(small, ranking_set)                    # (S, H)
 print("accuracy drop when one head alone is removed, per seed and head:\n", small_damage.numpy().round(2))
-print("heads costing at most 0.01:", (small_damage <= 0.01).sum(dim=1).tolist())
+print(f"heads costing at most {HARMLESS_AT}:", (small_damage <= HARMLESS_AT).sum(dim=1).tolist())
 
 # %% tags=["small_pruning"]
 small_order = small_damage.argsort(dim=1, stable=True)               # (S, H) least important first
@@ -96,6 +97,8 @@ model.keep_weights = False   # no head metric here: evaluate with the fused atte
 full_loss, full_accuracy = evaluate_batched(model, *test_set)         # (S,) each
 report.number("n_seeds", N_SEEDS, "{:.0f}")
 report.number("heads", H, "{:.0f}")
+report.number("steps", STEPS, kind="count")
+report.number("keep", KEEP, kind="share")
 report_spread(report, full_accuracy, "{:.3f}", mean="full_accuracy_mean", std="full_accuracy_std",
               min="full_accuracy_min", max="full_accuracy_max")
 report.number("full_loss_mean", full_loss.mean(), "{:.4f}")
@@ -135,16 +138,19 @@ def rank_correlation(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return (ra * rb).sum(dim=1) / (ra.norm(dim=1) * rb.norm(dim=1))
 
 
+ESSENTIAL_ABOVE = 0.05   # a head whose removal alone costs more than this much accuracy is essential
 damage = ablation_damage(model, ranking_set)                            # (S, H)
 importance = gradient_importance(model, ranking_set)                    # (S, H)
 print("ablation damage per seed and head:\n", damage.numpy().round(2))
-report.number("harmless_heads_mean", (damage <= 0.01).sum(dim=1).float().mean(), "{:.1f}")
-report.number("essential_heads_mean", (damage > 0.05).sum(dim=1).float().mean(), "{:.1f}")
+report.number("harmless_at", HARMLESS_AT, "{:.2f}")
+report.number("essential_above", ESSENTIAL_ABOVE, "{:.2f}")
+report.number("harmless_heads_mean", (damage <= HARMLESS_AT).sum(dim=1).float().mean(), "{:.1f}")
+report.number("essential_heads_mean", (damage > ESSENTIAL_ABOVE).sum(dim=1).float().mean(), "{:.1f}")
 report_spread(report, damage.max(dim=1).values, "{:.2f}", mean="top_damage_mean", std="top_damage_std",
               min="top_damage_min", max="top_damage_max")
 report_spread(report, rank_correlation(damage, importance), "{:.2f}", mean="rank_correlation_mean",
               std="rank_correlation_std", min="rank_correlation_min", max="rank_correlation_max")
-essential = damage > 0.05                                                # (S, H)
+essential = damage > ESSENTIAL_ABOVE                                     # (S, H)
 gradient_rank = ranks(importance) + 1                                    # 1 = least important
 lowest = torch.where(essential, gradient_rank, float(H + 1)).min(dim=1).values  # (S,)
 report.number("essential_lowest_gradient_rank_mean", lowest[essential.any(dim=1)].mean()
@@ -175,6 +181,7 @@ curves = {"damage": curve(model, by_damage, test_set), "gradient": curve(model, 
 random_curves = torch.stack([curve(model, order, test_set) for order in random_orders])   # (orders, S, H+1)
 curves["random"] = random_curves.mean(dim=0)
 fractions = torch.arange(H + 1) / H
+report.number("n_random", N_RANDOM, kind="count")
 
 removable_count = prunable(curves["damage"], KEEP)                            # (S,)
 report_spread(report, removable_count / H, kind="share", mean="prunable_share_mean", std="prunable_share_std",
@@ -228,16 +235,19 @@ for lang in LANGS:
         relative = accuracies / accuracies[:, :1]                           # (S, H+1)
         color, marker = styles[name]
         ax.plot(fractions, relative.T, color=color, lw=0.7, alpha=0.25)
-        ax.plot(fractions, relative.mean(dim=0), color=color, lw=2.2, marker=marker, label=text[name])
-    ax.axhline(KEEP, color="black", lw=0.8, ls=":", label=text["keep"])
+        ax.plot(fractions, relative.mean(dim=0), color=color, lw=2.2, marker=marker,
+                label=text[name].format(n_random=report.numbers["n_random"]["texts"][lang]))
+    keep = report.numbers["keep"]["texts"][lang]
+    ax.axhline(KEEP, color="black", lw=0.8, ls=":", label=text["keep"].format(keep=keep))
     ax.set_xlabel(text["fraction"])
     ax.set_ylabel(text["accuracy"])
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=10, loc="lower left")
     fig.tight_layout()
-    caption = text["caption"].format(damage=(removable_count / H).mean().item(),
+    caption = text["caption"].format(keep=keep, damage=(removable_count / H).mean().item(),
                                      random=(torch.stack([prunable(c, KEEP) for c in random_curves]) / H).mean().item(),
                                      gradient=(prunable(curves["gradient"], KEEP) / H).mean().item())
-    report.figure("pruning_curves", fig, lang, alt=text["alt"], caption=caption)
+    alt = text["alt"].format(keep=keep, heads=report.numbers["heads"]["texts"][lang])
+    report.figure("pruning_curves", fig, lang, alt=alt, caption=caption)
 
 report.save()

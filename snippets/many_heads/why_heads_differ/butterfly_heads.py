@@ -110,9 +110,10 @@ _, accuracy = evaluate_batched(model, probe_tokens, probe_targets)          # (M
 # ## Did the head that started most positional end up the positional head?
 
 # %%
+POSITIONAL_AT = 0.5   # a head is positional once its previous-token score reaches this
 lead_at_start = before.argmax(dim=1)                                        # (M,)
 positional_head = after.argmax(dim=1)                                       # (M,)
-positional = after.amax(dim=1) >= 0.5                                       # (M,) a positional head emerged
+positional = after.amax(dim=1) >= POSITIONAL_AT                             # (M,) a positional head emerged
 kept_lead = positional & (positional_head == lead_at_start)
 # Where did the eventual positional head rank at the start? 1 = it led, 4 = it was last.
 start_rank = 1 + (before > before.gather(1, positional_head[:, None])).sum(dim=1)   # (M,)
@@ -122,6 +123,7 @@ top_two = before.topk(2, dim=1).values                                      # (M
 
 report.number("n_seeds", n, "{:.0f}")
 report.number("n_heads", N_HEADS, "{:.0f}")
+report.number("positional_at", POSITIONAL_AT, "{:.1f}")
 report_seed_count(report, "positional_seeds", positional)
 report_seed_count(report, "kept_lead_seeds", kept_lead)
 report.number("chance", chance, "{:.3f}")
@@ -141,7 +143,7 @@ report.number("start_lead_margin_mean", (top_two[:, 0] - top_two[:, 1]).mean(), 
 report.number("end_positional_score_mean", after.amax(dim=1).mean(), "{:.2f}")
 end_top_two = after.topk(2, dim=1).values                                  # (M, 2)
 report.number("end_lead_margin_mean", (end_top_two[:, 0] - end_top_two[:, 1]).mean(), "{:.2f}")
-report_seed_count(report, "single_positional_seeds", (after >= 0.5).sum(dim=1) == 1)
+report_seed_count(report, "single_positional_seeds", (after >= POSITIONAL_AT).sum(dim=1) == 1)
 # Several heads can share the previous-token job; a looser question than "which head wins":
 # do heads that start higher end higher? Spearman rank correlation over the heads of a seed.
 spearman = rank_correlation(before, after)                                  # (M,)

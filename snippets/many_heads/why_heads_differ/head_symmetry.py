@@ -79,6 +79,9 @@ def head_gap(model) -> torch.Tensor:
 # and a seed's four models see the same batches.
 
 # %% tags=["train"]
+ATTENTION_DROPOUT = 0.1   # the identical_dropout arm's attention dropout in training
+
+
 def train_four_starts(seeds, steps=STEPS):
     """Per seed, four 2-head models from the same draw: identical, nudged, random, identical
     with attention dropout. Returns the model, the rows of each arm, the recorded steps (K,)
@@ -89,8 +92,8 @@ def train_four_starts(seeds, steps=STEPS):
     copy_head_0_into_head_1(model, arm_of["identical"], noise=0.0)
     copy_head_0_into_head_1(model, arm_of["nudged"], noise=1e-6)
     copy_head_0_into_head_1(model, arm_of["identical_dropout"], noise=0.0)
-    attention_dropout = torch.tensor([0.1 if arm == "identical_dropout" else 0.0 for arm in ARMS
-                                      for _ in seeds])                       # (M,)
+    attention_dropout = torch.tensor([ATTENTION_DROPOUT if arm == "identical_dropout" else 0.0
+                                      for arm in ARMS for _ in seeds])      # (M,)
     gaps = []  # (step, (M,) gap) every 10 steps
     train_batched(model, task, steps=steps, batch_size=16, data_seeds=seeds * len(ARMS),
                   attention_dropout=attention_dropout,
@@ -142,6 +145,8 @@ DIFFER_BELOW = 0.9   # a pair of heads "differs" below this pattern similarity (
 report.number("n_seeds", n, "{:.0f}")
 report.number("steps", STEPS, "{:.0f}")
 report.number("gap_level", GAP_LEVEL, "{:.2f}")
+report.number("differ_below", DIFFER_BELOW, "{:.1f}")
+report.number("attention_dropout", ATTENTION_DROPOUT, "{:.1f}")
 stays = (gap_curves == 0).all(dim=1)                                        # (M,)
 report_seed_count(report, "identical_stay_seeds", stays[arm_of["identical"]])
 report.number("identical_max_gap", gap_curves[arm_of["identical"]].max(), "{:.1f}")

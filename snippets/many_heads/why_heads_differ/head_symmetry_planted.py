@@ -83,39 +83,47 @@ def train_planted(pull_weight: float) -> StackedTransformer:
 # ## The ladder, read on the 256 unused sentences only
 
 # %%
+ROLE_AT = 0.5         # the pulled head gives the animal at least this, the other head less
+ACCURACY_SLACK = 0.02  # a valid pulled model is at most this much less accurate than its twin
+VALID_NEEDED = 29     # a weight of the ladder is taken once this many draws are valid
 for pull_weight in PULL_WEIGHTS:
     stack = train_planted(pull_weight)
     _, aux_accuracy = evaluate_batched(stack, aux_tokens, aux_targets)                # (2N,)
     entity = per_model(attention_to, stack.last_weights, aux_it, aux_animal)[N:]      # (N, 2)
     pulled_entity, other_entity = entity[torch.arange(N), pulled], entity[torch.arange(N), 1 - pulled]
-    kept_accuracy = aux_accuracy[N:] >= aux_accuracy[:N] - 0.02
-    valid = (pulled_entity >= 0.5) & (other_entity < 0.5) & kept_accuracy               # (N,)
-    print(f"w = {pull_weight:g}: {int(valid.sum())} of {N} draws valid (pulled head at 0.5: "
-          f"{int((pulled_entity >= 0.5).sum())}, other head below 0.5: {int((other_entity < 0.5).sum())}, "
+    kept_accuracy = aux_accuracy[N:] >= aux_accuracy[:N] - ACCURACY_SLACK
+    valid = (pulled_entity >= ROLE_AT) & (other_entity < ROLE_AT) & kept_accuracy       # (N,)
+    print(f"w = {pull_weight:g}: {int(valid.sum())} of {N} draws valid (pulled head at {ROLE_AT}: "
+          f"{int((pulled_entity >= ROLE_AT).sum())}, other head below {ROLE_AT}: {int((other_entity < ROLE_AT).sum())}, "
           f"accuracy kept: {int(kept_accuracy.sum())})")
-    if valid.sum() >= 29:
+    if valid.sum() >= VALID_NEEDED:
         break
 
 # %% [markdown]
 # ## The test, once, on the probe sentences
 
 # %%
+DIFFER_BELOW = 0.9    # a pair of heads "differs" below this pattern similarity (C09's line)
 evaluate_batched(stack, probe_tokens, probe_targets)
 probe_weights = stack.last_weights[N:]                                          # (N, B, 2, T, T)
 similarity = torch.stack([pattern_similarity(w)[0, 1] for w in probe_weights])  # (N,)
 view = torch.stack([view_similarity(w, view_rows)[0, 1] for w in probe_weights])  # (N,)
-detected = valid & ((similarity < 0.9) | (view < 0.9))
+detected = valid & ((similarity < DIFFER_BELOW) | (view < DIFFER_BELOW))
 print(f"detected in {int(detected.sum())} of {N} draws")
 print("pattern similarity", similarity.numpy().round(2))
 print("at the rows that need a view", view.numpy().round(2))
 
 # %%
 report.number("planted_draws", N, kind="count")
+report.number("differ_below", DIFFER_BELOW, "{:.1f}")
+report.number("role_at", ROLE_AT, "{:.1f}")
+report.number("accuracy_slack", ACCURACY_SLACK, "{:.2f}")
+report.number("valid_needed", VALID_NEEDED, kind="count")
 report.number("planted_detection_share", detected.float().mean(), kind="share")
 report.number("planted_valid_draws", valid.sum(), kind="count")
 report.number("planted_pull_weight", pull_weight, "{:g}")
-report.number("planted_pattern_detected_draws", (valid & (similarity < 0.9)).sum(), kind="count")
-report.number("planted_view_detected_draws", (valid & (view < 0.9)).sum(), kind="count")
+report.number("planted_pattern_detected_draws", (valid & (similarity < DIFFER_BELOW)).sum(), kind="count")
+report.number("planted_view_detected_draws", (valid & (view < DIFFER_BELOW)).sum(), kind="count")
 report.number("planted_similarity_mean", similarity.mean(), "{:.2f}")
 report.number("planted_view_similarity_mean", view.mean(), "{:.2f}")
 report.number("planted_pulled_entity_mean", pulled_entity.mean(), "{:.2f}")
