@@ -145,7 +145,7 @@ print("a noisy copy moved to the antecedent:", moved.tolist())
 # Bookkeeping: per-seed comparisons and every number the page and the rule read.
 MARGIN = 0.01    # nats: the rule's margin
 report.number("n_seeds", n, "{:.0f}")
-report.number("steps", STEPS, "{:.0f}")
+report.number("steps", STEPS, kind="count")
 report.number("noise", NOISE, "{:.1f}")
 report.number("margin", MARGIN, "{:.2f}")
 report.number("top_pick_share_bar", TOP_PICK_SHARE, "{:.2f}")
@@ -236,7 +236,7 @@ long_loss, _ = evaluate_batched(long_model, probe_tokens, probe_targets)    # (3
 long_gap = {arm: (long_loss[a * n:(a + 1) * n] - long_loss[:n]).tolist()
             for a, arm in enumerate(LONG_ARMS) if arm != "free"}   # per-seed gaps at 1,200 steps
 change = {arm: [g_long - g for g_long, g in zip(long_gap[arm], gap[arm])] for arm in ("shared", "wide")}
-report.number("steps_long", STEPS_LONG, "{:.0f}")
+report.number("steps_long", STEPS_LONG, kind="count")
 report.number("gap_shared_long_change", over_seeds(change["shared"], "mean"), "{:+.4f}",
               per_seed=change["shared"], of="mean")
 report.number("gap_wide_long_change", over_seeds(change["wide"], "mean"), "{:+.4f}",
