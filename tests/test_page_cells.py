@@ -297,12 +297,6 @@ def _recorded_in(source: str) -> dict[str, tuple[str, str, str]]:
             kind = options.get("kind", ast.Constant(""))
             if isinstance(fmt, ast.Constant) and isinstance(kind, ast.Constant):
                 found[node.args[0].value] = (ast.unparse(node.args[1]), fmt.value, kind.value)
-        # report_small_run(report, seeds, steps) records small_run_seeds and small_run_steps
-        # (explainer.seeds) with "{:.0f}"
-        if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "report_small_run"
-                and len(node.args) >= 3):
-            for key, argument in zip(("small_run_seeds", "small_run_steps"), node.args[1:3]):
-                found[key] = (ast.unparse(argument), "{:.0f}", "")
     return found
 
 
